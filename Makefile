@@ -6,29 +6,35 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.stamp-install
 
-.PHONY: serve test test-python test-js typecheck test-browser bench package schema clean help
+.PHONY: serve test test-python bench schema clean help
 
 help:
 	@echo "make serve    set up and run the sidecar on 127.0.0.1:8765 (data in ./var)"
 	@echo "make test     set up and run the whole suite (Python, JS units, type check, browser)"
-	@echo "make bench    run the benchmarks (writes BENCHMARKS.md figures to stdout)"
+	@echo "make bench    run the benchmarks against their anchors"
 	@echo "make package  build dist/verdict.zip, the Foundry module"
-	@echo "make schema   regenerate protocol/schema/v1.json from the Structs"
+	@echo "make schema   regenerate protocol/schema/v1.json and the golden vectors' index"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $@
 
 serve: $(STAMP)
 	$(BIN)/verdict serve $(ARGS)
 
-test: test-python
+# The JavaScript side (npm packages, node units, the type check, the browser tests, the zip).
+include mk/js.mk
+
+test: test-python test-js typecheck test-browser
 	@echo "all suites passed"
 
 test-python: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not browser"
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
 
 schema: $(STAMP)
 	$(BIN)/python -m protocol.generate
