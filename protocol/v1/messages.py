@@ -11,28 +11,11 @@ from typing import Any, Literal, Union
 
 import msgspec
 
-from . import boons, challenge, facets, feats, flairs
-from .base import PROTOCOL, Action, Check, Probability, Result
+from .base import PROTOCOL, Probability
+from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyResult
+from .table import OPS, AnyEvent, Sequenced, Snapshot
 
-SYSTEM_MODULES = (facets, challenge, flairs, feats, boons)
-SYSTEMS: tuple[str, ...] = tuple(m.__name__.rsplit(".", 1)[1] for m in SYSTEM_MODULES)
-
-
-def _subclasses(base: type, module: Any) -> list[type]:
-    return [
-        v
-        for v in vars(module).values()
-        if isinstance(v, type) and issubclass(v, base) and v is not base and v.__module__ == module.__name__
-    ]
-
-
-CHECK_TYPES: tuple[type, ...] = tuple(t for m in SYSTEM_MODULES for t in _subclasses(Check, m))
-RESULT_TYPES: tuple[type, ...] = tuple(t for m in SYSTEM_MODULES for t in _subclasses(Result, m))
-ACTION_TYPES: tuple[type, ...] = tuple(t for m in SYSTEM_MODULES for t in m.FOLLOWUPS)
-
-AnyCheck = Union[CHECK_TYPES]  # type: ignore[valid-type]
-AnyResult = Union[RESULT_TYPES]  # type: ignore[valid-type]
-AnyAction = Union[ACTION_TYPES] if len(ACTION_TYPES) > 1 else (ACTION_TYPES[0] if ACTION_TYPES else Action)  # type: ignore[valid-type]
+AnyOp = Union[OPS]  # type: ignore[valid-type]
 
 Role = Literal["gm", "player", "observer"]
 RollMode = Literal["public", "gm", "blind", "self"]
@@ -57,6 +40,8 @@ class Hello(ClientMessage, tag="hello"):
     protocol: int = PROTOCOL
     client: str = ""
     since: int | None = None
+    user: str | None = None
+    """Who is at this client (a Foundry user id). Follow-ups are allowed only to the user who rolled."""
 
 
 class Roll(ClientMessage, tag="roll"):
@@ -65,9 +50,15 @@ class Roll(ClientMessage, tag="roll"):
     id: str
     check: AnyCheck  # type: ignore[valid-type]
     actor: str | None = None
+    target: str | None = None
+    """The opponent who takes the opponent's harm (`facets` conflicts)."""
     scene: str | None = None
     mode: RollMode = "public"
     label: str | None = None
+    extended: str | None = None
+    """The extended check this roll adds to (`boons`)."""
+    user: str | None = None
+    """On behalf of this user (a GM client relaying a player's request); defaults to the hello's user."""
 
 
 class Odds(ClientMessage, tag="odds"):
@@ -83,6 +74,20 @@ class Follow(ClientMessage, tag="follow"):
     id: str
     check: str
     action: AnyAction  # type: ignore[valid-type]
+    user: str | None = None
+
+
+class Gm(ClientMessage, tag="gm"):
+    """A GM operation on the table state. Other roles get ``forbidden``."""
+
+    id: str
+    op: AnyOp  # type: ignore[valid-type]
+
+
+class State(ClientMessage, tag="state"):
+    """Ask for the table's current snapshot, as this connection may see it."""
+
+    id: str
 
 
 class Ping(ClientMessage, tag="ping"):
@@ -106,9 +111,11 @@ class Welcome(ServerMessage, tag="welcome"):
     role: Role
     table: str
     seq: int
-    """The table's newest event seq as this client may see it."""
-    events: list[Any] = []
-    snapshot: Any = None
+    """The table's newest event seq."""
+    events: list[Sequenced] = []
+    """The events missed since ``hello.since``, as this role may see them."""
+    snapshot: Snapshot | None = None
+    """The whole state instead, when the client is new or too far behind."""
 
 
 class Rolled(ServerMessage, tag="rolled"):
@@ -118,12 +125,18 @@ class Rolled(ServerMessage, tag="rolled"):
     check: str
     """The check id that follow-ups name."""
     seq: int
-    result: AnyResult  # type: ignore[valid-type]
+    result: AnyResult | None  # type: ignore[valid-type]
+    """``null`` for a blind roll's roller: only the GM sees a blind result."""
     by: Role
+    user: str | None = None
     actor: str | None = None
+    target: str | None = None
     scene: str | None = None
     mode: RollMode = "public"
     label: str | None = None
+    extended: str | None = None
+    events: list[Sequenced] = []
+    """The consequences this roll applied (strain, harm, complications, …)."""
 
 
 class Followed(ServerMessage, tag="followed"):
@@ -133,8 +146,30 @@ class Followed(ServerMessage, tag="followed"):
     check: str
     seq: int
     action: AnyAction  # type: ignore[valid-type]
-    result: AnyResult  # type: ignore[valid-type]
+    result: AnyResult | None  # type: ignore[valid-type]
     by: Role
+    user: str | None = None
+    events: list[Sequenced] = []
+
+
+class Done(ServerMessage, tag="done"):
+    """A GM operation applied: the events it recorded."""
+
+    id: str
+    seq: int
+    events: list[Sequenced] = []
+
+
+class EventBroadcast(ServerMessage, tag="event"):
+    """An event others caused (GM operations and their consequences), as this connection may see it."""
+
+    seq: int
+    event: AnyEvent  # type: ignore[valid-type]
+
+
+class StateReply(ServerMessage, tag="state"):
+    id: str
+    snapshot: Snapshot
 
 
 class OddsReply(ServerMessage, tag="odds_result"):
@@ -147,8 +182,10 @@ class Pong(ServerMessage, tag="pong"):
     id: str = ""
 
 
-CLIENT_TYPES: list[type] = [Hello, Roll, Odds, Follow, Ping]
-SERVER_TYPES: list[type] = [Error, Welcome, Rolled, Followed, OddsReply, Pong]
+CLIENT_TYPES: tuple[type, ...] = (Hello, Roll, Odds, Follow, Gm, State, Ping)
+SERVER_TYPES: tuple[type, ...] = (Error, Welcome, Rolled, Followed, Done, EventBroadcast, StateReply, OddsReply, Pong)
+AnyClientMessage = Union[CLIENT_TYPES]  # type: ignore[valid-type]
+AnyServerMessage = Union[SERVER_TYPES]  # type: ignore[valid-type]
 
 __all__ = [
     "Probability",

@@ -1,0 +1,266 @@
+"""The ledger: where tables and their events are stored.
+
+:class:`Ledger` is the small interface everything above ``state/`` relies on: append a
+batch of events atomically (with the reply of the request that caused them, for
+idempotency), read events since a seq, manage tables and their keys.
+:class:`SqliteLedger` is the embedded default: one SQLite file in WAL mode with
+``synchronous=FULL``, written by one thread that commits concurrent appends together
+(group commit), so an event is on disk before anyone is told of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import queue
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    gm_hash TEXT NOT NULL,
+    player_hash TEXT NOT NULL,
+    observer_hash TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS requests (
+    table_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    reply BLOB NOT NULL,
+    PRIMARY KEY (table_id, request_id)
+) WITHOUT ROWID;
+"""
+
+ROLES = ("gm", "player", "observer")
+
+
+def hash_key(key: str) -> str:
+    # Keys are 192-bit random tokens, so a plain SHA-256 is enough: no dictionary to attack.
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def new_key() -> str:
+    return secrets.token_urlsafe(24)
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    id: str
+    name: str
+    created: float
+
+
+@dataclass(frozen=True)
+class TableKeys:
+    table: str
+    gm: str
+    player: str
+    observer: str
+
+
+@dataclass(frozen=True)
+class StoredRequest:
+    role: str
+    reply: bytes
+
+
+class Ledger(Protocol):
+    """What the sidecar needs from storage. A PostgreSQL backend can implement the same."""
+
+    def create_table(self, name: str) -> TableKeys: ...
+    def rotate_keys(self, table_id: str) -> TableKeys: ...
+    def tables(self) -> list[TableInfo]: ...
+    def table(self, table_id: str) -> TableInfo | None: ...
+    def role_for(self, table_id: str, key: str) -> str | None: ...
+    def events(self, table_id: str, since: int = 0) -> list[tuple[int, bytes]]: ...
+    def request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
+    async def append(
+        self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
+    ) -> None: ...
+    def append_sync(
+        self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
+    ) -> None: ...
+    def close(self) -> None: ...
+
+
+class SqliteLedger:
+    """The embedded ledger: ``<data>/verdict.sqlite3`` in WAL mode."""
+
+    def __init__(self, path: str | Path, synchronous: str = "FULL") -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._synchronous = synchronous
+        self._read = self._connect()
+        self._read.executescript(SCHEMA)
+        self._queue: queue.SimpleQueue[tuple | None] = queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={self._synchronous}")
+        db.execute("PRAGMA busy_timeout=5000")
+        return db
+
+    # --- tables -------------------------------------------------------------------
+
+    def create_table(self, name: str) -> TableKeys:
+        table_id = secrets.token_hex(4)
+        keys = TableKeys(table_id, new_key(), new_key(), new_key())
+        with self._lock:
+            self._read.execute(
+                "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created) VALUES (?,?,?,?,?,?)",
+                (table_id, name, hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), time.time()),
+            )
+        return keys
+
+    def rotate_keys(self, table_id: str) -> TableKeys:
+        keys = TableKeys(table_id, new_key(), new_key(), new_key())
+        with self._lock:
+            cur = self._read.execute(
+                "UPDATE tables SET gm_hash=?, player_hash=?, observer_hash=? WHERE id=?",
+                (hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), table_id),
+            )
+        if cur.rowcount == 0:
+            raise KeyError(table_id)
+        return keys
+
+    def tables(self) -> list[TableInfo]:
+        with self._lock:
+            rows = self._read.execute("SELECT id, name, created FROM tables ORDER BY created").fetchall()
+        return [TableInfo(*r) for r in rows]
+
+    def table(self, table_id: str) -> TableInfo | None:
+        with self._lock:
+            row = self._read.execute("SELECT id, name, created FROM tables WHERE id=?", (table_id,)).fetchone()
+        return TableInfo(*row) if row else None
+
+    def role_for(self, table_id: str, key: str) -> str | None:
+        with self._lock:
+            row = self._read.execute(
+                "SELECT gm_hash, player_hash, observer_hash FROM tables WHERE id=?", (table_id,)
+            ).fetchone()
+        if row is None:
+            return None
+        h = hash_key(key)
+        for role, stored in zip(ROLES, row):
+            if hmac.compare_digest(h, stored):
+                return role
+        return None
+
+    # --- events -------------------------------------------------------------------
+
+    def events(self, table_id: str, since: int = 0) -> list[tuple[int, bytes]]:
+        with self._lock:
+            return self._read.execute(
+                "SELECT seq, data FROM events WHERE table_id=? AND seq>? ORDER BY seq", (table_id, since)
+            ).fetchall()
+
+    def request(self, table_id: str, request_id: str) -> StoredRequest | None:
+        with self._lock:
+            row = self._read.execute(
+                "SELECT role, reply FROM requests WHERE table_id=? AND request_id=?", (table_id, request_id)
+            ).fetchone()
+        return StoredRequest(*row) if row else None
+
+    def _write(self, db: sqlite3.Connection, batch: Iterable[tuple]) -> None:
+        now = time.time()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for table_id, events, request in batch:
+                db.executemany(
+                    "INSERT INTO events (table_id, seq, data, created) VALUES (?,?,?,?)",
+                    [(table_id, seq, data, now) for seq, data in events],
+                )
+                if request is not None:
+                    db.execute(
+                        "INSERT OR IGNORE INTO requests (table_id, request_id, role, reply) VALUES (?,?,?,?)",
+                        (table_id, *request),
+                    )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def append_sync(
+        self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
+    ) -> None:
+        """Append on the caller's thread (CLI, tests)."""
+        with self._lock:
+            self._write(self._read, [(table_id, events, request)])
+
+    async def append(
+        self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
+    ) -> None:
+        """Append atomically; returns once the events are durable. Concurrent appends share a commit."""
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._write_loop, name="verdict-ledger", daemon=True)
+            self._writer.start()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self._queue.put((loop, fut, (table_id, events, request)))
+        await fut
+
+    def _write_loop(self) -> None:
+        db = self._connect()
+        while True:
+            item = self._queue.get()
+            if item is None:
+                break
+            items = [item]
+            stop = False
+            while True:  # take everything already waiting: one transaction, one fsync
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    stop = True
+                    break
+                items.append(nxt)
+            error: BaseException | None = None
+            try:
+                self._write(db, [work for _, _, work in items])
+            except BaseException as exc:  # the whole batch failed; every waiter hears it
+                error = exc
+            for loop, fut, _ in items:
+                loop.call_soon_threadsafe(_settle, fut, error)
+            if stop:
+                break
+        db.close()
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._queue.put(None)
+            self._writer.join(timeout=10)
+            self._writer = None
+        with self._lock:
+            self._read.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._read.close()
+
+
+def _settle(fut: asyncio.Future[None], error: BaseException | None) -> None:
+    if fut.done():
+        return
+    if error is None:
+        fut.set_result(None)
+    else:
+        fut.set_exception(error)
