@@ -1,0 +1,114 @@
+"""Exact odds of any check the engine accepts: ``odds(check, rules=None)``.
+
+Computed, never sampled: each rule set's odds come from its structure (closed forms over d6 pools,
+convolution of symbol vectors, the 20 faces of a d20, the 512 ordered rolls of 3d8), as integer counts
+over one common denominator, shown as exact fractions and floats.
+
+The check is validated by its own rule set first, so an invalid check raises the same
+:class:`CheckError` as rolling it would. Answers are cached by the check's parameters (its supplied
+``dice`` are ignored: odds are about the roll before it happens) and the rules in force; the answers
+are frozen Structs shared between callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import msgspec
+
+from protocol.v1.odds import CheckOdds
+
+from . import boons, challenge, facets, feats, flairs
+from .errors import CheckError
+from .odds_core import CACHES
+
+CACHE_SIZE = 4096
+
+_cache: dict[tuple[str, bytes, bytes | None], CheckOdds] = {}
+_encode = msgspec.json.encode
+
+
+def _facets(check: Any, rules: Any) -> CheckOdds:
+    from .odds_facets import facets_odds
+
+    return facets_odds(check, rules)
+
+
+def _challenge(check: Any, rules: Any) -> CheckOdds:
+    from .odds_challenge import challenge_odds
+
+    return challenge_odds(check, rules)
+
+
+def _flairs(check: Any, rules: Any) -> CheckOdds:
+    from .odds_flairs import flairs_odds
+
+    return flairs_odds(check, rules)
+
+
+def _feats(check: Any, rules: Any) -> CheckOdds:
+    from .odds_feats import feats_odds
+
+    return feats_odds(check, rules)
+
+
+def _boons(check: Any, rules: Any) -> CheckOdds:
+    from .odds_boons import boons_odds
+
+    return boons_odds(check, rules)
+
+
+SYSTEMS: dict[str, tuple[ModuleType, Callable[[Any, Any], CheckOdds]]] = {
+    "facets": (facets, _facets),
+    "challenge": (challenge, _challenge),
+    "flairs": (flairs, _flairs),
+    "feats": (feats, _feats),
+    "boons": (boons, _boons),
+}
+
+
+def _key(check: Any) -> bytes:
+    if getattr(check, "dice", None) is not None:
+        check = msgspec.structs.replace(check, dice=None)
+    return _encode(check)
+
+
+def odds(check: Any, rules: Any = None) -> CheckOdds:
+    """The exact odds of ``check`` under ``rules`` (the rule set's defaults when ``None``).
+
+    Returns the rule set's ``<System>Odds`` Struct (see protocol/v1/odds.py). Raises the rule set's
+    :class:`CheckError` for a check it would refuse to roll.
+    """
+    try:
+        tag = type(check).__struct_config__.tag
+        mod, compute = SYSTEMS[tag]
+    except (AttributeError, KeyError):
+        raise CheckError(f"odds: {type(check).__name__} is not a check of a known rule set", code="unsupported_system") from None
+    key = (tag, _key(check), None if rules is None else _encode(rules))
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    if rules is None:
+        rules = getattr(mod, "RULES", None)
+    validate = getattr(mod, "validate", None)
+    if validate is None or rules is None:
+        raise CheckError(f"{tag}: this rule set is not implemented yet", code="unsupported_system")
+    validate(check, rules)
+    answer = compute(check, rules)
+    if len(_cache) >= CACHE_SIZE:
+        # Forget the oldest answer (dicts keep insertion order).
+        del _cache[next(iter(_cache))]
+    _cache[key] = answer
+    return answer
+
+
+def clear_cache() -> None:
+    """Forget every cached answer (benchmarks measure cold odds this way)."""
+    _cache.clear()
+    for fn in CACHES:
+        fn.cache_clear()
+
+
+__all__ = ["odds", "clear_cache", "SYSTEMS", "CACHE_SIZE"]

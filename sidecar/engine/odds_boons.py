@@ -1,0 +1,141 @@
+"""Exact odds of a `boons` check, by convolving symbol vectors per die type.
+
+Each face is a vector (net successes, net boons, breakthroughs, calamities). Dice are independent, so
+each coordinate of a pool's sum is the convolution of that coordinate over the dice: per die type the
+``n``-fold sum is computed by squaring and cached, and the types are convolved together. Nothing needs
+the joint distribution except an opposed check, where the two sides are independent and are compared
+pair by pair.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from protocol.v1.boons import BoonsCheck, BoonsDice
+from protocol.v1.odds import BoonsOdds
+
+from .boons import DIE_TYPES, OPPOSED_TYPES, BoonsRules, build
+from .errors import CheckError
+from .odds_core import Dist, cached, chances, convolve, dist_at_least, dist_chances, dist_mean, from_values, power, prob
+
+OUTCOMES = ("exceptional", "improved", "success", "failure")
+EXTENDED = ("complete", "in_progress", "failed")
+
+# Symbol -> (successes - failures, boons - banes, breakthroughs, calamities).
+_VECTORS = {
+    "S": (1, 0, 0, 0),
+    "F": (-1, 0, 0, 0),
+    "B": (0, 1, 0, 0),
+    "N": (0, -1, 0, 0),
+    "X": (1, 0, 1, 0),
+    "C": (-1, 0, 0, 1),
+    "-": (0, 0, 0, 0),
+}
+
+
+def face_vector(symbols: str) -> tuple[int, int, int, int]:
+    ns = nb = x = c = 0
+    for s in symbols:
+        try:
+            a, b, d, e = _VECTORS[s]
+        except KeyError:
+            raise CheckError(f"boons: unknown die symbol {s!r} in the face table (use S F B N X C -)", code="invalid_rules") from None
+        ns, nb, x, c = ns + a, nb + b, x + d, c + e
+    return ns, nb, x, c
+
+
+@cached
+@lru_cache(maxsize=1024)
+def _type_power(faces: tuple[str, ...], coord: int, n: int) -> Dist:
+    return power(from_values(face_vector(f)[coord] for f in faces), n)
+
+
+def side_dists(pool: BoonsDice, kinds: tuple[str, ...], rules: BoonsRules) -> tuple[list[Dist], int]:
+    """Per coordinate, the distribution of a side's sum; and the number of ordered rolls."""
+    out: list[Dist] = []
+    den = 1
+    for t in kinds:
+        n = getattr(pool, t)
+        den *= len(rules.faces[t]) ** n
+    for coord in range(4):
+        d: Dist = (0, (1,))
+        for t in kinds:
+            n = getattr(pool, t)
+            if n:
+                d = convolve(d, _type_power(tuple(rules.faces[t]), coord, n))
+        out.append(d)
+    return out, den
+
+
+def _band(ns: int, rules: BoonsRules) -> str:
+    if ns >= rules.exceptional_at:
+        return "exceptional"
+    if ns >= rules.improved_at:
+        return "improved"
+    if ns >= rules.success_at:
+        return "success"
+    return "failure"
+
+
+def boons_odds(check: BoonsCheck, rules: BoonsRules) -> BoonsOdds:
+    built = build(check, rules)
+    (ns, nb, xs, cs), den = side_dists(built.actor, DIE_TYPES, rules)
+    outcome = dict.fromkeys(OUTCOMES, 0)
+    lo, counts = ns
+
+    win = d_ns = d_nb = None
+    total = den
+    if built.defender is not None:
+        (d_ns, d_nb, _, _), d_den = side_dists(built.defender, OPPOSED_TYPES, rules)
+        total = den * d_den
+        dlo, dcounts = d_ns
+        # Weight of defender totals below each value: cumulative sums.
+        below = [0]
+        for w in dcounts:
+            below.append(below[-1] + w)
+        wins = 0
+        for i, w in enumerate(counts):
+            if not w:
+                continue
+            a = lo + i
+            k = min(max(a - dlo, 0), len(dcounts))  # defender values strictly below a
+            beaten = w * below[k]
+            wins += beaten
+            outcome[_band(max(a, rules.success_at), rules)] += beaten
+        outcome["failure"] += total - wins
+        win = prob(wins, total)
+    else:
+        for i, w in enumerate(counts):
+            if w:
+                outcome[_band(lo + i, rules)] += w
+
+    extended = None
+    if check.threshold is not None:
+        status = dict.fromkeys(EXTENDED, 0)
+        last = check.limit is not None and check.attempts + 1 >= check.limit
+        for i, w in enumerate(counts):
+            if w:
+                if check.progress + max(0, lo + i) >= check.threshold:
+                    status["complete"] += w
+                else:
+                    status["failed" if last else "in_progress"] += w
+        extended = chances(status, den, keep_zero=True)
+
+    return BoonsOdds(
+        outcome=chances(outcome, total, keep_zero=True),
+        pool=built.actor,
+        succeeds=prob(total - outcome["failure"], total),
+        net_successes=dist_chances(ns, den),
+        net_boons=dist_chances(nb, den),
+        breakthroughs=dist_chances(xs, den),
+        calamities=dist_chances(cs, den),
+        breakthrough=prob(dist_at_least(xs, 1), den),
+        calamity=prob(dist_at_least(cs, 1), den),
+        mean_net_successes=dist_mean(ns, den),
+        mean_net_boons=dist_mean(nb, den),
+        defender_pool=built.defender,
+        win=win,
+        defender_net_successes=None if d_ns is None else dist_chances(d_ns, d_den),
+        defender_net_boons=None if d_nb is None else dist_chances(d_nb, d_den),
+        extended=extended,
+    )
