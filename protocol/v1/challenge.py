@@ -43,6 +43,8 @@ class ChallengeResult(Result, tag="challenge"):
     After a +2/+3 result it is 0 until the ``strain`` option is chosen."""
     choice: list[ChallengeOption] | None = None
     """The options offered after beating the CL by 2 or 3 (``["game_changer", "strain"]``), else null."""
+    strain_option: int | None = None
+    """With a choice: the strain change the ``strain`` option gives (−1 after +2, −2 after +3)."""
     chosen: ChallengeOption | None = None
     """The option taken by the ``challenge_choice`` follow-up; null until it is made."""
     game_changers: int = 0

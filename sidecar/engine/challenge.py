@@ -119,6 +119,7 @@ def read(check: ChallengeCheck, faces: Sequence[int], rules: ChallengeRules = RU
     margin = level - check.cl
     outcome = outcome_of(margin, natural, rules)
     choice: list[str] | None = None
+    strain_option: int | None = None
     complication: str | None = None
     condition = False
     if outcome == "epic_success":
@@ -130,7 +131,8 @@ def read(check: ChallengeCheck, faces: Sequence[int], rules: ChallengeRules = RU
         condition = True
     else:
         strain = _strain_for(margin, rules)
-        if margin in dict(rules.choice_strain):
+        strain_option = dict(rules.choice_strain).get(margin)
+        if strain_option is not None:
             choice = list(CHOICE)
     return ChallengeResult(
         outcome=outcome,  # type: ignore[arg-type]
@@ -142,6 +144,7 @@ def read(check: ChallengeCheck, faces: Sequence[int], rules: ChallengeRules = RU
         success=outcome in SUCCESSES,
         strain=strain,
         choice=choice,  # type: ignore[arg-type]
+        strain_option=strain_option,
         condition=condition,
         complication=complication,  # type: ignore[arg-type]
         addresses=check.complication,
@@ -171,7 +174,7 @@ def follow(
         )
     if action.option == "game_changer":
         return msgspec.structs.replace(result, chosen="game_changer", game_changers=rules.game_changers)
-    reduction = dict(rules.choice_strain)[result.margin]
+    reduction = result.strain_option if result.strain_option is not None else dict(rules.choice_strain)[result.margin]
     return msgspec.structs.replace(result, chosen="strain", strain=result.strain + reduction)
 
 
@@ -194,7 +197,7 @@ def describe(result: ChallengeResult) -> str:
     elif result.complication == "remove":
         effects.append("GM removes a complication")
     if result.choice and result.chosen is None:
-        effects.append("choose: +1 game changer or strain reduction")
+        effects.append(f"choose: +{RULES.game_changers} game changer or strain {result.strain_option:+d}")
     if result.addresses:
         effects.append(f"complication {result.addresses} {'removed' if result.success else 'remains'}")
     lines = [head]

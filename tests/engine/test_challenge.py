@@ -61,6 +61,7 @@ def test_ladder_property(total):
 def test_bands(d20, modifier, cl, outcome, margin, strain, choice):
     r = read(d20, cl=cl, modifier=modifier)
     assert (r.outcome, r.margin, r.strain, r.choice) == (outcome, margin, strain, choice)
+    assert (r.strain_option is not None) == (choice is not None)
     assert r.total == d20 + modifier and r.natural == d20 and r.dice == [d20] and r.cl == cl
     assert r.success == (outcome in ("success_at_cost", "success", "epic_success"))
 
@@ -106,6 +107,7 @@ def test_only_epics_touch_conditions_and_complications(d20, outcome):
 def test_choice_of_strain(modifier, margin, reduction):
     r = read(5, cl=1, modifier=modifier)
     assert r.margin == margin and r.chosen is None and r.game_changers == 0 and r.strain == 0
+    assert r.strain_option == reduction
     after = choose(r, "strain")
     assert after.chosen == "strain" and after.strain == reduction and after.game_changers == 0
     assert after.outcome == "success" and after.choice == ["game_changer", "strain"]
