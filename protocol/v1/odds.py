@@ -107,15 +107,17 @@ class FeatsOdds(CheckOdds, tag="feats"):
     """success, failure."""
     level: int
     """The feat level."""
-    rolled: bool
-    """False when no roll is made (below the lowest level: it simply succeeds)."""
+    automatic: bool
+    """True when no dice are rolled: below the table it simply succeeds, above it the Wyrd feat buys it."""
     degree: list[Chance]
-    """The degree of success (positive or zero) or failure (zero or negative)."""
+    """The degree of success (positive or zero) or failure (zero or negative); 0 without a roll."""
     mean_degree: Expectation
     bought: int
     """Dice set to 8 with Wyrd Points."""
     cost: int
     """Wyrd Points spent."""
+    by_wyrd: list[Chance]
+    """The chance of success when buying 0, 1, 2 or 3 8s (first die first); empty without a roll."""
 
 
 class BoonsOdds(CheckOdds, tag="boons"):
