@@ -650,7 +650,7 @@ def describe(result: FlairsResult) -> str:
         if result.tainted:
             parts[-1] += f" ({result.tainted} tainted)"
         lines.append(", ".join(parts))
-        named = [f"{t.name or JUDGES_CHOICE} ({t.source})" for t in result.standing]
+        named = [f"{t.name or ('hidden' if t.source == 'lurking' else JUDGES_CHOICE)} ({t.source})" for t in result.standing]
         if named:
             lines.append("trials: " + ", ".join(named))
         if result.lurking and not result.revealed:
