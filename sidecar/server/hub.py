@@ -1,0 +1,241 @@
+"""Tables held in memory, their connections, and the path of a request through them.
+
+A request takes a table's lock, is turned into events by :class:`~sidecar.state.table.Table`,
+is appended to the ledger (durable before anyone hears of it), is committed to the
+projection, and is answered: the requester gets its reply, everyone else on the
+table gets what they may see of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import structlog
+
+from protocol.v1 import codec
+from protocol.v1 import messages as m
+from protocol.v1 import table as t
+from sidecar.state.ledger import Ledger
+from sidecar.state.table import ActionError, Pending, Table
+from sidecar.state.visibility import Viewer, view
+
+from .metrics import Metrics
+
+log = structlog.get_logger("verdict.hub")
+
+REPLY_CACHE = 4096
+RESYNC_LIMIT = 1000
+"""A client further behind than this many events gets a snapshot instead of the events."""
+
+
+@dataclass(eq=False)
+class Connection:
+    """One websocket: who is there and how to talk to them."""
+
+    send: Any  # async (bytes) -> None
+    role: str
+    user: str | None
+    msgpack: bool = False
+    tokens: float = 0.0
+    refreshed: float = 0.0
+
+    @property
+    def viewer(self) -> Viewer:
+        return Viewer(self.role, self.user)
+
+
+@dataclass(eq=False)
+class TableHub:
+    table: Table
+    connections: set[Connection] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    replies: OrderedDict[str, tuple[str, bytes]] = field(default_factory=OrderedDict)
+    inflight: dict[str, asyncio.Future[None]] = field(default_factory=dict)
+
+
+class Hub:
+    def __init__(self, ledger: Ledger, metrics: Metrics | None = None) -> None:
+        self.ledger = ledger
+        self.metrics = metrics or Metrics()
+        self.tables: dict[str, TableHub] = {}
+
+    def table(self, table_id: str) -> TableHub | None:
+        hub = self.tables.get(table_id)
+        if hub is None:
+            if self.ledger.table(table_id) is None:
+                return None
+            table = Table(table_id, self.ledger)
+            table.load()
+            hub = self.tables[table_id] = TableHub(table)
+        return hub
+
+    # --- joining ------------------------------------------------------------------
+
+    def welcome(self, hub: TableHub, conn: Connection, since: int | None, server: str) -> m.Welcome:
+        table = hub.table
+        if since is not None and 0 <= since <= table.head and table.head - since <= RESYNC_LIMIT:
+            return m.Welcome(
+                protocol=1, server=server, role=conn.role, table=table.id, seq=table.head,  # type: ignore[arg-type]
+                events=table.visible(since, conn.viewer),
+            )
+        return m.Welcome(
+            protocol=1, server=server, role=conn.role, table=table.id, seq=table.head,  # type: ignore[arg-type]
+            snapshot=table.snapshot(conn.viewer),
+        )
+
+    # --- requests -----------------------------------------------------------------
+
+    async def request(self, hub: TableHub, conn: Connection, msg: Any) -> None:
+        """Handle a state-changing request (roll, follow, gm) idempotently."""
+        rid = msg.id
+        while rid in hub.inflight:  # the same id is being handled right now: wait, then answer from it
+            await asyncio.shield(hub.inflight[rid])
+        stored = hub.replies.get(rid)
+        if stored is None:
+            row = self.ledger.request(hub.table.id, rid)
+            stored = (row.role, row.reply) if row else None
+        if stored is not None:
+            role, reply = stored
+            if role != conn.role:
+                raise ActionError("duplicate_id", f"request id {rid!r} was already used on this table; use a fresh id")
+            await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        hub.inflight[rid] = done
+        try:
+            async with hub.lock:
+                pending, reply_msg, fanout = self._prepare(hub, conn, msg)
+                reply = codec.encode(reply_msg)
+                await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
+                hub.table.commit(pending)
+            hub.replies[rid] = (conn.role, reply)
+            if len(hub.replies) > REPLY_CACHE:
+                hub.replies.popitem(last=False)
+        finally:
+            del hub.inflight[rid]
+            done.set_result(None)
+        await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
+        await self._fanout(hub, conn, fanout)
+
+    def _prepare(self, hub: TableHub, conn: Connection, msg: Any) -> tuple[Pending, Any, Any]:
+        table = hub.table
+        if isinstance(msg, m.Roll):
+            if conn.role == "observer":
+                raise ActionError("forbidden", "observers watch; they cannot roll")
+            user = msg.user if msg.user is not None else conn.user
+            pending = table.prepare_roll(msg, conn.viewer, user)
+            tag = type(msg.check).__struct_config__.tag
+            self.metrics.rolls[tag] += 1
+
+            def build(viewer: Viewer, requester: bool = False) -> Any:
+                return _rolled(msg, pending, viewer, conn.role, user, table, requester)
+
+            build.owner = user  # type: ignore[attr-defined]
+            return pending, build(Viewer(conn.role, user), True), build
+        if isinstance(msg, m.Follow):
+            if conn.role == "observer":
+                raise ActionError("forbidden", "observers watch; they cannot follow up checks")
+            user = msg.user if msg.user is not None else conn.user
+            pending = table.prepare_follow(msg, conn.viewer, user)
+
+            def build(viewer: Viewer, requester: bool = False) -> Any:
+                return _followed(msg, pending, viewer, conn.role, user, table, requester)
+
+            build.owner = user  # type: ignore[attr-defined]
+            return pending, build(Viewer(conn.role, user), True), build
+        if isinstance(msg, m.Gm):
+            if conn.role != "gm":
+                raise ActionError("forbidden", "only the GM can do that")
+            pending = table.prepare_op(msg.op)
+            return pending, m.Done(id=msg.id, seq=pending.events[-1][0], events=table.view_pending(pending, conn.viewer)), None
+        raise ActionError("unknown_type", "not a request")
+
+    async def _fanout(self, hub: TableHub, origin: Connection, build: Any) -> None:
+        """Tell everyone else on the table what they may see; one encoding per kind of viewer."""
+        pending_events = None
+        cache: dict[tuple[str, bool, bool], bytes | None] = {}
+        for conn in list(hub.connections):
+            if conn is origin:
+                continue
+            key = (conn.role, conn.user is not None and conn.user == _owner(hub, build), conn.msgpack)
+            if key not in cache:
+                if build is not None:
+                    msg = build(conn.viewer)
+                    cache[key] = None if msg is None else codec.encode(msg, conn.msgpack)
+                else:
+                    cache[key] = None
+            data = cache[key]
+            if data is not None:
+                await _safe_send(conn, data)
+        if build is None:  # GM ops: each visible event on its own
+            pending_events = hub.table.log[-_last_count(hub) :]
+            for conn in list(hub.connections):
+                if conn is origin:
+                    continue
+                for seq, st in pending_events:
+                    ev = view(st.event, st.vis, st.owner, conn.viewer)
+                    if ev is not None:
+                        await _safe_send(conn, codec.encode(m.EventBroadcast(seq=seq, event=ev), conn.msgpack))
+
+    async def close_all(self, code: int, message: bytes) -> None:
+        for hub in self.tables.values():
+            for conn in list(hub.connections):
+                closer = getattr(conn, "close", None)
+                if closer is not None:
+                    await closer(code, message)
+
+
+def _last_count(hub: TableHub) -> int:
+    # The events of the op just committed: everything after the last seq broadcast before it.
+    last = hub.table.log[-1][0]
+    cause = getattr(hub.table.log[-1][1].event, "cause", 0) or last
+    return last - cause + 1
+
+
+def _owner(hub: TableHub, build: Any) -> str | None:
+    return getattr(build, "owner", None)
+
+
+async def _safe_send(conn: Connection, data: bytes) -> None:
+    try:
+        await conn.send(data)
+    except (ConnectionError, RuntimeError):  # the peer went away; its handler cleans up
+        pass
+
+
+def _to_msgpack(reply: bytes) -> bytes:
+    return codec.encode(codec.decode_server(reply), msgpack=True)
+
+
+def _rolled(
+    msg: m.Roll, pending: Pending, viewer: Viewer, role: str, user: str | None, table: Table, requester: bool
+) -> m.Rolled | None:
+    seq, st = pending.events[0]
+    ev = view(st.event, st.vis, st.owner, viewer)
+    if ev is None and not (requester or (viewer.user is not None and viewer.user == user)):
+        return None
+    result = ev.result if ev is not None else None  # the roller of a blind roll learns only that it happened
+    return m.Rolled(
+        id=msg.id, check=pending.check_id or "", seq=pending.events[-1][0], result=result, by=role,  # type: ignore[arg-type]
+        user=user, actor=msg.actor, target=msg.target, scene=st.event.scene, mode=msg.mode, label=msg.label,  # type: ignore[attr-defined]
+        extended=msg.extended, events=table.view_pending(Pending(pending.events[1:]), viewer) if ev is not None else [],
+    )
+
+
+def _followed(
+    msg: m.Follow, pending: Pending, viewer: Viewer, role: str, user: str | None, table: Table, requester: bool
+) -> m.Followed | None:
+    seq, st = pending.events[0]
+    ev = view(st.event, st.vis, st.owner, viewer)
+    if ev is None and not (requester or (viewer.user is not None and viewer.user == user)):
+        return None
+    return m.Followed(
+        id=msg.id, check=msg.check, seq=pending.events[-1][0], action=msg.action,  # type: ignore[arg-type]
+        result=ev.result if ev is not None else None, by=role,  # type: ignore[arg-type, attr-defined]
+        user=user, events=table.view_pending(Pending(pending.events[1:]), viewer),
+    )

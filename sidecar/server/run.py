@@ -1,0 +1,66 @@
+"""Running the sidecar: logging, the default table, signals, a clean shutdown."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import structlog
+from aiohttp import web
+
+from sidecar import __version__
+from sidecar.state.ledger import SqliteLedger
+from sidecar.tables import print_keys
+
+from .app import Settings, create_app
+
+KEYS_FILE = "default-table.keys"
+
+
+def configure_logging(fmt: str | None) -> None:
+    fmt = fmt or ("console" if sys.stderr.isatty() else "json")
+    renderer = structlog.dev.ConsoleRenderer() if fmt == "console" else structlog.processors.JSONRenderer()
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+    )
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+
+
+def ensure_default_table(ledger: SqliteLedger, data: Path) -> None:
+    """On first start create a table and print its keys once; later, say where they are."""
+    keys_path = data / KEYS_FILE
+    tables = ledger.tables()
+    if not tables:
+        keys = ledger.create_table("default")
+        keys_path.write_text(
+            f"table {keys.table}\ngm {keys.gm}\nplayer {keys.player}\nobserver {keys.observer}\n"
+        )
+        keys_path.chmod(0o600)
+        print_keys("default", keys, file=sys.stdout)
+        print(f"(also saved to {keys_path})", flush=True)
+    else:
+        ids = ", ".join(f"{t.id} ({t.name})" for t in tables)
+        where = f"keys of the first table in {keys_path}" if keys_path.exists() else "keys: verdict table rotate-keys ID"
+        print(f"tables: {ids}; {where}", flush=True)
+
+
+def serve(host: str, port: int, data: Path, log_format: str | None, allow_origins: tuple[str, ...] | None) -> int:
+    configure_logging(log_format)
+    data.mkdir(parents=True, exist_ok=True)
+    ledger = SqliteLedger(data / "verdict.sqlite3")
+    ensure_default_table(ledger, data)
+    settings = Settings(host=host, port=port, data=data, allow_origins=allow_origins)
+    app = create_app(settings, ledger)
+    print(f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: http://{host}:{port}/module/module.json)", flush=True)
+    # run_app handles SIGINT and SIGTERM: on_shutdown closes sockets with 1001, on_cleanup closes the ledger.
+    web.run_app(app, host=host, port=port, print=None, shutdown_timeout=5.0, access_log=None)
+    return 0

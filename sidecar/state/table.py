@@ -1,0 +1,386 @@
+"""A table: its ledger of events, its projection, and the actions that append to them.
+
+Every action (a roll, a follow-up, a GM operation) turns into one or more events:
+the roll or op itself first, then each consequence as its own event (so each can be
+undone). :meth:`Table.prepare` computes the events without changing anything; the
+server appends them to the ledger and only then calls :meth:`Table.commit` and tells
+anyone. A refused action raises :class:`ActionError` and leaves no trace.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import msgspec
+
+from protocol.v1 import messages as m
+from protocol.v1 import table as t
+from sidecar import engine
+from sidecar.engine import CheckError, Dice
+
+from .ledger import Ledger
+from .projection import TAKEN_DOWN_AT, Projection
+from .visibility import ROLL_VISIBILITY, Viewer, view
+
+
+class ActionError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Stored(msgspec.Struct, array_like=True):
+    """An event as the ledger keeps it: who may see it, whose it is, and the event."""
+
+    vis: str
+    owner: str | None
+    event: t.AnyEvent  # type: ignore[valid-type]
+
+
+_enc = msgspec.msgpack.Encoder()
+_dec = msgspec.msgpack.Decoder(Stored)
+
+
+@dataclass
+class Pending:
+    """Events an action will append, in order, with their seqs."""
+
+    events: list[tuple[int, Stored]] = field(default_factory=list)
+    check_id: str | None = None
+    result: object | None = None
+
+    @property
+    def first(self) -> int:
+        return self.events[0][0]
+
+    def encoded(self) -> list[tuple[int, bytes]]:
+        return [(seq, _enc.encode(st)) for seq, st in self.events]
+
+
+EPIC_FAILURE_TEXT = "Epic failure: the GM adds a complication"
+TAKEN_DOWN_TEXT = "Taken down: the GM adds a complication"
+CHALLENGE_SUCCESSES = frozenset({"success_at_cost", "success", "epic_success"})
+
+
+class Table:
+    """One table's state. All methods run on the event loop; none blocks on I/O but :meth:`load`."""
+
+    def __init__(self, table_id: str, ledger: Ledger, rng: Dice | None = None) -> None:
+        self.id = table_id
+        self.ledger = ledger
+        self.rng = rng or Dice()
+        self.log: list[tuple[int, Stored]] = []
+        self.state = Projection()
+        self.head = 0
+
+    def load(self) -> None:
+        self.log = [(seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id)]
+        self.state = Projection.build((seq, st.event) for seq, st in self.log)
+        self.head = self.log[-1][0] if self.log else 0
+
+    # --- reading ------------------------------------------------------------------
+
+    def visible(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
+        out = []
+        for seq, st in self.log:
+            if seq <= since:
+                continue
+            ev = view(st.event, st.vis, st.owner, viewer)
+            if ev is not None:
+                out.append(t.Sequenced(seq=seq, event=ev))
+        return out
+
+    def snapshot(self, viewer: Viewer) -> t.Snapshot:
+        if viewer.is_gm:
+            snap = self.state.snapshot()
+        else:
+            snap = Projection.build((s.seq, s.event) for s in self.visible(0, viewer)).snapshot()
+        snap.seq = self.head
+        return snap
+
+    def view_pending(self, pending: Pending, viewer: Viewer) -> list[t.Sequenced]:
+        out = []
+        for seq, st in pending.events:
+            ev = view(st.event, st.vis, st.owner, viewer)
+            if ev is not None:
+                out.append(t.Sequenced(seq=seq, event=ev))
+        return out
+
+    # --- committing ---------------------------------------------------------------
+
+    def commit(self, pending: Pending) -> None:
+        """Apply events that are now durable in the ledger."""
+        for seq, st in pending.events:
+            self.log.append((seq, st))
+            self.state.apply(seq, st.event)
+        self.head = max(self.head, pending.events[-1][0])
+
+    def _pend(self) -> tuple[Pending, callable]:  # type: ignore[valid-type]
+        pending = Pending()
+
+        def add(ev: object, vis: str = "all", owner: str | None = None) -> int:
+            seq = self.head + len(pending.events) + 1
+            if hasattr(ev, "cause") and pending.events:
+                ev.cause = pending.first  # type: ignore[attr-defined]
+            elif hasattr(ev, "cause"):
+                ev.cause = seq  # type: ignore[attr-defined]
+            pending.events.append((seq, Stored(vis=vis, owner=owner, event=ev)))
+            return seq
+
+        return pending, add
+
+    # --- rolls --------------------------------------------------------------------
+
+    def prepare_roll(self, msg: m.Roll, viewer: Viewer, user: str | None) -> Pending:
+        check = msg.check
+        system = engine.system_of(check)
+        tag = type(check).__struct_config__.tag  # type: ignore[attr-defined]
+        pending, add = self._pend()
+        vis = ROLL_VISIBILITY[msg.mode]
+        check_id = f"{self.id}-{self.head + 1}"
+        lurking = None
+
+        if msg.extended is not None:
+            x = self.state.extended.get(msg.extended)
+            if x is None:
+                raise ActionError("unknown_extended", f"no extended check {msg.extended!r} on this table")
+            if tag != "boons":
+                raise ActionError("invalid_check", "extended checks are `boons` checks")
+            check = _fill_extended(check, x)
+        if tag == "flairs" and getattr(check, "lurking_trials", None) is None:
+            lurking = self.state.open_lurking(msg.actor, msg.scene or self.state.scene)
+            if lurking is not None and lurking.trials:
+                check = msgspec.structs.replace(check, lurking=len(lurking.trials), lurking_trials=list(lurking.trials))
+        if tag == "flairs" and getattr(check, "lurking_trials", None) and not viewer.is_gm:
+            if msg.check is check:
+                raise ActionError("forbidden", "only the GM sets the names of lurking trials")
+        try:
+            faces = check.dice if check.dice is not None else system.roll(check, self.rng)
+            result = system.read(check, faces)
+        except CheckError as exc:
+            raise ActionError(exc.code, exc.message) from None
+        if tag == "feats" and msg.actor is not None:
+            cost = getattr(result, "cost", 0) or 0
+            have = self.state.actors.get(msg.actor, t.ActorState()).wyrd
+            if cost > have:
+                raise ActionError(
+                    "insufficient_wyrd", f"{msg.actor} has {have} Wyrd Points; this feat costs {cost}"
+                )
+
+        roll_ev = t.RollEvent(
+            check_id=check_id, check=check, result=result, by=viewer.role, user=user, actor=msg.actor,
+            target=msg.target, scene=msg.scene or self.state.scene, mode=msg.mode, label=msg.label,
+            extended=msg.extended,
+        )
+        add(roll_ev, vis, user)
+        if lurking is not None and getattr(check, "lurking_trials", None):
+            add(t.LurkingTrialsUsed(lurking=lurking.id, check_id=check_id), vis, user)
+        for ev in self._consequences(tag, check, result, roll_ev):
+            add(ev, vis, user)
+        pending.check_id = check_id
+        pending.result = result
+        return pending
+
+    def _consequences(self, tag: str, check: object, result: object, roll: t.RollEvent) -> Iterable[object]:
+        actor, scene = roll.actor, roll.scene
+        if tag == "challenge":
+            if actor is not None:
+                if result.strain:  # type: ignore[attr-defined]
+                    yield t.StrainChanged(actor=actor, delta=result.strain)  # type: ignore[attr-defined]
+                if result.condition:  # type: ignore[attr-defined]
+                    yield from self._add_condition(actor, scene)
+            if result.complication == "add" and scene is not None:  # type: ignore[attr-defined]
+                yield t.ComplicationAdded(
+                    complication=_new_id("k"), scene=scene, text=EPIC_FAILURE_TEXT, origin="epic_failure", hidden=True
+                )
+            addressed = getattr(check, "complication", None)
+            if addressed and result.outcome in CHALLENGE_SUCCESSES and addressed in self.state.complications:  # type: ignore[attr-defined]
+                yield t.ComplicationRemoved(complication=addressed)
+        elif tag == "facets":
+            for side, who in (("character", actor), ("opponent", roll.target)):
+                if who is None:
+                    continue
+                for harm in getattr(result.harm, side):  # type: ignore[attr-defined]
+                    if harm == "condition":
+                        yield from self._add_condition(who, scene, take_down=False)
+                    else:
+                        yield t.HarmTaken(actor=who, harm=harm)
+            nature = result.facet  # type: ignore[attr-defined]
+            if nature is not None and (scene is not None or actor is not None):
+                yield t.FacetCreated(
+                    facet=result.suggestion or nature, nature=nature,  # type: ignore[attr-defined]
+                    actor=None if scene is not None else actor, scene=scene,
+                )
+        elif tag == "feats":
+            cost = getattr(result, "cost", 0) or 0
+            if actor is not None and cost:
+                yield t.WyrdChanged(actor=actor, delta=-cost)
+        elif tag == "boons" and roll.extended is not None:
+            x = self.state.extended[roll.extended]
+            ext = getattr(result, "extended", None)
+            if ext is not None:
+                yield t.ExtendedProgressed(
+                    extended=x.id, added=ext.added, progress=ext.progress, attempts=ext.attempts,
+                    status=ext.status, check_id=roll.check_id,
+                )
+
+    def _add_condition(self, actor: str, scene: str | None, take_down: bool = True) -> Iterable[object]:
+        a = self.state.actors.get(actor, t.ActorState())
+        yield t.ConditionAdded(actor=actor, condition=_new_id("c"))
+        if take_down and len(a.conditions) + 1 == TAKEN_DOWN_AT and not a.taken_down:
+            yield t.TakenDown(actor=actor)
+            if scene is not None:
+                yield t.ComplicationAdded(
+                    complication=_new_id("k"), scene=scene, text=TAKEN_DOWN_TEXT, origin="taken_down", hidden=True
+                )
+
+    # --- follow-ups ---------------------------------------------------------------
+
+    def prepare_follow(self, msg: m.Follow, viewer: Viewer, user: str | None) -> Pending:
+        rec = self.state.checks.get(msg.check)
+        if rec is None:
+            raise ActionError("unknown_check", f"no check {msg.check!r} on this table (or it was undone)")
+        if rec.user != user:
+            raise ActionError("not_your_check", "only the one who rolled this check can follow it up")
+        system = engine.system_of(rec.check)
+        follow = getattr(system, "follow", None)
+        if follow is None:
+            raise ActionError("forbidden_followup", f"{rec.check.system if hasattr(rec.check, 'system') else 'this'} checks have no follow-ups")
+        try:
+            result = follow(rec.check, rec.result, msg.action, self.rng)
+        except CheckError as exc:
+            raise ActionError(exc.code, exc.message) from None
+        pending, add = self._pend()
+        vis = ROLL_VISIBILITY.get(rec.mode, "all")
+        add(t.FollowEvent(check_id=rec.check_id, action=msg.action, result=result, by=viewer.role, user=user), vis, user)
+        tag = type(rec.check).__struct_config__.tag  # type: ignore[attr-defined]
+        if tag == "challenge" and rec.actor is not None:
+            d_strain = (getattr(result, "strain", 0) or 0) - (getattr(rec.result, "strain", 0) or 0)
+            d_gc = (getattr(result, "game_changers", 0) or 0) - (getattr(rec.result, "game_changers", 0) or 0)
+            if d_strain:
+                add(t.StrainChanged(actor=rec.actor, delta=d_strain), vis, user)
+            if d_gc:
+                add(t.GameChangerGained(actor=rec.actor, count=d_gc), vis, user)
+        pending.check_id = rec.check_id
+        pending.result = result
+        return pending
+
+    # --- GM operations ------------------------------------------------------------
+
+    def prepare_op(self, op: object) -> Pending:
+        pending, add = self._pend()
+        st = self.state
+        match op:
+            case t.ComplicationAdd():
+                _need(op.text.strip(), "a complication needs a text")
+                add(t.ComplicationAdded(complication=_new_id("k"), scene=op.scene, text=op.text, origin="gm", hidden=op.hidden),
+                    "gm" if op.hidden else "all")
+            case t.ComplicationEdit():
+                c = self._complication(op.complication)
+                add(t.ComplicationEdited(complication=c.id, text=op.text), "gm" if c.hidden else "all")
+            case t.ComplicationReveal():
+                c = self._complication(op.complication)
+                if not c.hidden:
+                    raise ActionError("already_revealed", f"complication {c.id} is already revealed")
+                add(t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
+            case t.ComplicationRemove():
+                c = self._complication(op.complication)
+                add(t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
+            case t.ComplicationConvert():
+                c = self._complication(op.complication)
+                if op.cl < 1:
+                    raise ActionError("invalid_op", "a Challenge Level is 1 or more")
+                if c.hidden:  # addressing it brings it on-screen
+                    add(t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
+                add(t.ComplicationConverted(complication=c.id, cl=op.cl))
+            case t.StrainSet():
+                if op.strain < 0:
+                    raise ActionError("invalid_op", "strain never goes below 0")
+                add(t.StrainChanged(actor=op.actor, set=op.strain))
+            case t.ConditionAdd():
+                for ev in self._add_condition(op.actor, st.scene):
+                    if isinstance(ev, t.ConditionAdded):
+                        ev.text = op.text
+                    add(ev, "gm" if isinstance(ev, t.ComplicationAdded) else "all")
+            case t.ConditionRemove():
+                a = st.actors.get(op.actor)
+                if a is None or all(c.id != op.condition for c in a.conditions):
+                    raise ActionError("unknown_condition", f"{op.actor} has no condition {op.condition!r}")
+                add(t.ConditionRemoved(actor=op.actor, condition=op.condition))
+            case t.WyrdGrant():
+                have = st.actors.get(op.actor, t.ActorState()).wyrd
+                if have + op.amount < 0:
+                    raise ActionError("insufficient_wyrd", f"{op.actor} has only {have} Wyrd Points")
+                add(t.WyrdChanged(actor=op.actor, delta=op.amount))
+            case t.LurkingSet():
+                _need(op.trials, "set at least one lurking trial")
+                bad = [x for x in op.trials if x not in TRIALS]
+                if bad:
+                    raise ActionError("unknown_trial", f"unknown trial(s) {bad}; trials are {', '.join(TRIALS)}")
+                if op.actor is None and op.scene is None and st.scene is None:
+                    raise ActionError("invalid_op", "lurking trials wait for an actor or a scene: name one")
+                add(t.LurkingTrialsSet(lurking=_new_id("l"), trials=list(op.trials), count=len(op.trials),
+                                       actor=op.actor, scene=op.scene if op.actor is None else op.scene))
+                if op.actor is None and op.scene is None:
+                    pending.events[-1][1].event.scene = st.scene  # type: ignore[attr-defined]
+            case t.ExtendedStart():
+                if op.threshold < 1:
+                    raise ActionError("invalid_op", "an extended check's threshold is 1 or more net successes")
+                if op.limit is not None and op.limit < 1:
+                    raise ActionError("invalid_op", "an attempt limit is 1 or more")
+                add(t.ExtendedStarted(extended=_new_id("x"), name=op.name, threshold=op.threshold, time_unit=op.time_unit,
+                                      limit=op.limit, trial=op.trial, crisis=op.crisis, actor=op.actor, scene=op.scene))
+            case t.SceneActivate():
+                add(t.SceneActivated(scene=op.scene))
+            case t.Undo():
+                if op.count < 1:
+                    raise ActionError("invalid_op", "undo at least 1 action")
+                seqs = self._last_actions(op.count)
+                if not seqs:
+                    raise ActionError("nothing_to_undo", "there is nothing left to undo")
+                add(t.Undone(seqs=seqs))
+            case _:
+                raise ActionError("unknown_op", "unknown GM operation")
+        return pending
+
+    def _complication(self, cid: str) -> t.Complication:
+        c = self.state.complications.get(cid)
+        if c is None:
+            raise ActionError("unknown_complication", f"no open complication {cid!r}")
+        return c
+
+    def _last_actions(self, count: int) -> list[int]:
+        """Seqs of the last ``count`` actions not yet undone, each with its consequences."""
+        actions: dict[int, list[int]] = {}
+        for seq, st in self.log:
+            ev = st.event
+            if isinstance(ev, t.Undone) or seq in self.state.undone:
+                continue
+            cause = getattr(ev, "cause", 0) or seq
+            actions.setdefault(cause, []).append(seq)
+        chosen = sorted(actions)[-count:]
+        return sorted(s for c in chosen for s in actions[c])
+
+
+TRIALS = ("costly", "slow", "loud", "harmful", "foolish", "chaotic")
+
+
+def _need(value: object, message: str) -> None:
+    if not value:
+        raise ActionError("invalid_op", message)
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}{secrets.token_hex(4)}"
+
+
+def _fill_extended(check: object, x: t.ExtendedState) -> object:
+    fields = {
+        "threshold": x.threshold, "progress": x.progress, "attempts": x.attempts, "limit": x.limit,
+        "time_unit": x.time_unit,
+    }
+    present = {k: v for k, v in fields.items() if hasattr(check, k)}
+    return msgspec.structs.replace(check, **present)  # type: ignore[type-var]
