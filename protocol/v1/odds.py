@@ -82,24 +82,32 @@ class ChallengeOdds(CheckOdds, tag="challenge"):
 
 class FlairsOdds(CheckOdds, tag="flairs"):
     outcome: list[Chance]
-    """triumph, conflict, failure, success (``success`` only on a simple check)."""
+    """triumph, conflict, success, failure (``success`` only on a simple or group check)."""
     rolled: int
-    """How many d6 are rolled (2 on a desperate roll)."""
+    """How many d6 are rolled (2 on a desperate roll; every participant's for a group check)."""
     desperate: bool
     succeeds: Probability
-    """A triumph, a conflict, or a simple check's success."""
+    """A triumph, a conflict, or a simple (group) check's success."""
+    highest: list[Chance]
+    """The die that is read: the highest kept, or the lowest of a desperate roll (empty for a group)."""
     flairs: list[Chance]
-    """Number of flairs (before any lurking trial is banished)."""
+    """Number of flairs earned from matching dice."""
     trials: list[Chance]
-    """Number of trials from pairs (darkness and lurking trials are not included: they are certain)."""
+    """Number of trials on the result as read: from matching dice, plus darkness and lurking trials
+    (``extra_trials``, certain), before any flair choice banishes one."""
     tainted: list[Chance]
-    """Number of tainted pairs (groups that lost a die to a cut; every pair of a desperate roll)."""
+    """Number of trials from tainted groups (groups that lost a die to a cut; every pair of a desperate roll)."""
     mean_flairs: Expectation
     mean_trials: Expectation
     extra_trials: int
-    """Trials that apply whatever the dice: darkness and lurking trials."""
+    """Trials that stand whatever the dice: darkness and lurking trials."""
     group: Probability | None = None
     """A group check: the chance that at least half of its participants succeed."""
+    participants: list[Chance] | None = None
+    """A group check: each participant's chance of success on their simple check, by name."""
+    springs: list[Chance] | None = None
+    """A room trap: each participant's chance of springing it (the group fails and they are among the
+    lowest results)."""
 
 
 class FeatsOdds(CheckOdds, tag="feats"):

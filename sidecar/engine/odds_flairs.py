@@ -24,10 +24,10 @@ from itertools import combinations_with_replacement
 from math import comb, factorial
 
 from protocol.v1.flairs import FlairsCheck, FlairsParticipant
-from protocol.v1.odds import Chance, FlairsOdds
+from protocol.v1.odds import Chance, Expectation, FlairsOdds
 
 from .flairs import FlairsRules, is_desperate, lurking_count, pool_of
-from .odds_core import Dist, cached, chances, convolve, dist_chances, dist_mean, prob
+from .odds_core import Dist, cached, chances, convolve, expectation, prob
 
 OUTCOMES = ("triumph", "conflict", "success", "failure")
 
@@ -204,15 +204,15 @@ def _group(check: FlairsCheck, r: FlairsRules) -> FlairsOdds:
     zero = {0: den}
     return FlairsOdds(
         outcome=chances({"triumph": 0, "conflict": 0, "success": wins, "failure": den - wins}, den, keep_zero=True),
-        rolled=sum(len([0] * 0) + 0 for _ in ()) + sum(_count(p, r) for p in parts),
+        rolled=sum(_count(p, r) for p in parts),
         desperate=False,
         succeeds=prob(wins, den),
         highest=[],
         flairs=chances(zero, den),
         trials=chances(zero, den),
         tainted=chances(zero, den),
-        mean_flairs=dist_mean((0, (den,)), den),
-        mean_trials=dist_mean((0, (den,)), den),
+        mean_flairs=expectation(0, 1),
+        mean_trials=expectation(0, 1),
         extra_trials=0,
         group=prob(wins, den),
         participants=participants,
@@ -255,7 +255,5 @@ def flairs_odds(check: FlairsCheck, rules: FlairsRules) -> FlairsOdds:
     )
 
 
-def _mean(d: dict[int, int], den: int):  # type: ignore[no-untyped-def]
-    from .odds_core import expectation
-
+def _mean(d: dict[int, int], den: int) -> Expectation:
     return expectation(sum(v * w for v, w in d.items()), den)
