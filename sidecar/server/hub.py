@@ -235,7 +235,8 @@ def _followed(
     if ev is None and not (requester or (viewer.user is not None and viewer.user == user)):
         return None
     return m.Followed(
-        id=msg.id, check=msg.check, seq=pending.events[-1][0], action=msg.action,  # type: ignore[arg-type]
+        id=msg.id, check=msg.check, seq=pending.events[-1][0],
+        action=ev.action if ev is not None else msg.action,  # type: ignore[attr-defined]
         result=ev.result if ev is not None else None, by=role,  # type: ignore[arg-type, attr-defined]
         user=user, events=table.view_pending(Pending(pending.events[1:]), viewer),
     )

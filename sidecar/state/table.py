@@ -150,7 +150,7 @@ class Table:
             if tag != "boons":
                 raise ActionError("invalid_check", "extended checks are `boons` checks")
             check = _fill_extended(check, x)
-        if tag == "flairs" and getattr(check, "lurking_trials", None) is None:
+        if tag == "flairs" and getattr(check, "lurking_trials", None) is None and not check.simple and not check.group:
             lurking = self.state.open_lurking(msg.actor, msg.scene or self.state.scene)
             if lurking is not None and lurking.trials:
                 check = msgspec.structs.replace(check, lurking=len(lurking.trials), lurking_trials=list(lurking.trials))
@@ -243,7 +243,11 @@ class Table:
         rec = self.state.checks.get(msg.check)
         if rec is None:
             raise ActionError("unknown_check", f"no check {msg.check!r} on this table (or it was undone)")
-        if rec.user != user:
+        action_tag = type(msg.action).__struct_config__.tag  # type: ignore[attr-defined]
+        if action_tag in GM_FOLLOWUPS:
+            if not viewer.is_gm:
+                raise ActionError("forbidden", f"only the GM can do `{action_tag}`")
+        elif rec.user != user:
             raise ActionError("not_your_check", "only the one who rolled this check can follow it up")
         system = engine.system_of(rec.check)
         follow = getattr(system, "follow", None)
@@ -364,6 +368,9 @@ class Table:
         chosen = sorted(actions)[-count:]
         return sorted(s for c in chosen for s in actions[c])
 
+
+GM_FOLLOWUPS = frozenset({"flairs_reveal", "flairs_set_lurking", "flairs_name_trials"})
+"""Follow-ups that are the GM's (the Judge's) to make, not the roller's."""
 
 TRIALS = ("costly", "slow", "loud", "harmful", "foolish", "chaotic")
 

@@ -38,9 +38,16 @@ def may_see(vis: str, owner: str | None, viewer: Viewer) -> bool:
 
 
 def redact_check(check: object) -> object:
-    if getattr(check, "lurking_trials", None) is not None:
-        return msgspec.structs.replace(check, lurking_trials=None)  # type: ignore[type-var]
+    names = getattr(check, "lurking_trials", None)
+    if names is not None:  # players see how many, never which
+        return msgspec.structs.replace(check, lurking_trials=None, lurking=len(names))  # type: ignore[type-var]
     return check
+
+
+def redact_action(action: object) -> object:
+    if type(action).__struct_config__.tag == "flairs_set_lurking":  # type: ignore[attr-defined]
+        return msgspec.structs.replace(action, trials=None, dice=None)  # type: ignore[type-var]
+    return action
 
 
 def redact_result(result: object) -> object:
@@ -59,7 +66,7 @@ def view(ev: object, vis: str, owner: str | None, viewer: Viewer) -> object | No
         case t.RollEvent():
             return msgspec.structs.replace(ev, check=redact_check(ev.check), result=redact_result(ev.result))
         case t.FollowEvent():
-            return msgspec.structs.replace(ev, result=redact_result(ev.result))
+            return msgspec.structs.replace(ev, action=redact_action(ev.action), result=redact_result(ev.result))
         case t.LurkingTrialsSet():
             return msgspec.structs.replace(ev, trials=[])
     return ev

@@ -1,0 +1,145 @@
+"""The walking skeleton end to end: a real websockets client against the running app."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import aiohttp
+import pytest
+import websockets
+
+from protocol.v1 import messages as m
+from protocol.v1.facets import FacetsCheck
+from sidecar.client import Client, RequestFailed
+
+
+async def test_roll_reaches_the_roller_and_the_table(sidecar):
+    gm = await sidecar.client("gm")
+    player = await sidecar.client("player", user="p1")
+    assert gm.welcome.role == "gm" and player.welcome.role == "player"
+    rolled = await player.request(m.Roll(id="r1", check=FacetsCheck(pool=3, kind="opposition")))
+    assert isinstance(rolled, m.Rolled) and rolled.id == "r1"
+    assert type(rolled.result).__name__ == "FacetsResult" and len(rolled.result.dice) == 3
+    seen = await gm.next()
+    assert isinstance(seen, m.Rolled) and seen.id == "r1" and seen.result == rolled.result
+    await gm.close()
+    await player.close()
+
+
+async def test_given_faces_are_read(sidecar):
+    c = await sidecar.client()
+    r = await c.request(m.Roll(id="x", check=FacetsCheck(pool=3, dice=[6, 6, 2], kind="opposition")))
+    assert r.result.outcome == "triumph" and r.result.harm.opponent == ["wound", "condition"]
+    await c.close()
+
+
+async def test_wrong_key_is_refused_with_4401(sidecar):
+    async with websockets.connect(sidecar.url, subprotocols=["verdict.v1"]) as ws:
+        await ws.send(json.dumps({"type": "hello", "protocol": 1, "table": sidecar.keys.table, "key": "nope"}))
+        reply = json.loads(await ws.recv())
+        assert reply["type"] == "error" and reply["code"] == "unauthorized"
+        with pytest.raises(websockets.ConnectionClosed) as e:
+            await ws.recv()
+        assert e.value.rcvd.code == 4401
+
+
+async def _raw(sidecar):
+    ws = await websockets.connect(sidecar.url, subprotocols=["verdict.v1"], compression=None)
+    await ws.send(json.dumps({"type": "hello", "protocol": 1, "table": sidecar.keys.table, "key": sidecar.keys.gm, "client": "t"}))
+    welcome = json.loads(await ws.recv())
+    assert welcome["type"] == "welcome"
+    return ws
+
+
+@pytest.mark.parametrize(
+    "frame, code",
+    [
+        ("not json", "bad_frame"),
+        ("[1,2]", "bad_frame"),
+        ('{"id":"a"}', "bad_message"),
+        ('{"type":"dance","id":"a"}', "unknown_type"),
+        ('{"type":"roll","id":"a"}', "invalid_message"),
+        ('{"type":"roll","id":"a","check":{"system":"nope"}}', "invalid_message"),
+        ('{"type":"roll","id":"a","check":{"system":"facets","pool":"3"}}', "invalid_message"),
+        ('{"type":"roll","id":"a","check":{"system":"facets","pool":-2}}', "invalid_check"),
+        ('{"type":"roll","id":"a","check":{"system":"facets","pool":2,"dice":[7,1]}}', "invalid_dice"),
+        ('{"type":"follow","id":"a","check":"nope","action":{"action":"challenge_choice","option":"strain"}}', "unknown_check"),
+        ('{"type":"hello","table":"t","key":"k"}', "already_joined"),
+    ],
+)
+async def test_bad_frames_get_errors_and_the_socket_stays_up(sidecar, frame, code):
+    ws = await _raw(sidecar)
+    await ws.send(frame)
+    reply = json.loads(await ws.recv())
+    assert reply["type"] == "error" and reply["code"] == code, reply
+    assert reply["message"]
+    if '"id":"a"' in frame:
+        assert reply["id"] == "a"
+    # still up: a good request after the bad one works
+    await ws.send(json.dumps({"type": "roll", "id": "ok", "check": {"system": "facets", "pool": 2}}))
+    assert json.loads(await ws.recv())["type"] == "rolled"
+    await ws.close()
+
+
+async def test_oversize_frame_is_refused_politely(sidecar):
+    ws = await _raw(sidecar)
+    await ws.send(json.dumps({"type": "ping", "id": "big", "pad": "x" * 70_000}))
+    reply = json.loads(await ws.recv())
+    assert reply["code"] == "frame_too_large"
+    await ws.send(json.dumps({"type": "ping", "id": "p"}))
+    assert json.loads(await ws.recv()) == {"type": "pong", "id": "p"}
+    await ws.close()
+
+
+async def test_unknown_fields_are_ignored(sidecar):
+    ws = await _raw(sidecar)
+    await ws.send(json.dumps({"type": "roll", "id": "u", "future": 1, "check": {"system": "facets", "pool": 1, "later": True}}))
+    assert json.loads(await ws.recv())["type"] == "rolled"
+    await ws.close()
+
+
+async def test_a_repeated_id_returns_the_first_reply_and_never_rolls_twice(sidecar):
+    c = await sidecar.client("player", user="p1")
+    first = await c.request(m.Roll(id="same", check=FacetsCheck(pool=5)))
+    again = await c.request(m.Roll(id="same", check=FacetsCheck(pool=5)))
+    assert again == first
+    assert len(sidecar.ledger.events(sidecar.keys.table)) == 1
+    await c.close()
+
+
+async def test_msgpack_clients(sidecar):
+    c = await sidecar.client("gm", msgpack=True)
+    r = await c.request(m.Roll(id="mp", check=FacetsCheck(pool=2, dice=[4, 1])))
+    assert r.result.outcome == "costly_success"
+    await c.close()
+
+
+async def test_healthz_and_metrics(sidecar):
+    base = sidecar.url.replace("ws://", "http://").removesuffix("/ws")
+    c = await sidecar.client()
+    await c.request(m.Roll(id="m1", check=FacetsCheck(pool=1)))
+    async with aiohttp.ClientSession() as s:
+        async with s.get(base + "/healthz") as r:
+            body = await r.json()
+            assert body["status"] == "ok" and body["protocol"][0] == "verdict.v1" and body["version"]
+        async with s.get(base + "/metrics") as r:
+            text = await r.text()
+    assert 'verdict_rolls_total{system="facets"} 1' in text
+    assert "verdict_connections 1" in text
+    assert "verdict_request_seconds_count" in text
+    await c.close()
+
+
+async def test_origin_allow_list(sidecar):
+    with pytest.raises(websockets.InvalidStatus) as e:
+        await websockets.connect(sidecar.url, subprotocols=["verdict.v1"], origin="https://evil.example")
+    assert e.value.response.status_code == 403
+    ok = await websockets.connect(sidecar.url, subprotocols=["verdict.v1"], origin="http://localhost:30000")
+    await ok.close()
+
+
+async def test_hello_first(sidecar):
+    async with websockets.connect(sidecar.url, subprotocols=["verdict.v1"]) as ws:
+        await ws.send(json.dumps({"type": "ping", "id": "p"}))
+        assert json.loads(await ws.recv())["code"] == "hello_required"
