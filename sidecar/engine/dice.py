@@ -37,24 +37,57 @@ class Dice:
         """``count`` faces of a die with ``sides`` sides, each 1..sides."""
         if not 1 <= sides <= 256:
             raise DiceError(f"a die has 1 to 256 sides, not {sides}")
-        limit = 256 - 256 % sides  # bytes at or above this would bias the low faces
-        out = []
-        for _ in range(count):
-            b = self._byte()
-            while b >= limit:
-                b = self._byte()
-            out.append(b % sides + 1)
+        if sides == 256:  # a face of 256 does not fit the byte table below
+            return [self._byte() + 1 for _ in range(count)]
+        # Map a run of bytes to faces with one C call; rejected bytes map to 0 and are dropped,
+        # so the faces are exactly those of rejecting byte by byte, in the same order.
+        table = _TABLES.get(sides) or _table(sides)
+        out: list[int] = []
+        need = count
+        while need > 0:
+            buf, pos = self._buf, self._pos
+            if pos >= len(buf):
+                buf = self._buf = self._source(_BATCH)
+                pos = 0
+            chunk = buf[pos : pos + need].translate(table)
+            self._pos = pos + len(chunk)
+            out += chunk.replace(b"\0", b"") if 0 in chunk else chunk
+            need = count - len(out)
         return out
 
     def roll_sizes(self, sizes: Sequence[int]) -> list[int]:
-        """One face for each die size in ``sizes``, in order."""
-        return [self.roll(s)[0] for s in sizes]
+        """One face for each die size in ``sizes``, in order (runs of one size are rolled together)."""
+        out: list[int] = []
+        i, n = 0, len(sizes)
+        while i < n:
+            s = sizes[i]
+            j = i + 1
+            while j < n and sizes[j] == s:
+                j += 1
+            out += self.roll(s, j - i)
+            i = j
+        return out
+
+
+_TABLES: dict[int, bytes] = {}
+
+
+def _table(sides: int) -> bytes:
+    """Byte -> face for a die of ``sides`` (< 256) sides; 0 for the bytes rejection sampling throws away."""
+    limit = 256 - 256 % sides  # bytes at or above this would bias the low faces
+    table = _TABLES[sides] = bytes(b % sides + 1 if b < limit else 0 for b in range(256))
+    return table
 
 
 def check_faces(faces: Sequence[int], sizes: Sequence[int], what: str) -> list[int]:
     """Validate supplied ``faces`` against the die ``sizes`` the check needs."""
     if len(faces) != len(sizes):
         raise DiceError(f"{what} needs {len(sizes)} dice, got {len(faces)}")
+    for f, s in zip(faces, sizes):  # the common case, plain ints in range, without the checks below
+        if type(f) is not int or not 0 < f <= s:
+            break
+    else:
+        return list(faces)
     for i, (f, s) in enumerate(zip(faces, sizes)):
         if not isinstance(f, int) or isinstance(f, bool) or not 1 <= f <= s:
             raise DiceError(f"die {i + 1} of {what} is a d{s}: a face of {f!r} is impossible (1–{s})")
