@@ -9,8 +9,6 @@ grouped, so only the distinct combinations are visited, each weighted by how man
 
 from __future__ import annotations
 
-from collections import Counter
-
 from protocol.v1.feats import FeatsCheck
 from protocol.v1.odds import Chance, FeatsOdds
 
@@ -20,56 +18,70 @@ from .odds_core import chances, expectation, prob
 OUTCOMES = ("success", "failure")
 
 
-def _classes(rules: FeatsRules, die: int, bought: bool) -> list[tuple[int, int, int]]:
+def _rows(rules: FeatsRules) -> list:  # type: ignore[type-arg]
+    """The table's rows, highest level first: bit ``i`` of a mask is the ``i``-th highest level."""
+    return sorted(rules.table, key=lambda row: -row.level)
+
+
+def _classes(rows: list, rules: FeatsRules, die: int, bought: bool) -> list[tuple[int, int, int]]:  # type: ignore[type-arg]
     """(all-rows mask, any-rows mask, number of faces) for one die."""
-    table = rules.table
     faces = [rules.bought_face] if bought else range(1, rules.sides + 1)
-    seen: Counter[tuple[int, int]] = Counter()
+    seen: dict[tuple[int, int], int] = {}
     for f in faces:
         a = o = 0
-        for i, row in enumerate(table):
+        for i, row in enumerate(rows):
             counting = row.faces()[die]
             if not counting or f in counting:
                 a |= 1 << i
             if f in counting:
                 o |= 1 << i
-        seen[(a, o)] += 1
+        seen[(a, o)] = seen.get((a, o), 0) + 1
     return [(a, o, n) for (a, o), n in seen.items()]
 
 
 def mask_counts(rules: FeatsRules, bought: tuple[int, ...]) -> tuple[dict[int, int], int]:
-    """Rolls per set of satisfied rows (a bitmask over ``rules.table``), and the number of rolls."""
+    """Rolls per set of satisfied rows (a bitmask over the rows, highest level first), and the number of rolls."""
+    rows = _rows(rules)
     all_rows = any_rows = 0
-    for i, row in enumerate(rules.table):
+    for i, row in enumerate(rows):
         if row.level > rules.all_dice_above:
             all_rows |= 1 << i
         else:
             any_rows |= 1 << i
-    w, r, b = (_classes(rules, d, d in bought) for d in range(len(DICE)))
+    w, r, b = (_classes(rows, rules, d, d in bought) for d in range(len(DICE)))
     out: dict[int, int] = {}
     for wa, wo, wn in w:
         for ra, ro, rn in r:
-            a2, o2, n2 = wa & ra, wo | ro, wn * rn
+            a2, o2, n2 = wa & ra & all_rows, (wo | ro) & any_rows, wn * rn
             for ba, bo, bn in b:
-                m = (a2 & ba & all_rows) | ((o2 | bo) & any_rows)
+                m = (a2 & ba) | (o2 | (bo & any_rows))
                 out[m] = out.get(m, 0) + n2 * bn
     den = rules.sides ** (len(DICE) - len(bought))
     return out, den
 
 
+def _wins(rules: FeatsRules, level: int, bought: tuple[int, ...]) -> tuple[int, int]:
+    masks, den = mask_counts(rules, bought)
+    own = 1 << [row.level for row in _rows(rules)].index(level)
+    return sum(w for m, w in masks.items() if m & own), den
+
+
 def _read(rules: FeatsRules, level: int, bought: tuple[int, ...]) -> tuple[int, dict[int, int], int]:
     """(successful rolls, rolls per degree, number of rolls) at a rollable level."""
     masks, den = mask_counts(rules, bought)
-    levels = [row.level for row in rules.table]
+    levels = [row.level for row in _rows(rules)]
+    full = (1 << len(levels)) - 1
     own = 1 << levels.index(level)
     wins = 0
     degree: dict[int, int] = {}
     for m, w in masks.items():
         if m & own:
             wins += w
-            d = max(lv for i, lv in enumerate(levels) if m >> i & 1) - level
+            # The highest level satisfied: the lowest set bit.
+            d = levels[(m & -m).bit_length() - 1] - level
         else:
-            d = min(lv for i, lv in enumerate(levels) if not m >> i & 1) - level
+            # The lowest level failed: the highest unset bit.
+            d = levels[(~m & full).bit_length() - 1] - level
         degree[d] = degree.get(d, 0) + w
     return wins, degree, den
 
@@ -95,7 +107,7 @@ def feats_odds(check: FeatsCheck, rules: FeatsRules) -> FeatsOdds:
     by_wyrd = []
     for n in range(len(DICE) + 1):
         # Buying n 8s, first die first (the default order).
-        w, _, d = (wins, None, den) if bought == tuple(range(n)) else _read(rules, level, tuple(range(n)))
+        w, d = (wins, den) if bought == tuple(range(n)) else _wins(rules, level, tuple(range(n)))
         by_wyrd.append((n, w, d))
     return FeatsOdds(
         outcome=chances({"success": wins, "failure": den - wins}, den, keep_zero=True),

@@ -221,7 +221,7 @@ def _rolled(
         return None
     result = ev.result if ev is not None else None  # the roller of a blind roll learns only that it happened
     return m.Rolled(
-        id=msg.id, check=pending.check_id or "", seq=pending.events[-1][0], result=result, by=role,  # type: ignore[arg-type]
+        id=msg.id, check=pending.check_id or "", seq=pending.first, result=result, by=role,  # type: ignore[arg-type]
         user=user, actor=msg.actor, target=msg.target, scene=st.event.scene, mode=msg.mode, label=msg.label,  # type: ignore[attr-defined]
         extended=msg.extended, events=table.view_pending(Pending(pending.events[1:]), viewer) if ev is not None else [],
     )
@@ -235,7 +235,7 @@ def _followed(
     if ev is None and not (requester or (viewer.user is not None and viewer.user == user)):
         return None
     return m.Followed(
-        id=msg.id, check=msg.check, seq=pending.events[-1][0],
+        id=msg.id, check=msg.check, seq=pending.first,
         action=ev.action if ev is not None else msg.action,  # type: ignore[attr-defined]
         result=ev.result if ev is not None else None, by=role,  # type: ignore[arg-type, attr-defined]
         user=user, events=table.view_pending(Pending(pending.events[1:]), viewer),

@@ -122,6 +122,8 @@ class Table:
         pending = Pending()
 
         def add(ev: object, vis: str = "all", owner: str | None = None) -> int:
+            if isinstance(ev, t.ComplicationAdded) and ev.hidden:
+                vis = "gm"  # off-screen complications are the GM's alone, whatever caused them
             seq = self.head + len(pending.events) + 1
             if hasattr(ev, "cause") and pending.events:
                 ev.cause = pending.first  # type: ignore[attr-defined]
