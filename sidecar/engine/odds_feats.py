@@ -3,7 +3,8 @@
 Each face of each die is turned into two bitmasks over the rows of the Feat table: the rows where the
 die is unlisted or the face counts (for rows where every listed die must count), and the rows where
 the face counts (for rows where one counting die suffices). A roll satisfies the rows
-``(W_all & R_all & B_all & ALL) | ((W_any | R_any | B_any) & ANY)``. Faces with the same masks are
+``(W_all & R_all & B_all & ALL) | ((W_any | R_any | B_any) & ANY)``, where ``ALL`` are the rows above
+level 0 and ``ANY`` the others. Faces with the same masks are
 grouped, so only the distinct combinations are visited, each weighted by how many rolls share it.
 """
 
@@ -18,72 +19,77 @@ from .odds_core import chances, expectation, prob
 OUTCOMES = ("success", "failure")
 
 
-def _rows(rules: FeatsRules) -> list:  # type: ignore[type-arg]
-    """The table's rows, highest level first: bit ``i`` of a mask is the ``i``-th highest level."""
-    return sorted(rules.table, key=lambda row: -row.level)
+class _Table:
+    """The Feat table as bitmasks: per die and face, the rows it satisfies (highest level first)."""
 
-
-def _classes(rows: list, rules: FeatsRules, die: int, bought: bool) -> list[tuple[int, int, int]]:  # type: ignore[type-arg]
-    """(all-rows mask, any-rows mask, number of faces) for one die."""
-    faces = [rules.bought_face] if bought else range(1, rules.sides + 1)
-    seen: dict[tuple[int, int], int] = {}
-    for f in faces:
-        a = o = 0
+    def __init__(self, rules: FeatsRules) -> None:
+        rows = sorted(rules.table, key=lambda row: -row.level)
+        self.rules = rules
+        self.levels = [row.level for row in rows]
+        faces = range(1, rules.sides + 1)
+        n = len(DICE)
+        a = [dict.fromkeys(faces, 0) for _ in range(n)]
+        o = [dict.fromkeys(faces, 0) for _ in range(n)]
+        self.all_rows = self.any_rows = 0
         for i, row in enumerate(rows):
-            counting = row.faces()[die]
-            if not counting or f in counting:
-                a |= 1 << i
-            if f in counting:
-                o |= 1 << i
-        seen[(a, o)] = seen.get((a, o), 0) + 1
-    return [(a, o, n) for (a, o), n in seen.items()]
+            bit = 1 << i
+            if row.level > rules.all_dice_above:
+                self.all_rows |= bit
+            else:
+                self.any_rows |= bit
+            for d, counting in enumerate((row.white, row.red, row.blue)):
+                # An unlisted die never blocks an all-dice row and never satisfies an any-die row.
+                for f in counting or faces:
+                    if f in a[d]:
+                        a[d][f] |= bit
+                for f in counting:
+                    if f in o[d]:
+                        o[d][f] |= bit
+        self.a, self.o = a, o
 
+    def classes(self, die: int, bought: bool) -> list[tuple[int, int, int]]:
+        """(all-rows mask, any-rows mask, number of faces) for the distinct faces of one die."""
+        seen: dict[tuple[int, int], int] = {}
+        for f in [self.rules.bought_face] if bought else self.a[die]:
+            key = (self.a[die][f] & self.all_rows, self.o[die][f] & self.any_rows)
+            seen[key] = seen.get(key, 0) + 1
+        return [(x, y, k) for (x, y), k in seen.items()]
 
-def mask_counts(rules: FeatsRules, bought: tuple[int, ...]) -> tuple[dict[int, int], int]:
-    """Rolls per set of satisfied rows (a bitmask over the rows, highest level first), and the number of rolls."""
-    rows = _rows(rules)
-    all_rows = any_rows = 0
-    for i, row in enumerate(rows):
-        if row.level > rules.all_dice_above:
-            all_rows |= 1 << i
-        else:
-            any_rows |= 1 << i
-    w, r, b = (_classes(rows, rules, d, d in bought) for d in range(len(DICE)))
-    out: dict[int, int] = {}
-    for wa, wo, wn in w:
-        for ra, ro, rn in r:
-            a2, o2, n2 = wa & ra & all_rows, (wo | ro) & any_rows, wn * rn
-            for ba, bo, bn in b:
-                m = (a2 & ba) | (o2 | (bo & any_rows))
-                out[m] = out.get(m, 0) + n2 * bn
-    den = rules.sides ** (len(DICE) - len(bought))
-    return out, den
+    def mask_counts(self, bought: tuple[int, ...]) -> tuple[dict[int, int], int]:
+        """Rolls per set of satisfied rows (a bitmask), and the number of rolls."""
+        w, r, b = (self.classes(d, d in bought) for d in range(len(DICE)))
+        out: dict[int, int] = {}
+        for wa, wo, wn in w:
+            for ra, ro, rn in r:
+                a2, o2, n2 = wa & ra, wo | ro, wn * rn
+                for ba, bo, bn in b:
+                    m = (a2 & ba) | o2 | bo
+                    out[m] = out.get(m, 0) + n2 * bn
+        return out, self.rules.sides ** (len(DICE) - len(bought))
 
+    def wins(self, level: int, bought: tuple[int, ...]) -> tuple[int, int]:
+        masks, den = self.mask_counts(bought)
+        own = 1 << self.levels.index(level)
+        return sum(w for m, w in masks.items() if m & own), den
 
-def _wins(rules: FeatsRules, level: int, bought: tuple[int, ...]) -> tuple[int, int]:
-    masks, den = mask_counts(rules, bought)
-    own = 1 << [row.level for row in _rows(rules)].index(level)
-    return sum(w for m, w in masks.items() if m & own), den
-
-
-def _read(rules: FeatsRules, level: int, bought: tuple[int, ...]) -> tuple[int, dict[int, int], int]:
-    """(successful rolls, rolls per degree, number of rolls) at a rollable level."""
-    masks, den = mask_counts(rules, bought)
-    levels = [row.level for row in _rows(rules)]
-    full = (1 << len(levels)) - 1
-    own = 1 << levels.index(level)
-    wins = 0
-    degree: dict[int, int] = {}
-    for m, w in masks.items():
-        if m & own:
-            wins += w
-            # The highest level satisfied: the lowest set bit.
-            d = levels[(m & -m).bit_length() - 1] - level
-        else:
-            # The lowest level failed: the highest unset bit.
-            d = levels[(~m & full).bit_length() - 1] - level
-        degree[d] = degree.get(d, 0) + w
-    return wins, degree, den
+    def read(self, level: int, bought: tuple[int, ...]) -> tuple[int, dict[int, int], int]:
+        """(successful rolls, rolls per degree, number of rolls) at a rollable level."""
+        masks, den = self.mask_counts(bought)
+        levels = self.levels
+        full = (1 << len(levels)) - 1
+        own = 1 << levels.index(level)
+        wins = 0
+        degree: dict[int, int] = {}
+        for m, w in masks.items():
+            if m & own:
+                wins += w
+                # The highest level satisfied: the lowest set bit.
+                d = levels[(m & -m).bit_length() - 1] - level
+            else:
+                # The lowest level failed: the highest unset bit.
+                d = levels[(~m & full).bit_length() - 1] - level
+            degree[d] = degree.get(d, 0) + w
+        return wins, degree, den
 
 
 def feats_odds(check: FeatsCheck, rules: FeatsRules) -> FeatsOdds:
@@ -103,11 +109,12 @@ def feats_odds(check: FeatsCheck, rules: FeatsRules) -> FeatsOdds:
             cost=cost,
             by_wyrd=[],
         )
-    wins, degree, den = _read(rules, level, bought)
+    table = _Table(rules)
+    wins, degree, den = table.read(level, bought)
     by_wyrd = []
     for n in range(len(DICE) + 1):
         # Buying n 8s, first die first (the default order).
-        w, d = (wins, den) if bought == tuple(range(n)) else _wins(rules, level, tuple(range(n)))
+        w, d = (wins, den) if bought == tuple(range(n)) else table.wins(level, tuple(range(n)))
         by_wyrd.append((n, w, d))
     return FeatsOdds(
         outcome=chances({"success": wins, "failure": den - wins}, den, keep_zero=True),
