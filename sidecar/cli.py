@@ -250,8 +250,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command in ("roll", "odds") and getattr(args, "dice", None):
-        parser.exit(2, f"verdict {args.command}: --dice is for `verdict read`\n")
     try:
         return args.func(args)
     except CliError as exc:
