@@ -1,0 +1,234 @@
+/**
+ * The roll dialog: the world's rule set's fields, the roll mode, and live exact odds from the sidecar,
+ * drawn as a bar coloured by outcome. Opened from a sheet header, a macro, a GM request card or a
+ * card's "next roll" button.
+ */
+
+import { MODULE_ID, TEMPLATES } from "../constants.mjs";
+import { oddsSegments } from "../lib/odds.mjs";
+import { ROLL_MODES } from "../lib/protocol.mjs";
+import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive } from "../lib/systems.mjs";
+import { setting } from "../settings.mjs";
+import { t } from "../render.mjs";
+import { actorById } from "../documents.mjs";
+
+const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
+
+/**
+ * @typedef {object} RollDialogConfig
+ * @property {string} [system]                 the rule set (default: the world's)
+ * @property {string|null} [actor]             actor id
+ * @property {Record<string, any>} [values]    prefilled field values
+ * @property {string[]} [locked]               fields the GM's request fixed
+ * @property {string} [mode]                   roll mode
+ * @property {string|null} [label]
+ * @property {string|null} [extended]          extended check id (boons)
+ * @property {string|null} [request]           the request card's message id
+ * @property {(rolled: Record<string, any>) => void} [onRolled]
+ * @property {boolean} [prepare]              GM: prepare a request for players instead of rolling
+ */
+
+export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
+  static DEFAULT_OPTIONS = {
+    classes: ["verdict", "verdict-roll-dialog"],
+    tag: "form",
+    window: { title: "VERDICT.Dialog.title", icon: "fa-solid fa-dice-d20", resizable: false },
+    position: { width: 440 },
+    form: { handler: RollDialog.#onSubmit, submitOnChange: false, closeOnSubmit: false },
+    actions: { hotbar: RollDialog.#onHotbar },
+  };
+
+  static PARTS = {
+    fields: { template: `${TEMPLATES}/roll-dialog.hbs` },
+    odds: { template: `${TEMPLATES}/odds.hbs` },
+    footer: { template: `${TEMPLATES}/roll-footer.hbs` },
+  };
+
+  /** @param {RollDialogConfig} [config] */
+  constructor(config = {}) {
+    super({});
+    /** @type {RollDialogConfig} */
+    this.config = config;
+    this.system = config.system && SYSTEMS.includes(/** @type {any} */ (config.system)) ? config.system : setting("system") || "facets";
+    const actor = actorById(config.actor);
+    const remembered = /** @type {Record<string, any>} */ (actor?.getFlag(MODULE_ID, "defaults")?.[this.system] ?? {});
+    /** @type {Record<string, any>} */
+    this.values = { ...defaults(this.system), ...remembered, ...(config.values ?? {}) };
+    this.mode = config.mode ?? "public";
+    this.label = config.label ?? null;
+    /** @type {{segments: import("../lib/odds.mjs").OddsSegment[], error: string|null, loading: boolean}} */
+    this.odds = { segments: [], error: null, loading: true };
+    this.busy = false;
+    /** @type {any} */ this._oddsTimer = null;
+    this._oddsSeq = 0;
+  }
+
+  get title() {
+    const actor = actorById(this.config.actor);
+    const base = `${t("VERDICT.Dialog.title")}: ${t(`VERDICT.System.${this.system}`)}`;
+    return actor ? `${base} (${actor.name})` : base;
+  }
+
+  /** @param {any} options */
+  async _prepareContext(options) {
+    const context = await super._prepareContext(options);
+    const locked = new Set(this.config.locked ?? []);
+    const fields = (FIELDS[this.system] ?? []).filter((f) => fieldActive(f, this.values)).map((f) => {
+      const value = this.values[f.name];
+      return {
+        name: f.name,
+        label: t(`VERDICT.Field.${this.system}.${f.name}`),
+        hint: game.i18n?.has(`VERDICT.Hint.${this.system}.${f.name}`) ? t(`VERDICT.Hint.${this.system}.${f.name}`) : null,
+        isNumber: f.type === "int" || f.type === "optint",
+        isBool: f.type === "bool",
+        isSelect: f.type === "select",
+        isText: f.type === "text" || f.type === "intlist",
+        value: Array.isArray(value) ? value.join(", ") : value ?? "",
+        checked: Boolean(value),
+        min: f.min, max: f.max,
+        disabled: locked.has(f.name),
+        options: (f.options ?? []).map((o) => ({ value: o, label: t(`VERDICT.Option.${f.name}.${o}`), selected: o === value })),
+      };
+    });
+    return Object.assign(context, {
+      system: this.system,
+      systemLocked: locked.has("system"),
+      systems: SYSTEMS.map((s) => ({ value: s, label: t(`VERDICT.System.${s}`), selected: s === this.system })),
+      fields,
+      modes: ROLL_MODES.map((m) => ({ value: m, label: t(`VERDICT.Mode.${m}`), selected: m === this.mode })),
+      label: this.label ?? "",
+      odds: this.odds.segments.map((s) => ({ ...s, label: t(`VERDICT.Outcome.${this.system}.${s.outcome}`) })),
+      oddsError: this.odds.error,
+      oddsLoading: this.odds.loading,
+      busy: this.busy,
+      canHotbar: Boolean(this.config.actor) && !this.config.prepare,
+      prepare: Boolean(this.config.prepare),
+      players: this.config.prepare
+        ? (game.users?.filter((u) => !u.isGM) ?? []).map((u) => ({ id: u.id, name: u.name, active: u.active }))
+        : [],
+    });
+  }
+
+  /**
+   * @param {any} context
+   * @param {any} options
+   */
+  async _onRender(context, options) {
+    await super._onRender(context, options);
+    const form = /** @type {HTMLFormElement} */ (this.element);
+    if (!form.dataset.verdictBound) {
+      form.dataset.verdictBound = "1";
+      form.addEventListener("change", () => this.#onChange());
+      form.addEventListener("input", (ev) => {
+        if (/** @type {HTMLElement} */ (ev.target).matches("input[type=number]")) this.#onChange();
+      });
+    }
+    if (this.odds.loading && !this._oddsRequested) {
+      this._oddsRequested = true;
+      this.#requestOdds();
+    }
+  }
+
+  /** Read the form into `values` (only the fields shown, so hidden ones keep their values). */
+  #read() {
+    const form = /** @type {HTMLFormElement} */ (this.element);
+    const get = (/** @type {string} */ name) => /** @type {HTMLInputElement|null} */ (form.querySelector(`[name="${name}"]`));
+    const sys = get("system");
+    const system = sys ? sys.value : this.system;
+    for (const f of FIELDS[this.system] ?? []) {
+      const el = get(`field.${f.name}`);
+      if (!el) continue;
+      this.values[f.name] = coerce(f, f.type === "bool" ? el.checked : el.value);
+    }
+    const mode = get("mode");
+    if (mode) this.mode = mode.value;
+    const label = get("label");
+    if (label) this.label = label.value.trim() || null;
+    return system;
+  }
+
+  #onChange() {
+    const before = JSON.stringify(FIELDS[this.system].filter((f) => fieldActive(f, this.values)).map((f) => f.name));
+    const system = this.#read();
+    if (system !== this.system) {
+      this.system = system;
+      this.values = { ...defaults(system) };
+      this.render({ parts: ["fields"] });
+    } else {
+      const after = JSON.stringify(FIELDS[this.system].filter((f) => fieldActive(f, this.values)).map((f) => f.name));
+      if (before !== after) this.render({ parts: ["fields"] });
+    }
+    clearTimeout(this._oddsTimer);
+    this._oddsTimer = setTimeout(() => this.#requestOdds(), 150);
+  }
+
+  /** The wire check from the current values. */
+  check() {
+    return buildCheck(this.system, this.values);
+  }
+
+  async #requestOdds() {
+    const client = game.modules?.get(MODULE_ID)?.api?.client;
+    if (!client) return;
+    const mine = ++this._oddsSeq;
+    this.odds.loading = true;
+    try {
+      const reply = await client.odds(this.check());
+      if (mine !== this._oddsSeq) return;
+      this.odds = { segments: oddsSegments(this.system, reply.odds), error: null, loading: false };
+    } catch (err) {
+      if (mine !== this._oddsSeq) return;
+      this.odds = { segments: [], error: /** @type {Error} */ (err).message, loading: false };
+    }
+    if (this.rendered) this.render({ parts: ["odds"] });
+  }
+
+  /**
+   * @this {RollDialog}
+   * @param {SubmitEvent|Event} _event
+   * @param {HTMLFormElement} _form
+   */
+  static async #onSubmit(_event, _form) {
+    if (this.busy) return;
+    this.#read();
+    if (this.config.prepare) {
+      const form = /** @type {HTMLFormElement} */ (this.element);
+      const users = [...form.querySelectorAll("input[name=player]:checked")].map((el) => /** @type {HTMLInputElement} */ (el).value);
+      const group = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=group]"))?.checked ?? false;
+      if (!users.length) {
+        ui.notifications?.warn(t("VERDICT.Request.noPlayers"));
+        return;
+      }
+      await game.modules?.get(MODULE_ID)?.api?.postRequest({ system: this.system, values: this.values, mode: this.mode, label: this.label, users, group });
+      await this.close();
+      return;
+    }
+    const client = game.modules?.get(MODULE_ID)?.api?.client;
+    if (!client) return;
+    this.busy = true;
+    try {
+      const rolled = await client.roll({
+        check: this.check(),
+        actor: this.config.actor ?? null,
+        scene: canvas?.scene?.id ?? game.scenes?.viewed?.id ?? null,
+        mode: this.mode,
+        label: this.label,
+        extended: this.config.extended ?? null,
+      });
+      game.modules?.get(MODULE_ID)?.api?.rememberDefaults(this.config.actor ?? null, this.system, this.values);
+      this.config.onRolled?.(rolled);
+      await this.close();
+    } catch (err) {
+      this.busy = false;
+      this.odds.error = /** @type {Error} */ (err).message;
+      ui.notifications?.error(`${t("VERDICT.Error.roll")}: ${/** @type {Error} */ (err).message}`);
+      this.render({ parts: ["odds"] });
+    }
+  }
+
+  /** @this {RollDialog} */
+  static async #onHotbar() {
+    this.#read();
+    await game.modules?.get(MODULE_ID)?.api?.createMacro({ actor: this.config.actor ?? null, system: this.system, values: this.values });
+  }
+}
