@@ -108,19 +108,21 @@ class Hub:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         hub.inflight[rid] = done
         try:
+            # One action at a time per table: seqs are assigned, made durable, applied and told in order,
+            # so every client hears a table's events in seq order.
             async with hub.lock:
-                pending, reply_msg, fanout = self._prepare(hub, conn, msg)
+                pending, reply_msg, build = self._prepare(hub, conn, msg)
                 reply = codec.encode(reply_msg)
                 await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
                 hub.table.commit(pending)
-            hub.replies[rid] = (conn.role, reply)
-            if len(hub.replies) > REPLY_CACHE:
-                hub.replies.popitem(last=False)
+                hub.replies[rid] = (conn.role, reply)
+                if len(hub.replies) > REPLY_CACHE:
+                    hub.replies.popitem(last=False)
+                await _safe_send(conn, reply if not conn.msgpack else _to_msgpack(reply))
+                await self._fanout(hub, conn, pending, build)
         finally:
             del hub.inflight[rid]
             done.set_result(None)
-        await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
-        await self._fanout(hub, conn, fanout)
 
     def _prepare(self, hub: TableHub, conn: Connection, msg: Any) -> tuple[Pending, Any, Any]:
         table = hub.table
@@ -155,32 +157,28 @@ class Hub:
             return pending, m.Done(id=msg.id, seq=pending.events[-1][0], events=table.view_pending(pending, conn.viewer)), None
         raise ActionError("unknown_type", "not a request")
 
-    async def _fanout(self, hub: TableHub, origin: Connection, build: Any) -> None:
+    async def _fanout(self, hub: TableHub, origin: Connection, pending: Pending, build: Any) -> None:
         """Tell everyone else on the table what they may see; one encoding per kind of viewer."""
-        pending_events = None
-        cache: dict[tuple[str, bool, bool], bytes | None] = {}
+        owner = getattr(build, "owner", None)
+        cache: dict[tuple[str, bool, bool], list[bytes]] = {}
         for conn in list(hub.connections):
             if conn is origin:
                 continue
-            key = (conn.role, conn.user is not None and conn.user == _owner(hub, build), conn.msgpack)
-            if key not in cache:
-                if build is not None:
-                    msg = build(conn.viewer)
-                    cache[key] = None if msg is None else codec.encode(msg, conn.msgpack)
-                else:
-                    cache[key] = None
-            data = cache[key]
-            if data is not None:
+            key = (conn.role, conn.user is not None and conn.user == owner, conn.msgpack)
+            frames = cache.get(key)
+            if frames is None:
+                frames = cache[key] = self._frames(hub, conn, pending, build)
+            for data in frames:
                 await _safe_send(conn, data)
-        if build is None:  # GM ops: each visible event on its own
-            pending_events = hub.table.log[-_last_count(hub) :]
-            for conn in list(hub.connections):
-                if conn is origin:
-                    continue
-                for seq, st in pending_events:
-                    ev = view(st.event, st.vis, st.owner, conn.viewer)
-                    if ev is not None:
-                        await _safe_send(conn, codec.encode(m.EventBroadcast(seq=seq, event=ev), conn.msgpack))
+
+    def _frames(self, hub: TableHub, conn: Connection, pending: Pending, build: Any) -> list[bytes]:
+        if build is not None:  # a roll or a follow-up: one message with its visible consequences
+            msg = build(conn.viewer)
+            return [] if msg is None else [codec.encode(msg, conn.msgpack)]
+        return [  # a GM op: each visible event on its own
+            codec.encode(m.EventBroadcast(seq=s.seq, event=s.event), conn.msgpack)
+            for s in hub.table.view_pending(pending, conn.viewer)
+        ]
 
     async def close_all(self, code: int, message: bytes) -> None:
         for hub in self.tables.values():
@@ -188,17 +186,6 @@ class Hub:
                 closer = getattr(conn, "close", None)
                 if closer is not None:
                     await closer(code, message)
-
-
-def _last_count(hub: TableHub) -> int:
-    # The events of the op just committed: everything after the last seq broadcast before it.
-    last = hub.table.log[-1][0]
-    cause = getattr(hub.table.log[-1][1].event, "cause", 0) or last
-    return last - cause + 1
-
-
-def _owner(hub: TableHub, build: Any) -> str | None:
-    return getattr(build, "owner", None)
 
 
 async def _safe_send(conn: Connection, data: bytes) -> None:
