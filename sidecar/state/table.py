@@ -261,15 +261,16 @@ class Table:
             raise ActionError(exc.code, exc.message) from None
         pending, add = self._pend()
         vis = ROLL_VISIBILITY.get(rec.mode, "all")
-        add(t.FollowEvent(check_id=rec.check_id, action=msg.action, result=result, by=viewer.role, user=user), vis, user)
+        owner = rec.user  # a follow-up is seen by whoever could see the roll
+        add(t.FollowEvent(check_id=rec.check_id, action=msg.action, result=result, by=viewer.role, user=user), vis, owner)
         tag = type(rec.check).__struct_config__.tag  # type: ignore[attr-defined]
         if tag == "challenge" and rec.actor is not None:
             d_strain = (getattr(result, "strain", 0) or 0) - (getattr(rec.result, "strain", 0) or 0)
             d_gc = (getattr(result, "game_changers", 0) or 0) - (getattr(rec.result, "game_changers", 0) or 0)
             if d_strain:
-                add(t.StrainChanged(actor=rec.actor, delta=d_strain), vis, user)
+                add(t.StrainChanged(actor=rec.actor, delta=d_strain), vis, owner)
             if d_gc:
-                add(t.GameChangerGained(actor=rec.actor, count=d_gc), vis, user)
+                add(t.GameChangerGained(actor=rec.actor, count=d_gc), vis, owner)
         pending.check_id = rec.check_id
         pending.result = result
         return pending
@@ -392,4 +393,6 @@ def _fill_extended(check: object, x: t.ExtendedState) -> object:
         "time_unit": x.time_unit,
     }
     present = {k: v for k, v in fields.items() if hasattr(check, k)}
+    if not getattr(check, "trial", 0) and not getattr(check, "crisis", 0):
+        present.update(trial=x.trial, crisis=x.crisis)  # the difficulty the GM set for the extended check
     return msgspec.structs.replace(check, **present)  # type: ignore[type-var]
