@@ -22,7 +22,12 @@ from protocol.v1.odds import CheckOdds
 
 from . import boons, challenge, facets, feats, flairs
 from .errors import CheckError
-from .odds_core import CACHES
+from .odds_boons import boons_odds
+from .odds_challenge import challenge_odds
+from .odds_core import TABLES
+from .odds_facets import facets_odds
+from .odds_feats import feats_odds
+from .odds_flairs import flairs_odds
 
 CACHE_SIZE = 4096
 
@@ -30,42 +35,12 @@ _cache: dict[tuple[str, bytes, bytes | None], CheckOdds] = {}
 _encode = msgspec.json.encode
 
 
-def _facets(check: Any, rules: Any) -> CheckOdds:
-    from .odds_facets import facets_odds
-
-    return facets_odds(check, rules)
-
-
-def _challenge(check: Any, rules: Any) -> CheckOdds:
-    from .odds_challenge import challenge_odds
-
-    return challenge_odds(check, rules)
-
-
-def _flairs(check: Any, rules: Any) -> CheckOdds:
-    from .odds_flairs import flairs_odds
-
-    return flairs_odds(check, rules)
-
-
-def _feats(check: Any, rules: Any) -> CheckOdds:
-    from .odds_feats import feats_odds
-
-    return feats_odds(check, rules)
-
-
-def _boons(check: Any, rules: Any) -> CheckOdds:
-    from .odds_boons import boons_odds
-
-    return boons_odds(check, rules)
-
-
 SYSTEMS: dict[str, tuple[ModuleType, Callable[[Any, Any], CheckOdds]]] = {
-    "facets": (facets, _facets),
-    "challenge": (challenge, _challenge),
-    "flairs": (flairs, _flairs),
-    "feats": (feats, _feats),
-    "boons": (boons, _boons),
+    "facets": (facets, facets_odds),
+    "challenge": (challenge, challenge_odds),
+    "flairs": (flairs, flairs_odds),
+    "feats": (feats, feats_odds),
+    "boons": (boons, boons_odds),
 }
 
 
@@ -91,11 +66,8 @@ def odds(check: Any, rules: Any = None) -> CheckOdds:
     if hit is not None:
         return hit
     if rules is None:
-        rules = getattr(mod, "RULES", None)
-    validate = getattr(mod, "validate", None)
-    if validate is None or rules is None:
-        raise CheckError(f"{tag}: this rule set is not implemented yet", code="unsupported_system")
-    validate(check, rules)
+        rules = mod.RULES
+    mod.validate(check, rules)
     answer = compute(check, rules)
     if len(_cache) >= CACHE_SIZE:
         # Forget the oldest answer (dicts keep insertion order).
@@ -104,11 +76,16 @@ def odds(check: Any, rules: Any = None) -> CheckOdds:
     return answer
 
 
-def clear_cache() -> None:
-    """Forget every cached answer (benchmarks measure cold odds this way)."""
+def clear_cache(tables: bool = False) -> None:
+    """Forget every cached answer, so the next ``odds`` of any check computes it (cold).
+
+    With ``tables``, also forget the tables shared by all checks (combinatorial numbers, per-die-type
+    sums), as at start-up.
+    """
     _cache.clear()
-    for fn in CACHES:
-        fn.cache_clear()
+    if tables:
+        for clear in TABLES:
+            clear()
 
 
 __all__ = ["odds", "clear_cache", "SYSTEMS", "CACHE_SIZE"]

@@ -1,10 +1,10 @@
 """Exact odds of a `boons` check, by convolving symbol vectors per die type.
 
 Each face is a vector (net successes, net boons, breakthroughs, calamities). Dice are independent, so
-each coordinate of a pool's sum is the convolution of that coordinate over the dice: per die type the
-``n``-fold sum is computed by squaring and cached, and the types are convolved together. Nothing needs
-the joint distribution except an opposed check, where the two sides are independent and are compared
-pair by pair.
+each coordinate of a pool's sum is the convolution of that coordinate over the dice. A coordinate's
+distribution is packed into one integer (see odds_core), so the ``n``-fold sum of one die type is a
+power of it and the types are multiplied together, all in C. Nothing needs the joint distribution
+except an opposed check, where the two sides are independent and are compared value by value.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from protocol.v1.odds import BoonsOdds
 
 from .boons import DIE_TYPES, OPPOSED_TYPES, BoonsRules, build
 from .errors import CheckError
-from .odds_core import Dist, cached, chances, convolve, dist_at_least, dist_chances, dist_mean, from_values, power, prob
+from .odds_core import Dist, chances, dist_at_least, dist_chances, dist_mean, prob, table, unpack, width
 
 OUTCOMES = ("exceptional", "improved", "success", "failure")
 EXTENDED = ("complete", "in_progress", "failed")
@@ -44,26 +44,33 @@ def face_vector(symbols: str) -> tuple[int, int, int, int]:
     return ns, nb, x, c
 
 
-@cached
+@table
 @lru_cache(maxsize=1024)
-def _type_power(faces: tuple[str, ...], coord: int, n: int) -> Dist:
-    return power(from_values(face_vector(f)[coord] for f in faces), n)
+def die_packed(faces: tuple[str, ...], coord: int, kb: int) -> tuple[int, int]:
+    """One die's coordinate as (lowest value, packed weights from it)."""
+    values = [face_vector(f)[coord] for f in faces]
+    lo = min(values)
+    packed = 0
+    for v in values:
+        packed += 1 << (kb * (v - lo))
+    return lo, packed
 
 
 def side_dists(pool: BoonsDice, kinds: tuple[str, ...], rules: BoonsRules) -> tuple[list[Dist], int]:
     """Per coordinate, the distribution of a side's sum; and the number of ordered rolls."""
-    out: list[Dist] = []
     den = 1
     for t in kinds:
-        n = getattr(pool, t)
-        den *= len(rules.faces[t]) ** n
+        den *= len(rules.faces[t]) ** getattr(pool, t)
+    kb = width(den)
+    present = [(tuple(rules.faces[t]), n) for t in kinds if (n := getattr(pool, t))]
+    out: list[Dist] = []
     for coord in range(4):
-        d: Dist = (0, (1,))
-        for t in kinds:
-            n = getattr(pool, t)
-            if n:
-                d = convolve(d, _type_power(tuple(rules.faces[t]), coord, n))
-        out.append(d)
+        lo, packed = 0, 1
+        for faces, n in present:
+            die_lo, die = die_packed(faces, coord, kb)
+            lo += n * die_lo
+            packed *= die**n
+        out.append((lo, tuple(unpack(packed, kb))))
     return out, den
 
 

@@ -7,7 +7,7 @@ ordered rolls), so nothing is rounded until a float is shown. A 1-D distribution
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from math import comb, gcd
 
 from protocol.v1.base import Probability
@@ -17,13 +17,15 @@ Dist = tuple[int, tuple[int, ...]]
 
 ZERO = Probability(num=0, den=1, p=0.0)
 
-CACHES: list = []
-"""Inner caches (``functools.lru_cache`` functions) that :func:`sidecar.engine.odds.clear_cache` clears."""
+TABLES: list[Callable[[], None]] = []
+"""Tables shared by every check (``functools.lru_cache`` functions): combinatorial numbers and per-die-type
+sums. They depend on no check, only on the rule set's numbers and the pool size, and are kept when the
+answers are forgotten; ``clear_cache(tables=True)`` forgets them too."""
 
 
-def cached(fn):  # type: ignore[no-untyped-def]
-    """Register an ``lru_cache``-wrapped function so that cold odds can be measured."""
-    CACHES.append(fn)
+def table(fn):  # type: ignore[no-untyped-def]
+    """Register an ``lru_cache``-wrapped table function (see :data:`TABLES`)."""
+    TABLES.append(fn.cache_clear)
     return fn
 
 
@@ -62,41 +64,37 @@ def dist_at_least(d: Dist, value: int) -> int:
     return sum(counts[max(0, value - lo):])
 
 
-def convolve(a: Dist, b: Dist) -> Dist:
-    """The distribution of the sum of two independent integer variables."""
-    alo, ac = a
-    blo, bc = b
-    out = [0] * (len(ac) + len(bc) - 1)
-    for i, x in enumerate(ac):
-        if x:
-            for j, y in enumerate(bc):
-                if y:
-                    out[i + j] += x * y
-    return alo + blo, tuple(out)
-
-
-def power(d: Dist, n: int) -> Dist:
-    """The sum of ``n`` independent copies (by squaring: O(log n) convolutions)."""
-    result: Dist = (0, (1,))
-    while n:
-        if n & 1:
-            result = convolve(result, d)
-        n >>= 1
-        if n:
-            d = convolve(d, d)
-    return result
-
-
-def from_values(values: Iterable[int]) -> Dist:
-    """The distribution of one die whose faces read ``values`` (each face weight 1)."""
-    values = list(values)
-    lo = min(values)
-    counts = [0] * (max(values) - lo + 1)
-    for v in values:
-        counts[v - lo] += 1
-    return lo, tuple(counts)
-
-
 def binomial_at_least(n: int, k: int, hit: int, miss: int) -> int:
     """Ordered rolls of ``n`` dice with at least ``k`` of them among ``hit`` faces (``miss`` other faces)."""
     return sum(comb(n, j) * hit**j * miss ** (n - j) for j in range(max(k, 0), n + 1))
+
+
+# --- packed polynomials ---------------------------------------------------------------------------------
+#
+# A distribution over 0, 1, 2, … with nonnegative integer weights, none above a known total, packs into
+# one Python int: weight i sits in bits [i·K, (i+1)·K). Then a sum of distributions is ``+``, a shift by
+# v is ``<< v·K``, scaling is ``*``, and a convolution is one multiplication of two ints, all done in C.
+# K is wide enough for the total, so no digit ever carries into the next.
+
+
+def width(total: int) -> int:
+    """Bits per packed weight for weights that never exceed ``total`` (a whole number of bytes)."""
+    return (total.bit_length() + 8) // 8 * 8
+
+
+def pack(weights: Iterable[int], k: int) -> int:
+    out = 0
+    for i, w in enumerate(weights):
+        if w:
+            out |= w << (i * k)
+    return out
+
+
+def unpack(x: int, k: int) -> list[int]:
+    """The weights of a packed distribution, lowest value first (trailing zeros dropped)."""
+    if not x:
+        return []
+    step = k // 8
+    raw = x.to_bytes((x.bit_length() + 7) // 8 + step, "little")
+    n = (x.bit_length() + k - 1) // k
+    return [int.from_bytes(raw[i * step : (i + 1) * step], "little") for i in range(n)]

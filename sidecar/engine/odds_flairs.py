@@ -27,29 +27,40 @@ from protocol.v1.flairs import FlairsCheck, FlairsParticipant
 from protocol.v1.odds import Chance, Expectation, FlairsOdds
 
 from .flairs import FlairsRules, is_desperate, lurking_count, pool_of
-from .odds_core import Dist, cached, chances, convolve, expectation, prob
+from .odds_core import TABLES, table, chances, expectation, prob, unpack, width
 
 OUTCOMES = ("triumph", "conflict", "success", "failure")
 
 
-@cached
-@lru_cache(maxsize=None)
+_SURJECTIONS: list[list[int]] = [[1]]
+"""Row r: the ordered rolls of r dice onto j given faces using every one of them (j! S(r, j)), j = 0 … r."""
+TABLES.append(lambda: _SURJECTIONS.__delitem__(slice(1, None)))
+
+
+def surjection_row(r: int) -> list[int]:
+    """``j! S(r, j)`` for j = 0 … r, grown row by row: onto j faces, the last die shows one of the j and
+    the others cover all j, or all but the one it shows."""
+    rows = _SURJECTIONS
+    while len(rows) <= r:
+        prev = rows[-1] + [0]
+        rows.append([0] + [j * (prev[j - 1] + prev[j]) for j in range(1, len(prev))])
+    return rows[r]
+
+
 def surjections(r: int, j: int) -> int:
-    """Ordered rolls of ``r`` dice onto ``j`` given faces using every one of them (``j! S(r, j)``)."""
-    return sum((-1) ** i * comb(j, i) * (j - i) ** r for i in range(j + 1))
+    return surjection_row(r)[j] if j <= r else 0
 
 
-@cached
+@table
 @lru_cache(maxsize=4096)
-def repeats(q: int, r: int) -> Dist | None:
-    """Ordered rolls of ``r`` dice over ``q`` faces, by ``r`` − (distinct faces shown). None: impossible."""
-    if r == 0:
-        return 0, (1,)
-    if q == 0:
-        return None
-    top = min(q, r)
-    # value r - j for j = top … 1, ascending in value.
-    return r - top, tuple(comb(q, j) * surjections(r, j) for j in range(top, 0, -1))
+def repeats(q: int, r: int, k: int) -> int:
+    """Ordered rolls of ``r`` dice over ``q`` faces by ``r`` − (distinct faces shown), packed ``k`` bits a weight.
+
+    0 when no roll is possible (dice but no faces)."""
+    if not r:
+        return 1
+    row = surjection_row(r)
+    return sum(comb(q, j) * row[j] << (k * (r - j)) for j in range(1, min(q, r) + 1))
 
 
 def _outcome(h: int, simple: bool, r: FlairsRules) -> str:
@@ -60,17 +71,6 @@ def _outcome(h: int, simple: bool, r: FlairsRules) -> str:
     if h >= r.conflict_face:
         return "conflict"
     return "failure"
-
-
-def _add(acc: dict[int, int], d: Dist, scale: int, shift: int = 0) -> None:
-    lo, counts = d
-    for i, w in enumerate(counts):
-        if w:
-            acc[lo + i + shift] = acc.get(lo + i + shift, 0) + w * scale
-
-
-def _total(d: Dist) -> int:
-    return sum(d[1])
 
 
 class _Acc:
@@ -86,42 +86,77 @@ class _Acc:
 
 def _pool(n: int, c: int, simple: bool, r: FlairsRules) -> tuple[_Acc, int]:
     s = r.sides
+    den = s**n
     acc = _Acc()
+    kb = width(den)
+    digit_sum = (1 << kb) - 1
+    # Packed distributions (see odds_core): flairs and trials of successes, trials of failures, tainted.
+    flairs = trials = fail_trials = tainted = 0
     for h in range(1, s + 1):
         o = _outcome(h, simple, r)
         fails = o == "failure"
-        for a in range(0, c + 1):
-            up = repeats(s - h, a)
-            if up is None:
+        for a in range(0, min(c, n - 1) + 1):
+            up = repeats(s - h, a, kb)  # the a dice above h: T = a - distinct
+            if not up:
                 continue
-            tainted_h = a < c
-            for k in range(max(1, c - a + 1), n - a + 1):
-                rest = n - a - k
-                down = repeats(h - 1, rest)
-                if down is None:
-                    continue
-                place = comb(n, a) * comb(n - a, k)
-                w_up, w_down = _total(up), _total(down)
+            w_up = (s - h) ** a
+            m = n - a
+            place = comb(n, a)
+            if a == c:
+                # The read die is the highest of h's group, which lost nothing: untainted. The m dice
+                # at or below h (h among them) give U = m - distinct.
+                down = repeats(h, m, kb) - repeats(h - 1, m, kb)
+                w_down = h**m - (h - 1) ** m
                 weight = place * w_up * w_down
-                acc.outcome[o] += weight
-                acc.highest[h] = acc.highest.get(h, 0) + weight
-                if simple:
-                    continue
-                g = k - 1
-                t_shift, u_shift = (g, 0) if tainted_h else (0, g)
-                _add(acc.tainted, up, place * w_down, t_shift)
-                if fails:
-                    _add(acc.trials, convolve(up, down), place, t_shift + u_shift)
-                    acc.flairs[0] = acc.flairs.get(0, 0) + weight
-                else:
-                    _add(acc.trials, up, place * w_down, t_shift)
-                    _add(acc.flairs, down, place * w_up, u_shift)
+                if not simple:
+                    t_part = up * (place * w_down)
+                    tainted += t_part
+                    if fails:
+                        fail_trials += up * down * place
+                    else:
+                        trials += t_part
+                        flairs += down * (place * w_up)
+            else:
+                # h's group also holds removed dice: tainted, giving k - 1 to T; the m - k dice below
+                # h give U. k runs from k0 = c - a + 1 (the read die is in the group) to m, so the dice
+                # below h number 0 … n - c - 1 whatever a is.
+                k0 = c - a + 1
+                # Digit k of ((1 << kb) + h - 1)^m is C(m, k) (h-1)^(m-k): k dice on h, the rest below.
+                tail = ((1 << kb) + h - 1) ** m >> (kb * k0)
+                w_down = tail % digit_sum  # the sum of its digits (no digit carries, see width)
+                weight = place * w_up * w_down
+                if not simple:
+                    t_part = up * (tail << (kb * (k0 - 1))) * place
+                    tainted += t_part
+                    if fails:
+                        # Over every k: sum C(m,k) z^k R_{h-1}(m-k) = z (R_h(m) - R_{h-1}(m)) + R_{h-1}(m),
+                        # since the dice on h add k - 1 to the repeats when k > 0. Then drop k < k0.
+                        below = repeats(h - 1, m, kb)
+                        ptu = ((repeats(h, m, kb) - below) << kb) + below
+                        for k in range(k0):
+                            ptu -= comb(m, k) * repeats(h - 1, m - k, kb) << (kb * k)
+                        fail_trials += up * (ptu >> kb) * place
+                    else:
+                        trials += t_part
+                        pu = 0
+                        for rest in range(n - c):
+                            pu += comb(m, rest) * repeats(h - 1, rest, kb)
+                        flairs += pu * (place * w_up)
+            acc.outcome[o] += weight
+            acc.highest[h] = acc.highest.get(h, 0) + weight
     if simple:
-        den = s**n
-        acc.flairs = {0: den}
-        acc.trials = {0: den}
-        acc.tainted = {0: den}
-    return acc, s**n
+        acc.flairs = acc.trials = acc.tainted = {0: den}
+    else:
+        failed = acc.outcome["failure"]
+        acc.flairs = _unpacked(flairs, kb)
+        acc.flairs[0] = acc.flairs.get(0, 0) + failed
+        acc.trials = _unpacked(trials + fail_trials, kb)
+        acc.tainted = _unpacked(tainted, kb)
+    return acc, den
+
+
+def _unpacked(x: int, kb: int) -> dict[int, int]:
+    return {v: w for v, w in enumerate(unpack(x, kb)) if w}
 
 
 def _desperate(d: int, simple: bool, r: FlairsRules) -> tuple[_Acc, int]:
