@@ -57,6 +57,9 @@ class Roll(ClientMessage, tag="roll"):
     label: str | None = None
     extended: str | None = None
     """The extended check this roll adds to (`boons`)."""
+    gather: str | None = None
+    """The gathered check (group or opposed) this roll is a part of; ``part`` names which."""
+    part: str | None = None
     user: str | None = None
     """On behalf of this user (a GM client relaying a player's request); defaults to the hello's user."""
 
@@ -135,6 +138,8 @@ class Rolled(ServerMessage, tag="rolled"):
     mode: RollMode = "public"
     label: str | None = None
     extended: str | None = None
+    gather: str | None = None
+    part: str | None = None
     events: list[Sequenced] = []
     """The consequences this roll applied (strain, harm, complications, …)."""
 

@@ -88,6 +88,17 @@ class ExtendedStart(Op, tag="extended_start"):
     scene: str | None = None
 
 
+class GatherStart(Op, tag="gather_start"):
+    """A check whose dice come from several people (a `flairs` group check, a `boons` opposed check).
+
+    Each part is rolled by a ``roll`` that names ``gather`` and ``part``; the last one resolves the check.
+    """
+
+    check: AnyCheck  # type: ignore[valid-type]
+    name: str = ""
+    scene: str | None = None
+
+
 class Undo(Op, tag="undo"):
     """Undo the last ``count`` actions (a roll or follow-up with its consequences, or a GM op)."""
 
@@ -100,7 +111,7 @@ class SceneActivate(Op, tag="scene_activate"):
 
 OPS: tuple[type, ...] = (
     ComplicationAdd, ComplicationEdit, ComplicationReveal, ComplicationRemove, ComplicationConvert,
-    StrainSet, ConditionAdd, ConditionRemove, WyrdGrant, LurkingSet, ExtendedStart, Undo, SceneActivate,
+    StrainSet, ConditionAdd, ConditionRemove, WyrdGrant, LurkingSet, ExtendedStart, GatherStart, Undo, SceneActivate,
 )
 
 
@@ -123,6 +134,8 @@ class RollEvent(Event, tag="roll"):
     mode: str = "public"
     label: str | None = None
     extended: str | None = None
+    gather: str | None = None
+    part: str | None = None
 
 
 class FollowEvent(Event, tag="follow"):
@@ -260,6 +273,29 @@ class ExtendedProgressed(Event, tag="extended_progress"):
     cause: int = 0
 
 
+class GatherStarted(Event, tag="gather_started"):
+    gather: str
+    name: str
+    check: AnyCheck  # type: ignore[valid-type]
+    parts: list[str]
+    scene: str | None = None
+    cause: int = 0
+
+
+class GatherPartRolled(Event, tag="gather_part"):
+    gather: str
+    part: str
+    check_id: str
+    faces: list[int]
+    cause: int = 0
+
+
+class GatherResolved(Event, tag="gather_resolved"):
+    gather: str
+    result: AnyResult  # type: ignore[valid-type]
+    cause: int = 0
+
+
 class SceneActivated(Event, tag="scene_activated"):
     scene: str
     cause: int = 0
@@ -276,7 +312,7 @@ EVENT_TYPES: tuple[type, ...] = (
     RollEvent, FollowEvent, StrainChanged, GameChangerGained, ConditionAdded, ConditionRemoved, TakenDown,
     HarmTaken, FacetCreated, ComplicationAdded, ComplicationEdited, ComplicationRevealed, ComplicationRemoved,
     ComplicationConverted, WyrdChanged, LurkingTrialsSet, LurkingTrialsUsed, ExtendedStarted, ExtendedProgressed,
-    SceneActivated, Undone,
+    GatherStarted, GatherPartRolled, GatherResolved, SceneActivated, Undone,
 )
 
 
@@ -353,9 +389,22 @@ class ExtendedState(msgspec.Struct):
     scene: str | None = None
 
 
+class GatherState(msgspec.Struct):
+    """A gathered check: who has rolled their part, and the outcome once everyone has."""
+
+    id: str
+    name: str
+    check: AnyCheck  # type: ignore[valid-type]
+    parts: list[str]
+    rolled: dict[str, list[int]] = {}
+    result: AnyResult | None = None  # type: ignore[valid-type]
+    scene: str | None = None
+
+
 class Snapshot(msgspec.Struct):
     seq: int
     scene: str | None = None
     actors: dict[str, ActorState] = {}
     scenes: dict[str, SceneState] = {}
     extended: dict[str, ExtendedState] = {}
+    gathers: dict[str, GatherState] = {}

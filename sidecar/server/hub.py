@@ -210,7 +210,7 @@ def _rolled(
     return m.Rolled(
         id=msg.id, check=pending.check_id or "", seq=pending.first, result=result, by=role,  # type: ignore[arg-type]
         user=user, actor=msg.actor, target=msg.target, scene=st.event.scene, mode=msg.mode, label=msg.label,  # type: ignore[attr-defined]
-        extended=msg.extended, events=table.view_pending(Pending(pending.events[1:]), viewer) if ev is not None else [],
+        extended=msg.extended, gather=msg.gather, part=msg.part, events=table.view_pending(Pending(pending.events[1:]), viewer) if ev is not None else [],
     )
 
 

@@ -29,6 +29,7 @@ class Projection:
         self.complications: dict[str, t.Complication] = {}
         self.lurking: dict[str, t.Lurking] = {}
         self.checks: dict[str, t.RollEvent] = {}
+        self.gathers: dict[str, t.GatherState] = {}
         self.undone: set[int] = set()
         self._log: list[tuple[int, object]] = []
 
@@ -83,6 +84,7 @@ class Projection:
             actors={k: msgspec.structs.replace(v) for k, v in sorted(self.actors.items())},
             scenes=scenes,
             extended=dict(self.extended),
+            gathers=dict(self.gathers),
         )
 
     # --- the fold -----------------------------------------------------------------
@@ -185,6 +187,18 @@ class Projection:
                 x = self.extended.get(ev.extended)
                 if x is not None:
                     x.progress, x.attempts, x.status = ev.progress, ev.attempts, ev.status
+            case t.GatherStarted():
+                self.gathers[ev.gather] = t.GatherState(
+                    id=ev.gather, name=ev.name, check=ev.check, parts=list(ev.parts), rolled={}, scene=ev.scene
+                )
+            case t.GatherPartRolled():
+                g = self.gathers.get(ev.gather)
+                if g is not None:
+                    g.rolled[ev.part] = list(ev.faces)
+            case t.GatherResolved():
+                g = self.gathers.get(ev.gather)
+                if g is not None:
+                    g.result = ev.result
             case t.SceneActivated():
                 self.scene = ev.scene
                 self.scene_state(ev.scene)

@@ -18,7 +18,7 @@ import msgspec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from sidecar import engine
-from sidecar.engine import CheckError, Dice
+from sidecar.engine import CheckError, Dice, gather
 
 from .ledger import Ledger
 from .projection import TAKEN_DOWN_AT, Projection
@@ -145,6 +145,22 @@ class Table:
         check_id = f"{self.id}-{self.head + 1}"
         lurking = None
 
+        gathering = None
+        if msg.gather is not None:
+            gathering = self.state.gathers.get(msg.gather)
+            if gathering is None:
+                raise ActionError("unknown_gather", f"no gathered check {msg.gather!r} on this table")
+            if gathering.result is not None:
+                raise ActionError("gather_complete", f"every part of {gathering.name or msg.gather!r} is already rolled")
+            by_name = dict(gather.parts(gathering.check))
+            if msg.part not in by_name:
+                raise ActionError("unknown_part", f"{msg.gather!r} has the parts {', '.join(by_name)}; name one as `part`")
+            if msg.part in gathering.rolled:
+                raise ActionError("part_already_rolled", f"{msg.part} has already rolled for {gathering.name or msg.gather!r}")
+            # the part's own check, as the GM set it; only supplied faces come from the request
+            check = msgspec.structs.replace(by_name[msg.part], dice=check.dice)
+            system = engine.system_of(check)
+            tag = type(check).__struct_config__.tag  # type: ignore[attr-defined]
         if msg.extended is not None:
             x = self.state.extended.get(msg.extended)
             if x is None:
@@ -175,13 +191,19 @@ class Table:
         roll_ev = t.RollEvent(
             check_id=check_id, check=check, result=result, by=viewer.role, user=user, actor=msg.actor,
             target=msg.target, scene=msg.scene or self.state.scene, mode=msg.mode, label=msg.label,
-            extended=msg.extended,
+            extended=msg.extended, gather=msg.gather, part=msg.part,
         )
         add(roll_ev, vis, user)
         if lurking is not None and getattr(check, "lurking_trials", None):
             add(t.LurkingTrialsUsed(lurking=lurking.id, check_id=check_id), vis, user)
         for ev in self._consequences(tag, check, result, roll_ev):
             add(ev, vis, user)
+        if gathering is not None:
+            add(t.GatherPartRolled(gather=gathering.id, part=msg.part or "", check_id=check_id, faces=list(result.dice)))  # type: ignore[attr-defined]
+            rolled = {**gathering.rolled, msg.part or "": list(result.dice)}  # type: ignore[attr-defined]
+            if len(rolled) == len(gathering.parts):
+                whole = system.read(gathering.check, gather.whole_faces(gathering.check, rolled))
+                add(t.GatherResolved(gather=gathering.id, result=whole))
         pending.check_id = check_id
         pending.result = result
         return pending
@@ -342,6 +364,13 @@ class Table:
                                       limit=op.limit, trial=op.trial, crisis=op.crisis, actor=op.actor, scene=op.scene))
             case t.SceneActivate():
                 add(t.SceneActivated(scene=op.scene))
+            case t.GatherStart():
+                try:
+                    names = [name for name, _ in gather.parts(op.check)]
+                except CheckError as exc:
+                    raise ActionError(exc.code, exc.message) from None
+                add(t.GatherStarted(gather=_new_id("g"), name=op.name, check=op.check, parts=names,
+                                    scene=op.scene or st.scene))
             case t.Undo():
                 if op.count < 1:
                     raise ActionError("invalid_op", "undo at least 1 action")

@@ -279,3 +279,50 @@ async def test_extended_checks_accumulate(sidecar):
         await roll(gm, BoonsCheck(ability=1, trial=1), extended=xid)
     assert e.value.code == "extended_complete"
     await gm.close()
+
+
+async def test_a_group_check_gathers_every_participants_roll(sidecar):
+    from protocol.v1.flairs import FlairsParticipant
+
+    gm = await sidecar.client("gm")
+    ash = await sidecar.client("player", user="ash")
+    bree = await sidecar.client("player", user="bree")
+    party = [FlairsParticipant(name="Ash", rank=2), FlairsParticipant(name="Bree", rank=1, edges=1)]
+    done = await gm_op(gm, t.GatherStart(name="Room trap", check=FlairsCheck(group=party, trap=True)))
+    gid = done.events[0].event.gather
+    assert done.events[0].event.parts == ["Ash", "Bree"]
+    r1 = await ash.request(m.Roll(id="a1", check=FlairsCheck(rank=2, dice=[2, 1]), gather=gid, part="Ash"))
+    assert r1.result.simple and r1.result.outcome == "failure"
+    assert not any(isinstance(e.event, t.GatherResolved) for e in r1.events)
+    with pytest.raises(RequestFailed) as e:
+        await ash.request(m.Roll(id="a2", check=FlairsCheck(rank=2), gather=gid, part="Ash"))
+    assert e.value.code == "part_already_rolled"
+    r2 = await bree.request(m.Roll(id="b1", check=FlairsCheck(rank=1, dice=[1, 2]), gather=gid, part="Bree"))
+    resolved = [e.event for e in r2.events if isinstance(e.event, t.GatherResolved)]
+    assert resolved and resolved[0].result.outcome == "failure"
+    assert resolved[0].result.springs == ["Ash", "Bree"]  # both tied lowest
+    snap = await state(gm)
+    assert snap.gathers[gid].result.outcome == "failure"
+    with pytest.raises(RequestFailed) as e:
+        await bree.request(m.Roll(id="b2", check=FlairsCheck(rank=1), gather=gid, part="Bree"))
+    assert e.value.code == "gather_complete"
+    for c in (gm, ash, bree):
+        await c.close()
+
+
+async def test_an_opposed_check_gathers_both_sides(sidecar):
+    from protocol.v1.boons import BoonsPool
+
+    gm = await sidecar.client("gm")
+    p = await sidecar.client("player", user="p1")
+    done = await gm_op(gm, t.GatherStart(name="Arm wrestle", check=BoonsCheck(ability=1, opponent=BoonsPool(ability=1))))
+    gid = done.events[0].event.gather
+    await p.request(m.Roll(id="o1", check=BoonsCheck(ability=1, dice=[2]), gather=gid, part="actor"))
+    r = await gm.request(m.Roll(id="o2", check=BoonsCheck(ability=1, dice=[2]), gather=gid, part="defender"))
+    resolved = [e.event for e in r.events if isinstance(e.event, t.GatherResolved)]
+    assert resolved[0].result.winner == "defender"  # a tie goes to the defender
+    with pytest.raises(RequestFailed) as e:
+        await gm_op(gm, t.GatherStart(check=FacetsCheck(pool=2)))
+    assert e.value.code == "not_a_gathered_check"
+    await gm.close()
+    await p.close()
