@@ -15,8 +15,6 @@ from protocol.v1.odds import Chance, Expectation
 
 Dist = tuple[int, tuple[int, ...]]
 
-ZERO = Probability(num=0, den=1, p=0.0)
-
 TABLES: list[Callable[[], None]] = []
 """Tables shared by every check (``functools.lru_cache`` functions): combinatorial numbers and per-die-type
 sums. They depend on no check, only on the rule set's numbers and the pool size, and are kept when the
@@ -32,7 +30,7 @@ def table(fn):  # type: ignore[no-untyped-def]
 def prob(num: int, den: int) -> Probability:
     """``num``/``den`` in lowest terms, with its float."""
     if num == 0:
-        return ZERO
+        return Probability(num=0, den=1, p=0.0)
     g = gcd(num, den)
     return Probability(num=num // g, den=den // g, p=num / den)
 
@@ -45,12 +43,18 @@ def expectation(num: int, den: int) -> Expectation:
 def chances(weights: Mapping[str | int, int] | Iterable[tuple[str | int, int]], den: int, keep_zero: bool = False) -> list[Chance]:
     """A distribution as a list of :class:`Chance`, in the given order (zero weights dropped unless kept)."""
     items = weights.items() if isinstance(weights, Mapping) else weights
-    return [Chance(value=v, chance=prob(w, den)) for v, w in items if w or keep_zero]
+    return [Chance(v, prob(w, den)) for v, w in items if w or keep_zero]
 
 
 def dist_chances(d: Dist, den: int) -> list[Chance]:
     lo, counts = d
-    return [Chance(value=lo + i, chance=prob(w, den)) for i, w in enumerate(counts) if w]
+    out = []
+    for i, w in enumerate(counts):
+        if w:
+            # prob() inlined: a pool's distribution can have a hundred values.
+            g = gcd(w, den)
+            out.append(Chance(lo + i, Probability(w // g, den // g, w / den)))
+    return out
 
 
 def dist_mean(d: Dist, den: int) -> Expectation:
