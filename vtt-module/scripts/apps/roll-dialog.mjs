@@ -5,7 +5,7 @@
  */
 
 import { MODULE_ID, TEMPLATES } from "../constants.mjs";
-import { oddsSegments } from "../lib/odds.mjs";
+import { oddsSegments, succeeds } from "../lib/odds.mjs";
 import { ROLL_MODES } from "../lib/protocol.mjs";
 import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive } from "../lib/systems.mjs";
 import { setting } from "../settings.mjs";
@@ -56,7 +56,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     this.values = { ...defaults(this.system), ...remembered, ...(config.values ?? {}) };
     this.mode = config.mode ?? "public";
     this.label = config.label ?? null;
-    /** @type {{segments: import("../lib/odds.mjs").OddsSegment[], error: string|null, loading: boolean}} */
+    /** @type {{segments: import("../lib/odds.mjs").OddsSegment[], error: string|null, loading: boolean, succeeds?: string|null}} */
     this.odds = { segments: [], error: null, loading: true };
     this.busy = false;
     /** @type {any} */ this._oddsTimer = null;
@@ -100,6 +100,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       odds: this.odds.segments.map((s) => ({ ...s, label: t(`VERDICT.Outcome.${this.system}.${s.outcome}`) })),
       oddsError: this.odds.error,
       oddsLoading: this.odds.loading,
+      oddsSucceeds: this.odds.succeeds ?? null,
       busy: this.busy,
       canHotbar: Boolean(this.config.actor) && !this.config.prepare,
       prepare: Boolean(this.config.prepare),
@@ -175,7 +176,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     try {
       const reply = await client.odds(this.check());
       if (mine !== this._oddsSeq) return;
-      this.odds = { segments: oddsSegments(this.system, reply.odds), error: null, loading: false };
+      this.odds = { segments: oddsSegments(this.system, reply.odds), error: null, loading: false, succeeds: succeeds(reply.odds) };
     } catch (err) {
       if (mine !== this._oddsSeq) return;
       this.odds = { segments: [], error: /** @type {Error} */ (err).message, loading: false };

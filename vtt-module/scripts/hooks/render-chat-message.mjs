@@ -108,6 +108,25 @@ function attach(_message, root, card, ok) {
       }
     });
   });
+  const send = async (/** @type {Record<string, any>} */ action) => {
+    root.querySelectorAll("button").forEach((b) => ((/** @type {HTMLButtonElement} */ (b)).disabled = true));
+    try {
+      await api?.client.follow(card.checkId, action);
+    } catch (err) {
+      root.querySelectorAll("button").forEach((b) => ((/** @type {HTMLButtonElement} */ (b)).disabled = false));
+      ui.notifications?.error(`${t("VERDICT.Error.follow")}: ${/** @type {Error} */ (err).message}`);
+    }
+  };
+  root.querySelector("[data-verdict-choose]")?.addEventListener("click", (ev) => {
+    ev.preventDefault();
+    const flairs = [...root.querySelectorAll(".verdict-choose input[name=flair]:checked")].map((el) => /** @type {HTMLInputElement} */ (el).value);
+    send({ action: "flairs_choose", flairs });
+  });
+  root.querySelector("[data-verdict-bargain]")?.addEventListener("click", (ev) => {
+    ev.preventDefault();
+    const trial = /** @type {HTMLSelectElement|null} */ (root.querySelector("select[name=bargain-trial]"))?.value;
+    if (trial) send({ action: "flairs_bargain", trial, dice: null });
+  });
   root.querySelector("[data-verdict-apply]")?.addEventListener("click", async (ev) => {
     ev.preventDefault();
     const snap = api?.client.snapshot;

@@ -122,15 +122,19 @@ function flairsFacts(r) {
   if (r.trials) facts.push({ key: `${K}.Fact.trials`, value: r.trials, tone: "bad" });
   if (r.tainted) facts.push({ key: `${K}.Fact.tainted`, value: r.tainted, tone: "bad" });
   if (r.desperate) facts.push({ key: `${K}.Fact.desperate`, valueKey: `${K}.Yes`, tone: "bad" });
-  for (const name of ["chosen_flairs", "flairs_chosen"]) {
-    if (Array.isArray(r[name]) && r[name].length) facts.push({ key: `${K}.Fact.chosenFlairs`, value: r[name].map((/** @type {string} */ f) => `@${K}.Flair.${f}`).join(", "), tone: "good" });
+  if ((r.chosen_flairs ?? []).length) facts.push({ key: `${K}.Fact.chosenFlairs`, value: r.chosen_flairs.map((/** @type {string} */ f) => `@${K}.Flair.${f}`).join(", "), tone: "good" });
+  const named = (r.standing ?? []).filter((/** @type {any} */ t) => t.name).map((/** @type {any} */ t) => `@${K}.Trial.${t.name}`);
+  if (named.length) facts.push({ key: `${K}.Fact.trialNames`, value: named.join(", "), tone: "bad" });
+  if (r.lurking > 0) {
+    const names = Array.isArray(r.lurking_trials) ? r.lurking_trials.map((/** @type {string} */ t) => `@${K}.Trial.${t}`).join(", ") : null;
+    facts.push({ key: `${K}.Fact.lurking`, value: names ? `${r.lurking}: ${names}` : `${r.lurking} (@${K}.Card.secret)`, tone: "bad" });
   }
-  for (const name of ["trial_names", "revealed", "named_trials"]) {
-    if (Array.isArray(r[name]) && r[name].length) facts.push({ key: `${K}.Fact.trialNames`, value: r[name].map((/** @type {string} */ t) => `@${K}.Trial.${t}`).join(", "), tone: "bad" });
+  if ((r.banished ?? []).length) facts.push({ key: `${K}.Fact.banished`, value: r.banished.map((/** @type {string} */ t) => `@${K}.Trial.${t}`).join(", "), tone: "good" });
+  if (r.bargain) facts.push({ key: `${K}.Fact.bargain`, value: `@${K}.Trial.${r.bargain}`, tone: "mixed" });
+  if (Array.isArray(r.group)) {
+    for (const p of r.group) facts.push({ key: `${K}.Fact.participant`, value: `${p.name}: @${K}.Outcome.flairs.${p.outcome} (${p.highest})`, tone: p.outcome === "success" ? "good" : "bad" });
   }
-  if (typeof r.lurking === "number" && r.lurking > 0) facts.push({ key: `${K}.Fact.lurking`, value: r.lurking, tone: "bad" });
-  else if (Array.isArray(r.lurking) && r.lurking.length) facts.push({ key: `${K}.Fact.lurking`, value: r.lurking.length, tone: "bad" });
-  if (r.bargain) facts.push({ key: `${K}.Fact.bargain`, value: typeof r.bargain === "string" ? `@${K}.Trial.${r.bargain}` : "✓", tone: "mixed" });
+  if ((r.springs ?? []).length) facts.push({ key: `${K}.Fact.springs`, value: r.springs.join(", "), tone: "dire" });
   return facts;
 }
 
@@ -209,22 +213,36 @@ const TRIALS = ["costly", "slow", "loud", "harmful", "foolish", "chaotic"];
 const FLAIRS = ["careful", "swift", "quiet", "unscathed", "impressive", "composed"];
 
 /**
- * `flairs` follow-ups, read from what the result says is still open (never from the rules):
- * a devil's bargain when the result offers one, flair choices when it asks for them.
+ * `flairs` follow-ups, from what the result says is still open. The sidecar decides whether a request
+ * is allowed (rank, once per check, ...) and refuses with a reason; the card only offers what the
+ * result leaves open.
  * @param {Record<string, any>} r
  * @returns {FollowButton[]}
  */
 function flairsFollowups(r) {
   /** @type {FollowButton[]} */
   const out = [];
-  if (r.bargain_available || r.can_bargain) {
-    for (const trial of TRIALS) out.push({ labelKey: `${K}.Follow.flairs_bargain`, action: { action: "flairs_bargain", trial }, tone: "mixed", trial });
-  }
-  const open = r.flairs_open ?? r.pending_flairs ?? (r.awaiting_flairs ? r.flairs : 0);
-  if (open > 0) {
-    for (const flair of FLAIRS) out.push({ labelKey: `${K}.Flair.${flair}`, action: { action: "flairs_choose", flairs: [flair] }, tone: "good", flair });
-  }
+  if (r.simple || r.group) return out;
+  if (!r.revealed && !r.chosen && !r.flairs) out.push({ labelKey: `${K}.Follow.flairs_reveal`, action: { action: "flairs_reveal" }, gmOnly: true });
+  const unnamed = (r.standing ?? []).some((/** @type {any} */ t) => t.name === null && t.source !== "lurking");
+  if (unnamed && !r.named) out.push({ labelKey: `${K}.Follow.flairs_name_trials`, action: { action: "flairs_name_trials", trials: null, dice: null }, gmOnly: true });
   return out;
+}
+
+/**
+ * The flair choice and the devil's bargain need a selection before they are sent: the card draws
+ * them as small forms.
+ * @param {Record<string, any>} r
+ */
+export function flairsForms(r) {
+  if (r.system !== "flairs" || r.simple || r.group) return { choose: null, bargain: null };
+  const choose = !r.chosen && (r.flairs > 0 || r.lurking > 0)
+    ? { max: r.flairs ?? 0, flairs: FLAIRS.map((f) => ({ value: f, labelKey: `${K}.Flair.${f}` })) }
+    : null;
+  const bargain = r.outcome === "failure" && !r.bargain && !r.named
+    ? { trials: TRIALS.map((x) => ({ value: x, labelKey: `${K}.Trial.${x}` })) }
+    : null;
+  return { choose, bargain };
 }
 
 /**
@@ -262,7 +280,9 @@ export function buildCard(entry, opts = {}) {
     dice: diceOf(r),
     facts: factsOf(r),
     suggestion: r.suggestion ?? null,
-    followups: buttons.map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
+    followups: buttons.filter((b) => !b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
+    gmFollowups: buttons.filter((b) => b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
+    ...(opts.canFollow === false ? { choose: null, bargain: null } : flairsForms(r)),
     extendedNext: buttons.some((b) => b.action.action === "extended_next"),
     apply: Boolean(opts.isGM),
     unverified: opts.verified === false,
@@ -290,6 +310,9 @@ export function localizeCard(model, localize) {
       text: f.valueKey ? localize(f.valueKey) : tokens(String(f.value ?? "")),
     })),
     followups: model.followups.map((b) => ({ ...b, label: localizeButton(b, localize) })),
+    gmFollowups: model.gmFollowups.map((b) => ({ ...b, label: localizeButton(b, localize) })),
+    choose: model.choose && { ...model.choose, flairs: model.choose.flairs.map((f) => ({ ...f, label: localize(f.labelKey) })) },
+    bargain: model.bargain && { ...model.bargain, trials: model.bargain.trials.map((x) => ({ ...x, label: localize(x.labelKey) })) },
   };
 }
 

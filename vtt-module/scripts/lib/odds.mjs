@@ -1,7 +1,7 @@
 /**
- * The odds bar's view model, from an `odds_result`'s `odds`. The shape is read defensively: the sidecar
- * answers `{outcome: {num, den, p}}`, possibly wrapped (`{outcomes: {...}}`), and a bare float per
- * outcome is accepted too. Pure.
+ * The odds bar's view model, from an `odds_result`'s `odds`. The sidecar answers
+ * `{system, outcome: [{value, chance: {num, den, p}}, ...], succeeds?: {num, den, p}, ...}`; a plain
+ * `{outcome_name: {num, den, p}}` table (or a bare float per outcome) is read too. Pure.
  * @module
  */
 
@@ -54,7 +54,10 @@ export function percent(p) {
  */
 export function oddsSegments(system, odds) {
   let table = odds;
-  if (table && typeof table === "object" && table.outcomes && typeof table.outcomes === "object") table = table.outcomes;
+  // protocol/v1/odds.py: `outcome` is a list of {value, chance: {num, den, p}}, every outcome, best first.
+  if (table && typeof table === "object" && Array.isArray(table.outcome)) {
+    table = Object.fromEntries(table.outcome.filter((/** @type {any} */ c) => c && typeof c.value === "string").map((/** @type {any} */ c) => [c.value, c.chance]));
+  } else if (table && typeof table === "object" && table.outcomes && typeof table.outcomes === "object") table = table.outcomes;
   if (!table || typeof table !== "object" || Array.isArray(table)) return [];
   /** @type {OddsSegment[]} */
   const segs = [];
@@ -76,4 +79,14 @@ export function oddsSegments(system, odds) {
   const total = segs.reduce((s, x) => s + x.p, 0);
   for (const s of segs) s.width = total > 0 ? Math.round((s.p / total) * 10000) / 100 : 0;
   return segs;
+}
+
+/**
+ * The chance the check succeeds, when the answer states it (`succeeds`).
+ * @param {any} odds
+ * @returns {string|null}
+ */
+export function succeeds(odds) {
+  const pr = odds && typeof odds === "object" ? prob(odds.succeeds) : null;
+  return pr ? percent(pr.p) : null;
 }
