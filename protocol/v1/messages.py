@@ -93,6 +93,13 @@ class State(ClientMessage, tag="state"):
     id: str
 
 
+class Verify(ClientMessage, tag="verify"):
+    """Is this check in the ledger? A chat card whose check is not, or differs, is unverified."""
+
+    id: str
+    check: str
+
+
 class Ping(ClientMessage, tag="ping"):
     id: str = ""
 
@@ -177,6 +184,16 @@ class StateReply(ServerMessage, tag="state"):
     snapshot: Snapshot
 
 
+class Verified(ServerMessage, tag="verified"):
+    """The ledger's word on a check: ``found``, and its current result as this connection may see it."""
+
+    id: str
+    check: str
+    found: bool
+    seq: int | None = None
+    result: AnyResult | None = None  # type: ignore[valid-type]
+
+
 class OddsReply(ServerMessage, tag="odds_result"):
     id: str
     check: AnyCheck  # type: ignore[valid-type]
@@ -187,8 +204,10 @@ class Pong(ServerMessage, tag="pong"):
     id: str = ""
 
 
-CLIENT_TYPES: tuple[type, ...] = (Hello, Roll, Odds, Follow, Gm, State, Ping)
-SERVER_TYPES: tuple[type, ...] = (Error, Welcome, Rolled, Followed, Done, EventBroadcast, StateReply, OddsReply, Pong)
+CLIENT_TYPES: tuple[type, ...] = (Hello, Roll, Odds, Follow, Gm, State, Verify, Ping)
+SERVER_TYPES: tuple[type, ...] = (
+    Error, Welcome, Rolled, Followed, Done, EventBroadcast, StateReply, OddsReply, Verified, Pong,
+)
 AnyClientMessage = Union[CLIENT_TYPES]  # type: ignore[valid-type]
 AnyServerMessage = Union[SERVER_TYPES]  # type: ignore[valid-type]
 

@@ -42,7 +42,7 @@ def expectation(num: int, den: int) -> Expectation:
 
 def chances(weights: Mapping[str | int, int] | Iterable[tuple[str | int, int]], den: int, keep_zero: bool = False) -> list[Chance]:
     """A distribution as a list of :class:`Chance`, in the given order (zero weights dropped unless kept)."""
-    items = weights.items() if isinstance(weights, Mapping) else weights
+    items = weights.items() if type(weights) is dict else weights  # type: ignore[union-attr]
     return [Chance(v, prob(w, den)) for v, w in items if w or keep_zero]
 
 

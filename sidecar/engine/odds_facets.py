@@ -32,12 +32,12 @@ def outcome_counts(n: int, desperate: bool, r: FacetsRules) -> tuple[dict[str, i
     den = s**n
     counts = dict.fromkeys(OUTCOMES, 0)
     if desperate:
-        # The lowest die is read: P(min >= v) = (s - v + 1)^n / s^n.
-        at_least = lambda v: max(s - v + 1, 0) ** n  # noqa: E731
-        read = {v: at_least(v) - at_least(v + 1) for v in range(1, s + 1)}
-        counts["success"] = at_least(S)
-        counts["costly_success"] = at_least(C) - at_least(S)
-        failures = den - at_least(C)
+        # The lowest die is read: rolls with every die at v or more number (s - v + 1)^n.
+        at_least = [max(s - v + 1, 0) ** n for v in range(s + 2)]
+        read = {v: at_least[v] - at_least[v + 1] for v in range(1, s + 1)}
+        counts["success"] = at_least[S]
+        counts["costly_success"] = at_least[C] - at_least[S]
+        failures = den - at_least[C]
         if C <= 1:
             cat = 0
         elif K >= 1:
@@ -46,13 +46,14 @@ def outcome_counts(n: int, desperate: bool, r: FacetsRules) -> tuple[dict[str, i
         else:
             cat = failures
     else:
-        below = lambda v: max(v - 1, 0) ** n  # noqa: E731  (rolls whose highest is below v)
-        read = {v: below(v + 1) - below(v) for v in range(1, s + 1)}
+        # Rolls whose highest die is below v number (v - 1)^n.
+        below = [max(v - 1, 0) ** n for v in range(s + 2)]
+        read = {v: below[v + 1] - below[v] for v in range(1, s + 1)}
         tri = binomial_at_least(n, max(T, 1), s - S + 1, S - 1)
         counts["triumph"] = tri
-        counts["success"] = den - below(S) - tri
-        counts["costly_success"] = below(S) - below(C)
-        failures = below(C)
+        counts["success"] = den - below[S] - tri
+        counts["costly_success"] = below[S] - below[C]
+        failures = below[C]
         cat = binomial_at_least(n, K, 1, C - 2) if C >= 2 else 0
     counts["catastrophe"] = cat
     counts["failure"] = failures - cat

@@ -274,6 +274,8 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
         await sock.send(codec.encode(_odds(msg), sock.msgpack))
     elif isinstance(msg, m.State):
         await sock.send(codec.encode(m.StateReply(id=msg.id, snapshot=hub.table.snapshot(conn.viewer)), sock.msgpack))
+    elif isinstance(msg, m.Verify):
+        await sock.send(codec.encode(hub.table.verify(msg, conn.viewer), sock.msgpack))
     elif isinstance(msg, m.Ping):
         await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))
     elif isinstance(msg, m.Hello):

@@ -109,6 +109,15 @@ class Table:
                 out.append(t.Sequenced(seq=seq, event=ev))
         return out
 
+    def verify(self, msg: m.Verify, viewer: Viewer) -> m.Verified:
+        rec = self.state.checks.get(msg.check)
+        if rec is None:
+            return m.Verified(id=msg.id, check=msg.check, found=False)
+        seq = next((s for s, st in self.log if isinstance(st.event, t.RollEvent) and st.event.check_id == msg.check), None)
+        stored = next(st for s, st in self.log if s == seq)
+        ev = view(msgspec.structs.replace(stored.event, result=rec.result), stored.vis, stored.owner, viewer)
+        return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result if ev is not None else None)  # type: ignore[attr-defined]
+
     # --- committing ---------------------------------------------------------------
 
     def commit(self, pending: Pending) -> None:

@@ -143,3 +143,13 @@ async def test_hello_first(sidecar):
     async with websockets.connect(sidecar.url, subprotocols=["verdict.v1"]) as ws:
         await ws.send(json.dumps({"type": "ping", "id": "p"}))
         assert json.loads(await ws.recv())["code"] == "hello_required"
+
+
+async def test_verify_tells_ledger_rolls_from_forged_ones(sidecar):
+    c = await sidecar.client("player", user="p1")
+    r = await c.request(m.Roll(id="v1", check=FacetsCheck(pool=2, dice=[5, 1])))
+    ok = await c.request(m.Verify(id="q1", check=r.check))
+    assert ok.found and ok.seq == r.seq and ok.result == r.result
+    forged = await c.request(m.Verify(id="q2", check="not-a-check"))
+    assert not forged.found and forged.result is None
+    await c.close()
