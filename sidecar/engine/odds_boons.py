@@ -85,6 +85,7 @@ def _band(ns: int, rules: BoonsRules) -> str:
 
 
 def boons_odds(check: BoonsCheck, rules: BoonsRules) -> BoonsOdds:
+    """The odds of a check; :func:`boons.build` validates it (it is what ``boons.validate`` runs)."""
     built = build(check, rules)
     (ns, nb, xs, cs), den = side_dists(built.actor, DIE_TYPES, rules)
     outcome = dict.fromkeys(OUTCOMES, 0)
@@ -112,9 +113,14 @@ def boons_odds(check: BoonsCheck, rules: BoonsRules) -> BoonsOdds:
         outcome["failure"] += total - wins
         win = prob(wins, total)
     else:
-        for i, w in enumerate(counts):
-            if w:
-                outcome[_band(lo + i, rules)] += w
+        # Each band is a run of values: sum its slice.
+        edges = [rules.exceptional_at, rules.improved_at, rules.success_at]
+        top = len(counts)
+        for name, at in zip(("exceptional", "improved", "success"), edges):
+            cut = min(max(at - lo, 0), len(counts))
+            outcome[name] = sum(counts[cut:top]) if cut < top else 0
+            top = min(top, cut)
+        outcome["failure"] = sum(counts[:top])
 
     extended = None
     if check.threshold is not None:
@@ -146,3 +152,6 @@ def boons_odds(check: BoonsCheck, rules: BoonsRules) -> BoonsOdds:
         defender_net_boons=None if d_nb is None else dist_chances(d_nb, d_den),
         extended=extended,
     )
+
+
+boons_odds.validates = True  # type: ignore[attr-defined]
