@@ -2,9 +2,10 @@
 
 Nothing is rolled, nothing changes. Every probability is exact (``num``/``den`` in lowest terms) with
 its float for display; every expectation likewise. A distribution is a list of :class:`Chance`, one per
-value: an ``outcome`` list always names every outcome of the rule set, best first, impossible ones with
-probability 0 (so a bar keeps its colours); numeric distributions list only the values that can occur,
-in ascending order.
+value: an ``outcome`` list always names every outcome this kind of check can have, best first,
+impossible ones with probability 0 (so a bar keeps its colours); numeric distributions list only the
+values that can occur, in ascending order; lists of named chances (harm, facets, participants) give
+each name's own chance, and need not sum to 1.
 
 The answers form a tagged union on ``system``, like checks and results.
 """
@@ -82,7 +83,7 @@ class ChallengeOdds(CheckOdds, tag="challenge"):
 
 class FlairsOdds(CheckOdds, tag="flairs"):
     outcome: list[Chance]
-    """triumph, conflict, success, failure (``success`` only on a simple or group check)."""
+    """triumph, conflict, failure; a simple or group check: success, failure."""
     rolled: int
     """How many d6 are rolled (2 on a desperate roll; every participant's for a group check)."""
     desperate: bool

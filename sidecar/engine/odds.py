@@ -25,6 +25,7 @@ from .errors import CheckError
 from .odds_boons import boons_odds
 from .odds_challenge import challenge_odds
 from .odds_core import TABLES
+from .odds_describe import describe
 from .odds_facets import facets_odds
 from .odds_feats import feats_odds
 from .odds_flairs import flairs_odds
@@ -89,4 +90,4 @@ def clear_cache(tables: bool = False) -> None:
             clear()
 
 
-__all__ = ["odds", "clear_cache", "SYSTEMS", "CACHE_SIZE"]
+__all__ = ["odds", "describe", "clear_cache", "SYSTEMS", "CACHE_SIZE"]

@@ -30,6 +30,9 @@ from .flairs import FlairsRules, is_desperate, lurking_count, pool_of
 from .odds_core import TABLES, table, chances, expectation, prob, unpack, width
 
 OUTCOMES = ("triumph", "conflict", "success", "failure")
+FULL = ("triumph", "conflict", "failure")
+SIMPLE = ("success", "failure")
+"""The outcomes a full check, and a simple or group check, can have, best first."""
 
 
 _SURJECTIONS: list[list[int]] = [[1]]
@@ -238,7 +241,7 @@ def _group(check: FlairsCheck, r: FlairsRules) -> FlairsOdds:
             springs.append(Chance(value=p.name, chance=prob(w_i, den)))
     zero = {0: den}
     return FlairsOdds(
-        outcome=chances({"triumph": 0, "conflict": 0, "success": wins, "failure": den - wins}, den, keep_zero=True),
+        outcome=chances({"success": wins, "failure": den - wins}, den, keep_zero=True),
         rolled=sum(_count(p, r) for p in parts),
         desperate=False,
         succeeds=prob(wins, den),
@@ -276,7 +279,7 @@ def flairs_odds(check: FlairsCheck, rules: FlairsRules) -> FlairsOdds:
     trials = {t + extra: w for t, w in acc.trials.items()}
     o = acc.outcome
     return FlairsOdds(
-        outcome=chances(o, den, keep_zero=True),
+        outcome=chances([(k, o[k]) for k in (SIMPLE if check.simple else FULL)], den, keep_zero=True),
         rolled=n,
         desperate=desperate,
         succeeds=prob(den - o["failure"], den),

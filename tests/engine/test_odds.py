@@ -278,7 +278,8 @@ def test_flairs_against_every_roll(check):
     for name in ("outcome", "flairs", "trials", "tainted", "highest"):
         assert dist(getattr(o, name)) == got[name], name
     assert frac(o.succeeds) == 1 - got["outcome"].get("failure", 0)
-    assert [c.value for c in o.outcome] == ["triumph", "conflict", "success", "failure"]
+    expected = ["success", "failure"] if check.simple else ["triumph", "conflict", "failure"]
+    assert [c.value for c in o.outcome] == expected
     assert_well_formed(o)
 
 
@@ -570,3 +571,16 @@ def test_chi_square_catches_a_biased_die():
     for check, field, fn in ROLLER[:2]:
         stat, df = chi_square(check, 6000, field, fn, Dice(loaded))
         assert stat > chi_square_limit(df)
+
+
+def test_describe_prints_every_distribution():
+    from sidecar.engine.odds import describe
+
+    text = describe(odds(FacetsCheck(pool=3, kind="opposition")))
+    assert text.splitlines()[0] == "facets odds"
+    assert "costly success     45.37%" in text and "49/108" in text
+    assert "harm opponent:" in text and "succeeds: 87.50% (7/8)" in text
+    for check in (ChallengeCheck(cl=2), FlairsCheck(group=GROUPS[0].group, trap=True), FeatsCheck(level=-9),
+                  BoonsCheck(ability=2, opponent=BoonsPool(ability=1))):
+        text = describe(odds(check))
+        assert text.startswith(f"{type(check).__struct_config__.tag} odds") and "outcome:" in text
