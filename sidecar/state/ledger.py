@@ -183,18 +183,19 @@ class SqliteLedger:
 
     def _write(self, db: sqlite3.Connection, batch: Iterable[tuple]) -> None:
         now = time.time()
+        events: list[object] = []
+        requests: list[object] = []
+        for table_id, evs, request in batch:
+            for seq, data in evs:
+                events += (table_id, seq, data, now)
+            if request is not None:
+                requests += (table_id, *request)
         db.execute("BEGIN IMMEDIATE")
         try:
-            for table_id, events, request in batch:
-                db.executemany(
-                    "INSERT INTO events (table_id, seq, data, created) VALUES (?,?,?,?)",
-                    [(table_id, seq, data, now) for seq, data in events],
-                )
-                if request is not None:
-                    db.execute(
-                        "INSERT OR IGNORE INTO requests (table_id, request_id, role, reply) VALUES (?,?,?,?)",
-                        (table_id, *request),
-                    )
+            # A few multi-row statements, not a statement per row: each statement is a trip out of
+            # and back into the GIL, and the loop thread holds the GIL most of the time under load.
+            _insert(db, "INSERT INTO events (table_id, seq, data, created) VALUES ", events)
+            _insert(db, "INSERT OR IGNORE INTO requests (table_id, request_id, role, reply) VALUES ", requests)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -255,6 +256,18 @@ class SqliteLedger:
         with self._lock:
             self._read.execute("PRAGMA wal_checkpoint(PASSIVE)")
             self._read.close()
+
+
+_ROWS = 200
+"""Rows per INSERT: 4 parameters each stays under SQLite's oldest limit of 999 variables."""
+
+
+def _insert(db: sqlite3.Connection, head: str, flat: list[object]) -> None:
+    """Insert rows of 4 values given flat, ``_ROWS`` rows per statement."""
+    step = 4 * _ROWS
+    for i in range(0, len(flat), step):
+        chunk = flat[i : i + step]
+        db.execute(head + ",".join(["(?,?,?,?)"] * (len(chunk) // 4)), chunk)
 
 
 def _settle(fut: asyncio.Future[None], error: BaseException | None) -> None:
