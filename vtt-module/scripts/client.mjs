@@ -19,7 +19,7 @@ import { setting } from "./settings.mjs";
 /** @typedef {{state: string, reason: string|null}} Status */
 
 /** Requests a player may relay through the GM: never `gm` (table operations are the GM's alone). */
-const RELAYABLE = new Set(["roll", "odds", "follow", "state", "ping"]);
+const RELAYABLE = new Set(["roll", "odds", "follow", "state", "verify", "ping"]);
 
 /** @returns {boolean} this browser is the active GM's */
 export function isActiveGM() {
@@ -52,6 +52,8 @@ export class VerdictClient {
     this._socketBound = false;
     /** @type {any} */ this._refreshTimer = null;
     /** @type {any} */ this._gmProbe = null;
+    /** @type {any} */ this._pvRefresh = null;
+    /** @type {Map<string, Promise<Record<string, any>>>|null} */ this._verifying = null;
   }
 
   get mode() {
@@ -280,6 +282,21 @@ export class VerdictClient {
    */
   follow(checkId, action) {
     return this.request({ type: "follow", check: checkId, action });
+  }
+
+  /**
+   * Ask the ledger about a check (for the chat card's "unverified" mark). Answers once per check.
+   * @param {string} checkId
+   * @returns {Promise<Record<string, any>>}
+   */
+  verify(checkId) {
+    this._verifying ??= new Map();
+    if (!this._verifying.has(checkId)) {
+      const p = this.request({ type: "verify", check: checkId });
+      p.catch(() => this._verifying?.delete(checkId));
+      this._verifying.set(checkId, p);
+    }
+    return /** @type {Promise<Record<string, any>>} */ (this._verifying.get(checkId));
   }
 
   /**

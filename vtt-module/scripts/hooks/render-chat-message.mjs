@@ -67,6 +67,30 @@ function decorateCard(message, html, card) {
     });
   }
   attach(message, root, card, ok);
+  // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it.
+  const client = api?.client;
+  if (ok && client && !client.known.has(card.checkId) && client.status.state === "open") {
+    client.verify(card.checkId).then((reply) => {
+      const faces = reply.result ? JSON.stringify(reply.result.dice ?? []) : null;
+      if (faces) client.known.set(card.checkId, faces);
+      const differs = faces !== null && !card.redacted && faces !== JSON.stringify(card.result?.dice ?? []);
+      if (!reply.found || differs) {
+        const el = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
+        if (el) markUnverified(el);
+      }
+    }).catch(() => {});
+  }
+}
+
+/** @param {HTMLElement} root */
+function markUnverified(root) {
+  root.classList.add("unverified");
+  root.querySelectorAll("[data-roller-only], [data-gm-only]").forEach((el) => el.remove());
+  if (root.querySelector(".verdict-unverified")) return;
+  const badge = document.createElement("p");
+  badge.className = "verdict-unverified";
+  badge.innerHTML = `<i class="fa-solid fa-triangle-exclamation"></i> ${t("VERDICT.Card.unverified")}`;
+  root.prepend(badge);
 }
 
 /**
@@ -79,15 +103,7 @@ function attach(_message, root, card, ok) {
   const api = game.modules?.get(MODULE_ID)?.api;
   const isGM = Boolean(game.user?.isGM);
   const me = game.user?.id;
-  if (!ok) {
-    root.classList.add("unverified");
-    if (!root.querySelector(".verdict-unverified")) {
-      const badge = document.createElement("p");
-      badge.className = "verdict-unverified";
-      badge.innerHTML = `<i class="fa-solid fa-triangle-exclamation"></i> ${t("VERDICT.Card.unverified")}`;
-      root.prepend(badge);
-    }
-  }
+  if (!ok) markUnverified(root);
   if (!isGM) root.querySelectorAll("[data-gm-only]").forEach((el) => el.remove());
   const mayFollow = ok && (isGM || (card.user ? card.user === me : false));
   if (!mayFollow) root.querySelectorAll("[data-roller-only]").forEach((el) => el.remove());

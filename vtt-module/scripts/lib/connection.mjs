@@ -305,12 +305,13 @@ export class Connection {
       this._fatal = null;
       const ws = this.ws;
       if (ws) {
+        // Handle the close now: a dead socket's own close event may take minutes to come.
+        ws.onclose?.({ code: 4000, reason: "no heartbeat from the sidecar" });
         try {
           ws.close(4000, "heartbeat timeout");
         } catch {
           /* closing */
         }
-        ws.onclose?.({ code: 4000, reason: "no heartbeat from the sidecar" });
       }
     }, timeout);
   }

@@ -17,18 +17,19 @@ export const CLIENT_FIELDS = {
   hello: [["table", undefined], ["key", undefined], ["protocol", PROTOCOL], ["client", ""], ["since", null], ["user", null]],
   roll: [
     ["id", undefined], ["check", undefined], ["actor", null], ["target", null], ["scene", null], ["mode", "public"],
-    ["label", null], ["extended", null], ["user", null],
+    ["label", null], ["extended", null], ["gather", null], ["part", null], ["user", null],
   ],
   odds: [["id", undefined], ["check", undefined]],
   follow: [["id", undefined], ["check", undefined], ["action", undefined], ["user", null]],
   gm: [["id", undefined], ["op", undefined]],
   state: [["id", undefined]],
+  verify: [["id", undefined], ["check", undefined]],
   ping: [["id", ""]],
 };
 
 /** Message types the sidecar sends. Anything else is ignored (a newer sidecar may add types). */
 export const SERVER_TYPES = new Set([
-  "error", "welcome", "rolled", "followed", "done", "event", "state", "odds_result", "pong",
+  "error", "welcome", "rolled", "followed", "done", "event", "state", "odds_result", "verified", "pong",
 ]);
 
 /** Roll modes, as the wire spells them. */
