@@ -14,8 +14,9 @@ first). A level above +8 is achieved only by spending 20 WP (no dice are rolled)
 succeeds without a roll.
 
 Supplied faces (``check.dice``) are the faces of the dice actually rolled, the unbought ones, in
-order white, red, blue: exactly what :func:`roll` returns and :func:`sizes` asks for. Supplying all
-three faces when some were bought is refused (``bought_dice_supplied``): a bought die is never rolled.
+order white, red, blue: exactly what :func:`roll` returns and :func:`sizes` asks for. All three faces
+as they lie on the table are read too, the bought dice showing the 8 they were set to; any other face
+in a bought place is refused (``bought_dice_supplied``): a bought die is never rolled.
 """
 
 from __future__ import annotations
@@ -211,11 +212,16 @@ def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> 
     names = [DICE[i] for i in bought]
     need = sizes(check, rules)
     if bought and len(faces) == len(DICE) and len(need) != len(DICE):
-        raise DiceError(
-            f"feats: the {', '.join(names)} {'die was' if len(names) == 1 else 'dice were'} bought with Wyrd and "
-            f"not rolled; give only the {len(need)} rolled {'face' if len(need) == 1 else 'faces'} in order white, red, blue",
-            code="bought_dice_supplied",
-        )
+        # All three faces as they lie on the table (W,R,B): a bought die was set to 8, so it shows 8 there.
+        if any(faces[i] != rules.bought_face for i in bought):
+            raise DiceError(
+                f"feats: the {', '.join(names)} {'die was' if len(names) == 1 else 'dice were'} bought with Wyrd and "
+                f"set to {rules.bought_face} without rolling; give the {len(need)} rolled "
+                f"{'face' if len(need) == 1 else 'faces'}, or all three with {rules.bought_face} in the bought "
+                f"{'place' if len(names) == 1 else 'places'}, in order white, red, blue",
+                code="bought_dice_supplied",
+            )
+        faces = [f for i, f in enumerate(faces) if i not in bought]
     rolled = check_faces(faces, need, "this feat")
     if _automatic(level, check, rules):
         cost = rules.wyrd_feat_cost if level > _max_level(rules) else 0

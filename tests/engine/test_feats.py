@@ -296,8 +296,9 @@ def test_rolled_wyrd_dice_fill_the_unbought_places():
 @pytest.mark.parametrize(
     "kw, faces, code",
     [
-        ({"level": 1, "wyrd": 1}, [8, 8, 8], "bought_dice_supplied"),
-        ({"level": 1, "wyrd": 2}, [8, 8, 8], "bought_dice_supplied"),
+        ({"level": 1, "wyrd": 1}, [3, 8, 8], "bought_dice_supplied"),
+        ({"level": 1, "wyrd": 2}, [8, 2, 8], "bought_dice_supplied"),
+        ({"level": 1, "wyrd": 1, "wyrd_dice": ["blue"]}, [8, 8, 7], "bought_dice_supplied"),
         ({"level": 1, "wyrd": 1}, [8], "invalid_dice"),
         ({"level": 1, "wyrd": 3}, [8], "invalid_dice"),
         ({"level": 1, "wyrd": -1}, [8, 8, 8], "invalid_wyrd"),
@@ -321,7 +322,22 @@ def test_refused(kw, faces, code):
 
 def test_bought_dice_supplied_is_a_dice_error():
     with pytest.raises(DiceError):
-        feats.read(FeatsCheck(level=1, wyrd=1), [8, 8, 8])
+        feats.read(FeatsCheck(level=1, wyrd=1), [7, 8, 8])
+
+
+@pytest.mark.parametrize(
+    "kw, three, rolled",
+    [
+        ({"level": 2, "wyrd": 1}, [8, 1, 1], [1, 1]),
+        ({"level": 3, "wyrd": 1, "wyrd_dice": ["red"]}, [7, 8, 1], [7, 1]),
+        ({"level": 5, "wyrd": 2}, [8, 8, 7], [7]),
+        ({"level": 8, "wyrd": 3}, [8, 8, 8], []),
+    ],
+)
+def test_all_three_faces_with_the_bought_eights_read_as_the_rolled_ones(kw, three, rolled):
+    # The faces as they lie on the table (W,R,B) give exactly what the rolled faces alone give.
+    check = FeatsCheck(**kw)
+    assert feats.read(check, three) == feats.read(check, rolled)
 
 
 # --- properties and data ---------------------------------------------------------------------
