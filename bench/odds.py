@@ -136,7 +136,9 @@ def icepool_feats(check: FeatsCheck) -> Any:
         success = level in ok
         return success, (max(ok) if success else min(bad)) - level
 
-    joint = icepool.map(read, _d(8), _d(8), _d(8))
+    bought = feats.bought_dice(check)
+    dice = [icepool.Die([rules.bought_face]) if i in bought else _d(8) for i in range(3)]
+    joint = icepool.map(read, *dice)
     return joint.marginals[0], joint.marginals[1]
 
 
@@ -183,6 +185,24 @@ SHAPES: list[tuple[str, Any, Callable[[Any], Any]]] = [
     ("boons 20 dice", BoonsCheck(ability=6, boon=3, bane=3, trial=4, crisis=4), icepool_boons),
     ("boons opposed 20 dice", BoonsCheck(ability=5, boon=3, bane=2, opponent=BoonsPool(ability=5, boon=2, bane=3)), icepool_boons),
 ]
+
+
+def _same(ice: Any, answer: Any) -> bool:
+    """Whether icepool's distribution of the outcome (the degree for feats) is the answer's, exactly."""
+    from fractions import Fraction
+
+    tag = type(answer).__struct_config__.tag
+    if tag == "facets":
+        die, chances = ice, answer.outcome
+    elif tag in ("flairs", "challenge"):
+        die, chances = ice[0], answer.outcome
+    elif tag == "feats":
+        die, chances = ice[1], answer.degree
+    else:
+        die, chances = ice[-1], answer.outcome
+    den = die.denominator()
+    got = {o: Fraction(q, den) for o, q in die.items() if q}
+    return got == {c.value: Fraction(c.chance.num, c.chance.den) for c in chances if c.chance.num}
 
 
 def _median_us(fn: Callable[[], Any], runs: int) -> float:
@@ -241,6 +261,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                 "cold < 2 ms": "yes" if cold < COLD_TARGET_US else "**no**",
                 "cached < 50 µs": "yes" if cached < CACHED_TARGET_US else "**no**",
                 "≥ 50× icepool": "yes" if icepool_us / cold >= SPEEDUP_TARGET else "**no**",
+                "same as icepool": "yes" if _same(ice(check), odds(check)) else "**no**",
             }
         )
     clear_cache()

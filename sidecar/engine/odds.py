@@ -82,7 +82,7 @@ def clear_cache(tables: bool = False) -> None:
     """Forget every cached answer, so the next ``odds`` of any check computes it (cold).
 
     With ``tables``, also forget the tables shared by all checks (combinatorial numbers, per-die-type
-    sums), as at start-up.
+    sums, the Feat table as bitmasks), as at start-up.
     """
     _cache.clear()
     if tables:

@@ -16,9 +16,9 @@ from protocol.v1.odds import Chance, Expectation
 Dist = tuple[int, tuple[int, ...]]
 
 TABLES: list[Callable[[], None]] = []
-"""Tables shared by every check (``functools.lru_cache`` functions): combinatorial numbers and per-die-type
-sums. They depend on no check, only on the rule set's numbers and the pool size, and are kept when the
-answers are forgotten; ``clear_cache(tables=True)`` forgets them too."""
+"""How to clear the tables shared by every check: combinatorial numbers, per-die-type sums, the Feat
+table as bitmasks. They depend on no check, only on the rule set's numbers and the pool size, and are
+kept when the answers are forgotten; ``clear_cache(tables=True)`` forgets them too."""
 
 
 def table(fn):  # type: ignore[no-untyped-def]
@@ -48,13 +48,10 @@ def chances(weights: Mapping[str | int, int] | Iterable[tuple[str | int, int]], 
 
 def dist_chances(d: Dist, den: int) -> list[Chance]:
     lo, counts = d
-    out = []
-    for i, w in enumerate(counts):
-        if w:
-            # prob() inlined: a pool's distribution can have a hundred values.
-            g = gcd(w, den)
-            out.append(Chance(lo + i, Probability(w // g, den // g, w / den)))
-    return out
+    # prob() inlined: a pool's distribution can have a hundred values.
+    return [
+        Chance(lo + i, Probability(w // (g := gcd(w, den)), den // g, w / den)) for i, w in enumerate(counts) if w
+    ]
 
 
 def dist_mean(d: Dist, den: int) -> Expectation:

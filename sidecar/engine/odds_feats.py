@@ -6,15 +6,19 @@ the face counts (for rows where one counting die suffices). A roll satisfies the
 ``(W_all & R_all & B_all & ALL) | ((W_any | R_any | B_any) & ANY)``, where ``ALL`` are the rows above
 level 0 and ``ANY`` the others. Faces with the same masks are
 grouped, so only the distinct combinations are visited, each weighted by how many rolls share it.
+The rolls per set of satisfied rows depend only on the table and the bought dice, so they are kept per
+rule set; a check then reads its own row and degrees from them.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 from protocol.v1.feats import FeatsCheck
 from protocol.v1.odds import Chance, FeatsOdds
 
 from .feats import DICE, FeatsRules, bought_dice, feat_level
-from .odds_core import chances, expectation, prob
+from .odds_core import chances, expectation, prob, table
 
 OUTCOMES = ("success", "failure")
 
@@ -46,6 +50,7 @@ class _Table:
                     if f in o[d]:
                         o[d][f] |= bit
         self.a, self.o = a, o
+        self._masks: dict[tuple[int, ...], tuple[dict[int, int], int]] = {}
 
     def classes(self, die: int, bought: bool) -> list[tuple[int, int, int]]:
         """(all-rows mask, any-rows mask, number of faces) for the distinct faces of one die."""
@@ -56,7 +61,13 @@ class _Table:
         return [(x, y, k) for (x, y), k in seen.items()]
 
     def mask_counts(self, bought: tuple[int, ...]) -> tuple[dict[int, int], int]:
-        """Rolls per set of satisfied rows (a bitmask), and the number of rolls."""
+        """Rolls per set of satisfied rows (a bitmask), and the number of rolls (kept per bought dice)."""
+        known = self._masks.get(bought)
+        if known is None:
+            known = self._masks[bought] = self._mask_counts(bought)
+        return known
+
+    def _mask_counts(self, bought: tuple[int, ...]) -> tuple[dict[int, int], int]:
         w, r, b = (self.classes(d, d in bought) for d in range(len(DICE)))
         out: dict[int, int] = {}
         for wa, wo, wn in w:
@@ -92,6 +103,13 @@ class _Table:
         return wins, degree, den
 
 
+@table
+@lru_cache(maxsize=16)
+def _table(rules: FeatsRules) -> _Table:
+    """The bitmask table of a rule set's Feat table, shared by every check under it."""
+    return _Table(rules)
+
+
 def feats_odds(check: FeatsCheck, rules: FeatsRules) -> FeatsOdds:
     level = feat_level(check)
     levels = [row.level for row in rules.table]
@@ -109,7 +127,7 @@ def feats_odds(check: FeatsCheck, rules: FeatsRules) -> FeatsOdds:
             cost=cost,
             by_wyrd=[],
         )
-    table = _Table(rules)
+    table = _table(rules)
     wins, degree, den = table.read(level, bought)
     by_wyrd = []
     for n in range(len(DICE) + 1):

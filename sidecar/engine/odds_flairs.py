@@ -98,6 +98,8 @@ def _pool(n: int, c: int, simple: bool, r: FlairsRules) -> tuple[_Acc, int]:
     for h in range(1, s + 1):
         o = _outcome(h, simple, r)
         fails = o == "failure"
+        # The repeats of 0 … n - c - 1 dice below h, shared by every a < c.
+        below_h = [repeats(h - 1, rest, kb) for rest in range(n - c)] if c and not fails and not simple else []
         for a in range(0, min(c, n - 1) + 1):
             up = repeats(s - h, a, kb)  # the a dice above h: T = a - distinct
             if not up:
@@ -142,8 +144,8 @@ def _pool(n: int, c: int, simple: bool, r: FlairsRules) -> tuple[_Acc, int]:
                     else:
                         trials += t_part
                         pu = 0
-                        for rest in range(n - c):
-                            pu += comb(m, rest) * repeats(h - 1, rest, kb)
+                        for rest, rep in enumerate(below_h):
+                            pu += comb(m, rest) * rep
                         flairs += pu * (place * w_up)
             acc.outcome[o] += weight
             acc.highest[h] = acc.highest.get(h, 0) + weight
