@@ -204,43 +204,57 @@ def _group(check: FlairsCheck, r: FlairsRules) -> FlairsOdds:
     ok_face = r.simple_success_face
     n = len(parts)
 
-    def needed(successes: int) -> bool:
-        return successes * r.group_success_den >= r.group_success_num * n
-
-    def successes_dist(members: list[int], floor: int) -> list[int]:
-        """Weights by number of successes among ``members``, each reading ``floor`` or more."""
-        dist = [1]
-        for i in members:
-            dies, _ = reads[i]
-            yes = sum(w for v, w in dies.items() if v >= max(ok_face, floor))
-            no = sum(w for v, w in dies.items() if floor <= v < ok_face)
-            nxt = [0] * (len(dist) + 1)
-            for k, w in enumerate(dist):
-                nxt[k] += w * no
-                nxt[k + 1] += w * yes
-            dist = nxt
-        return dist
-
     den = 1
     for _, d in reads:
         den *= d
-    everyone = successes_dist(list(range(n)), 1)
-    wins = sum(w for k, w in enumerate(everyone) if needed(k))
-    participants = []
-    for p, (dies, d) in zip(parts, reads):
-        participants.append(Chance(value=p.name, chance=prob(sum(w for v, w in dies.items() if v >= ok_face), d)))
+    kb = width(den)
+    digit_sum = (1 << kb) - 1
+    # The group succeeds with k successes when k * den_r >= num * n: k_min or more.
+    k_min = -(-r.group_success_num * n // r.group_success_den)
+    s = r.sides
+    # ge[j][v]: participant j's rolls reading v or more.
+    ge = []
+    for dies, _ in reads:
+        row = [0] * (s + 2)
+        for v in range(s, 0, -1):
+            row[v] = row[v + 1] + dies.get(v, 0)
+        ge.append(row)
+
+    def polys(floor: int) -> list[int]:
+        """Per participant reading ``floor`` or more: failures + successes·z, packed."""
+        ok = max(ok_face, floor)
+        return [(g[floor] - g[ok]) + (g[ok] << kb) for g in ge]
+
+    def failing(packed: int, below: int) -> int:
+        """The weight of fewer than ``below`` successes: the sum of the low digits."""
+        if below <= 0:
+            return 0
+        return (packed & ((1 << (kb * below)) - 1)) % digit_sum
+
+    everyone = 1
+    for poly in polys(1):
+        everyone *= poly
+    wins = den - failing(everyone, k_min)
+    participants = [Chance(value=p.name, chance=prob(g[ok_face], d)) for p, g, (_, d) in zip(parts, ge, reads)]
     springs = None
     if check.trap:
-        springs = []
-        for i, p in enumerate(parts):
-            others = [j for j in range(n) if j != i]
-            w_i = 0
-            for v, w in reads[i][0].items():
-                # Participant i reads v and every other reads v or more: i is among the lowest.
-                dist = successes_dist(others, v)
-                own = 1 if v >= ok_face else 0
-                w_i += w * sum(x for k, x in enumerate(dist) if not needed(k + own))
-            springs.append(Chance(value=p.name, chance=prob(w_i, den)))
+        # Participant i springs the trap when the group fails and i reads v with every other reading v
+        # or more (all tied lowest are named). Products of the others come from prefix and suffix products.
+        weights = [0] * n
+        for v in range(1, s + 1):
+            ps = polys(v)
+            prefix = [1]
+            for poly in ps:
+                prefix.append(prefix[-1] * poly)
+            suffix = [1] * (n + 1)
+            for j in range(n - 1, -1, -1):
+                suffix[j] = suffix[j + 1] * ps[j]
+            own = 1 if v >= ok_face else 0
+            for i, (dies, _) in enumerate(reads):
+                w = dies.get(v, 0)
+                if w:
+                    weights[i] += w * failing(prefix[i] * suffix[i + 1], k_min - own)
+        springs = [Chance(value=p.name, chance=prob(w, den)) for p, w in zip(parts, weights)]
     zero = {0: den}
     return FlairsOdds(
         outcome=chances({"success": wins, "failure": den - wins}, den, keep_zero=True),

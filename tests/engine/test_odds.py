@@ -584,3 +584,30 @@ def test_describe_prints_every_distribution():
                   BoonsCheck(ability=2, opponent=BoonsPool(ability=1))):
         text = describe(odds(check))
         assert text.startswith(f"{type(check).__struct_config__.tag} odds") and "outcome:" in text
+
+
+def test_flairs_larger_group_against_icepool():
+    members = [(3, 0, 1), (4, 1, 0), (0, 0, 0), (2, 0, 2), (5, 1, 2)]  # rank, edges, cuts
+    check = FlairsCheck(group=[FlairsParticipant(name=f"p{i}", rank=a, edges=b, cuts=c) for i, (a, b, c) in enumerate(members)], trap=True)
+    o = odds(check)
+    reads = []
+    for rank, edges, cuts in members:
+        n = rank + edges
+        if n == 0 or cuts >= n:  # desperate: 2d6, the lowest kept
+            reads.append(tally((t[0], w) for t, w in icepool_sorted(2, 6)))
+        else:  # each cut removes the highest die: the (cuts+1)-th highest is read
+            reads.append(tally((t[-(cuts + 1)], w) for t, w in icepool_sorted(n, 6)))
+    wins, springs = Fraction(0), Counter()
+    for combo in itertools.product(*(r.items() for r in reads)):
+        p = Fraction(1)
+        for _, q in combo:
+            p *= q
+        values = [v for v, _ in combo]
+        if 2 * sum(v >= 4 for v in values) >= len(values):
+            wins += p
+        else:
+            for i, v in enumerate(values):
+                if v == min(values):
+                    springs[f"p{i}"] += p
+    assert frac(o.group) == wins
+    assert dist(o.springs) == {k: v for k, v in springs.items() if v}
