@@ -7,7 +7,11 @@ boundary and ladder step: desperate pools, cuts equal to the pool, ties, the tex
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
+from collections import Counter
+from fractions import Fraction
 
 import pytest
 
@@ -824,3 +828,140 @@ def test_cli_json_names_the_issues_fields(args, fields, capsys):
     obj = json.loads(out)
     assert obj["system"] == args[0] and "dice" in obj
     assert {k: obj[k] for k in fields} == fields
+
+
+# =====================================================================================================
+# Exhaustive cross-checks against independent transcriptions of the rulings
+# =====================================================================================================
+# Each reference below is written straight from RULINGS.md, sharing no code with the engine, and every
+# possible roll of small pools is compared with it.
+
+
+def _ref_facets(n: int, faces: list[int]) -> str:
+    read_die = min(faces) if n <= 0 else max(faces)
+    if read_die == 6:
+        return "triumph" if n > 0 and faces.count(6) >= 2 else "success"
+    if read_die >= 4:
+        return "costly_success"
+    return "catastrophe" if faces.count(1) >= 2 else "failure"
+
+
+@pytest.mark.parametrize("n", range(-2, 5))
+def test_facets_every_roll(n):
+    for faces in itertools.product(range(1, 7), repeat=n if n > 0 else 2):
+        r = facets.read(FacetsCheck(pool=max(n, 0), hindering=max(-n, 0)), list(faces))
+        assert r.outcome == _ref_facets(n, list(faces)), faces
+
+
+def _ref_flairs(n: int, cuts: int, faces: list[int]) -> tuple:
+    desperate = n == 0 or cuts >= n
+    if desperate:
+        kept, removed = [min(faces)], [max(faces)]
+    else:
+        ordered = sorted(faces, reverse=True)
+        kept, removed = ordered[cuts:], ordered[:cuts]
+    high = max(kept)
+    outcome = "triumph" if high == 6 else "conflict" if high >= 4 else "failure"
+    got_flairs = trials = tainted = 0
+    for face, count in Counter(faces).items():
+        if count < 2:
+            continue
+        if desperate or face in removed:
+            trials += count - 1
+            tainted += count - 1
+        elif outcome == "failure":
+            trials += count - 1
+        else:
+            got_flairs += count - 1
+    return outcome, sorted(kept), got_flairs, trials, tainted, desperate
+
+
+@pytest.mark.parametrize("rank, edges, cuts", [(r, e, c) for r in range(5) for e in range(2) for c in range(5)])
+def test_flairs_every_roll(rank, edges, cuts):
+    n = rank + edges
+    for faces in itertools.product(range(1, 7), repeat=2 if n == 0 or cuts >= n else n):
+        r = flairs.read(FlairsCheck(rank=rank, edges=edges, cuts=cuts), list(faces))
+        got = (r.outcome, sorted(r.kept), r.flairs, r.trials, r.tainted, r.desperate)
+        assert got == _ref_flairs(n, cuts, list(faces)), faces
+
+
+_R = {k: range(k, 9) for k in range(1, 9)}
+FEAT_TABLE = {  # RULINGS' table: the counting faces of white, red, blue (None: not listed)
+    8: (_R[8], _R[8], _R[8]), 7: (_R[8], _R[8], _R[7]), 6: (_R[8], _R[7], _R[7]), 5: (_R[8], _R[8], None),
+    4: (_R[8], _R[7], None), 3: (_R[7], _R[7], None), 2: (_R[8], None, None), 1: (_R[7], None, None),
+    0: (_R[5], None, None), -1: (_R[3], None, None), -2: (_R[2], None, None), -3: (_R[3], _R[3], None),
+    -4: (_R[2], _R[3], None), -5: (_R[2], _R[2], None), -6: (_R[2], _R[3], _R[3]), -7: (_R[2], _R[2], _R[3]),
+    -8: (_R[2], _R[2], _R[2]),
+}
+
+
+def _satisfies(level: int, faces: list[int]) -> bool:
+    listed = [f in counting for f, counting in zip(faces, FEAT_TABLE[level]) if counting is not None]
+    return all(listed) if level > 0 else any(listed)
+
+
+@pytest.mark.parametrize("level", range(-8, 9))
+def test_feats_every_roll_and_the_chance(level):
+    wins = 0
+    for faces in itertools.product(range(1, 9), repeat=3):
+        faces = list(faces)
+        ok = _satisfies(level, faces)
+        wins += ok
+        passed = [lv for lv in FEAT_TABLE if _satisfies(lv, faces)]
+        failed = [lv for lv in FEAT_TABLE if not _satisfies(lv, faces)]
+        best, worst = (max(passed) if passed else None), (min(failed) if failed else None)
+        r = feats.read(FeatsCheck(level=level), faces)
+        assert (r.success, r.best_level, r.worst_level, r.degree) == (
+            ok, best, worst, (best - level) if ok else (worst - level),  # type: ignore[operator]
+        ), faces
+    # RULINGS: 2^-(n+1) at +n, 1 - 2^-(n+1) at -n.
+    chance = Fraction(1, 2 ** (level + 1)) if level >= 0 else 1 - Fraction(1, 2 ** (-level + 1))
+    assert Fraction(wins, 512) == chance
+
+
+@pytest.mark.parametrize("cl", range(1, 8))
+def test_challenge_every_roll(cl):
+    miss_strain = {-1: 2, -2: 3, -3: 4}
+    for d20 in range(1, 21):
+        for modifier in range(-25, 26):
+            total = d20 + modifier
+            level = 0 if total <= 0 else (total + 4) // 5
+            margin = level - cl
+            if d20 == 1 or margin <= -4:
+                expected = ("epic_failure", 0, True, "add")
+            elif margin >= 4:
+                expected = ("epic_success", -2, False, "remove")
+            elif margin == 0:
+                expected = ("success_at_cost", 1, False, None)
+            elif margin > 0:
+                expected = ("success", 0, False, None)
+            else:
+                expected = ("failure", miss_strain[margin], False, None)
+            r = challenge.read(ChallengeCheck(cl=cl, modifier=modifier), [d20])
+            assert (r.outcome, r.strain, r.condition, r.complication) == expected, (d20, modifier)
+            assert (r.level, r.margin) == (level, margin)
+            assert (r.choice is not None) == (r.outcome == "success" and margin in (2, 3))
+
+
+_FACES = {
+    "ability": "- S S SS B B SB X".split(),
+    "boon": "- - S SB BB B".split(),
+    "bane": "- - F F N N".split(),
+    "trial": "- F FF N N N NN FN".split(),
+    "crisis": "- F F FF FF N N FN FN NN NN C".split(),
+}
+
+
+def test_boons_random_pools_against_the_face_table():
+    rng = random.Random(20261129)
+    for _ in range(5000):
+        pool = {t: rng.randint(0, 3) for t in _FACES}
+        types = [t for t in ("ability", "boon", "bane", "trial", "crisis") for _ in range(pool[t])]
+        faces = [rng.randint(1, len(_FACES[t])) for t in types]
+        symbols = "".join(_FACES[t][f - 1] for t, f in zip(types, faces))
+        net = symbols.count("S") + symbols.count("X") - symbols.count("F") - symbols.count("C")
+        band = "exceptional" if net >= 4 else "improved" if net >= 2 else "success" if net >= 1 else "failure"
+        r = boons.read(BoonsCheck(**pool), faces)
+        assert (r.outcome, r.net_successes, r.net_boons, r.breakthroughs, r.calamities) == (
+            band, net, symbols.count("B") - symbols.count("N"), symbols.count("X"), symbols.count("C"),
+        ), (pool, faces)
