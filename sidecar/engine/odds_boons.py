@@ -16,7 +16,7 @@ from protocol.v1.odds import BoonsOdds
 
 from .boons import DIE_TYPES, OPPOSED_TYPES, BoonsRules, build
 from .errors import CheckError
-from .odds_core import Dist, chances, dist_at_least, dist_chances, dist_mean, prob, table, unpack, width
+from .odds_core import Dist, chances, dist_at_least, dist_chances, expectation, prob, table, unpack, width
 
 OUTCOMES = ("exceptional", "improved", "success", "failure")
 EXTENDED = ("complete", "in_progress", "failed")
@@ -46,32 +46,47 @@ def face_vector(symbols: str) -> tuple[int, int, int, int]:
 
 @table
 @lru_cache(maxsize=1024)
-def die_packed(faces: tuple[str, ...], coord: int, kb: int) -> tuple[int, int]:
-    """One die's coordinate as (lowest value, packed weights from it)."""
+def die_packed(faces: tuple[str, ...], coord: int, kb: int) -> tuple[int, int, int]:
+    """One die's coordinate as (lowest value, packed weights from it, sum over its faces)."""
     values = [face_vector(f)[coord] for f in faces]
     lo = min(values)
     packed = 0
     for v in values:
         packed += 1 << (kb * (v - lo))
-    return lo, packed
+    return lo, packed, sum(values)
 
 
-def side_dists(pool: BoonsDice, kinds: tuple[str, ...], rules: BoonsRules) -> tuple[list[Dist], int]:
-    """Per coordinate, the distribution of a side's sum; and the number of ordered rolls."""
+@table
+@lru_cache(maxsize=4096)
+def type_sum(faces: tuple[str, ...], coord: int, kb: int, n: int) -> tuple[int, int, int]:
+    """The sum of ``n`` dice of one type, one coordinate: (lowest value, packed weights - a power, in C -,
+    and the sum's total over the die type's ``size^n`` rolls)."""
+    lo, die, face_sum = die_packed(faces, coord, kb)
+    size = len(faces)
+    # The mean of a sum is the sum of the means: n dice, each the mean of its faces.
+    return n * lo, die**n, n * face_sum * size ** (n - 1)
+
+
+def side_dists(pool: BoonsDice, kinds: tuple[str, ...], rules: BoonsRules) -> tuple[list[Dist], int, list[int]]:
+    """Per coordinate, the distribution of a side's sum; the number of ordered rolls; and per coordinate
+    the sum's total over every roll (its mean times the number of rolls)."""
     den = 1
     for t in kinds:
         den *= len(rules.faces[t]) ** getattr(pool, t)
     kb = width(den)
     present = [(tuple(rules.faces[t]), n) for t in kinds if (n := getattr(pool, t))]
     out: list[Dist] = []
+    totals: list[int] = []
     for coord in range(4):
-        lo, packed = 0, 1
+        lo, packed, total = 0, 1, 0
         for faces, n in present:
-            die_lo, die = die_packed(faces, coord, kb)
-            lo += n * die_lo
-            packed *= die**n
+            die_lo, die, die_total = type_sum(faces, coord, kb, n)
+            lo += die_lo
+            packed *= die
+            total += die_total * (den // len(faces) ** n)
         out.append((lo, tuple(unpack(packed, kb))))
-    return out, den
+        totals.append(total)
+    return out, den, totals
 
 
 def _band(ns: int, rules: BoonsRules) -> str:
@@ -87,14 +102,14 @@ def _band(ns: int, rules: BoonsRules) -> str:
 def boons_odds(check: BoonsCheck, rules: BoonsRules) -> BoonsOdds:
     """The odds of a check; :func:`boons.build` validates it (it is what ``boons.validate`` runs)."""
     built = build(check, rules)
-    (ns, nb, xs, cs), den = side_dists(built.actor, DIE_TYPES, rules)
+    (ns, nb, xs, cs), den, sums = side_dists(built.actor, DIE_TYPES, rules)
     outcome = dict.fromkeys(OUTCOMES, 0)
     lo, counts = ns
 
     win = d_ns = d_nb = None
     total = den
     if built.defender is not None:
-        (d_ns, d_nb, _, _), d_den = side_dists(built.defender, OPPOSED_TYPES, rules)
+        (d_ns, d_nb, _, _), d_den, _ = side_dists(built.defender, OPPOSED_TYPES, rules)
         total = den * d_den
         dlo, dcounts = d_ns
         # Weight of defender totals below each value: cumulative sums.
@@ -144,8 +159,8 @@ def boons_odds(check: BoonsCheck, rules: BoonsRules) -> BoonsOdds:
         calamities=dist_chances(cs, den),
         breakthrough=prob(dist_at_least(xs, 1), den),
         calamity=prob(dist_at_least(cs, 1), den),
-        mean_net_successes=dist_mean(ns, den),
-        mean_net_boons=dist_mean(nb, den),
+        mean_net_successes=expectation(sums[0], den),
+        mean_net_boons=expectation(sums[1], den),
         defender_pool=built.defender,
         win=win,
         defender_net_successes=None if d_ns is None else dist_chances(d_ns, d_den),

@@ -360,6 +360,8 @@ def test_boons_against_every_roll(check):
     assert frac(o.calamity) == marginal(results, lambda r: [r.calamities > 0]).get(True, 0)
     mean = sum(Fraction(r.net_successes, len(results)) for r in results)
     assert Fraction(o.mean_net_successes.num, o.mean_net_successes.den) == mean
+    mean = sum(Fraction(r.net_boons, len(results)) for r in results)
+    assert Fraction(o.mean_net_boons.num, o.mean_net_boons.den) == mean
     if check.opponent is not None:
         assert frac(o.win) == marginal(results, lambda r: [r.winner]).get("actor", 0)
         assert dist(o.defender_net_successes) == tally((r.defender.net_successes, 1) for r in results)
