@@ -115,6 +115,7 @@
     async update(changes) {
       deepMerge(this, JSON.parse(JSON.stringify(changes)));
       chatChannel.postMessage({ op: "update", id: this.id, changes: JSON.parse(JSON.stringify(changes)) });
+      persist();
       renderMessage(this);
       return this;
     }
@@ -126,10 +127,20 @@
       const msg = new ChatMessage({ ...JSON.parse(JSON.stringify(data)), id: `m${me}${++msgCounter}${Date.now().toString(36)}`, _author: me, timestamp: Date.now() });
       game.messages.set(msg.id, msg);
       chatChannel.postMessage({ op: "create", data: msg.toJSON() });
+      persist();
       renderMessage(msg);
       return msg;
     }
   }
+  // The world's chat log, kept where every page of this browser context finds it (Foundry's database).
+  const persist = () => localStorage.setItem("standin-chat", JSON.stringify(game.messages.contents.map((m) => m.toJSON())));
+  const restore = () => {
+    for (const d of JSON.parse(localStorage.getItem("standin-chat") ?? "[]")) {
+      const msg = new ChatMessage(d);
+      game.messages.set(msg.id, msg);
+      renderMessage(msg);
+    }
+  };
   chatChannel.onmessage = ({ data }) => {
     if (data.op === "create") {
       const msg = new ChatMessage(data.data);
@@ -359,6 +370,7 @@
     Hooks.callAll("init");
     Hooks.callAll("setup");
     Hooks.callAll("ready");
+    restore();
     // The scene controls and the combat tracker, as Foundry builds them.
     const controls = { tokens: { name: "tokens", title: "Tokens", icon: "fa-solid fa-user-alt", tools: { select: { name: "select", order: 1 } } } };
     Hooks.callAll("getSceneControlButtons", controls);
