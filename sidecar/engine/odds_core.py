@@ -54,11 +54,6 @@ def dist_chances(d: Dist, den: int) -> list[Chance]:
     ]
 
 
-def dist_mean(d: Dist, den: int) -> Expectation:
-    lo, counts = d
-    return expectation(sum((lo + i) * w for i, w in enumerate(counts)), den)
-
-
 def dist_at_least(d: Dist, value: int) -> int:
     """Weight of the values at or above ``value``."""
     lo, counts = d
@@ -81,14 +76,6 @@ def binomial_at_least(n: int, k: int, hit: int, miss: int) -> int:
 def width(total: int) -> int:
     """Bits per packed weight for weights that never exceed ``total`` (a whole number of bytes)."""
     return (total.bit_length() + 8) // 8 * 8
-
-
-def pack(weights: Iterable[int], k: int) -> int:
-    out = 0
-    for i, w in enumerate(weights):
-        if w:
-            out |= w << (i * k)
-    return out
 
 
 def unpack(x: int, k: int) -> list[int]:

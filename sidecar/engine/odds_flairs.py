@@ -12,6 +12,11 @@ three parts in the ordered roll, each ``(h, a, k)`` is a product of two small di
 (``T``) above and untainted (``U``) below. A success earns ``U`` flairs and ``T`` trials; a failure
 ``T + U`` trials (a convolution).
 
+The distributions are packed integers (see odds_core), so sums, shifts and convolutions are single
+integer operations, and the sum over ``k`` is mostly closed: ``((1 << K) + h - 1)^m`` holds every
+``C(m, k) (h-1)^(m-k)`` at digit ``k``, and when the read die heads its group (``a = c``) the ``m``
+dice at or below ``h`` give ``U = m − distinct``, the difference of two repeat counts.
+
 A desperate roll (2d6, the lowest kept) is read by its lowest die and every pair is tainted; its few
 multisets are visited directly. A group check multiplies the participants' simple checks (each read by
 its ``(c+1)``-th highest die, or lowest of a desperate roll) into the distribution of successes.
