@@ -57,6 +57,18 @@ def _unwrap(tp: Any) -> tuple[Any, bool]:
     return tp, False
 
 
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _json_example(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    item = typing.get_args(tp)[0] if origin is list else tp
+    fields = [f.name for f in msgspec.structs.fields(item)][:3] if _is_struct(item) else []
+    obj = "{" + ", ".join(f'"{n}": …' for n in fields) + "}"
+    return f"'[{obj}, …]'" if origin is list else f"'{obj}'"
+
+
 def _add_check_options(parser: argparse.ArgumentParser, check_type: type, dice: str) -> None:
     hints = typing.get_type_hints(check_type)
     for f in msgspec.structs.fields(check_type):
@@ -78,12 +90,13 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type, dice: 
         elif origin is Literal:
             choices = typing.get_args(tp)
             parser.add_argument(flag, dest=f.name, choices=choices, default=None, help=f"(default: {default})")
-        elif origin is list:
+        elif origin is list and not _is_struct(typing.get_args(tp)[0]):
             (item,) = typing.get_args(tp)
             parser.add_argument(flag, dest=f.name, metavar="A,B,...", default=None,
                                 help=f"comma-separated {getattr(item, '__name__', 'values')}")
         else:
-            parser.add_argument(flag, dest=f.name, metavar="JSON", default=None, help="a JSON object")
+            parser.add_argument(flag, dest=f.name, metavar="JSON", default=None,
+                                help="JSON, e.g. " + _json_example(tp))
 
 
 def _check_from_args(system: str, args: argparse.Namespace) -> Any:
@@ -96,7 +109,7 @@ def _check_from_args(system: str, args: argparse.Namespace) -> Any:
             continue
         tp, _ = _unwrap(hints[f.name])
         origin = typing.get_origin(tp)
-        if origin is list and isinstance(raw, str):
+        if origin is list and isinstance(raw, str) and not _is_struct(typing.get_args(tp)[0]):
             (item,) = typing.get_args(tp)
             parts = [p.strip() for p in raw.split(",") if p.strip()]
             if item is int:
@@ -177,7 +190,11 @@ def cmd_table(args: argparse.Namespace) -> int:
     try:
         if args.table_cmd == "create":
             keys = ledger.create_table(args.name)
-            print_keys(args.name, keys)
+            if args.json:
+                print(json.dumps({"table": keys.table, "name": args.name, "gm": keys.gm, "player": keys.player,
+                                  "observer": keys.observer}))
+            else:
+                print_keys(args.name, keys)
         elif args.table_cmd == "list":
             rows = ledger.tables()
             if not rows:
@@ -237,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     tsub = table.add_subparsers(dest="table_cmd", required=True, metavar="ACTION", parser_class=Parser)
     create = tsub.add_parser("create", help="create a table and print its keys (once)")
     create.add_argument("name")
+    create.add_argument("--json", action="store_true", help="print the id and keys as one JSON object")
     tsub.add_parser("list", help="list tables")
     rotate = tsub.add_parser("rotate-keys", help="replace a table's keys (the old ones stop working)")
     rotate.add_argument("id")

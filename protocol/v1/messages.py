@@ -12,6 +12,7 @@ from typing import Any, Literal, Union
 import msgspec
 
 from .base import PROTOCOL, Probability
+from .odds import AnyOdds
 from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyResult
 from .table import OPS, AnyEvent, Sequenced, Snapshot
 
@@ -197,7 +198,7 @@ class Verified(ServerMessage, tag="verified"):
 class OddsReply(ServerMessage, tag="odds_result"):
     id: str
     check: AnyCheck  # type: ignore[valid-type]
-    odds: Any
+    odds: AnyOdds  # type: ignore[valid-type]
 
 
 class Pong(ServerMessage, tag="pong"):

@@ -130,19 +130,15 @@ def _nonnegative(value: int, what: str, code: str) -> None:
 
 
 def assist_dice(rank: int | None, assists: Sequence[int], rules: BoonsRules = RULES, who: str = "the check") -> list[str]:
-    """What each assistant adds: ``"ability"`` when they outrank the primary, else ``"boon"``.
+    """The dice the assistants add: ``"ability"`` from one who outranks the primary, else ``"boon"``.
 
     "No check can gain more than two assisting dice total, and no more than one of those dice may be an
-    Ability Die": a third assistant is refused; an ability-worthy assistant beyond the cap adds a boon die.
+    Ability Die"; "extra helpers ... do not add more dice". So any number may help, but at most
+    ``max_assist_dice`` dice are added, at most ``max_assist_ability`` of them ability dice (one whenever an
+    assistant outranks the primary: "+1 Boon Die and +1 Ability Die" is the best two helpers can give).
     """
     if not assists:
         return []
-    if len(assists) > rules.max_assist_dice:
-        raise CheckError(
-            f"boons: {who} has {len(assists)} assistants, but no check can gain more than "
-            f"{rules.max_assist_dice} assisting dice (Assisted Checks); list only the assistants who add a die",
-            code="too_many_assists",
-        )
     if rank is None:
         raise CheckError(
             f"boons: {who} has assistants but no rank for the primary character; an assistant adds an "
@@ -150,15 +146,19 @@ def assist_dice(rank: int | None, assists: Sequence[int], rules: BoonsRules = RU
             code="missing_rank",
         )
     _nonnegative(rank, "the primary character's rank", "negative_rank")
-    out: list[str] = []
-    abilities = 0
     for r in assists:
         _nonnegative(r, "an assistant's rank", "negative_rank")
+    out: list[str] = []
+    abilities = 0
+    for r in assists:  # in the assistants' order, each adds a die while the caps allow
         if r > rank and abilities < rules.max_assist_ability:
             out.append("ability")
             abilities += 1
         else:
             out.append("boon")
+    if len(out) > rules.max_assist_dice:  # extra helpers add no dice; keep the best the caps allow
+        keep = min(abilities, rules.max_assist_dice)
+        out = ["ability"] * keep + ["boon"] * (rules.max_assist_dice - keep)
     return out
 
 

@@ -121,3 +121,21 @@ def test_serve_prints_keys_once(tmp_path):
         ensure_default_table(ledger, tmp_path)
     assert "GM key" not in buf.getvalue() and "default-table.keys" in buf.getvalue()
     ledger.close()
+
+
+def test_odds_command():
+    r = run("odds", "facets", "--pool", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    obj = json.loads(r.stdout)
+    chances = {x["value"]: x["chance"] for x in obj["outcome"]}
+    assert chances["success"]["num"] * 6 == chances["success"]["den"]
+    r = run("odds", "flairs", "--rank", "3", "--cuts", "1")
+    assert r.returncode == 0 and "triumph" in r.stdout
+    r = run("odds", "feats", "--level", "9")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_table_create_json(tmp_path):
+    r = run("table", "--data", str(tmp_path), "create", "Friday", "--json")
+    obj = json.loads(r.stdout)
+    assert set(obj) == {"table", "name", "gm", "player", "observer"}

@@ -238,9 +238,13 @@ def test_assist_dice_are_read():
     assert r.types == ["ability", "ability", "boon"] and r.net_successes == 3
 
 
-def test_third_assisting_die_refused():
-    e = refused("too_many_assists", rank=1, assists=[0, 0, 0])
-    assert "two" in e.message or "2" in e.message
+@pytest.mark.parametrize(
+    "assists, added",
+    [([0, 0, 0], ["boon", "boon"]), ([0, 0, 2], ["ability", "boon"]), ([2, 3, 4, 0], ["ability", "boon"])],
+)
+def test_extra_helpers_add_no_dice(assists, added):
+    # "Extra helpers may justify the assist ... but they do not add more dice": the caps hold.
+    assert boons.assist_dice(1, assists) == added
 
 
 def test_assists_need_the_primary_rank():
@@ -371,7 +375,9 @@ def test_opponent_pool_is_assisted_and_limited():
     assert r.defender_assist_dice == ["ability", "boon"] and r.defender.net_successes == 3 and r.winner == "defender"
     refused("too_many_dice", opponent=BoonsPool(boon=11))
     refused("negative_dice", opponent=BoonsPool(bane=-1))
-    refused("too_many_assists", opponent=BoonsPool(rank=0, assists=[0, 0, 0]))
+    assert boons.read(
+        BoonsCheck(ability=1, opponent=BoonsPool(rank=0, assists=[0, 0, 0])), [A_S, BO_S, BO_S]
+    ).defender_assist_dice == ["boon", "boon"]
     refused("missing_rank", opponent=BoonsPool(assists=[1]))
 
 

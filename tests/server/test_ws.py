@@ -153,3 +153,19 @@ async def test_verify_tells_ledger_rolls_from_forged_ones(sidecar):
     forged = await c.request(m.Verify(id="q2", check="not-a-check"))
     assert not forged.found and forged.result is None
     await c.close()
+
+
+async def test_odds_over_the_wire_change_nothing(sidecar):
+    from protocol.v1.challenge import ChallengeCheck
+
+    c = await sidecar.client("player", user="p1")
+    o = await c.request(m.Odds(id="o1", check=ChallengeCheck(cl=2, modifier=0)))
+    assert isinstance(o, m.OddsReply) and type(o.odds).__name__ == "ChallengeOdds"
+    by = {x.value: x.chance for x in o.odds.outcome}
+    assert by["epic_failure"].num * 20 == by["epic_failure"].den  # only a natural 1 (CL 2 is never missed by 4)
+    assert sum(x.chance.num / x.chance.den for x in o.odds.outcome) == pytest.approx(1)
+    with pytest.raises(RequestFailed) as e:
+        await c.request(m.Odds(id="o2", check=FacetsCheck(pool=-1)))
+    assert e.value.code == "invalid_check"
+    assert sidecar.ledger.events(sidecar.keys.table) == []
+    await c.close()
