@@ -100,9 +100,12 @@ class GatherStart(Op, tag="gather_start"):
 
 
 class Undo(Op, tag="undo"):
-    """Undo the last ``count`` actions (a roll or follow-up with its consequences, or a GM op)."""
+    """Undo the last ``count`` actions (a roll or follow-up with its consequences, or a GM op), or with
+    ``events`` the last ``count`` single events (one consequence, say). Nothing is deleted: an ``undone``
+    event records what no longer counts."""
 
     count: int = 1
+    events: bool = False
 
 
 class SceneActivate(Op, tag="scene_activate"):

@@ -383,7 +383,7 @@ class Table:
             case t.Undo():
                 if op.count < 1:
                     raise ActionError("invalid_op", "undo at least 1 action")
-                seqs = self._last_actions(op.count)
+                seqs = self._last_events(op.count) if op.events else self._last_actions(op.count)
                 if not seqs:
                     raise ActionError("nothing_to_undo", "there is nothing left to undo")
                 add(t.Undone(seqs=seqs))
@@ -396,6 +396,14 @@ class Table:
         if c is None:
             raise ActionError("unknown_complication", f"no open complication {cid!r}")
         return c
+
+    def _last_events(self, count: int) -> list[int]:
+        live = [
+            seq for seq, st in self.log
+            if not isinstance(st.event, t.Undone) and seq not in self.state.undone
+            and getattr(st.event, "cause", 0) not in self.state.undone
+        ]
+        return live[-count:]
 
     def _last_actions(self, count: int) -> list[int]:
         """Seqs of the last ``count`` actions not yet undone, each with its consequences."""

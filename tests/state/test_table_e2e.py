@@ -326,3 +326,14 @@ async def test_an_opposed_check_gathers_both_sides(sidecar):
     assert e.value.code == "not_a_gathered_check"
     await gm.close()
     await p.close()
+
+
+async def test_undo_a_single_consequence(sidecar):
+    gm = await sidecar.client("gm")
+    await roll(gm, ChallengeCheck(cl=4, dice=[1]), actor="Ayla", scene="S")  # roll, condition, complication
+    s = await state(gm)
+    assert len(s.actors["Ayla"].conditions) == 1 and len(s.scenes["S"].complications) == 1
+    await gm_op(gm, t.Undo(count=1, events=True))  # only the complication
+    s = await state(gm)
+    assert len(s.actors["Ayla"].conditions) == 1 and s.scenes.get("S", t.SceneState()).complications == []
+    await gm.close()
