@@ -82,7 +82,7 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type, dice: 
             parser.add_argument(flag, dest=f.name, metavar="F,F,...", required=dice == "required",
                                 help="the faces, comma-separated, in the order the rule set reads them")
         elif tp is bool:
-            parser.add_argument(flag, dest=f.name, action="store_true", help=f"(default: off)")
+            parser.add_argument(flag, dest=f.name, action="store_true", help="(default: off)")
         elif tp is int:
             parser.add_argument(flag, dest=f.name, type=int, metavar="N", default=None, help=f"(default: {default})")
         elif tp is str:

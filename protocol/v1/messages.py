@@ -7,7 +7,7 @@ repeated ``id`` is answered with the first reply and never rolls twice.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Literal, Union
 
 import msgspec
 

@@ -7,7 +7,7 @@ complications, lurking trial names and blind or GM-only rolls never reach a play
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Literal, Union
 
 import msgspec
 

@@ -41,7 +41,6 @@ from protocol.v1.flairs import (
     FlairsChoose,
     FlairsMatch,
     FlairsNameTrials,
-    FlairsParticipant,
     FlairsParticipantResult,
     FlairsResult,
     FlairsReveal,

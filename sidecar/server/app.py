@@ -8,7 +8,6 @@ closed with 4401. Every later bad frame gets an ``error`` and the socket stays u
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -256,7 +255,6 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         await sock.ws.close(code=4401, message=b"unauthorized")
         return False
     conn = Connection(send=sock.send, role=role, user=hello.user or f"anon-{uuid.uuid4().hex[:8]}", msgpack=sock.msgpack)
-    conn.close = sock.ws.close  # type: ignore[attr-defined]
     sock.conn, sock.hub = conn, hub
     welcome = hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
     await sock.send(codec.encode(welcome, sock.msgpack))

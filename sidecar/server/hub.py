@@ -9,17 +9,14 @@ table gets what they may see of it.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
 import structlog
 
 from protocol.v1 import codec
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from sidecar.state.ledger import Ledger
 from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import Viewer, view
@@ -41,8 +38,6 @@ class Connection:
     role: str
     user: str | None
     msgpack: bool = False
-    tokens: float = 0.0
-    refreshed: float = 0.0
 
     @property
     def viewer(self) -> Viewer:
@@ -179,13 +174,6 @@ class Hub:
             codec.encode(m.EventBroadcast(seq=s.seq, event=s.event), conn.msgpack)
             for s in hub.table.view_pending(pending, conn.viewer)
         ]
-
-    async def close_all(self, code: int, message: bytes) -> None:
-        for hub in self.tables.values():
-            for conn in list(hub.connections):
-                closer = getattr(conn, "close", None)
-                if closer is not None:
-                    await closer(code, message)
 
 
 async def _safe_send(conn: Connection, data: bytes) -> None:

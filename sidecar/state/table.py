@@ -10,7 +10,7 @@ anyone. A refused action raises :class:`ActionError` and leaves no trace.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -127,7 +127,8 @@ class Table:
             self.state.apply(seq, st.event)
         self.head = max(self.head, pending.events[-1][0])
 
-    def _pend(self) -> tuple[Pending, callable]:  # type: ignore[valid-type]
+    def _pend(self) -> tuple[Pending, Callable[..., int]]:
+        """A new pending action and the function that adds its events with their seqs and causes."""
         pending = Pending()
 
         def add(ev: object, vis: str = "all", owner: str | None = None) -> int:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from protocol.v1.facets import FacetsCheck
-from sidecar.engine import CheckError, DiceError, Dice, facets
+from sidecar.engine import CheckError, Dice, facets
 
 
 def read(faces, **kw):

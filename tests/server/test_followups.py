@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck, BoonsPool
 from protocol.v1.challenge import ChallengeChoice
 from protocol.v1.feats import FeatsCheck

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import aiohttp
@@ -11,7 +10,7 @@ import websockets
 
 from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
-from sidecar.client import Client, RequestFailed
+from sidecar.client import RequestFailed
 
 
 async def test_roll_reaches_the_roller_and_the_table(sidecar):
