@@ -242,8 +242,12 @@ class SqliteLedger:
                 self._write(db, [work for _, _, work in items])
             except BaseException as exc:  # the whole batch failed; every waiter hears it
                 error = exc
+            # One wake-up per event loop, not per append: each is a write to the loop's self-pipe.
+            by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
             for loop, fut, _ in items:
-                loop.call_soon_threadsafe(_settle, fut, error)
+                by_loop.setdefault(loop, []).append(fut)
+            for loop, futs in by_loop.items():
+                loop.call_soon_threadsafe(_settle_all, futs, error)
             if stop:
                 break
         db.close()
@@ -268,6 +272,11 @@ def _insert(db: sqlite3.Connection, head: str, flat: list[object]) -> None:
     for i in range(0, len(flat), step):
         chunk = flat[i : i + step]
         db.execute(head + ",".join(["(?,?,?,?)"] * (len(chunk) // 4)), chunk)
+
+
+def _settle_all(futs: list[asyncio.Future[None]], error: BaseException | None) -> None:
+    for fut in futs:
+        _settle(fut, error)
 
 
 def _settle(fut: asyncio.Future[None], error: BaseException | None) -> None:
