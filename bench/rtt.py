@@ -47,4 +47,51 @@ def run(full: bool = False) -> list[Row]:
                         higher_is_better=False, target=1.3, note=note))
         rows.append(Row("round trip", f"p99, ledger on {label}", percentile(lat, 99), "aiohttp echo p99", e99, "µs",
                         higher_is_better=False, target=1.5, note=note))
+    return rows + parts()
+
+
+def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float]:
+    """p50 of a durable append through the writer thread, and of the same commit run directly
+    (no thread hand-off), in this process: what a roll's round trip cannot do without."""
+    import asyncio
+    import time
+
+    from sidecar.state.ledger import SqliteLedger
+
+    d = data_dir(where)
+    try:
+        ledger = SqliteLedger(d.path / "verdict.sqlite3")
+        table = ledger.create_table("parts").table
+        event, reply = b"e" * 400, b"r" * 480
+
+        async def through_thread() -> list[float]:
+            out = []
+            for i in range(count):
+                t = time.perf_counter()
+                await ledger.append(table, [(i + 1, event)], (f"a-{i}", "gm", reply))
+                out.append((time.perf_counter() - t) * 1e6)
+            return out
+
+        appended = asyncio.run(through_thread())
+        db = ledger._connect()
+        direct = []
+        for i in range(count):
+            t = time.perf_counter()
+            ledger._write(db, [(table, [(count + i + 1, event)], (f"b-{i}", "gm", reply))])
+            direct.append((time.perf_counter() - t) * 1e6)
+        db.close()
+        ledger.close()
+        return d.label, percentile(appended, 50), percentile(direct, 50)
+    finally:
+        d.cleanup()
+
+
+def parts() -> list[Row]:
+    rows = []
+    for where in ("disk", "tmpfs"):
+        label, appended, direct = _ledger_parts(where)
+        rows.append(Row("round trip, part", f"durable append via the writer thread, {label}", appended, "", 0, "µs",
+                        higher_is_better=False, note="p50; the commit below plus the hand-off to and from the thread"))
+        rows.append(Row("round trip, part", f"the same commit run directly, {label}", direct, "", 0, "µs",
+                        higher_is_better=False, note="p50; SQLite WAL, synchronous=FULL"))
     return rows
