@@ -6,11 +6,11 @@ import { MODULE_ID } from "./constants.mjs";
 import { RollDialog } from "./apps/roll-dialog.mjs";
 import { Tracker } from "./apps/tracker.mjs";
 import { isActiveGM } from "./client.mjs";
-import { FIELDS, buildCheck, defaults, toneOf } from "./lib/systems.mjs";
-import { newId } from "./lib/protocol.mjs";
-import { render, t } from "./render.mjs";
+import { buildCheck, defaults } from "./lib/systems.mjs";
+import { t } from "./render.mjs";
+import { postRequest, requestRolled } from "./requests.mjs";
 import { setting } from "./settings.mjs";
-import { actorById, messageById } from "./documents.mjs";
+import { actorById } from "./documents.mjs";
 
 /**
  * @typedef {object} RollRequest
@@ -97,67 +97,21 @@ export class VerdictApi {
   }
 
   /**
-   * GM: post a prepared check to chosen players as a card with a Roll button.
-   * @param {{system: string, values: Record<string, any>, mode?: string, label?: string|null, users: string[], group?: boolean}} req
+   * GM: post a prepared check to chosen players as a card with a Roll button; a gathered check (a
+   * `flairs` group check, a `boons` opposed check) is started on the table first.
+   * @param {import("./requests.mjs").RequestSpec} req
    */
-  async postRequest(req) {
-    const request = { id: newId(), system: req.system, values: req.values, mode: req.mode ?? "public", label: req.label ?? null, users: req.users, group: Boolean(req.group), rolls: {} };
-    const gms = game.users?.filter((u) => u.isGM).map((u) => u.id) ?? [];
-    const content = await renderRequest(request);
-    return ChatMessage.create({
-      content,
-      whisper: [...new Set([...req.users, ...gms])],
-      flags: { [MODULE_ID]: { request } },
-    });
+  postRequest(req) {
+    return postRequest(this.client, req);
   }
 
   /**
-   * A participant rolled for a request card: the active GM records it on the card.
+   * A participant rolled for a (not gathered) request card: the active GM records it on the card.
    * @param {string} messageId
    * @param {Record<string, any>} rolled
    * @param {string|null} [userId]
    */
-  async requestRolled(messageId, rolled, userId = game.user?.id ?? null) {
-    if (!isActiveGM()) {
-      game.socket?.emit(`module.${MODULE_ID}`, { t: "request-rolled", from: userId, message: messageId, check: rolled.check, outcome: rolled.result?.outcome, system: rolled.result?.system });
-      return;
-    }
-    const message = messageById(messageId);
-    const request = /** @type {Record<string, any>|undefined} */ (message?.getFlag(MODULE_ID, "request"));
-    if (!message || !request || !userId || !request.users.includes(userId)) return;
-    // The outcome comes from the GM's own copy of the roll when it has one, not from the player's word.
-    const full = this.cards?.full.get(rolled.check);
-    const outcome = full?.outcome ?? rolled.result?.outcome ?? rolled.outcome;
-    const rolls = { ...(request.rolls ?? {}), [userId]: { check: rolled.check, outcome, verified: Boolean(full) } };
-    const next = { ...request, rolls };
-    await message.update({ content: await renderRequest(next), flags: { [MODULE_ID]: { request: next } } });
+  requestRolled(messageId, rolled, userId = game.user?.id ?? null) {
+    return requestRolled(this.cards, messageId, rolled, userId);
   }
-}
-
-/**
- * The request card's HTML.
- * @param {Record<string, any>} request
- */
-export async function renderRequest(request) {
-  const fields = FIELDS[request.system] ?? [];
-  const facts = fields
-    .filter((f) => f.wire !== false && request.values[f.name] !== null && request.values[f.name] !== undefined && request.values[f.name] !== "")
-    .map((f) => ({ label: t(`VERDICT.Field.${request.system}.${f.name}`), text: f.options ? t(`VERDICT.Option.${f.name}.${request.values[f.name]}`) : String(request.values[f.name]) }));
-  const participants = request.users.map((/** @type {string} */ id) => {
-    const roll = request.rolls?.[id];
-    return {
-      id, name: game.users?.get(id)?.name ?? id,
-      outcomeLabel: roll ? t(`VERDICT.Outcome.${request.system}.${roll.outcome}`) : null,
-      tone: roll ? toneOf(request.system, roll.outcome) : null,
-    };
-  });
-  const group = request.groupOutcome;
-  return render("request-card.hbs", {
-    ...request,
-    systemLabel: t(`VERDICT.System.${request.system}`),
-    facts,
-    participants,
-    groupOutcomeLabel: group ? `${t("VERDICT.Request.groupOutcome")}: ${t(`VERDICT.Outcome.${request.system}.${group}`)}` : null,
-    groupTone: group ? toneOf(request.system, group) : null,
-  });
 }

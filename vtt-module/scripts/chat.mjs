@@ -9,6 +9,7 @@ import { isActiveGM } from "./client.mjs";
 import { BOONS_DIE_SIZE, DIE_SIZE } from "./lib/systems.mjs";
 import { renderCard } from "./render.mjs";
 import { actorById, findMessage } from "./documents.mjs";
+import { gatherRolled } from "./requests.mjs";
 
 /** How long to wait for the player view's copy before writing a GM-only card. */
 const PAIR_MS = 800;
@@ -37,6 +38,14 @@ export class ChatCards {
    */
   _take(msg, side) {
     if (msg.type !== "rolled" && msg.type !== "followed") return;
+    if (msg.type === "rolled" && msg.gather) {
+      // A part of a gathered check: drawn on its request card, not as a card of its own.
+      if (side === "gm") {
+        this.full.set(msg.check, msg.result);
+        gatherRolled(msg);
+      }
+      return;
+    }
     const key = msg.type === "rolled" ? `rolled:${msg.check}` : `followed:${msg.check}:${msg.seq}`;
     const entry = this.pending.get(key) ?? {};
     if (entry.done) return;

@@ -262,12 +262,13 @@ export class VerdictClient {
   /**
    * Roll a check. Resolves with the `rolled` reply.
    * @param {{check: Record<string, any>, actor?: string|null, target?: string|null, scene?: string|null,
-   *   mode?: string, label?: string|null, extended?: string|null}} opts
+   *   mode?: string, label?: string|null, extended?: string|null, gather?: string|null, part?: string|null}} opts
    */
   roll(opts) {
     return this.request({
       type: "roll", check: opts.check, actor: opts.actor ?? null, target: opts.target ?? null,
       scene: opts.scene ?? null, mode: opts.mode ?? "public", label: opts.label ?? null, extended: opts.extended ?? null,
+      gather: opts.gather ?? null, part: opts.part ?? null,
     });
   }
 

@@ -6,9 +6,9 @@
   const params = new URLSearchParams(location.search);
   const me = params.get("user") ?? "gm1";
   const USERS = [
-    { id: "gm1", name: "Gamemaster", isGM: true, character: null },
-    { id: "p1", name: "Ayla", isGM: false, character: "actorAyla" },
-    { id: "p2", name: "Bram", isGM: false, character: "actorBram" },
+    { id: "gm1", name: "Gamemaster", isGM: true, characterId: null },
+    { id: "p1", name: "Ayla", isGM: false, characterId: "actorAyla" },
+    { id: "p2", name: "Bram", isGM: false, characterId: "actorBram" },
   ];
   const ACTORS = [
     { id: "actorAyla", name: "Ayla Thorn", owner: "p1" },
@@ -81,6 +81,8 @@
   class User {
     constructor(d) { Object.assign(this, d); this.active = true; }
     get isSelf() { return this.id === me; }
+    /** Foundry's `user.character` is the Actor document. */
+    get character() { return this.characterId ? game.actors.get(this.characterId) ?? null : null; }
     async assignHotbarMacro(macro, slot) { window.__hotbar = { macro: macro.name, slot }; }
   }
   class Actor {

@@ -4,6 +4,7 @@ import { isActiveGM } from "../client.mjs";
 import { showStatus } from "../status.mjs";
 import { syncAll } from "../tokens.mjs";
 import { actorById } from "../documents.mjs";
+import { syncGathers } from "../requests.mjs";
 
 /** `ready`: connect, write cards (active GM), keep tokens in line with the table, show the status. */
 export default function ready() {
@@ -12,7 +13,10 @@ export default function ready() {
   const client = api.client;
   api.cards = new ChatCards(client);
   client.on("status", showStatus);
-  client.on("snapshot", (/** @type {Record<string, any>} */ snap) => syncAll(snap));
+  client.on("snapshot", (/** @type {Record<string, any>} */ snap) => {
+    syncAll(snap);
+    syncGathers(snap);
+  });
   client.on("socket", (/** @type {Record<string, any>} */ data, /** @type {string|null} */ sender) => onSocket(data, sender));
   showStatus(client.status);
   client.start();

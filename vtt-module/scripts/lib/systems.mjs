@@ -11,7 +11,7 @@ export const SYSTEMS = /** @type {const} */ (["facets", "challenge", "flairs", "
 /**
  * @typedef {object} FieldSpec
  * @property {string} name                  the check's field (wire name); UI-only fields have `wire: false`
- * @property {"int"|"bool"|"select"|"text"|"intlist"|"optint"} type
+ * @property {"int"|"bool"|"select"|"text"|"intlist"|"optint"|"multi"} type
  * @property {any} [default]
  * @property {number} [min]
  * @property {number} [max]
@@ -48,6 +48,8 @@ export const FIELDS = {
     { name: "difficulty", type: "optint", default: 10, min: -20, max: 40 },
     { name: "level", type: "optint", default: null, min: -20, max: 20 },
     { name: "wyrd", type: "int", default: 0, min: 0, max: 3 },
+    { name: "wyrd_dice", type: "multi", default: null, options: ["white", "red", "blue"] },
+    { name: "wyrd_feat", type: "bool", default: false },
   ],
   boons: [
     { name: "check_type", type: "select", default: "simple", wire: false, options: ["simple", "assisted", "group", "opposed", "extended"] },
@@ -152,6 +154,12 @@ export function coerce(field, raw) {
       const s = String(raw ?? "").trim();
       if (!s) return field.default === null ? null : [];
       return s.split(/[\s,;]+/).map((x) => Number.parseInt(x, 10)).filter(Number.isFinite);
+    }
+    case "multi": {
+      // Some of the options, in the options' order; none chosen is the field's default (unset).
+      const chosen = Array.isArray(raw) ? raw.map(String) : raw ? String(raw).split(/[\s,;]+/) : [];
+      const picked = (field.options ?? []).filter((o) => chosen.includes(o));
+      return picked.length ? picked : field.default ?? null;
     }
     case "text": {
       const s = raw === null || raw === undefined ? "" : String(raw).trim();
