@@ -164,6 +164,8 @@ class Table:
         self.sidecar = sidecar
         self.mode = mode
         self.pages = {}
+        self.frames: dict[str, list[str]] = {}
+        self.sent: dict[str, list[str]] = {}
 
     def open(self, user: str, system: str = "facets"):
         s = self.sidecar
@@ -173,6 +175,15 @@ class Table:
         page = self.context.new_page()
         page.set_viewport_size({"width": 1280, "height": 860})
         page.on("console", lambda msg, u=user: msg.type == "error" and print(f"[{u} console] {msg.text}"))
+        # Every websocket frame this page receives, to check secrecy on the wire.
+        frames, sent = self.frames.setdefault(user, []), self.sent.setdefault(user, [])
+        text = lambda p: p if isinstance(p, str) else p.decode("utf-8", "replace")  # noqa: E731
+
+        def watch(ws, f=frames, s=sent):
+            ws.on("framereceived", lambda p: f.append(text(p)))
+            ws.on("framesent", lambda p: s.append(text(p)))
+
+        page.on("websocket", watch)
         page.goto(f"{self.web}/?{urlencode(query)}")
         page.wait_for_selector("body[data-ready='1']", timeout=10000)
         self.pages[user] = page
@@ -183,6 +194,18 @@ class Table:
 def table(browser, web, sidecar):
     context = browser.new_context()
     t = Table(context, web, sidecar, mode="local")
+    yield t
+    for user, page in t.pages.items():
+        errors = page.evaluate("window.__errors")
+        assert not errors, f"{user}'s page had errors: {errors}"
+    context.close()
+
+
+@pytest.fixture
+def server_table(browser, web, sidecar):
+    """A table in server mode: every page connects to the sidecar with its role's key."""
+    context = browser.new_context()
+    t = Table(context, web, sidecar, mode="server")
     yield t
     for user, page in t.pages.items():
         errors = page.evaluate("window.__errors")
