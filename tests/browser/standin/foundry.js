@@ -85,24 +85,102 @@
     get character() { return this.characterId ? game.actors.get(this.characterId) ?? null : null; }
     async assignHotbarMacro(macro, slot) { window.__hotbar = { macro: macro.name, slot }; }
   }
+  // Actor writes reach every page of the world, as Foundry's server relays document updates. Each page
+  // keeps a log of who wrote what (`window.__writes`), so tests can check that only the GM writes.
+  const actorChannel = new BroadcastChannel("standin-actors");
+  window.__writes = [];
   class Actor {
     constructor(d) { Object.assign(this, d); this.flags = {}; this.statuses = new Set(); }
     getFlag(scope, key) { return getFlag(this, scope, key); }
     async setFlag(scope, key, value) {
+      this._setFlag(scope, key, value, me);
+      actorChannel.postMessage({ op: "flag", actor: this.id, scope, key, value: JSON.parse(JSON.stringify(value ?? null)), by: me });
+      return this;
+    }
+    _setFlag(scope, key, value, by) {
       const f = flagsOf(this);
       f[scope] ??= {};
       f[scope][key] = value;
+      window.__writes.push({ by, actor: this.id, what: `flag ${scope}.${key}` });
       Hooks.callAll("updateActor", this, { flags: { [scope]: { [key]: value } } });
-      return this;
     }
     async toggleStatusEffect(id, { active } = {}) {
+      // Foundry refuses a status that is not registered in CONFIG.statusEffects.
+      if (!CONFIG.statusEffects.some((e) => e.id === id)) throw new Error(`Invalid status ID "${id}" provided to Actor#toggleStatusEffect`);
       const on = active ?? !this.statuses.has(id);
-      if (on) this.statuses.add(id); else this.statuses.delete(id);
+      this._setStatus(id, on, me);
+      actorChannel.postMessage({ op: "status", actor: this.id, id, active: on, by: me });
       return on;
+    }
+    _setStatus(id, on, by) {
+      if (on) this.statuses.add(id); else this.statuses.delete(id);
+      window.__writes.push({ by, actor: this.id, what: `status ${id} ${on ? "on" : "off"}` });
+      for (const token of this.getActiveTokens()) token.refresh({ refreshEffects: true });
     }
     testUserPermission(user, level) { return user.isGM || (level === "OWNER" && user.id === this.owner); }
     get isOwner() { return game.user.isGM || game.user.id === this.owner; }
-    getActiveTokens() { return []; }
+    getActiveTokens() { return (canvas.tokens?.placeables ?? []).filter((t) => t.actor === this); }
+  }
+  actorChannel.onmessage = ({ data }) => {
+    const actor = game.actors.get(data.actor);
+    if (!actor) return;
+    if (data.op === "flag") actor._setFlag(data.scope, data.key, data.value, data.by);
+    else if (data.op === "status") actor._setStatus(data.id, data.active, data.by);
+  };
+
+  // --- the canvas: tokens drawn as DOM, with just the PIXI the module touches ---------------------
+  class PIXIText {
+    constructor(text, style) {
+      this.text = text;
+      this.style = style;
+      this.visible = true;
+      this.name = "";
+      this.anchor = { x: 0, y: 0, set(x, y) { this.x = x; this.y = y ?? x; } };
+      this.position = { x: 0, y: 0, set(x, y) { this.x = x; this.y = y ?? x; } };
+    }
+  }
+  const STATUS_ICONS = { "verdict-condition": "fa-face-dizzy", "verdict-wound": "fa-droplet", "verdict-scratch": "fa-bandage", "verdict-taken-down": "fa-skull", dead: "fa-skull-crossbones" };
+  class Token {
+    constructor(actor, x, y) {
+      this.id = `token-${actor.id}`;
+      this.actor = actor;
+      this.document = { id: this.id, actorId: actor.id, name: actor.name, x, y };
+      this.x = x;
+      this.y = y;
+      this.w = 100;
+      this.h = 100;
+      this.children = [];
+      this.renderFlags = { set: (flags) => this.refresh(flags) };
+    }
+    addChild(child) { this.children.push(child); child.parent = this; return child; }
+    /** Foundry refreshes a token's render flags and calls `refreshToken`; the stand-in then draws it. */
+    refresh(flags = {}) {
+      Hooks.callAll("refreshToken", this, flags);
+      this.draw();
+    }
+    draw() {
+      const board = document.getElementById("board");
+      let el = board.querySelector(`[data-token="${this.id}"]`);
+      if (!el) {
+        el = document.createElement("div");
+        el.className = "token";
+        el.dataset.token = this.id;
+        el.dataset.actor = this.actor.id;
+        board.append(el);
+      }
+      el.style.left = `${this.x}px`;
+      el.style.top = `${this.y}px`;
+      el.style.width = `${this.w}px`;
+      el.style.height = `${this.h}px`;
+      const initials = this.actor.name.split(/\s+/).map((w) => w[0]).join("");
+      const effects = [...this.actor.statuses].map((id) => {
+        const cfg = CONFIG.statusEffects.find((e) => e.id === id);
+        return `<li data-status="${id}" title="${i18n.localize(cfg?.name ?? id)}"><i class="fa-solid ${STATUS_ICONS[id] ?? "fa-circle"}"></i></li>`;
+      }).join("");
+      const texts = this.children.filter((c) => c instanceof PIXIText && c.visible).map((c) =>
+        `<span class="token-text" data-name="${c.name}" style="left:${c.position.x}px;top:${c.position.y}px;color:${c.style?.fill ?? "#fff"};transform:translate(${-100 * c.anchor.x}%,${-100 * c.anchor.y}%)">${c.text}</span>`).join("");
+      el.innerHTML = `<div class="token-img">${initials}</div><ul class="token-effects">${effects}</ul>${texts}<div class="token-name">${this.actor.name}</div>`;
+    }
   }
 
   const chatChannel = new BroadcastChannel("standin-chat");
@@ -341,7 +419,8 @@
   window.Macro = Macro;
   window.CONFIG = { statusEffects: [{ id: "dead", name: "EFFECT.StatusDead", img: "icons/svg/skull.svg" }] };
   window.ui = { notifications: { info: notify("info"), warn: notify("warning"), error: notify("error") } };
-  window.canvas = { scene, ready: true };
+  window.PIXI = { Text: PIXIText };
+  window.canvas = { scene, ready: true, tokens: { placeables: [] } };
   window.foundry = {
     applications: {
       api: { ApplicationV2, HandlebarsApplicationMixin },
@@ -372,6 +451,9 @@
     Hooks.callAll("init");
     Hooks.callAll("setup");
     Hooks.callAll("ready");
+    // The scene's tokens, drawn when the canvas is ready.
+    canvas.tokens.placeables = [new Token(actors.get("actorAyla"), 360, 220), new Token(actors.get("actorBram"), 500, 220)];
+    for (const token of canvas.tokens.placeables) token.refresh({ refreshState: true });
     restore();
     // The scene controls and the combat tracker, as Foundry builds them.
     const controls = { tokens: { name: "tokens", title: "Tokens", icon: "fa-solid fa-user-alt", tools: { select: { name: "select", order: 1 } } } };

@@ -284,7 +284,9 @@ export function buildCard(entry, opts = {}) {
     gmFollowups: buttons.filter((b) => b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
     ...(opts.canFollow === false ? { choose: null, bargain: null } : flairsForms(r)),
     extendedNext: buttons.some((b) => b.action.action === "extended_next"),
-    apply: Boolean(opts.isGM),
+    // "Apply" brings the tokens of the card's actor and target in line with the table: only a card
+    // that names one has it (the GM's alone; the card marks it GM-only).
+    apply: Boolean(entry.actor || entry.target),
     unverified: opts.verified === false,
     redacted: Boolean(entry.redacted),
     actions: (entry.actions ?? []).map((a) => a.action),
