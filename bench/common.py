@@ -84,6 +84,8 @@ class Row:
 def fmt(v: float) -> str:
     if v != v:
         return "-"
+    if float(v).is_integer() and abs(v) < 100:
+        return str(int(v))
     if abs(v) >= 100:
         return f"{v:,.0f}"
     if abs(v) >= 10:

@@ -101,8 +101,6 @@ async def main(argv: list[str] | None = None) -> None:
     p.add_argument("--reply-size", type=int, default=0)
     args = p.parse_args(argv)
     raise_nofile()
-    if os.environ.get('BENCH_SWITCH'):
-        sys.setswitchinterval(float(os.environ['BENCH_SWITCH']))
     structlog.configure(
         wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
