@@ -21,6 +21,8 @@ in a bought place is refused (``bought_dice_supplied``): a bought die is never r
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Sequence
 
 import msgspec
@@ -90,10 +92,12 @@ RULES = FeatsRules()
 DICE: tuple[str, str, str] = ("white", "red", "blue")
 
 
+@functools.lru_cache(maxsize=64)
 def _max_level(rules: FeatsRules) -> int:
     return max(r.level for r in rules.table)
 
 
+@functools.lru_cache(maxsize=64)
 def _min_level(rules: FeatsRules) -> int:
     return min(r.level for r in rules.table)
 
@@ -199,6 +203,17 @@ def satisfies(row: FeatRow, faces: Sequence[int], rules: FeatsRules = RULES) -> 
     return any(listed)
 
 
+@functools.lru_cache(maxsize=2048)
+def _passed_levels(full: tuple[int, ...], rules: FeatsRules) -> frozenset[int]:
+    """The levels whose rows these three faces satisfy (512 possible rolls: worth remembering)."""
+    return frozenset(r.level for r in rules.table if satisfies(r, full, rules))
+
+
+@functools.lru_cache(maxsize=2048)
+def _worst_level(passed: frozenset[int], rules: FeatsRules) -> int | None:
+    return min((r.level for r in rules.table if r.level not in passed), default=None)
+
+
 def row_of(level: int, rules: FeatsRules = RULES) -> FeatRow:
     for row in rules.table:
         if row.level == level:
@@ -231,11 +246,10 @@ def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> 
         )
     it = iter(rolled)
     full = [rules.bought_face if i in bought else next(it) for i in range(len(DICE))]
-    success = satisfies(row_of(level, rules), full, rules)
-    passed = [r.level for r in rules.table if satisfies(r, full, rules)]
-    failed = [r.level for r in rules.table if not satisfies(r, full, rules)]
+    passed = _passed_levels(tuple(full), rules)
+    success = level in passed
     best = max(passed) if passed else None
-    worst = min(failed) if failed else None
+    worst = _worst_level(passed, rules)
     # On a success the level's own row passed, so best is set; on a failure worst is set.
     degree = (best - level) if success else (worst - level)  # type: ignore[operator]
     return FeatsResult(
