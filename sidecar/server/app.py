@@ -142,10 +142,8 @@ class Socket:
     refreshed: float = field(default_factory=time.monotonic)
 
     async def send(self, data: bytes) -> None:
-        if self.msgpack:
-            await self.ws.send_bytes(data)
-        else:
-            await self.ws.send_str(data.decode())
+        # msgspec already produced UTF-8 bytes: send them as the frame, without a decode and re-encode.
+        await self.ws.send_frame(data, WSMsgType.BINARY if self.msgpack else WSMsgType.TEXT)
 
 
 async def websocket(request: web.Request) -> web.StreamResponse:

@@ -50,6 +50,8 @@ class TableHub:
     connections: set[Connection] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     replies: OrderedDict[str, tuple[str, bytes]] = field(default_factory=OrderedDict)
+    known: set[str] = field(default_factory=set)
+    """Every request id this table has answered: a new id needs no look-up in the ledger."""
     inflight: dict[str, asyncio.Future[None]] = field(default_factory=dict)
 
 
@@ -66,7 +68,7 @@ class Hub:
                 return None
             table = Table(table_id, self.ledger)
             table.load()
-            hub = self.tables[table_id] = TableHub(table)
+            hub = self.tables[table_id] = TableHub(table, known=set(self.ledger.request_ids(table_id)))
         return hub
 
     # --- joining ------------------------------------------------------------------
@@ -91,7 +93,7 @@ class Hub:
         while rid in hub.inflight:  # the same id is being handled right now: wait, then answer from it
             await asyncio.shield(hub.inflight[rid])
         stored = hub.replies.get(rid)
-        if stored is None:
+        if stored is None and rid in hub.known:
             row = self.ledger.request(hub.table.id, rid)
             stored = (row.role, row.reply) if row else None
         if stored is not None:
@@ -111,6 +113,7 @@ class Hub:
                 await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
                 hub.table.commit(pending)
                 hub.replies[rid] = (conn.role, reply)
+                hub.known.add(rid)
                 if len(hub.replies) > REPLY_CACHE:
                     hub.replies.popitem(last=False)
                 await _safe_send(conn, reply if not conn.msgpack else _to_msgpack(reply))

@@ -91,6 +91,7 @@ class Ledger(Protocol):
     def role_for(self, table_id: str, key: str) -> str | None: ...
     def events(self, table_id: str, since: int = 0) -> list[tuple[int, bytes]]: ...
     def request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
+    def request_ids(self, table_id: str) -> list[str]: ...
     async def append(
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None: ...
@@ -173,6 +174,10 @@ class SqliteLedger:
             return self._read.execute(
                 "SELECT seq, data FROM events WHERE table_id=? AND seq>? ORDER BY seq", (table_id, since)
             ).fetchall()
+
+    def request_ids(self, table_id: str) -> list[str]:
+        with self._lock:
+            return [r for (r,) in self._read.execute("SELECT request_id FROM requests WHERE table_id=?", (table_id,))]
 
     def request(self, table_id: str, request_id: str) -> StoredRequest | None:
         with self._lock:
