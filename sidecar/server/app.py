@@ -103,7 +103,10 @@ async def _close_ledger(app: web.Application) -> None:
 
 
 async def healthz(request: web.Request) -> web.Response:
-    return web.json_response({"status": "ok", "protocol": [SUBPROTOCOL, SUBPROTOCOL_MSGPACK], "version": __version__})
+    return web.json_response(
+        {"status": "ok", "protocol": [SUBPROTOCOL], "encodings": {SUBPROTOCOL: "json", SUBPROTOCOL_MSGPACK: "msgpack"},
+         "version": __version__}
+    )
 
 
 async def metrics_view(request: web.Request) -> web.Response:

@@ -121,7 +121,7 @@ async def test_healthz_and_metrics(sidecar):
     async with aiohttp.ClientSession() as s:
         async with s.get(base + "/healthz") as r:
             body = await r.json()
-            assert body["status"] == "ok" and body["protocol"][0] == "verdict.v1" and body["version"]
+            assert body["status"] == "ok" and body["protocol"] == ["verdict.v1"] and body["version"]
         async with s.get(base + "/metrics") as r:
             text = await r.text()
     assert 'verdict_rolls_total{system="facets"} 1' in text
