@@ -14,7 +14,7 @@ from functools import lru_cache
 from protocol.v1.boons import BoonsCheck, BoonsDice
 from protocol.v1.odds import BoonsOdds
 
-from .boons import DIE_TYPES, OPPOSED_TYPES, BoonsRules, build
+from .boons import DIE_TYPES, OPPOSED_TYPES, BoonsRules, band, build
 from .errors import CheckError
 from .odds_core import Dist, chances, dist_at_least, dist_chances, expectation, prob, table, unpack, width
 
@@ -89,16 +89,6 @@ def side_dists(pool: BoonsDice, kinds: tuple[str, ...], rules: BoonsRules) -> tu
     return out, den, totals
 
 
-def _band(ns: int, rules: BoonsRules) -> str:
-    if ns >= rules.exceptional_at:
-        return "exceptional"
-    if ns >= rules.improved_at:
-        return "improved"
-    if ns >= rules.success_at:
-        return "success"
-    return "failure"
-
-
 def boons_odds(check: BoonsCheck, rules: BoonsRules) -> BoonsOdds:
     """The odds of a check; :func:`boons.build` validates it (it is what ``boons.validate`` runs)."""
     built = build(check, rules)
@@ -124,7 +114,7 @@ def boons_odds(check: BoonsCheck, rules: BoonsRules) -> BoonsOdds:
             k = min(max(a - dlo, 0), len(dcounts))  # defender values strictly below a
             beaten = w * below[k]
             wins += beaten
-            outcome[_band(max(a, rules.success_at), rules)] += beaten
+            outcome[band(max(a, rules.success_at), rules)] += beaten
         outcome["failure"] += total - wins
         win = prob(wins, total)
     else:
