@@ -43,6 +43,7 @@ export class ChatCards {
       if (side === "gm") {
         this.full.set(msg.check, msg.result);
         gatherRolled(msg);
+        if ((msg.mode ?? "public") === "public") showDice(msg.result, [], false);
       }
       return;
     }
