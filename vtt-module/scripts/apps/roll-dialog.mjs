@@ -342,7 +342,8 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
         gather: this.config.gather ?? null,
         part: this.config.part ?? null,
       });
-      game.modules?.get(MODULE_ID)?.api?.rememberDefaults(this.config.actor ?? null, this.system, this.values);
+      // A part of a gathered check is the GM's pool, not the actor's own habit: not remembered.
+      if (!this.config.gather) game.modules?.get(MODULE_ID)?.api?.rememberDefaults(this.config.actor ?? null, this.system, this.values);
       this.config.onRolled?.(rolled);
       await this.close();
     } catch (err) {
