@@ -14,13 +14,20 @@ from pathlib import Path
 MODULE_DIR = Path(__file__).resolve().parents[2] / "vtt-module"
 
 
+SKIP_SUFFIXES = (".d.ts",)
+"""Type declarations serve the type check only; Foundry never loads them."""
+
+
 def build_zip(root: Path = MODULE_DIR) -> bytes:
-    """The module as Foundry expects a package: every file under a top folder named after its id."""
+    """The module as a Foundry package: module.json at the root of the archive, as release zips have it.
+
+    Built reproducibly (fixed timestamps, sorted names), so the same tree always gives the same bytes.
+    """
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(root.rglob("*")):
-            if path.is_file() and "node_modules" not in path.parts:
-                info = zipfile.ZipInfo(f"verdict/{path.relative_to(root).as_posix()}", date_time=(2026, 1, 1, 0, 0, 0))
+            if path.is_file() and "node_modules" not in path.parts and not path.name.endswith(SKIP_SUFFIXES):
+                info = zipfile.ZipInfo(path.relative_to(root).as_posix(), date_time=(2026, 1, 1, 0, 0, 0))
                 info.compress_type = zipfile.ZIP_DEFLATED
                 info.external_attr = 0o644 << 16
                 zf.writestr(info, path.read_bytes())

@@ -168,3 +168,23 @@ async def test_odds_over_the_wire_change_nothing(sidecar):
     assert e.value.code == "invalid_check"
     assert sidecar.ledger.events(sidecar.keys.table) == []
     await c.close()
+
+
+async def test_the_module_is_served_for_foundrys_installer(sidecar):
+    import io
+    import zipfile
+
+    base = sidecar.url.replace("ws://", "http://").removesuffix("/ws")
+    async with aiohttp.ClientSession() as s:
+        async with s.get(base + "/module/module.json") as r:
+            manifest = await r.json()
+        async with s.get(base + "/module/verdict.zip") as r:
+            data = await r.read()
+    assert manifest["id"] == "verdict" and manifest["socket"] is True
+    assert manifest["manifest"] == base + "/module/module.json" and manifest["download"] == base + "/module/verdict.zip"
+    assert manifest["compatibility"]["verified"].startswith("13")
+    names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    assert "module.json" in names and "lang/en.json" in names
+    for entry in manifest["esmodules"] + manifest["styles"]:
+        assert entry in names
+    assert not any(n.endswith(".d.ts") for n in names)
