@@ -48,6 +48,18 @@ class RawPlayer:
     def text(self) -> str:
         return "\n".join(self.frames)
 
+    async def wait_for(self, text: str, timeout: float = 5.0) -> None:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while text not in self.text():
+            assert asyncio.get_running_loop().time() < deadline, f"{text!r} never reached the player"
+            await asyncio.sleep(0.01)
+
+    async def barrier(self, gm) -> None:
+        """A public roll after everything sent so far: once it arrives, every earlier frame has too."""
+        label = f"barrier-{gm.new_id()}"
+        await roll(gm, FacetsCheck(pool=1), label=label)
+        await self.wait_for(label)
+
 
 async def gm_op(gm, op):
     return await gm.request(m.Gm(id=gm.new_id(), op=op))
@@ -114,7 +126,7 @@ async def test_epic_failures_add_conditions_and_hidden_complications_and_the_fou
     assert all(c.hidden for c in s.scenes["Vault"].complications)
     ps = await state(p)
     assert ps.actors["Bo"].taken_down and ps.scenes.get("Vault", t.SceneState()).complications == []
-    await asyncio.sleep(0.1)
+    await raw.barrier(gm)
     assert "complication_added" not in raw.text()
     await raw.close()
     await gm.close()
@@ -168,10 +180,10 @@ async def test_hidden_complications_never_reach_a_player_until_revealed(sidecar)
     done = await gm_op(gm, t.ComplicationAdd(scene="Inn", text=secret, hidden=True))
     kid = done.events[0].event.complication
     await gm_op(gm, t.ComplicationEdit(complication=kid, text=secret + " (three)"))
-    await asyncio.sleep(0.1)
+    await raw.barrier(gm)
     assert secret not in raw.text() and kid not in raw.text()
     await gm_op(gm, t.ComplicationReveal(complication=kid))
-    await asyncio.sleep(0.1)
+    await raw.barrier(gm)
     assert secret + " (three)" in raw.text()
     await raw.close()
     p = await sidecar.client("player", user="late")
@@ -194,7 +206,7 @@ async def test_lurking_trial_names_stay_secret_until_the_flair_choice(sidecar):
     assert [(lk.count, lk.trials) for lk in lurking] == [(2, None)]
     r = await roll(p, FlairsCheck(rank=3, dice=[6, 6, 2]), actor="Ayla")
     assert r.result.lurking == 2 and r.result.lurking_trials is None
-    await asyncio.sleep(0.1)
+    await raw.barrier(gm)
     assert "harmful" not in raw.text() and "foolish" not in raw.text()
     gm_seen = [x for x in [await gm.next()] if isinstance(x, m.Rolled)]
     assert gm_seen and gm_seen[0].result.lurking_trials == ["harmful", "foolish"]
@@ -216,7 +228,7 @@ async def test_blind_and_gm_only_rolls_stay_off_players_sockets(sidecar):
     assert gm_roll.result is not None
     seen = [await gm.next(), await gm.next()]
     assert all(isinstance(s, m.Rolled) and s.result is not None for s in seen)
-    await asyncio.sleep(0.1)
+    await raw.barrier(gm)
     assert "secret-blind" not in raw.text() and "secret-gmroll" not in raw.text()
     await raw.close()
     await gm.close()
