@@ -58,3 +58,26 @@ def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     card = gm.locator(".verdict-card:has(.verdict-label:has-text('Nobody in particular'))")
     card.wait_for(timeout=5000)
     assert card.locator("[data-verdict-apply]").count() == 0
+
+
+def test_the_token_hud_opens_the_roll_dialog_for_its_actor(table):
+    gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
+    connected(gm, player)
+    # The HUD as Foundry renders it (a left column of control icons), for Ayla's token and for Bram's.
+    player.evaluate(
+        """() => {
+          for (const id of ["actorAyla", "actorBram"]) {
+            const hud = document.createElement("div");
+            hud.id = "hud-" + id;
+            hud.style.cssText = "position: fixed; left: 420px; top: 320px; z-index: 10000";
+            hud.innerHTML = '<div class="col left"></div>';
+            document.body.append(hud);
+            Hooks.callAll("renderTokenHUD", {actor: game.actors.get(id)}, hud);
+          }
+        }"""
+    )
+    mine = player.locator("#hud-actorAyla [data-action='verdictRoll']")
+    assert mine.count() == 1
+    assert player.locator("#hud-actorBram [data-action='verdictRoll']").count() == 0  # not the player's actor
+    mine.click()
+    player.locator(".verdict-roll-dialog").wait_for(timeout=5000)

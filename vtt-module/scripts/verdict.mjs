@@ -11,6 +11,7 @@ import getSceneControlButtons from "./hooks/scene-controls.mjs";
 import renderCombatTracker from "./hooks/combat-tracker.mjs";
 import refreshToken from "./hooks/refresh-token.mjs";
 import updateActor from "./hooks/update-actor.mjs";
+import renderTokenHUD from "./hooks/token-hud.mjs";
 
 Hooks.once("init", () => {
   // v13 renders chat messages as HTMLElements; v12 passed jQuery to a hook v13 deprecates.
@@ -25,3 +26,4 @@ Hooks.on("getHeaderControlsActorSheetV2", getHeaderControlsActorSheetV2);
 Hooks.on("renderCombatTracker", renderCombatTracker);
 Hooks.on("refreshToken", refreshToken);
 Hooks.on("updateActor", updateActor);
+Hooks.on("renderTokenHUD", renderTokenHUD);
