@@ -37,3 +37,22 @@ def test_dialog_and_card_of_each_rule_set(table, shot):
     boons = gm.locator(".verdict-card[data-system='boons']").last
     assert boons.locator(".die.boons-ability").count() == 3
     shot(gm, ".chat-message:last-child", "card-boons-given.png")
+
+
+def test_dice_so_nice_throws_the_real_faces(table):
+    gm = table.open("gm1")
+    gm.wait_for_selector("#verdict-status[data-state='open']", timeout=10000)
+    gm.evaluate("""() => {
+      window.__throws = [];
+      game.dice3d = {show: (data, user, sync) => { window.__throws.push({data, sync}); return Promise.resolve(true); }};
+    }""")
+    gm.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3, dice: [6, 2, 5]}}, label: 'Thrown'}})")
+    gm.evaluate(f"{API}.client.roll({{check: {CHECKS['boons']!r}, label: 'Thrown boons'}})")
+    gm.wait_for_function("window.__throws.length === 2", timeout=5000)
+    throws = gm.evaluate("window.__throws")
+    facets = throws[0]["data"]["throws"][0]["dice"]
+    assert [(d["result"], d["type"]) for d in facets] == [(6, "d6"), (2, "d6"), (5, "d6")]
+    assert throws[0]["sync"] is True  # every player sees the same throw
+    boons = throws[1]["data"]["throws"][0]["dice"]
+    assert [d["result"] for d in boons] == CHECKS["boons"]["dice"]
+    assert [d["type"] for d in boons] == ["d8", "d8", "d8", "d6", "d6", "d8", "d8"]
