@@ -237,6 +237,10 @@ def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> 
                 code="bought_dice_supplied",
             )
         faces = [f for i, f in enumerate(faces) if i not in bought]
+    if not need and len(faces) == len(DICE):
+        # No roll is made, but dice were thrown anyway: they must be d8 faces, and they change nothing.
+        check_faces(faces, [rules.sides] * len(DICE), "this feat")
+        faces = []
     rolled = check_faces(faces, need, "this feat")
     if _automatic(level, check, rules):
         cost = rules.wyrd_feat_cost if level > _max_level(rules) else 0

@@ -264,7 +264,7 @@ class Table:
     def _add_condition(self, actor: str, scene: str | None, take_down: bool = True) -> Iterable[object]:
         a = self.state.actors.get(actor, t.ActorState())
         yield t.ConditionAdded(actor=actor, condition=_new_id("c"))
-        if take_down and len(a.conditions) + 1 == TAKEN_DOWN_AT and not a.taken_down:
+        if take_down and len(a.conditions) + 1 >= TAKEN_DOWN_AT and not a.taken_down:
             yield t.TakenDown(actor=actor)
             if scene is not None:
                 yield t.ComplicationAdded(

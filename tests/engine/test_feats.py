@@ -311,7 +311,8 @@ def test_rolled_wyrd_dice_fill_the_unbought_places():
         ({"level": 1}, [8, 8], "invalid_dice"),
         ({"level": 1}, [9, 1, 1], "invalid_dice"),
         ({"level": 1}, [0, 1, 1], "invalid_dice"),
-        ({"level": -9}, [1, 1, 1], "invalid_dice"),
+        ({"level": -9}, [9, 1, 1], "invalid_dice"),  # dice thrown for nothing must still be d8 faces
+        ({"level": -9}, [1, 1], "invalid_dice"),
     ],
 )
 def test_refused(kw, faces, code):
@@ -393,3 +394,9 @@ def test_check_decodes_from_the_wire():
 def test_describe():
     assert "success" in feats.describe(read((8, 1, 1), 2))
     assert "20 WP" in feats.describe(feats.read(FeatsCheck(level=9, wyrd_feat=True), []))
+
+
+def test_dice_thrown_for_an_automatic_success_change_nothing():
+    # "Any task below -8 is so very likely as to be unnecessary to roll for": three 1s thrown anyway still succeed.
+    r = feats.read(FeatsCheck(level=-9), [1, 1, 1])
+    assert r.success and r.automatic and r.dice == []
