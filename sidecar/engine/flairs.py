@@ -20,8 +20,9 @@ Decisions where the texts leave room (each documented where it is applied):
   pairs stay all tainted on a desperate roll.
 - A chosen flair banishes one lurking trial it opposes (a flair applies once per result); a second
   lurking trial of the same name stands.
-- A simple check has no flairs or trials (RULINGS), so darkness and lurking trials are refused on it
-  and on group checks rather than silently dropped.
+- A simple check has no flairs or trials (RULINGS): darkness adds none to it, and lurking trials (set
+  by the Judge for a full check) are refused on it and on group checks rather than silently dropped. A
+  devil's bargain is open to it (RULINGS excludes only group checks): the named trial stands.
 - Once the flairs are chosen, the lurking trials revealed, or the Judge's trials named, the dice are
   settled: no devil's bargain can follow.
 """
@@ -152,10 +153,10 @@ def validate(check: FlairsCheck, rules: FlairsRules = RULES) -> None:
             f"flairs: {lurking_count(check)} lurking trials is more than the limit of {rules.max_lurking}",
             code="too_many_lurking",
         )
-    if check.simple and (lurking_count(check) or check.darkness):
+    if check.simple and lurking_count(check):
         raise CheckError(
-            "flairs: a simple check cannot generate flairs or trials, so it takes no lurking trials or darkness; "
-            "make a full check, or drop `lurking`/`darkness`",
+            "flairs: a simple check cannot generate flairs or trials, so it takes no lurking trials; "
+            "make a full check, or drop `lurking`",
             code="simple_check_trials",
         )
 
@@ -310,7 +311,7 @@ def _build(check: FlairsCheck, st: _State, rules: FlairsRules) -> FlairsResult:
     for m in matches:
         if m.gives == "trials":
             standing += [FlairsTrial(source="pair", tainted=m.tainted) for _ in range(m.amount)]
-    if check.darkness:
+    if check.darkness and not check.simple:  # a simple check cannot generate trials, darkness's included
         standing += [FlairsTrial(source="darkness") for _ in range(rules.darkness_trials)]
     if st.judged is not None:
         standing = [msgspec.structs.replace(t, name=n) for t, n in zip(standing, st.judged)]  # type: ignore[arg-type]
@@ -462,11 +463,6 @@ def _bargain(check: FlairsCheck, result: FlairsResult, action: FlairsBargain, rn
         raise FollowUpError(
             "flairs: you cannot enter a devil's bargain during a group check (it relies on collective skill)",
             code="bargain_in_group_check",
-        )
-    if check.simple:
-        raise FollowUpError(
-            "flairs: a simple check cannot generate trials, so it cannot pay for a devil's bargain",
-            code="bargain_in_simple_check",
         )
     if check.rank < 1:
         raise FollowUpError(

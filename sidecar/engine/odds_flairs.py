@@ -296,7 +296,7 @@ def flairs_odds(check: FlairsCheck, rules: FlairsRules) -> FlairsOdds:
         acc, den = _desperate(n, check.simple, rules)
     else:
         acc, den = _pool(n, check.cuts, check.simple, rules)
-    extra = (rules.darkness_trials if check.darkness else 0) + lurking_count(check)
+    extra = (rules.darkness_trials if check.darkness and not check.simple else 0) + lurking_count(check)
     trials = {t + extra: w for t, w in acc.trials.items()}
     o = acc.outcome
     return FlairsOdds(

@@ -423,8 +423,11 @@ def test_bargain_refusals():
     refused("bargain_needs_rank", follow, c0, flairs.read(c0, [3, 2]), FlairsBargain(trial="slow"))
     c00 = FlairsCheck(rank=0)
     refused("bargain_needs_rank", follow, c00, flairs.read(c00, [3, 2]), FlairsBargain(trial="slow"))
+    # RULINGS names the checks without a bargain (a success, rank 0, a group check, a second one): a simple
+    # check is not among them. Its re-read is success or failure, and the named trial stands.
     cs = FlairsCheck(rank=2, simple=True)
-    refused("bargain_in_simple_check", follow, cs, flairs.read(cs, [3, 2]), FlairsBargain(trial="slow"))
+    b = follow(cs, flairs.read(cs, [3, 2]), FlairsBargain(trial="slow", dice=[5]))
+    assert b.outcome == "success" and [t.name for t in b.standing] == ["slow"] and b.trials == 1
     cg = FlairsCheck(group=[FlairsParticipant(name="a", rank=1)])
     refused("bargain_in_group_check", follow, cg, flairs.read(cg, [1]), FlairsBargain(trial="slow"))
     refused("unknown_trial", follow, c, fail, FlairsBargain(trial="sleepy", dice=[6]))  # type: ignore[arg-type]
@@ -601,7 +604,6 @@ def test_group_refusals():
         ({"rank": 1, "lurking": 13}, [1], "too_many_lurking"),
         ({"rank": 1, "lurking": 2, "lurking_trials": ["loud"]}, [1], "lurking_count_mismatch"),
         ({"rank": 1, "lurking_trials": ["wet"]}, [1], "unknown_trial"),
-        ({"rank": 1, "simple": True, "darkness": True}, [1], "simple_check_trials"),
         ({"rank": 1, "simple": True, "lurking": 1}, [1], "simple_check_trials"),
         ({"rank": 3}, [1, 2], "invalid_dice"),
         ({"rank": 2}, [7, 1], "invalid_dice"),
@@ -697,3 +699,9 @@ def test_rolled_checks_read_back(rank, edges, cuts, lurking, darkness):
     assert r.trials >= lurking + darkness
     safe = flairs.redact(r)
     assert safe.trials == r.trials and (lurking == 0 or safe.lurking_trials is None)
+
+
+def test_darkness_adds_no_trial_to_a_simple_check():
+    # "A simple check cannot generate flairs or trials": darkness's extra trial included.
+    r = flairs.read(FlairsCheck(rank=2, simple=True, darkness=True), [2, 2])
+    assert r.outcome == "failure" and r.trials == 0 and r.standing == []

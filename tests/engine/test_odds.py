@@ -471,7 +471,7 @@ def test_cached_by_parameters_ignoring_dice():
         FacetsCheck(pool=40),
         ChallengeCheck(cl=0),
         FlairsCheck(rank=-1),
-        FlairsCheck(rank=1, simple=True, darkness=True),
+        FlairsCheck(rank=1, simple=True, lurking=1),
         FeatsCheck(level=9),
         FeatsCheck(),
         BoonsCheck(ability=11),

@@ -450,7 +450,6 @@ def test_flairs_bargain_may_repeat_the_judges_trial():
         ({"rank": 2}, [6, 1]),
         ({"rank": 0, "edges": 2}, [3, 1]),  # no skill rank
         ({"rank": 0}, [3, 1]),  # untrained, desperate
-        ({"rank": 2, "simple": True}, [3, 1]),  # a simple check has no trials
     ],
 )
 def test_flairs_bargain_refused(kw, faces):
