@@ -44,7 +44,7 @@ async def sidecar(tmp_path: Path) -> AsyncIterator[Sidecar]:
     """The real app on a real port (in this process), with one table."""
     ledger = SqliteLedger(tmp_path / "verdict.sqlite3")
     keys = ledger.create_table("test")
-    app = create_app(Settings(data=tmp_path, rate=1000, burst=1000), ledger)
+    app = create_app(Settings(data=tmp_path, rate=1e6, burst=1e6), ledger)
     server = TestServer(app, host="127.0.0.1", port=free_port())
     await server.start_server()
     try:

@@ -66,5 +66,14 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
     raise ProtocolError("invalid_message", f"invalid {env.type!r} message: {detail}", rid)
 
 
+def request_id(data: bytes | str, msgpack: bool = False) -> str | None:
+    """The ``id`` of a frame that will not be handled (rate limited), so the refusal names it."""
+    try:
+        env = (_env_msgpack if msgpack else _env_json).decode(data)
+    except msgspec.DecodeError:
+        return None
+    return env.id if isinstance(env.id, str) else None
+
+
 def decode_server(data: bytes | str, msgpack: bool = False) -> Any:
     return (_server_msgpack if msgpack else _server_json).decode(data)

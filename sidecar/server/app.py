@@ -139,10 +139,22 @@ class Socket:
 
     ws: web.WebSocketResponse
     msgpack: bool
+    transport: Any = None
     conn: Connection | None = None
     hub: Any = None
     tokens: float = 0.0
     refreshed: float = field(default_factory=time.monotonic)
+
+    def backlog(self) -> int:
+        transport = self.transport
+        return transport.get_write_buffer_size() if transport is not None and not transport.is_closing() else 0
+
+    async def drop(self) -> None:
+        log.warning("slow_peer_dropped", backlog=self.backlog())
+        if self.hub is not None and self.conn is not None:
+            self.hub.connections.discard(self.conn)
+        # 1013 "try again later": the client reconnects and gets what it missed from its last seq.
+        asyncio.get_running_loop().create_task(self.ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"reading too slowly"))
 
     async def send(self, data: bytes) -> None:
         # msgspec already produced UTF-8 bytes: send them as the frame, without a decode and re-encode.
@@ -166,7 +178,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         max_msg_size=settings.max_frame * 16,  # larger frames are refused by us, politely, below
     )
     await ws.prepare(request)
-    sock = Socket(ws=ws, msgpack=ws.ws_protocol == SUBPROTOCOL_MSGPACK, tokens=settings.burst)
+    sock = Socket(ws=ws, msgpack=ws.ws_protocol == SUBPROTOCOL_MSGPACK, transport=request.transport, tokens=settings.burst)
     app = request.app
     app[SOCKETS].add(ws)
     app[METRICS].connections += 1
@@ -198,7 +210,8 @@ async def _serve(app: web.Application, sock: Socket) -> None:
             await _error(app, sock, None, "frame_too_large", f"frames are limited to {settings.max_frame} bytes")
             continue
         if not _take_token(sock, settings):
-            await _error(app, sock, None, "rate_limited", f"slow down: at most {settings.rate:g} requests per second")
+            await _error(app, sock, codec.request_id(data, sock.msgpack), "rate_limited",
+                         f"slow down: at most {settings.rate:g} requests per second; retry this request shortly")
             continue
         try:
             msg = codec.decode_client(data if isinstance(data, bytes) else data.encode(), sock.msgpack)
@@ -255,7 +268,10 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         await _error(app, sock, None, "unauthorized", "unknown table or wrong key for it")
         await sock.ws.close(code=4401, message=b"unauthorized")
         return False
-    conn = Connection(send=sock.send, role=role, user=hello.user or f"anon-{uuid.uuid4().hex[:8]}", msgpack=sock.msgpack)
+    conn = Connection(
+        send=sock.send, role=role, user=hello.user or f"anon-{uuid.uuid4().hex[:8]}", msgpack=sock.msgpack,
+        backlog=sock.backlog, drop=sock.drop,
+    )
     sock.conn, sock.hub = conn, hub
     welcome = hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
     await sock.send(codec.encode(welcome, sock.msgpack))

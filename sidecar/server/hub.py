@@ -38,6 +38,10 @@ class Connection:
     role: str
     user: str | None
     msgpack: bool = False
+    backlog: Any = None
+    """() -> bytes waiting in the socket's write buffer (the peer has not read them yet)."""
+    drop: Any = None
+    """async () -> None: close a peer that reads too slowly (it reconnects and resyncs from its seq)."""
 
     @property
     def viewer(self) -> Viewer:
@@ -179,7 +183,17 @@ class Hub:
         ]
 
 
+SLOW_PEER_BYTES = 32 * 1024
+"""A peer with this much unread is dropped before a send could wait on it under a table's lock."""
+
+
 async def _safe_send(conn: Connection, data: bytes) -> None:
+    # Sends happen under the table's lock; a send only waits when the socket's buffer passes its high-water
+    # mark (64 KiB). Keeping every peer far below it means one stalled browser never holds up the table.
+    if conn.backlog is not None and conn.backlog() > SLOW_PEER_BYTES:
+        if conn.drop is not None:
+            await conn.drop()
+        return
     try:
         await conn.send(data)
     except (ConnectionError, RuntimeError):  # the peer went away; its handler cleans up

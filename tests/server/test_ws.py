@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import aiohttp
@@ -188,3 +189,41 @@ async def test_the_module_is_served_for_foundrys_installer(sidecar):
     for entry in manifest["esmodules"] + manifest["styles"]:
         assert entry in names
     assert not any(n.endswith(".d.ts") for n in names)
+
+
+@pytest.mark.slow
+async def test_a_peer_that_stops_reading_never_holds_up_the_table(sidecar):
+    import socket as _socket
+    import time as _time
+    from urllib.parse import urlparse
+
+    u = urlparse(sidecar.url)
+    raw = _socket.socket()
+    raw.setsockopt(_socket.SOL_SOCKET, _socket.SO_RCVBUF, 4096)
+    raw.connect((u.hostname, u.port))
+    raw.setblocking(False)
+    slow = await websockets.connect(sidecar.url, sock=raw, subprotocols=["verdict.v1"], compression=None, max_queue=1)
+    await slow.send(json.dumps({"type": "hello", "table": sidecar.keys.table, "key": sidecar.keys.player, "user": "sleepy"}))
+    gm = await sidecar.client("gm")
+    start = _time.monotonic()
+    # ~2 KiB broadcasts the slow peer never reads: more than the kernel's socket buffers hold
+    for i in range(5000):
+        await gm.request(m.Roll(id=f"fast-{i}", check=FacetsCheck(pool=2), label="x" * 1800))
+    assert _time.monotonic() - start < 60
+    # the slow peer was dropped with 1013 (try again later): on reconnect it resyncs from its last seq
+    got = 0
+
+    async def closed_code():
+        nonlocal got
+        try:
+            while True:
+                await slow.recv()
+                got += 1
+        except websockets.ConnectionClosed as exc:
+            return exc.rcvd.code if exc.rcvd else None
+    try:
+        code = await asyncio.wait_for(closed_code(), 30)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"still open after {got} frames")
+    assert code == 1013
+    await gm.close()

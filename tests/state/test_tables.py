@@ -62,6 +62,8 @@ async def test_rate_limited_with_a_clear_error(tmp_path):
     got = [await c.next() for _ in range(12)]
     codes = [getattr(x, "code", None) for x in got]
     assert "rate_limited" in codes and codes.count(None) >= 4
+    limited = [x for x in got if getattr(x, "code", None) == "rate_limited"]
+    assert all(x.id and x.id.startswith("p") for x in limited)  # the refusal names the request to retry
     await asyncio.sleep(1.1)
     assert isinstance(await c.request(m.Ping(id="later")), m.Pong)  # still connected, and it refills
     await c.close()
