@@ -6,7 +6,6 @@ are served unchanged under ``/modules/verdict/``, as Foundry serves an installed
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shutil
