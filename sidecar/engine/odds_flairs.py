@@ -31,7 +31,7 @@ from math import comb, factorial
 from protocol.v1.flairs import FlairsCheck, FlairsParticipant
 from protocol.v1.odds import Chance, Expectation, FlairsOdds
 
-from .flairs import FlairsRules, is_desperate, lurking_count, pool_of
+from .flairs import FlairsRules, is_desperate, lurking_count, outcome_of, pool_of
 from .odds_core import TABLES, table, chances, expectation, prob, unpack, width
 
 OUTCOMES = ("triumph", "conflict", "success", "failure")
@@ -71,16 +71,6 @@ def repeats(q: int, r: int, k: int) -> int:
     return sum(comb(q, j) * row[j] << (k * (r - j)) for j in range(1, min(q, r) + 1))
 
 
-def _outcome(h: int, simple: bool, r: FlairsRules) -> str:
-    if simple:
-        return "success" if h >= r.simple_success_face else "failure"
-    if h >= r.triumph_face:
-        return "triumph"
-    if h >= r.conflict_face:
-        return "conflict"
-    return "failure"
-
-
 class _Acc:
     """Weights of the read die, outcome, flairs, pair trials and tainted trials."""
 
@@ -101,7 +91,7 @@ def _pool(n: int, c: int, simple: bool, r: FlairsRules) -> tuple[_Acc, int]:
     # Packed distributions (see odds_core): flairs and trials of successes, trials of failures, tainted.
     flairs = trials = fail_trials = tainted = 0
     for h in range(1, s + 1):
-        o = _outcome(h, simple, r)
+        o = outcome_of(h, simple, r)
         fails = o == "failure"
         # The repeats of 0 … n - c - 1 dice below h, shared by every a < c.
         below_h = [repeats(h - 1, rest, kb) for rest in range(n - c)] if c and not fails and not simple else []
@@ -180,7 +170,7 @@ def _desperate(d: int, simple: bool, r: FlairsRules) -> tuple[_Acc, int]:
         for m in counts.values():
             w //= factorial(m)
         low = combo[0]
-        o = _outcome(low, simple, r)
+        o = outcome_of(low, simple, r)
         acc.outcome[o] += w
         acc.highest[low] = acc.highest.get(low, 0) + w
         pairs = 0 if simple else d - len(counts)  # every pair of a desperate roll is tainted

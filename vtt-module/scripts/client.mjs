@@ -13,6 +13,7 @@
 
 import { CLIENT_NAME, MODULE_ID, SOCKET } from "./constants.mjs";
 import { Connection, RequestError } from "./lib/connection.mjs";
+import { Emitter } from "./lib/emitter.mjs";
 import { newId, wsUrl } from "./lib/protocol.mjs";
 import { setting } from "./settings.mjs";
 
@@ -29,8 +30,14 @@ export function isActiveGM() {
   return !active || active.id === user.id;
 }
 
-export class VerdictClient {
+/**
+ * This browser's way to the sidecar, in local or server mode. Events: "status" (status), "snapshot"
+ * (snapshot), "message" (msg, source) for every reply and broadcast, "player-message" (msg) for what the
+ * player-view connection receives.
+ */
+export class VerdictClient extends Emitter {
   constructor() {
+    super();
     /** @type {Connection|null} the connection this client's own requests use */
     this.own = null;
     /** @type {Connection|null} active GM only: the player-view connection */
@@ -45,8 +52,6 @@ export class VerdictClient {
     this.role = null;
     /** @type {Map<string, string>} check id -> faces, as the sidecar's ledger reported them to this client */
     this.known = new Map();
-    /** @type {Map<string, Set<Function>>} */
-    this.listeners = new Map();
     /** @type {Map<string, {resolve: Function, reject: Function, timer: any}>} relayed requests in flight */
     this.relayed = new Map();
     this._socketBound = false;
@@ -58,31 +63,6 @@ export class VerdictClient {
 
   get mode() {
     return setting("mode") === "server" ? "server" : "local";
-  }
-
-  /**
-   * @param {string} event  "status" | "snapshot" | "message" (msg, source) | "player-message" (msg)
-   * @param {Function} fn
-   * @returns {() => void}
-   */
-  on(event, fn) {
-    if (!this.listeners.has(event)) this.listeners.set(event, new Set());
-    this.listeners.get(event)?.add(fn);
-    return () => this.listeners.get(event)?.delete(fn);
-  }
-
-  /**
-   * @param {string} event
-   * @param {...any} args
-   */
-  emit(event, ...args) {
-    for (const fn of this.listeners.get(event) ?? []) {
-      try {
-        fn(...args);
-      } catch (err) {
-        console.error(`${MODULE_ID} |`, event, err);
-      }
-    }
   }
 
   /**

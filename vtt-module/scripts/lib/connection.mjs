@@ -5,6 +5,7 @@
  * @module
  */
 
+import { Emitter } from "./emitter.mjs";
 import { SUBPROTOCOL, decodeServer, encodeClient, maxSeq, newId } from "./protocol.mjs";
 
 /** @typedef {"idle"|"connecting"|"open"|"reconnecting"|"offline"} ConnectionState */
@@ -53,9 +54,14 @@ export class RequestError extends Error {
   }
 }
 
-export class Connection {
+/**
+ * One websocket to the sidecar, with hello, heartbeat, backoff and resync from the last seq. Events:
+ * "state" (state, reason), "welcome" (msg), "message" (msg) for every decoded frame.
+ */
+export class Connection extends Emitter {
   /** @param {ConnectionOptions} options */
   constructor(options) {
+    super();
     this.options = options;
     /** @type {ConnectionState} */
     this.state = "idle";
@@ -72,8 +78,6 @@ export class Connection {
     this.ws = null;
     /** @type {Map<string, {msg: Record<string, unknown>, resolve: Function, reject: Function, timer: any}>} */
     this.pending = new Map();
-    /** @type {Map<string, Set<Function>>} */
-    this.listeners = new Map();
     this._stopped = true;
     /** @type {any} */ this._retryTimer = null;
     /** @type {any} */ this._pingTimer = null;
@@ -82,32 +86,6 @@ export class Connection {
 
   get timers() {
     return this.options.timers ?? globalThis;
-  }
-
-  /**
-   * Listen to "state" (state, reason), "welcome" (msg), "message" (msg, every decoded frame).
-   * @param {string} event
-   * @param {Function} fn
-   * @returns {() => void} unsubscribe
-   */
-  on(event, fn) {
-    if (!this.listeners.has(event)) this.listeners.set(event, new Set());
-    this.listeners.get(event)?.add(fn);
-    return () => this.listeners.get(event)?.delete(fn);
-  }
-
-  /**
-   * @param {string} event
-   * @param {...any} args
-   */
-  emit(event, ...args) {
-    for (const fn of this.listeners.get(event) ?? []) {
-      try {
-        fn(...args);
-      } catch (err) {
-        console.error("verdict |", event, "listener failed", err);
-      }
-    }
   }
 
   /**
