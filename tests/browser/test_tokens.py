@@ -81,3 +81,49 @@ def test_the_token_hud_opens_the_roll_dialog_for_its_actor(table):
     assert player.locator("#hud-actorBram [data-action='verdictRoll']").count() == 0  # not the player's actor
     mine.click()
     player.locator(".verdict-roll-dialog").wait_for(timeout=5000)
+
+
+def test_the_combat_tracker_opens_the_verdict_tracker(table):
+    gm = table.open("gm1", "challenge")
+    connected(gm)
+    # The combat tracker as Foundry renders it in v13 (an element) and in v12 (jQuery-like: [element]).
+    gm.evaluate(
+        """() => {
+          for (const id of ["combat-v13", "combat-v12"]) {
+            const el = document.createElement("section");
+            el.id = id;
+            el.style.cssText = "position: fixed; left: 420px; top: " + (id === "combat-v13" ? 200 : 260) + "px; z-index: 10000";
+            el.innerHTML = '<header class="combat-tracker-header"></header>';
+            document.body.append(el);
+            Hooks.callAll("renderCombatTracker", {}, id === "combat-v13" ? el : [el]);
+          }
+        }"""
+    )
+    assert gm.locator("#combat-v12 .verdict-open-tracker").count() == 1
+    gm.locator("#combat-v13 .verdict-open-tracker").click()
+    gm.locator(".verdict-tracker").wait_for(timeout=5000)
+
+
+def test_v12_sheets_get_a_roll_header_button(table):
+    gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
+    connected(gm, player)
+    buttons = player.evaluate(
+        """() => {
+          const out = {};
+          for (const id of ["actorAyla", "actorBram"]) {
+            const buttons = [];
+            Hooks.callAll("getActorSheetHeaderButtons", {actor: game.actors.get(id)}, buttons);
+            out[id] = buttons.map((b) => b.label);
+          }
+          return out;
+        }"""
+    )
+    assert buttons == {"actorAyla": ["VERDICT.Sheet.roll"], "actorBram": []}  # only on the player's own actor
+    player.evaluate(
+        """() => {
+          const buttons = [];
+          Hooks.callAll("getActorSheetHeaderButtons", {actor: game.actors.get("actorAyla")}, buttons);
+          buttons[0].onclick();
+        }"""
+    )
+    player.locator(".verdict-roll-dialog").wait_for(timeout=5000)
