@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import sys
 from pathlib import Path
@@ -60,7 +61,14 @@ def serve(host: str, port: int, data: Path, log_format: str | None, allow_origin
     ensure_default_table(ledger, data)
     settings = Settings(host=host, port=port, data=data, allow_origins=allow_origins)
     app = create_app(settings, ledger)
-    print(f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: http://{host}:{port}/module/module.json)", flush=True)
+    listening = f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: http://{host}:{port}/module/module.json)"
     # run_app handles SIGINT and SIGTERM: on_shutdown closes sockets with 1001, on_cleanup closes the ledger.
-    web.run_app(app, host=host, port=port, print=None, shutdown_timeout=5.0, access_log=None)
+    try:
+        # `print` is called once the socket is bound: only then is the sidecar listening.
+        web.run_app(app, host=host, port=port, print=lambda _: print(listening, flush=True), shutdown_timeout=5.0,
+                    access_log=None)
+    except OSError as exc:
+        reason = "is already in use (another sidecar?)" if exc.errno == errno.EADDRINUSE else f"cannot be used: {exc.strerror}"
+        print(f"verdict: {host}:{port} {reason}; choose another with --port", file=sys.stderr)
+        return 2
     return 0

@@ -113,6 +113,7 @@ class SqliteLedger:
         self._queue: queue.SimpleQueue[tuple | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._closed = False
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -258,11 +259,15 @@ class SqliteLedger:
         db.close()
 
     def close(self) -> None:
+        """Finish the pending writes and close; closing twice is harmless."""
         if self._writer is not None:
             self._queue.put(None)
             self._writer.join(timeout=10)
             self._writer = None
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
             self._read.execute("PRAGMA wal_checkpoint(PASSIVE)")
             self._read.close()
 

@@ -139,3 +139,19 @@ def test_table_create_json(tmp_path):
     r = run("table", "--data", str(tmp_path), "create", "Friday", "--json")
     obj = json.loads(r.stdout)
     assert set(obj) == {"table", "name", "gm", "player", "observer"}
+
+
+def test_serve_on_a_busy_port_says_so(tmp_path):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run(
+            [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port), "--data", str(tmp_path), "--log-format", "json"],
+            capture_output=True, text=True, timeout=30,
+        )
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1] == f"verdict: 127.0.0.1:{port} is already in use (another sidecar?); choose another with --port"
+    assert "listening" not in r.stdout
