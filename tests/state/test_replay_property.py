@@ -1,0 +1,93 @@
+"""Properties of the table over random sessions: a replay of the ledger is the live state, and a
+player's view never holds what is hidden from players."""
+
+from __future__ import annotations
+
+import msgspec
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from protocol.v1 import messages as m
+from protocol.v1 import table as t
+from protocol.v1.challenge import ChallengeCheck
+from protocol.v1.facets import FacetsCheck
+from protocol.v1.feats import FeatsCheck
+from protocol.v1.flairs import FlairsCheck
+from sidecar.state.ledger import SqliteLedger
+from sidecar.state.table import ActionError, Table
+from sidecar.state.visibility import Viewer
+
+ACTORS = ["Ayla", "Bram"]
+GM = Viewer("gm", "gm-user")
+PLAYER = Viewer("player", "p1")
+OTHER = Viewer("player", "p2")
+
+rolls = st.one_of(
+    st.builds(lambda cl, d: ChallengeCheck(cl=cl, dice=[d]), st.integers(1, 5), st.integers(1, 20)),
+    st.builds(lambda d, k: FacetsCheck(pool=len(d), kind=k, dice=d), st.lists(st.integers(1, 6), min_size=1, max_size=4),
+              st.sampled_from(["obstacle", "opposition", "mystical"])),
+    st.builds(lambda d: FlairsCheck(rank=len(d), dice=d), st.lists(st.integers(1, 6), min_size=1, max_size=4)),
+    st.builds(lambda lv, d: FeatsCheck(level=lv, dice=d), st.integers(-3, 3), st.lists(st.integers(1, 8), min_size=3, max_size=3)),
+)
+actions = st.one_of(
+    st.tuples(st.just("roll"), rolls, st.sampled_from(ACTORS + [None]), st.sampled_from(["public", "gm", "blind", "self"]),
+              st.sampled_from([PLAYER, OTHER, GM])),
+    st.tuples(st.just("op"), st.one_of(
+        st.builds(t.ComplicationAdd, scene=st.just("S"), text=st.sampled_from(["secret-a", "secret-b"]), hidden=st.booleans()),
+        st.builds(t.StrainSet, actor=st.sampled_from(ACTORS), strain=st.integers(0, 6)),
+        st.builds(t.ConditionAdd, actor=st.sampled_from(ACTORS)),
+        st.builds(t.LurkingSet, trials=st.just(["loud", "slow"]), actor=st.sampled_from(ACTORS)),
+        st.builds(t.WyrdGrant, actor=st.sampled_from(ACTORS), amount=st.integers(0, 10)),
+        st.builds(t.Undo, count=st.integers(1, 3), events=st.booleans()),
+        st.just(t.SceneActivate(scene="S")),
+    )),
+    st.tuples(st.just("reveal")),
+)
+
+
+def _apply(table: Table, action: tuple) -> None:
+    try:
+        if action[0] == "roll":
+            _, check, actor, mode, viewer = action
+            pending = table.prepare_roll(m.Roll(id="x", check=check, actor=actor, mode=mode), viewer, viewer.user)
+        elif action[0] == "op":
+            pending = table.prepare_op(action[1])
+        else:
+            hidden = [c for c in table.state.complications.values() if c.hidden]
+            if not hidden:
+                return
+            pending = table.prepare_op(t.ComplicationReveal(complication=hidden[0].id))
+    except ActionError:
+        return  # refused: nothing may have changed
+    table.ledger.append_sync(table.id, pending.encoded(), None)
+    table.commit(pending)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(actions, min_size=1, max_size=25))
+def test_replay_equals_live_and_players_see_no_secrets(tmp_path_factory, session):
+    ledger = SqliteLedger(tmp_path_factory.mktemp("replay") / "v.sqlite3")
+    keys = ledger.create_table("t")
+    live = Table(keys.table, ledger)
+    live.load()
+    for action in session:
+        before = msgspec.json.encode(live.snapshot(GM))
+        head = live.head
+        _apply(live, action)
+        if live.head == head:  # a refusal left no trace
+            assert msgspec.json.encode(live.snapshot(GM)) == before
+    replay = Table(keys.table, ledger)
+    replay.load()
+    assert msgspec.json.encode(replay.snapshot(GM)) == msgspec.json.encode(live.snapshot(GM))
+    for viewer in (PLAYER, OTHER):
+        snap = live.snapshot(viewer)
+        text = msgspec.json.encode(snap).decode() + msgspec.json.encode(live.visible(0, viewer)).decode()
+        hidden = [c for c in live.state.complications.values() if c.hidden]
+        for c in hidden:
+            assert c.id not in text
+        assert '"trials":["loud","slow"]' not in text and '"lurking_trials":["loud","slow"]' not in text
+        for seq, stored in live.log:
+            ev = stored.event
+            if isinstance(ev, t.RollEvent) and ev.mode in ("blind", "gm", "self") and ev.user != viewer.user:
+                assert f'"check_id":"{ev.check_id}"' not in text
+    ledger.close()
