@@ -84,7 +84,10 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type, dice: 
         elif tp is bool:
             parser.add_argument(flag, dest=f.name, action="store_true", help="(default: off)")
         elif tp is int:
-            parser.add_argument(flag, dest=f.name, type=int, metavar="N", default=None, help=f"(default: {default})")
+            note = f"(default: {default})"
+            if dice == "required" and POOL_FROM_DICE.get(check_type.__struct_config__.tag, ("",))[0] == f.name:  # type: ignore[attr-defined]
+                note = "(default: 0, the desperate 2d6; with other than 2 --dice, their number)"
+            parser.add_argument(flag, dest=f.name, type=int, metavar="N", default=None, help=note)
         elif tp is str:
             parser.add_argument(flag, dest=f.name, metavar="TEXT", default=None, help=f"(default: {default})")
         elif origin is Literal:
@@ -142,9 +145,22 @@ def _print_result(result: Any, as_json: bool, describe: Any) -> None:
         print(describe(result))
 
 
+# `verdict read facets --dice 6,6,2`: a pool left out is the dice on the table (pool = dice brought + helping
+# - hindering). Two dice keep the documented default, pool 0: the desperate roll of 2d6.
+POOL_FROM_DICE = {
+    "facets": ("pool", lambda a, n: n - (a.helping or 0) + (a.hindering or 0)),
+}
+DESPERATE_DICE = 2
+
+
 def cmd_roll(args: argparse.Namespace) -> int:
     from sidecar import engine
 
+    infer = POOL_FROM_DICE.get(args.system)
+    if infer is not None and getattr(args, "dice", None) and getattr(args, infer[0]) is None and not getattr(args, "group", None):
+        n = len([x for x in args.dice.split(",") if x.strip()])
+        if n != DESPERATE_DICE:
+            setattr(args, infer[0], max(0, infer[1](args, n)))
     check = _check_from_args(args.system, args)
     system = engine.SYSTEMS[args.system]
     try:

@@ -155,3 +155,18 @@ def test_serve_on_a_busy_port_says_so(tmp_path):
     assert r.returncode == 2
     assert r.stderr.strip().splitlines()[-1] == f"verdict: 127.0.0.1:{port} is already in use (another sidecar?); choose another with --port"
     assert "listening" not in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args, outcome, pool",
+    [
+        (("read", "facets", "--dice", "6,6,2"), "triumph", 3),  # the pool is the dice on the table
+        (("read", "facets", "--dice", "6,6,2", "--helping", "1"), "triumph", 3),
+        (("read", "facets", "--dice", "6,2", "--pool", "0"), "failure", 0),  # a desperate roll says so
+        (("read", "facets", "--dice", "6,2"), "failure", 0),  # two dice: the documented default, desperate
+        (("read", "facets", "--dice", "5"), "costly_success", 1),
+    ],
+)
+def test_read_facets_takes_the_pool_from_the_dice(args, outcome, pool):
+    obj = json.loads(run(*args, "--json").stdout)
+    assert obj["outcome"] == outcome and obj["pool"] == pool
