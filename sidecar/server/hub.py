@@ -17,6 +17,7 @@ import structlog
 
 from protocol.v1 import codec
 from protocol.v1 import messages as m
+from protocol.v1 import table as t
 from sidecar.state.ledger import Ledger
 from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import Viewer, view
@@ -204,31 +205,45 @@ def _to_msgpack(reply: bytes) -> bytes:
     return codec.encode(codec.decode_server(reply), msgpack=True)
 
 
+def _seen(pending: Pending, viewer: Viewer, user: str | None, requester: bool) -> tuple[object | None, bool]:
+    """The action's first event as ``viewer`` may see it, and whether they hear of the action at all.
+
+    The requester, and the roller on another of their sockets, always hear of it: for a blind roll
+    they learn only that it happened (the event is ``None``)."""
+    _, st = pending.events[0]
+    ev = view(st.event, st.vis, st.owner, viewer)
+    told = ev is not None or requester or (viewer.user is not None and viewer.user == user)
+    return ev, told
+
+
+def _consequences(pending: Pending, viewer: Viewer, table: Table) -> list[t.Sequenced]:
+    return table.view_pending(Pending(pending.events[1:]), viewer)
+
+
 def _rolled(
     msg: m.Roll, pending: Pending, viewer: Viewer, role: str, user: str | None, table: Table, requester: bool
 ) -> m.Rolled | None:
-    seq, st = pending.events[0]
-    ev = view(st.event, st.vis, st.owner, viewer)
-    if ev is None and not (requester or (viewer.user is not None and viewer.user == user)):
+    ev, told = _seen(pending, viewer, user, requester)
+    if not told:
         return None
-    result = ev.result if ev is not None else None  # the roller of a blind roll learns only that it happened
     return m.Rolled(
-        id=msg.id, check=pending.check_id or "", seq=pending.first, result=result, by=role,  # type: ignore[arg-type]
-        user=user, actor=msg.actor, target=msg.target, scene=st.event.scene, mode=msg.mode, label=msg.label,  # type: ignore[attr-defined]
-        extended=msg.extended, gather=msg.gather, part=msg.part, events=table.view_pending(Pending(pending.events[1:]), viewer) if ev is not None else [],
+        id=msg.id, check=pending.check_id or "", seq=pending.first,
+        result=ev.result if ev is not None else None, by=role,  # type: ignore[arg-type, attr-defined]
+        user=user, actor=msg.actor, target=msg.target, scene=pending.events[0][1].event.scene,  # type: ignore[attr-defined]
+        mode=msg.mode, label=msg.label, extended=msg.extended, gather=msg.gather, part=msg.part,
+        events=_consequences(pending, viewer, table) if ev is not None else [],
     )
 
 
 def _followed(
     msg: m.Follow, pending: Pending, viewer: Viewer, role: str, user: str | None, table: Table, requester: bool
 ) -> m.Followed | None:
-    seq, st = pending.events[0]
-    ev = view(st.event, st.vis, st.owner, viewer)
-    if ev is None and not (requester or (viewer.user is not None and viewer.user == user)):
+    ev, told = _seen(pending, viewer, user, requester)
+    if not told:
         return None
     return m.Followed(
         id=msg.id, check=msg.check, seq=pending.first,
         action=ev.action if ev is not None else msg.action,  # type: ignore[attr-defined]
         result=ev.result if ev is not None else None, by=role,  # type: ignore[arg-type, attr-defined]
-        user=user, events=table.view_pending(Pending(pending.events[1:]), viewer),
+        user=user, events=_consequences(pending, viewer, table),
     )
