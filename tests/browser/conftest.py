@@ -189,27 +189,26 @@ class Table:
         return page
 
 
-@pytest.fixture
-def table(browser, web, sidecar):
+def _table(browser, web, sidecar, mode: str):
     context = browser.new_context()
-    t = Table(context, web, sidecar, mode="local")
+    t = Table(context, web, sidecar, mode=mode)
     yield t
     for user, page in t.pages.items():
         errors = page.evaluate("window.__errors")
         assert not errors, f"{user}'s page had errors: {errors}"
     context.close()
+
+
+@pytest.fixture
+def table(browser, web, sidecar):
+    """A table in local mode: only the active GM's page holds sockets."""
+    yield from _table(browser, web, sidecar, "local")
 
 
 @pytest.fixture
 def server_table(browser, web, sidecar):
     """A table in server mode: every page connects to the sidecar with its role's key."""
-    context = browser.new_context()
-    t = Table(context, web, sidecar, mode="server")
-    yield t
-    for user, page in t.pages.items():
-        errors = page.evaluate("window.__errors")
-        assert not errors, f"{user}'s page had errors: {errors}"
-    context.close()
+    yield from _table(browser, web, sidecar, "server")
 
 
 @pytest.fixture(scope="session")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from .helpers import API
+
 pytestmark = pytest.mark.browser
 
-API = "game.modules.get('verdict').api"
 
 CHECKS = {
     "challenge": {"system": "challenge", "cl": 3, "modifier": 4, "dice": [9]},

@@ -6,14 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from .helpers import API, connected
+
 pytestmark = pytest.mark.browser
-
-API = "game.modules.get('verdict').api"
-
-
-def connected(*pages) -> None:
-    for page in pages:
-        page.wait_for_selector("#verdict-status[data-state='open']", timeout=15000)
 
 
 def roll_part(page, faces: str) -> None:

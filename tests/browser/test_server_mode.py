@@ -6,14 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from .helpers import API, add_complications, connected
+
 pytestmark = pytest.mark.browser
-
-API = "game.modules.get('verdict').api"
-
-
-def connected(*pages) -> None:
-    for page in pages:
-        page.wait_for_selector("#verdict-status[data-state='open']", timeout=15000)
 
 
 def test_every_page_connects_with_its_roles_key(server_table, shot):
@@ -55,16 +50,7 @@ def test_every_page_connects_with_its_roles_key(server_table, shot):
     assert "The watcher notices" not in player.content()
     assert not any("The watcher notices" in f for f in table.frames["p1"])
 
-    gm.click("#scene-controls [data-tool='verdict-tracker']")
-    tracker = gm.locator(".verdict-tracker")
-    tracker.wait_for()
-    tracker.locator(".verdict-add [name=text]").fill("The bell rope is rotten")
-    tracker.locator(".verdict-add [data-action=add]").click()
-    tracker.locator(".verdict-complication.is-hidden").wait_for(timeout=5000)
-    tracker.locator(".verdict-add [name=text]").fill("Pigeons scatter loudly")
-    tracker.locator(".verdict-add [name=hidden]").uncheck()
-    tracker.locator(".verdict-add [data-action=add]").click()
-    gm.wait_for_function("document.querySelectorAll('.verdict-tracker .verdict-complication').length === 2", timeout=5000)
+    tracker = add_complications(gm, "The bell rope is rotten", "Pigeons scatter loudly")
 
     player.click("#scene-controls [data-tool='verdict-tracker']")
     ptracker = player.locator(".verdict-tracker")

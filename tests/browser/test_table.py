@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from .helpers import API, add_complications, connected
+
 pytestmark = pytest.mark.browser
-
-API = "game.modules.get('verdict').api"
-
-
-def connected(*pages) -> None:
-    for page in pages:
-        page.wait_for_selector("#verdict-status[data-state='open']", timeout=15000)
 
 
 def test_card_follow_up_clicked_by_the_player(table, shot):
@@ -42,16 +37,7 @@ def test_card_follow_up_clicked_by_the_player(table, shot):
 def test_hidden_complication_never_reaches_the_player(table, shot):
     gm, player = table.open("gm1"), table.open("p1")
     connected(gm, player)
-    gm.click("#scene-controls [data-tool='verdict-tracker']")
-    tracker = gm.locator(".verdict-tracker")
-    tracker.wait_for()
-    tracker.locator(".verdict-add [name=text]").fill("A ward seals the cellar")
-    tracker.locator(".verdict-add [data-action=add]").click()
-    tracker.locator(".verdict-complication.is-hidden").wait_for(timeout=5000)
-    tracker.locator(".verdict-add [name=text]").fill("The miller's dogs are loose")
-    tracker.locator(".verdict-add [name=hidden]").uncheck()
-    tracker.locator(".verdict-add [data-action=add]").click()
-    gm.wait_for_function("document.querySelectorAll('.verdict-tracker .verdict-complication').length === 2", timeout=5000)
+    tracker = add_complications(gm, "A ward seals the cellar", "The miller's dogs are loose")
 
     player.click("#scene-controls [data-tool='verdict-tracker']")
     ptracker = player.locator(".verdict-tracker")

@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from .helpers import API, connected
+
 pytestmark = pytest.mark.browser
 
-API = "game.modules.get('verdict').api"
 AYLA = "#board .token[data-actor='actorAyla']"
-
-
-def connected(*pages) -> None:
-    for page in pages:
-        page.wait_for_selector("#verdict-status[data-state='open']", timeout=15000)
 
 
 def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
