@@ -108,32 +108,30 @@ function attach(_message, root, card, ok) {
   if (!isGM) root.querySelectorAll("[data-gm-only]").forEach((el) => el.remove());
   const mayFollow = ok && (isGM || (card.user ? card.user === me : false));
   if (!mayFollow) root.querySelectorAll("[data-roller-only]").forEach((el) => el.remove());
-  root.querySelectorAll("[data-verdict-follow]").forEach((btn) => {
-    btn.addEventListener("click", async (ev) => {
-      ev.preventDefault();
-      const action = JSON.parse(/** @type {HTMLElement} */ (btn).dataset.verdictFollow ?? "{}");
-      if (action.action === "extended_next") {
-        openExtendedNext(card);
-        return;
-      }
-      root.querySelectorAll("[data-verdict-follow]").forEach((b) => ((/** @type {HTMLButtonElement} */ (b)).disabled = true));
-      try {
-        await api?.client.follow(card.checkId, action);
-      } catch (err) {
-        root.querySelectorAll("[data-verdict-follow]").forEach((b) => ((/** @type {HTMLButtonElement} */ (b)).disabled = false));
-        ui.notifications?.error(`${t("VERDICT.Error.follow")}: ${/** @type {Error} */ (err).message}`);
-      }
-    });
-  });
-  const send = async (/** @type {Record<string, any>} */ action) => {
-    root.querySelectorAll("button").forEach((b) => ((/** @type {HTMLButtonElement} */ (b)).disabled = true));
+  /**
+   * Send a follow-up, with the card's buttons (those matching `buttons`) disabled until it is answered.
+   * @param {Record<string, any>} action
+   * @param {string} [buttons]
+   */
+  const send = async (action, buttons = "button") => {
+    const toggle = (/** @type {boolean} */ off) =>
+      root.querySelectorAll(buttons).forEach((b) => ((/** @type {HTMLButtonElement} */ (b)).disabled = off));
+    toggle(true);
     try {
       await api?.client.follow(card.checkId, action);
     } catch (err) {
-      root.querySelectorAll("button").forEach((b) => ((/** @type {HTMLButtonElement} */ (b)).disabled = false));
+      toggle(false);
       ui.notifications?.error(`${t("VERDICT.Error.follow")}: ${/** @type {Error} */ (err).message}`);
     }
   };
+  root.querySelectorAll("[data-verdict-follow]").forEach((btn) => {
+    btn.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      const action = JSON.parse(/** @type {HTMLElement} */ (btn).dataset.verdictFollow ?? "{}");
+      if (action.action === "extended_next") openExtendedNext(card);
+      else send(action, "[data-verdict-follow]");
+    });
+  });
   root.querySelector("[data-verdict-choose]")?.addEventListener("click", (ev) => {
     ev.preventDefault();
     const flairs = [...root.querySelectorAll(".verdict-choose input[name=flair]:checked")].map((el) => /** @type {HTMLInputElement} */ (el).value);
