@@ -21,8 +21,6 @@ in a bought place is refused (``bought_dice_supplied``): a bought die is never r
 
 from __future__ import annotations
 
-import functools
-
 from collections.abc import Sequence
 
 import msgspec
@@ -92,18 +90,64 @@ RULES = FeatsRules()
 DICE: tuple[str, str, str] = ("white", "red", "blue")
 
 
-@functools.lru_cache(maxsize=64)
+class _Compiled:
+    """What one rules object's Feat table implies, worked out once: hashing a frozen rules Struct on
+    every call (as an ``lru_cache`` key) cost more than the whole read."""
+
+    __slots__ = ("rules", "top", "bottom", "reads")
+
+    def __init__(self, rules: FeatsRules) -> None:
+        self.rules = rules
+        self.top = max(r.level for r in rules.table)
+        self.bottom = min(r.level for r in rules.table)
+        s = rules.sides
+        # Every full roll (white, red, blue) at index (w-1)*s*s + (r-1)*s + (b-1): the levels it
+        # satisfies, the best of them and the lowest level it fails.
+        reads: list[tuple[frozenset[int], int | None, int | None]] = []
+        for w in range(1, s + 1):
+            for r in range(1, s + 1):
+                for b in range(1, s + 1):
+                    full = (w, r, b)
+                    passed = frozenset(row.level for row in rules.table if satisfies(row, full, rules))
+                    best = max(passed) if passed else None
+                    worst = min((row.level for row in rules.table if row.level not in passed), default=None)
+                    reads.append((passed, best, worst))
+        self.reads = reads
+
+
+_COMPILED: dict[int, _Compiled] = {}
+
+
+def _compiled(rules: FeatsRules) -> _Compiled:
+    """The compiled table of ``rules``, by identity (the entry keeps the rules object alive)."""
+    comp = _COMPILED.get(id(rules))
+    if comp is None or comp.rules is not rules:
+        if len(_COMPILED) >= 64:
+            _COMPILED.clear()
+        comp = _COMPILED[id(rules)] = _Compiled(rules)
+    return comp
+
+
 def _max_level(rules: FeatsRules) -> int:
-    return max(r.level for r in rules.table)
+    return _compiled(rules).top
 
 
-@functools.lru_cache(maxsize=64)
 def _min_level(rules: FeatsRules) -> int:
-    return min(r.level for r in rules.table)
+    return _compiled(rules).bottom
 
 
 def feat_level(check: FeatsCheck) -> int:
     """The Feat level, given in exactly one way (difficulty, opposing, or level)."""
+    ability, difficulty, opposing, given = check.ability, check.difficulty, check.opposing, check.level
+    if given is None:
+        if ability is not None:
+            if difficulty is not None and opposing is None:
+                return difficulty - ability
+            if opposing is not None and difficulty is None:
+                return opposing - ability
+    elif ability is None and difficulty is None and opposing is None:
+        return given
+    # Not exactly one way: the checks below name what is wrong.
     ways = [w for w in ("difficulty", "opposing", "level") if getattr(check, w) is not None]
     if check.level is not None and check.ability is not None:
         ways.append("ability")  # the level is given whole: an ability would be a second way
@@ -133,14 +177,15 @@ def bought_dice(check: FeatsCheck) -> list[int]:
     return list(range(check.wyrd))
 
 
-def _automatic(level: int, check: FeatsCheck, rules: FeatsRules) -> bool:
-    return level < _min_level(rules) or (level > _max_level(rules) and check.wyrd_feat)
+def _automatic(level: int, check: FeatsCheck, comp: _Compiled) -> bool:
+    return level < comp.bottom or (level > comp.top and check.wyrd_feat)
 
 
 def validate(check: FeatsCheck, rules: FeatsRules = RULES) -> int:
     """Refuse a check that cannot be made as asked; return its Feat level."""
     level = feat_level(check)
-    top, bottom = _max_level(rules), _min_level(rules)
+    comp = _compiled(rules)
+    top, bottom = comp.top, comp.bottom
     if check.wyrd_feat and level <= top:
         raise CheckError(
             f"feats: `wyrd_feat` ({rules.wyrd_feat_cost} WP) is only for feats above +{top}; level {level:+d} is rolled",
@@ -184,15 +229,19 @@ def validate(check: FeatsCheck, rules: FeatsRules = RULES) -> int:
 
 def sizes(check: FeatsCheck, rules: FeatsRules = RULES) -> list[int]:
     """The d8s to roll: the three dice less those bought with Wyrd; none when no roll is made."""
-    level = feat_level(check)
-    if level < _min_level(rules) or level > _max_level(rules):
+    return _sizes(feat_level(check), check, rules, _compiled(rules))
+
+
+def _sizes(level: int, check: FeatsCheck, rules: FeatsRules, comp: _Compiled) -> list[int]:
+    if level < comp.bottom or level > comp.top:
         return []  # succeeds without a roll, or (above the table) only with the Wyrd feat
-    return [rules.sides] * (len(DICE) - len(bought_dice(check)))
+    return [rules.sides] * (len(DICE) - (check.wyrd if check.wyrd_dice is None else len(check.wyrd_dice)))
 
 
 def roll(check: FeatsCheck, rng: Dice, rules: FeatsRules = RULES) -> list[int]:
-    validate(check, rules)
-    return rng.roll_sizes(sizes(check, rules))
+    level = validate(check, rules)
+    need = _sizes(level, check, rules, _compiled(rules))
+    return rng.roll(need[0], len(need)) if need else []
 
 
 def satisfies(row: FeatRow, faces: Sequence[int], rules: FeatsRules = RULES) -> bool:
@@ -201,17 +250,6 @@ def satisfies(row: FeatRow, faces: Sequence[int], rules: FeatsRules = RULES) -> 
     if row.level > rules.all_dice_above:
         return all(listed)
     return any(listed)
-
-
-@functools.lru_cache(maxsize=2048)
-def _passed_levels(full: tuple[int, ...], rules: FeatsRules) -> frozenset[int]:
-    """The levels whose rows these three faces satisfy (512 possible rolls: worth remembering)."""
-    return frozenset(r.level for r in rules.table if satisfies(r, full, rules))
-
-
-@functools.lru_cache(maxsize=2048)
-def _worst_level(passed: frozenset[int], rules: FeatsRules) -> int | None:
-    return min((r.level for r in rules.table if r.level not in passed), default=None)
 
 
 def row_of(level: int, rules: FeatsRules = RULES) -> FeatRow:
@@ -223,9 +261,10 @@ def row_of(level: int, rules: FeatsRules = RULES) -> FeatRow:
 
 def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> FeatsResult:
     level = validate(check, rules)
-    bought = bought_dice(check)
+    comp = _compiled(rules)
+    bought = bought_dice(check) if check.wyrd else []
     names = [DICE[i] for i in bought]
-    need = sizes(check, rules)
+    need = _sizes(level, check, rules, comp)
     if bought and len(faces) == len(DICE) and len(need) != len(DICE):
         # All three faces as they lie on the table (W,R,B): a bought die was set to 8, so it shows 8 there.
         if any(faces[i] != rules.bought_face for i in bought):
@@ -242,18 +281,21 @@ def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> 
         check_faces(faces, [rules.sides] * len(DICE), "this feat")
         faces = []
     rolled = check_faces(faces, need, "this feat")
-    if _automatic(level, check, rules):
-        cost = rules.wyrd_feat_cost if level > _max_level(rules) else 0
+    if _automatic(level, check, comp):
+        cost = rules.wyrd_feat_cost if level > comp.top else 0
         return FeatsResult(
             outcome="success", dice=[], level=level, success=True, best_level=None, worst_level=None,
             degree=0, bought=[], cost=cost, automatic=True,
         )
-    it = iter(rolled)
-    full = [rules.bought_face if i in bought else next(it) for i in range(len(DICE))]
-    passed = _passed_levels(tuple(full), rules)
+    if bought:
+        it = iter(rolled)
+        full = [rules.bought_face if i in bought else next(it) for i in range(len(DICE))]
+    else:
+        full = rolled
+    sides = rules.sides
+    white, red, blue = full
+    passed, best, worst = comp.reads[((white - 1) * sides + red - 1) * sides + blue - 1]
     success = level in passed
-    best = max(passed) if passed else None
-    worst = _worst_level(passed, rules)
     # On a success the level's own row passed, so best is set; on a failure worst is set.
     degree = (best - level) if success else (worst - level)  # type: ignore[operator]
     return FeatsResult(
