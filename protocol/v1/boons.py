@@ -27,7 +27,7 @@ BoonsWinner = Literal["actor", "defender"]
 BoonsExtendedStatus = Literal["in_progress", "complete", "failed"]
 
 
-class BoonsPool(msgspec.Struct, forbid_unknown_fields=False):
+class BoonsPool(msgspec.Struct, forbid_unknown_fields=True):
     """The defender's pool in an opposed check. No trial or crisis dice: neither side adds them for the other.
 
     ``assists``/``rank`` work as on the check: each assistant adds a boon die, or an ability die when they

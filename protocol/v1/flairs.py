@@ -20,7 +20,7 @@ FlairsTrialSource = Literal["pair", "darkness", "lurking", "bargain"]
 """Where a trial comes from: matching dice, darkness, the Judge's lurking trials, a devil's bargain."""
 
 
-class FlairsParticipant(msgspec.Struct):
+class FlairsParticipant(msgspec.Struct, forbid_unknown_fields=True):
     """One character in a group check: their own pool, rolled as a simple check."""
 
     name: str

@@ -17,7 +17,7 @@ ComplicationOrigin = Literal["epic_failure", "taken_down", "gm"]
 Visibility = Literal["all", "gm", "roller", "roller_gm"]
 
 
-class Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=False):
+class Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=True):
     """A GM operation (the ``op`` of a ``gm`` message)."""
 
 

@@ -1,0 +1,81 @@
+"""Rules and input over a real websocket: what the texts forbid is refused, what they allow goes through,
+and a misspelled field is refused with its name and place instead of being dropped."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pytest
+import websockets
+
+from sidecar.client import RequestFailed
+
+
+async def _raw(sidecar, role="gm", user="u1", msgpack=False):
+    proto = "verdict.v1+msgpack" if msgpack else "verdict.v1"
+    ws = await websockets.connect(sidecar.url, subprotocols=[proto], compression=None)
+    hello = {"type": "hello", "protocol": 1, "table": sidecar.keys.table, "key": getattr(sidecar.keys, role),
+             "client": "t", "user": user}
+    await ws.send(msgspec.msgpack.encode(hello) if msgpack else json.dumps(hello))
+    welcome = _load(await ws.recv())
+    assert welcome["type"] == "welcome"
+    return ws
+
+
+def _load(frame):
+    return msgspec.msgpack.decode(frame) if isinstance(frame, bytes) else json.loads(frame)
+
+
+async def ask(ws, obj, msgpack=False):
+    await ws.send(msgspec.msgpack.encode(obj) if msgpack else json.dumps(obj))
+    while True:
+        reply = _load(await ws.recv())
+        if reply.get("id") == obj.get("id"):
+            return reply
+
+
+# --- 4. unknown fields ------------------------------------------------------------------------------------
+
+UNKNOWN = [
+    # (the message, the field's place as the error names it)
+    ({"type": "roll", "id": "a", "check": {"system": "boons", "ability": 1, "opponent": {"abilty": 3}}},
+     "$.check.opponent.abilty"),
+    ({"type": "roll", "id": "a", "check": {"system": "boons", "ability": 1, "opponent": {"ability": 1, "trial": 2}}},
+     "$.check.opponent.trial"),
+    ({"type": "roll", "id": "a", "check": {"system": "flairs", "group": [{"name": "a", "rnak": 2}]}},
+     "$.check.group[0].rnak"),
+    ({"type": "roll", "id": "a", "check": {"system": "facets", "pool": 2}, "dice": [6, 6]}, "$.dice"),
+    ({"type": "roll", "id": "a", "check": {"system": "challenge", "cl": 2, "modifer": 3}}, "$.check.modifer"),
+    ({"type": "odds", "id": "a", "check": {"system": "feats", "ability": 1, "difficulty": 2, "wyrd_die": ["red"]}},
+     "$.check.wyrd_die"),
+    ({"type": "follow", "id": "a", "check": "x", "action": {"action": "flairs_bargain", "trial": "loud", "die": [6]}},
+     "$.action.die"),
+    ({"type": "gm", "id": "a", "op": {"op": "undo", "cont": 2}}, "$.op.cont"),
+    ({"type": "gm", "id": "a", "op": {"op": "gather_start", "check": {"system": "flairs", "group": [{"name": "a", "rank": 1, "edge": 1}]}}},
+     "$.op.check.group[0].edge"),
+    ({"type": "state", "id": "a", "full": True}, "$.full"),
+    ({"type": "verify", "id": "a", "check": "x", "hash": "y"}, "$.hash"),
+    ({"type": "ping", "id": "a", "at": 1}, "$.at"),
+]
+
+
+@pytest.mark.parametrize("msgpack", [False, True], ids=["json", "msgpack"])
+@pytest.mark.parametrize("msg, where", UNKNOWN, ids=[w for _, w in UNKNOWN])
+async def test_unknown_fields_are_refused_with_their_place(sidecar, msg, where, msgpack):
+    ws = await _raw(sidecar, msgpack=msgpack)
+    reply = await ask(ws, msg, msgpack)
+    assert reply["type"] == "error" and reply["code"] == "invalid_message", reply
+    assert f"`{where}`" in reply["message"], reply["message"]
+    # nothing happened, and the socket stays up
+    state = await ask(ws, {"type": "state", "id": "s"}, msgpack)
+    assert state["snapshot"]["seq"] == 0
+    await ws.close()
+
+
+async def test_an_unknown_field_in_hello_is_refused(sidecar):
+    ws = await websockets.connect(sidecar.url, subprotocols=["verdict.v1"], compression=None)
+    await ws.send(json.dumps({"type": "hello", "table": sidecar.keys.table, "key": sidecar.keys.gm, "usr": "u1"}))
+    reply = json.loads(await ws.recv())
+    assert reply["code"] == "invalid_message" and "`$.usr`" in reply["message"]
+    await ws.close()
