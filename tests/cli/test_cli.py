@@ -189,3 +189,11 @@ def test_misspelled_fields_in_json_options_are_refused(args, says):
     r = run(*args)
     assert r.returncode == 2 and r.stdout == ""
     assert says in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_a_third_assistant_is_refused_and_assist_dice_keep_the_order():
+    r = run("roll", "boons", "--ability", "1", "--rank", "1", "--assists", "1,1,1")
+    assert r.returncode == 2 and "3 assistants" in r.stderr and "more than 2 assisting dice" in r.stderr
+    r = run("read", "boons", "--ability", "1", "--rank", "1", "--assists", "1,3", "--dice", "1,1,1", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["assist_dice"] == ["boon", "ability"]
