@@ -283,6 +283,14 @@ class Table:
                 raise ActionError("forbidden", f"only the GM can do `{action_tag}`")
         elif rec.user != user:
             raise ActionError("not_your_check", "only the one who rolled this check can follow it up")
+        if action_tag == "flairs_bargain" and rec.gather is not None:
+            # The part is one participant's simple check within a group check: its faces are already the
+            # group's. "You cannot enter a devil's bargain during group checks."
+            raise ActionError(
+                "bargain_in_group_check",
+                "flairs: you cannot enter a devil's bargain during a group check (it relies on collective skill); "
+                f"this roll is {rec.part!r}'s part of one",
+            )
         system = engine.system_of(rec.check)
         follow = getattr(system, "follow", None)
         if follow is None:
