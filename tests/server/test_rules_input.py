@@ -79,3 +79,52 @@ async def test_an_unknown_field_in_hello_is_refused(sidecar):
     reply = json.loads(await ws.recv())
     assert reply["code"] == "invalid_message" and "`$.usr`" in reply["message"]
     await ws.close()
+
+
+# --- helpers over the Python client -----------------------------------------------------------------------
+
+from protocol.v1 import messages as m  # noqa: E402
+from protocol.v1 import table as t  # noqa: E402
+from protocol.v1.flairs import FlairsBargain, FlairsCheck, FlairsParticipant  # noqa: E402
+
+
+async def roll(c, check, **kw):
+    return await c.request(m.Roll(id=c.new_id(), check=check, **kw))
+
+
+async def follow(c, check_id, action):
+    return await c.request(m.Follow(id=c.new_id(), check=check_id, action=action))
+
+
+async def gm_op(gm, o):
+    return await gm.request(m.Gm(id=gm.new_id(), op=o))
+
+
+async def state(c):
+    return (await c.request(m.State(id=c.new_id()))).snapshot
+
+
+async def refused(coro) -> str:
+    with pytest.raises(RequestFailed) as e:
+        await coro
+    return e.value.code
+
+
+# --- 1. no devil's bargain during group checks ------------------------------------------------------------
+
+
+async def test_a_bargain_on_a_group_checks_part_is_refused(sidecar):
+    gm = await sidecar.client("gm")
+    p = await sidecar.client("player", user="p1")
+    done = await gm_op(gm, t.GatherStart(check=FlairsCheck(group=[FlairsParticipant(name="Ash", rank=2),
+                                                                     FlairsParticipant(name="Bree", rank=2)])))
+    gid = done.events[0].event.gather
+    part = await roll(p, FlairsCheck(dice=[2, 1]), gather=gid, part="Ash")
+    assert part.result.outcome == "failure"
+    assert await refused(follow(p, part.check, FlairsBargain(trial="loud", dice=[6]))) == "bargain_in_group_check"
+    await roll(gm, FlairsCheck(dice=[5, 1]), gather=gid, part="Bree")
+    snap = await state(gm)
+    g = snap.gathers[gid]
+    assert g.rolled["Ash"] == [2, 1] and g.result.outcome == "success"  # half succeed; the part kept its faces
+    for c in (gm, p):
+        await c.close()
