@@ -128,3 +128,26 @@ async def test_a_bargain_on_a_group_checks_part_is_refused(sidecar):
     assert g.rolled["Ash"] == [2, 1] and g.result.outcome == "success"  # half succeed; the part kept its faces
     for c in (gm, p):
         await c.close()
+
+
+# --- 2. a devil's bargain after the Judge chose a trial -------------------------------------------------
+
+
+async def test_a_bargain_after_the_judge_named_the_trial_stands_it_twice(sidecar):
+    from protocol.v1.flairs import FlairsNameTrials, FlairsReveal
+
+    gm = await sidecar.client("gm")
+    p = await sidecar.client("player", user="p1")
+    r = await roll(p, FlairsCheck(rank=3, dice=[3, 3, 1]))
+    await follow(gm, r.check, FlairsNameTrials(trials=["costly"]))
+    b = await follow(p, r.check, FlairsBargain(trial="costly", dice=[2]))
+    assert [(s.source, s.name) for s in b.result.standing] == [("pair", "costly"), ("bargain", "costly")]
+    assert await refused(follow(p, r.check, FlairsBargain(trial="loud", dice=[6]))) == "bargain_twice"
+    # after the lurking trials were revealed too
+    await gm_op(gm, t.LurkingSet(trials=["loud"], actor="Ayla"))
+    lr = await roll(p, FlairsCheck(rank=2, dice=[3, 2]), actor="Ayla")
+    await follow(gm, lr.check, FlairsReveal())
+    b2 = await follow(p, lr.check, FlairsBargain(trial="loud", dice=[1]))
+    assert [(s.source, s.name) for s in b2.result.standing] == [("lurking", "loud"), ("bargain", "loud")]
+    for c in (gm, p):
+        await c.close()
