@@ -178,6 +178,8 @@ class Table:
             if tag != "boons":
                 raise ActionError("invalid_check", "extended checks are `boons` checks")
             check = _fill_extended(check, x)
+        if tag == "challenge" and getattr(check, "complication", None) is not None:
+            self._addressable(check, viewer)
         if tag == "flairs" and getattr(check, "lurking_trials", None) is None and not check.simple and not check.group:
             lurking = self.state.open_lurking(msg.actor, msg.scene or self.state.scene)
             if lurking is not None and lurking.trials:
@@ -400,6 +402,25 @@ class Table:
                 raise ActionError("unknown_op", "unknown GM operation")
         return pending
 
+    def _addressable(self, check: object, viewer: Viewer) -> None:
+        """A roll addressing a complication: only one the GM converted (and the roller may see), at its CL."""
+        cid = check.complication  # type: ignore[attr-defined]
+        c = self.state.complications.get(cid)
+        if c is None or (c.hidden and not viewer.is_gm):
+            raise ActionError("unknown_complication", f"no open complication {cid!r} to address")
+        if c.cl is None:
+            raise ActionError(
+                "complication_not_converted",
+                f"complication {cid} is not a challenge yet: the GM converts it (`complication_convert`) and sets its CL "
+                "before a hero addresses it",
+            )
+        if check.cl != c.cl:  # type: ignore[attr-defined]
+            raise ActionError(
+                "difficulty_mismatch",
+                f"complication {cid} was converted into a challenge at CL {c.cl} by the GM; roll it with `cl: {c.cl}`, "
+                f"not {check.cl}",  # type: ignore[attr-defined]
+            )
+
     def _complication(self, cid: str) -> t.Complication:
         c = self.state.complications.get(cid)
         if c is None:
@@ -443,11 +464,21 @@ def _new_id(prefix: str) -> str:
 
 
 def _fill_extended(check: object, x: t.ExtendedState) -> object:
+    """The roll as the extended check has it: the GM's difficulty, threshold, limit and time unit, and the
+    table's progress. The request may leave them out or repeat them; a different value is refused."""
     fields = {
         "threshold": x.threshold, "progress": x.progress, "attempts": x.attempts, "limit": x.limit,
-        "time_unit": x.time_unit,
+        "time_unit": x.time_unit, "trial": x.trial, "crisis": x.crisis, "upgrade": 0,
     }
-    present = {k: v for k, v in fields.items() if hasattr(check, k)}
-    if not getattr(check, "trial", 0) and not getattr(check, "crisis", 0):
-        present.update(trial=x.trial, crisis=x.crisis)  # the difficulty the GM set for the extended check
-    return msgspec.structs.replace(check, **present)  # type: ignore[type-var]
+    unset = {"threshold": None, "progress": 0, "attempts": 0, "limit": None, "time_unit": None, "trial": 0, "crisis": 0,
+             "upgrade": 0}
+    for name, want in fields.items():
+        got = getattr(check, name)
+        if got != unset[name] and got != want:
+            what = "difficulty" if name in ("trial", "crisis", "upgrade") else "extended check"
+            raise ActionError(
+                "difficulty_mismatch",
+                f"the GM set this {what} at `extended_start` ({x.name or x.id}: {name} {want}); the roll asks for "
+                f"{name} {got}: leave it out, or send {want}",
+            )
+    return msgspec.structs.replace(check, **fields)  # type: ignore[type-var]

@@ -151,3 +151,42 @@ async def test_a_bargain_after_the_judge_named_the_trial_stands_it_twice(sidecar
     assert [(s.source, s.name) for s in b2.result.standing] == [("lurking", "loud"), ("bargain", "loud")]
     for c in (gm, p):
         await c.close()
+
+
+# --- 3. the GM's difficulty stands --------------------------------------------------------------------
+
+
+async def test_the_gms_cl_stands_for_a_converted_complication(sidecar):
+    from protocol.v1.challenge import ChallengeCheck
+
+    gm = await sidecar.client("gm")
+    p = await sidecar.client("player", user="p1")
+    ward = (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Magical ward", hidden=False))).events[0].event.complication
+    secret = (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Assassins", hidden=True))).events[0].event.complication
+    assert await refused(roll(p, ChallengeCheck(cl=1, complication=ward, dice=[20]), actor="Ayla")) == "complication_not_converted"
+    assert await refused(roll(p, ChallengeCheck(cl=1, complication=secret, dice=[20]), actor="Ayla")) == "unknown_complication"
+    await gm_op(gm, t.ComplicationConvert(complication=ward, cl=4))
+    try:
+        await roll(p, ChallengeCheck(cl=1, complication=ward, dice=[20]), actor="Ayla")
+        raise AssertionError("a roll at CL 1 removed a complication the GM set at CL 4")
+    except RequestFailed as e:
+        assert e.code == "difficulty_mismatch" and "CL 4" in e.error.message
+    snap = await state(gm)
+    assert {c.id for c in snap.scenes["Vault"].complications} == {ward, secret}
+    r = await roll(p, ChallengeCheck(cl=4, complication=ward, dice=[20]), actor="Ayla")
+    assert r.result.success and ward not in {c.id for c in (await state(gm)).scenes["Vault"].complications}
+    for c in (gm, p):
+        await c.close()
+
+
+async def test_an_extended_roll_cannot_replace_the_gms_difficulty(sidecar):
+    from protocol.v1.boons import BoonsCheck
+
+    gm = await sidecar.client("gm")
+    p = await sidecar.client("player", user="p1")
+    xid = (await gm_op(gm, t.ExtendedStart(name="Climb", threshold=4, trial=3))).events[0].event.extended
+    assert await refused(roll(p, BoonsCheck(ability=2, trial=1), extended=xid)) == "difficulty_mismatch"
+    r = await roll(p, BoonsCheck(ability=2), extended=xid)
+    assert r.result.types == ["ability", "ability", "trial", "trial", "trial"]
+    for c in (gm, p):
+        await c.close()

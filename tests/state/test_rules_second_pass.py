@@ -65,3 +65,49 @@ def test_no_bargain_on_a_part_of_a_group_check(table):
     # the same faces outside a group check may take the bargain
     alone = roll(table, FlairsCheck(rank=2, simple=True, dice=[2, 1]))
     assert follow(table, alone.check_id, FlairsBargain(trial="loud", dice=[6])).result.outcome == "success"
+
+
+# --- 3. the GM's difficulty stands --------------------------------------------------------------------
+
+
+def _complication(tb: Table, hidden=False, cl=None) -> str:
+    cid = op(tb, t.ComplicationAdd(scene="Dock", text="Locked gate", hidden=hidden)).events[0][1].event.complication
+    if cl is not None:
+        op(tb, t.ComplicationConvert(complication=cid, cl=cl))
+    return cid
+
+
+def test_a_converted_complication_is_addressed_at_the_gms_cl(table):
+    from protocol.v1.challenge import ChallengeCheck
+
+    cid = _complication(table, cl=4)
+    head = table.head
+    assert refused(roll, table, ChallengeCheck(cl=1, complication=cid, dice=[20])) == "difficulty_mismatch"
+    assert table.head == head and cid in table.state.complications
+    r = roll(table, ChallengeCheck(cl=4, complication=cid, dice=[20]), actor="Ayla")
+    assert r.result.outcome == "success_at_cost" and cid not in table.state.complications  # 20 is level 4
+
+
+def test_only_a_converted_complication_the_roller_may_see_can_be_addressed(table):
+    from protocol.v1.challenge import ChallengeCheck
+
+    hidden = _complication(table, hidden=True)
+    plain = _complication(table)
+    assert refused(roll, table, ChallengeCheck(cl=1, complication=hidden, dice=[20])) == "unknown_complication"
+    assert refused(roll, table, ChallengeCheck(cl=1, complication=plain, dice=[20])) == "complication_not_converted"
+    assert refused(roll, table, ChallengeCheck(cl=1, complication=hidden, dice=[20]), viewer=GM) == "complication_not_converted"
+    assert refused(roll, table, ChallengeCheck(cl=1, complication="k-none", dice=[20])) == "unknown_complication"
+    assert {hidden, plain} <= set(table.state.complications)
+
+
+def test_an_extended_roll_takes_the_gms_difficulty(table):
+    from protocol.v1.boons import BoonsCheck
+
+    xid = op(table, t.ExtendedStart(name="Pick the lock", threshold=5, trial=2, crisis=1)).events[0][1].event.extended
+    for check in (BoonsCheck(ability=1, trial=1), BoonsCheck(ability=1, crisis=2), BoonsCheck(ability=1, trial=2, upgrade=1),
+                  BoonsCheck(ability=1, threshold=2), BoonsCheck(ability=1, progress=4), BoonsCheck(ability=1, limit=9)):
+        assert refused(roll, table, check, extended=xid) == "difficulty_mismatch", check
+    r = roll(table, BoonsCheck(ability=1, dice=[4, 1, 1, 1]), extended=xid)
+    assert r.result.types == ["ability", "trial", "trial", "crisis"]
+    r = roll(table, BoonsCheck(ability=1, trial=2, crisis=1, threshold=5, dice=[4, 1, 1, 1]), extended=xid)  # repeating it is fine
+    assert r.result.extended.progress == 4 and r.result.extended.attempts == 2
