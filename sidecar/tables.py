@@ -89,6 +89,12 @@ def _line(ev: Any) -> str | None:
             return f"{ev.actor} takes a {ev.harm}"
         case t.FacetCreated():
             return f"{ev.nature} facet “{ev.facet}” on {ev.scene or ev.actor}"
+        case t.FacetRenamed():
+            return f"facet {ev.facet} renamed “{ev.text}”"
+        case t.FacetRemoved():
+            return f"facet {ev.facet} removed"
+        case t.HarmHealed():
+            return f"{ev.actor}: {ev.count} {ev.harm}{'s' if ev.count != 1 else ''} healed"
         case t.ComplicationAdded():
             return f"complication in {ev.scene} ({ev.origin.replace('_', ' ')}): {ev.text}"
         case t.ComplicationEdited():

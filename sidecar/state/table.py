@@ -248,7 +248,7 @@ class Table:
             if nature is not None and (scene is not None or actor is not None):
                 yield t.FacetCreated(
                     facet=result.suggestion or nature, nature=nature,  # type: ignore[attr-defined]
-                    actor=None if scene is not None else actor, scene=scene,
+                    actor=None if scene is not None else actor, scene=scene, id=_new_id("f"),
                 )
         elif tag == "feats":
             cost = getattr(result, "cost", 0) or 0
@@ -359,6 +359,31 @@ class Table:
                 if a is None or all(c.id != op.condition for c in a.conditions):
                     raise ActionError("unknown_condition", f"{op.actor} has no condition {op.condition!r}")
                 add(t.ConditionRemoved(actor=op.actor, condition=op.condition))
+            case t.FacetAdd():
+                _need(op.facet.strip(), "a facet needs a name")
+                if op.actor is not None and op.scene is not None:
+                    raise ActionError("invalid_op", "a facet belongs to an actor or a scene, not both: name one")
+                scene = op.scene if op.actor is not None or op.scene is not None else st.scene
+                if op.actor is None and scene is None:
+                    raise ActionError("invalid_op", "a facet belongs to an actor or a scene: name one (or activate a scene)")
+                add(t.FacetCreated(facet=op.facet, nature=op.nature, actor=op.actor, scene=scene, id=_new_id("f")))
+            case t.FacetRename():
+                _need(op.text.strip(), "a facet needs a name")
+                vis, owner = self._facet_seen(op.facet)
+                add(t.FacetRenamed(facet=op.facet, text=op.text), vis, owner)
+            case t.FacetRemove():
+                vis, owner = self._facet_seen(op.facet)
+                add(t.FacetRemoved(facet=op.facet), vis, owner)
+            case t.HarmHeal():
+                if op.count < 1:
+                    raise ActionError("invalid_op", "heal at least 1")
+                a = st.actors.get(op.actor, t.ActorState())
+                have = a.wounds if op.harm == "wound" else a.scratches
+                if have < op.count:
+                    raise ActionError(
+                        "no_such_harm", f"{op.actor} has {have} {op.harm}{'s' if have != 1 else ''}; cannot heal {op.count}"
+                    )
+                add(t.HarmHealed(actor=op.actor, harm=op.harm, count=op.count))
             case t.WyrdGrant():
                 have = st.actors.get(op.actor, t.ActorState()).wyrd
                 if have + op.amount < 0:
@@ -420,6 +445,16 @@ class Table:
                 f"complication {cid} was converted into a challenge at CL {c.cl} by the GM; roll it with `cl: {c.cl}`, "
                 f"not {check.cl}",  # type: ignore[attr-defined]
             )
+
+    def _facet_seen(self, fid: str) -> tuple[str, str | None]:
+        """Who saw the facet created (a facet from a blind roll stays the GM's): its changes go to them."""
+        if self.state.facet(fid) is None:
+            raise ActionError("unknown_facet", f"no facet {fid!r} on this table (see the snapshot's facets for their ids)")
+        for seq, stored in reversed(self.log):
+            ev = stored.event
+            if isinstance(ev, t.FacetCreated) and (ev.id or f"f{seq}") == fid:
+                return stored.vis, stored.owner
+        return "all", None
 
     def _complication(self, cid: str) -> t.Complication:
         c = self.state.complications.get(cid)

@@ -190,3 +190,40 @@ async def test_an_extended_roll_cannot_replace_the_gms_difficulty(sidecar):
     assert r.result.types == ["ability", "ability", "trial", "trial", "trial"]
     for c in (gm, p):
         await c.close()
+
+
+# --- 5. the GM's hand on facets and harm ----------------------------------------------------------------
+
+
+async def test_the_gm_writes_and_corrects_facets_and_harm_over_the_wire(sidecar):
+    from protocol.v1.facets import FacetsCheck
+
+    gm = await sidecar.client("gm")
+    p = await sidecar.client("player", user="p1")
+    await gm_op(gm, t.SceneActivate(scene="Inn"))
+    r = await roll(p, FacetsCheck(pool=2, kind="opposition", dice=[6, 6]), actor="Ayla", target="Orc")
+    fid = next(e.event for e in r.events if isinstance(e.event, t.FacetCreated)).id
+    await gm_op(gm, t.FacetRename(facet=fid, text="Shattered shield"))
+    seen = await p.next()
+    while not isinstance(getattr(seen, "event", None), t.FacetRenamed):
+        seen = await p.next()
+    assert seen.event.facet == fid and seen.event.text == "Shattered shield"
+    assert [(f.id, f.facet) for f in (await state(p)).scenes["Inn"].facets] == [(fid, "Shattered shield")]
+    own = (await gm_op(gm, t.FacetAdd(facet="Cursed blade", nature="detrimental", actor="Ayla"))).events[0].event.id
+    await gm_op(gm, t.FacetRemove(facet=fid))
+    assert (await state(p)).scenes["Inn"].facets == []
+    r = await roll(p, FacetsCheck(pool=2, kind="opposition", dice=[1, 1]), actor="Ayla")  # a wound and a condition
+    ayla = (await state(gm)).actors["Ayla"]
+    assert (ayla.wounds, len(ayla.conditions), [f.id for f in ayla.facets]) == (1, 1, [own])
+    await gm_op(gm, t.HarmHeal(actor="Ayla", harm="wound"))
+    await gm_op(gm, t.ConditionRemove(actor="Ayla", condition=ayla.conditions[0].id))
+    ayla = (await state(p)).actors["Ayla"]
+    assert (ayla.wounds, ayla.conditions) == (0, [])
+    assert await refused(gm_op(gm, t.HarmHeal(actor="Ayla", harm="scratch"))) == "no_such_harm"
+    assert await refused(gm_op(p, t.HarmHeal(actor="Ayla", harm="wound"))) == "forbidden"
+    assert await refused(gm_op(gm, t.FacetRename(facet="nope", text="x"))) == "unknown_facet"
+    await gm_op(gm, t.Undo(count=2))
+    ayla = (await state(p)).actors["Ayla"]
+    assert (ayla.wounds, len(ayla.conditions)) == (1, 1)
+    for c in (gm, p):
+        await c.close()

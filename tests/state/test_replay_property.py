@@ -40,8 +40,14 @@ actions = st.one_of(
         st.builds(t.WyrdGrant, actor=st.sampled_from(ACTORS), amount=st.integers(0, 10)),
         st.builds(t.Undo, count=st.integers(1, 3), events=st.booleans()),
         st.just(t.SceneActivate(scene="S")),
+        st.builds(t.FacetAdd, facet=st.just("Bitter Cold"), nature=st.sampled_from(["beneficial", "detrimental"]),
+                  actor=st.sampled_from(ACTORS + [None])),
+        st.builds(t.HarmHeal, actor=st.sampled_from(ACTORS), harm=st.sampled_from(["wound", "scratch"]),
+                  count=st.integers(1, 2)),
     )),
     st.tuples(st.just("reveal")),
+    st.tuples(st.just("facet"), st.sampled_from(["rename", "remove"])),
+    st.tuples(st.just("condition_remove"), st.sampled_from(ACTORS)),
 )
 
 
@@ -52,6 +58,17 @@ def _apply(table: Table, action: tuple) -> None:
             pending = table.prepare_roll(m.Roll(id="x", check=check, actor=actor, mode=mode), viewer, viewer.user)
         elif action[0] == "op":
             pending = table.prepare_op(action[1])
+        elif action[0] == "facet":
+            facets = [f for holder in (*table.state.actors.values(), *table.state.scenes.values()) for f in holder.facets]
+            if not facets:
+                return
+            fix = t.FacetRename(facet=facets[0].id, text="Renamed") if action[1] == "rename" else t.FacetRemove(facet=facets[0].id)
+            pending = table.prepare_op(fix)
+        elif action[0] == "condition_remove":
+            conditions = table.state.actors.get(action[1], t.ActorState()).conditions
+            if not conditions:
+                return
+            pending = table.prepare_op(t.ConditionRemove(actor=action[1], condition=conditions[0].id))
         else:
             hidden = [c for c in table.state.complications.values() if c.hidden]
             if not hidden:

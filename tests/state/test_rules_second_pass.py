@@ -111,3 +111,83 @@ def test_an_extended_roll_takes_the_gms_difficulty(table):
     assert r.result.types == ["ability", "trial", "trial", "crisis"]
     r = roll(table, BoonsCheck(ability=1, trial=2, crisis=1, threshold=5, dice=[4, 1, 1, 1]), extended=xid)  # repeating it is fine
     assert r.result.extended.progress == 4 and r.result.extended.attempts == 2
+
+
+# --- 5. the GM's hand on facets and harm ----------------------------------------------------------------
+
+
+def _facets(tb: Table, viewer=GM, actor=None, scene=None):
+    snap = tb.snapshot(viewer)
+    holder = snap.actors.get(actor) if actor else snap.scenes.get(scene)
+    return [(f.facet, f.nature) for f in holder.facets] if holder else []
+
+
+def test_the_gm_names_renames_and_removes_facets(table):
+    from protocol.v1.facets import FacetsCheck
+
+    op(table, t.SceneActivate(scene="Inn"))
+    r = roll(table, FacetsCheck(pool=2, kind="opposition", dice=[6, 6]), actor="Ayla", target="Orc")
+    assert r.result.outcome == "triumph"
+    created = next(st.event for _, st in r.events if isinstance(st.event, t.FacetCreated))
+    assert created.id and _facets(table, scene="Inn") == [(r.result.suggestion, "beneficial")]
+    op(table, t.FacetRename(facet=created.id, text="The orc's shattered shield"))
+    assert _facets(table, scene="Inn") == [("The orc's shattered shield", "beneficial")]
+    assert _facets(table, P1, scene="Inn") == [("The orc's shattered shield", "beneficial")]
+    mine = op(table, t.FacetAdd(facet="Sprained ankle", nature="detrimental", actor="Ayla")).events[0][1].event
+    assert _facets(table, actor="Ayla") == [("Sprained ankle", "detrimental")]
+    op(table, t.FacetRemove(facet=mine.id))
+    assert _facets(table, actor="Ayla") == []
+    op(table, t.Undo())  # the removal undone: the facet is back
+    assert _facets(table, actor="Ayla") == [("Sprained ankle", "detrimental")]
+    assert refused(table.prepare_op, t.FacetRename(facet="f-none", text="x")) == "unknown_facet"
+    assert refused(table.prepare_op, t.FacetRemove(facet="f-none")) == "unknown_facet"
+    assert refused(table.prepare_op, t.FacetRename(facet=mine.id, text="  ")) == "invalid_op"
+    assert refused(table.prepare_op, t.FacetAdd(facet="x", nature="beneficial", actor="A", scene="S")) == "invalid_op"
+
+
+def test_a_facet_from_a_blind_roll_stays_the_gms_when_renamed(table):
+    from protocol.v1.facets import FacetsCheck
+
+    r = roll(table, FacetsCheck(pool=2, dice=[6, 6]), actor="Ayla", mode="blind")
+    fid = next(st.event for _, st in r.events if isinstance(st.event, t.FacetCreated)).id
+    done = op(table, t.FacetRename(facet=fid, text="Secret passage"))
+    assert done.events[0][1].vis == "gm"
+    assert "Secret passage" not in str(table.visible(0, P1)) and _facets(table, P1, actor="Ayla") == []
+
+
+def test_the_gm_heals_wounds_and_scratches_and_removes_conditions(table):
+    from protocol.v1.facets import FacetsCheck
+
+    for dice in ([1, 1], [3, 2], [5, 2]):  # catastrophe: wound + condition; failure: wound; costly: scratch
+        roll(table, FacetsCheck(pool=2, kind="opposition", dice=dice), actor="Ayla")
+    a = table.state.actors["Ayla"]
+    assert (a.wounds, a.scratches, len(a.conditions)) == (2, 1, 1)
+    op(table, t.HarmHeal(actor="Ayla", harm="wound"))
+    op(table, t.HarmHeal(actor="Ayla", harm="scratch", count=1))
+    op(table, t.ConditionRemove(actor="Ayla", condition=a.conditions[0].id))
+    a = table.state.actors["Ayla"]
+    assert (a.wounds, a.scratches, a.conditions) == (1, 0, [])
+    assert refused(table.prepare_op, t.HarmHeal(actor="Ayla", harm="wound", count=2)) == "no_such_harm"
+    assert refused(table.prepare_op, t.HarmHeal(actor="Ayla", harm="scratch")) == "no_such_harm"
+    assert refused(table.prepare_op, t.HarmHeal(actor="Ayla", harm="wound", count=0)) == "invalid_op"
+    op(table, t.Undo(count=2))  # the condition and the scratch come back
+    a = table.state.actors["Ayla"]
+    assert (a.wounds, a.scratches, len(a.conditions)) == (1, 1, 1)
+    snap = table.snapshot(P1).actors["Ayla"]
+    assert (snap.wounds, snap.scratches, len(snap.conditions)) == (1, 1, 1)
+
+
+def test_the_gms_facet_and_harm_operations_are_exported(table):
+    from protocol.v1.facets import FacetsCheck
+    from sidecar.tables import export_table
+
+    roll(table, FacetsCheck(pool=2, kind="opposition", dice=[3, 2]), actor="Ayla")
+    fid = op(table, t.FacetAdd(facet="Bitter Cold", nature="detrimental", scene="Pass")).events[0][1].event.id
+    op(table, t.FacetRename(facet=fid, text="Biting Wind"))
+    op(table, t.FacetRemove(facet=fid))
+    op(table, t.HarmHeal(actor="Ayla", harm="wound"))
+    md = export_table(table.ledger, table.id, "markdown")
+    assert "“Bitter Cold”" in md and "renamed “Biting Wind”" in md and f"facet {fid} removed" in md
+    assert "Ayla: 1 wound healed" in md
+    kinds = [line.split('"kind":"')[1].split('"')[0] for line in export_table(table.ledger, table.id, "jsonl").splitlines()]
+    assert {"facet_renamed", "facet_removed", "harm_healed"} <= set(kinds)
