@@ -306,6 +306,12 @@ class Table:
         owner = rec.user  # a follow-up is seen by whoever could see the roll
         add(t.FollowEvent(check_id=rec.check_id, action=msg.action, result=result, by=viewer.role, user=user), vis, owner)
         tag = type(rec.check).__struct_config__.tag  # type: ignore[attr-defined]
+        if action_tag == "challenge_remove_complication":
+            c = self.state.complications.get(msg.action.complication)  # type: ignore[attr-defined]
+            if c is None or (rec.scene is not None and c.scene != rec.scene):
+                where = f" in scene {rec.scene!r}" if rec.scene is not None else ""
+                raise ActionError("unknown_complication", f"no open complication {msg.action.complication!r}{where} to remove")  # type: ignore[attr-defined]
+            add(t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
         if tag == "challenge" and rec.actor is not None:
             d_strain = (getattr(result, "strain", 0) or 0) - (getattr(rec.result, "strain", 0) or 0)
             d_gc = (getattr(result, "game_changers", 0) or 0) - (getattr(rec.result, "game_changers", 0) or 0)
@@ -483,7 +489,7 @@ class Table:
         return sorted(s for c in chosen for s in actions[c])
 
 
-GM_FOLLOWUPS = frozenset({"flairs_reveal", "flairs_set_lurking", "flairs_name_trials"})
+GM_FOLLOWUPS = frozenset({"flairs_reveal", "flairs_set_lurking", "flairs_name_trials", "challenge_remove_complication"})
 """Follow-ups that are the GM's (the Judge's) to make, not the roller's."""
 
 TRIALS = ("costly", "slow", "loud", "harmful", "foolish", "chaotic")

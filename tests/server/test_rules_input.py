@@ -227,3 +227,33 @@ async def test_the_gm_writes_and_corrects_facets_and_harm_over_the_wire(sidecar)
     assert (ayla.wounds, len(ayla.conditions)) == (1, 1)
     for c in (gm, p):
         await c.close()
+
+
+# --- 6. an epic success: the GM removes a complication -----------------------------------------------------
+
+
+async def test_the_gm_removes_a_complication_after_an_epic_success(sidecar):
+    from protocol.v1.challenge import ChallengeCheck, ChallengeRemoveComplication
+
+    gm = await sidecar.client("gm")
+    p = await sidecar.client("player", user="p1")
+    await gm_op(gm, t.SceneActivate(scene="Vault"))
+    ward = (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Ward", hidden=False))).events[0].event.complication
+    secret = (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Assassins", hidden=True))).events[0].event.complication
+    epic = await roll(p, ChallengeCheck(cl=1, modifier=5, dice=[20]), actor="Ayla")
+    assert epic.result.outcome == "epic_success" and epic.result.complication == "remove"
+    remove = ChallengeRemoveComplication(complication=ward)
+    assert await refused(follow(p, epic.check, remove)) == "forbidden"
+    done = await follow(gm, epic.check, ChallengeRemoveComplication(complication=secret))
+    assert done.result.complication == "removed"
+    # the player hears the follow-up, never the off-screen complication's id
+    while True:
+        seen = await p.next()
+        if isinstance(seen, m.Followed):
+            break
+    assert seen.result.complication == "removed" and seen.action.complication == ""
+    assert secret not in str(seen)
+    assert [c.id for c in (await state(gm)).scenes["Vault"].complications] == [ward]
+    assert await refused(follow(gm, epic.check, remove)) == "complication_already_removed"
+    for c in (gm, p):
+        await c.close()

@@ -191,3 +191,34 @@ def test_the_gms_facet_and_harm_operations_are_exported(table):
     assert "Ayla: 1 wound healed" in md
     kinds = [line.split('"kind":"')[1].split('"')[0] for line in export_table(table.ledger, table.id, "jsonl").splitlines()]
     assert {"facet_renamed", "facet_removed", "harm_healed"} <= set(kinds)
+
+
+# --- 6. an epic success: the GM removes a complication -----------------------------------------------------
+
+
+def test_the_gm_removes_a_chosen_complication_after_an_epic_success(table):
+    from protocol.v1.challenge import ChallengeCheck, ChallengeRemoveComplication
+
+    op(table, t.SceneActivate(scene="Dock"))
+    gate = _complication(table)
+    secret = _complication(table, hidden=True)
+    elsewhere = op(table, t.ComplicationAdd(scene="Keep", text="Archers", hidden=False)).events[0][1].event.complication
+    plain = roll(table, ChallengeCheck(cl=1, dice=[12]), actor="Ayla")  # a success, not epic
+    assert refused(table.prepare_follow, m.Follow(id="f", check=plain.check_id,
+                   action=ChallengeRemoveComplication(complication=gate)), GM, GM.user) == "no_complication_to_remove"
+    epic = roll(table, ChallengeCheck(cl=1, modifier=5, dice=[20]), actor="Ayla")  # total 25: level 5, +4
+    assert epic.result.complication == "remove"
+    act = m.Follow(id="f", check=epic.check_id, action=ChallengeRemoveComplication(complication=secret))
+    assert refused(table.prepare_follow, act, P1, P1.user) == "forbidden"
+    wrong = m.Follow(id="f", check=epic.check_id, action=ChallengeRemoveComplication(complication=elsewhere))
+    assert refused(table.prepare_follow, wrong, GM, GM.user) == "unknown_complication"
+    done = follow(table, epic.check_id, ChallengeRemoveComplication(complication=secret), viewer=GM)
+    assert done.result.complication == "removed"
+    assert secret not in table.state.complications and {gate, elsewhere} <= set(table.state.complications)
+    assert [st.vis for _, st in done.events] == ["all", "gm"]  # the off-screen one's removal is the GM's
+    player_text = str(table.visible(0, P1))
+    assert secret not in player_text
+    assert refused(table.prepare_follow, m.Follow(id="g", check=epic.check_id,
+                   action=ChallengeRemoveComplication(complication=gate)), GM, GM.user) == "complication_already_removed"
+    op(table, t.Undo())
+    assert secret in table.state.complications and table.state.checks[epic.check_id].result.complication == "remove"
