@@ -9,6 +9,9 @@ import msgspec
 import pytest
 import websockets
 
+from protocol.v1 import messages as m
+from protocol.v1 import table as t
+from protocol.v1.flairs import FlairsBargain, FlairsCheck, FlairsParticipant
 from sidecar.client import RequestFailed
 
 
@@ -82,10 +85,6 @@ async def test_an_unknown_field_in_hello_is_refused(sidecar):
 
 
 # --- helpers over the Python client -----------------------------------------------------------------------
-
-from protocol.v1 import messages as m  # noqa: E402
-from protocol.v1 import table as t  # noqa: E402
-from protocol.v1.flairs import FlairsBargain, FlairsCheck, FlairsParticipant  # noqa: E402
 
 
 async def roll(c, check, **kw):
