@@ -187,7 +187,8 @@ def test_the_gms_facet_and_harm_operations_are_exported(table):
     op(table, t.FacetRemove(facet=fid))
     op(table, t.HarmHeal(actor="Ayla", harm="wound"))
     md = export_table(table.ledger, table.id, "markdown")
-    assert "“Bitter Cold”" in md and "renamed “Biting Wind”" in md and f"facet {fid} removed" in md
+    assert "facet “Bitter Cold” on Pass" in md and "facet “Bitter Cold” renamed “Biting Wind”" in md
+    assert "facet “Biting Wind” removed" in md
     assert "Ayla: 1 wound healed" in md
     kinds = [line.split('"kind":"')[1].split('"')[0] for line in export_table(table.ledger, table.id, "jsonl").splitlines()]
     assert {"facet_renamed", "facet_removed", "harm_healed"} <= set(kinds)
