@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import types
 import typing
@@ -132,7 +133,20 @@ def _check_from_args(system: str, args: argparse.Namespace) -> Any:
     try:
         return msgspec.convert(values, check_type)
     except msgspec.ValidationError as exc:
-        raise CliError(f"{system}: {exc}") from None
+        raise CliError(f"{system}: {_explain(str(exc))}") from None
+
+
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)` - at `\$\.(?P<option>[a-z_]+)(?P<rest>[^`]*)`$")
+
+
+def _explain(detail: str) -> str:
+    """A validation error in terms of the command line: an unknown field names its option and place."""
+    hit = _UNKNOWN.match(detail)
+    if hit is None:
+        return detail
+    flag = "--" + hit["option"].replace("_", "-")
+    where = f" (at {hit['rest']})" if hit["rest"] else ""
+    return f"{flag}: unknown field `{hit['name']}`{where}; no such field here: check its spelling"
 
 
 # --- commands -----------------------------------------------------------------------

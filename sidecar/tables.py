@@ -49,9 +49,14 @@ def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> 
     if info:
         lines += [f"Table `{table_id}`, created {datetime.fromtimestamp(info.created, timezone.utc):%Y-%m-%d %H:%M} UTC.", ""]
     undone = {s for _, st in rows if isinstance(st.event, t.Undone) for s in st.event.seqs}
+    facets: dict[str, str] = {}  # facet id -> its name as last written, for the GM's renames and removals
     for seq, st in rows:
         ev = st.event
-        text = _line(ev)
+        text = _line(ev, facets)
+        if isinstance(ev, t.FacetCreated):
+            facets[ev.id or f"f{seq}"] = ev.facet
+        elif isinstance(ev, t.FacetRenamed):
+            facets[ev.facet] = ev.text
         if text is None:
             continue
         mark = " *(undone)*" if seq in undone else ""
@@ -65,7 +70,8 @@ def _who(ev: Any) -> str:
     return ev.actor or ev.user or ev.by
 
 
-def _line(ev: Any) -> str | None:
+def _line(ev: Any, facets: dict[str, str] | None = None) -> str | None:
+    facets = facets or {}
     match ev:
         case t.RollEvent():
             r = ev.result
@@ -89,6 +95,12 @@ def _line(ev: Any) -> str | None:
             return f"{ev.actor} takes a {ev.harm}"
         case t.FacetCreated():
             return f"{ev.nature} facet “{ev.facet}” on {ev.scene or ev.actor}"
+        case t.FacetRenamed():
+            return f"facet “{facets.get(ev.facet, ev.facet)}” renamed “{ev.text}”"
+        case t.FacetRemoved():
+            return f"facet “{facets.get(ev.facet, ev.facet)}” removed"
+        case t.HarmHealed():
+            return f"{ev.actor}: {ev.count} {ev.harm}{'s' if ev.count != 1 else ''} healed"
         case t.ComplicationAdded():
             return f"complication in {ev.scene} ({ev.origin.replace('_', ' ')}): {ev.text}"
         case t.ComplicationEdited():

@@ -9,8 +9,9 @@ SUBPROTOCOL = "verdict.v1"
 SUBPROTOCOL_MSGPACK = "verdict.v1+msgpack"
 
 
-class Check(msgspec.Struct, tag_field="system", forbid_unknown_fields=False, omit_defaults=False):
-    """Base of every check: a tagged union on ``system``."""
+class Check(msgspec.Struct, tag_field="system", forbid_unknown_fields=True, omit_defaults=False):
+    """Base of every check: a tagged union on ``system``. Unknown fields are refused (a misspelled
+    field would otherwise be dropped and the check made without it)."""
 
 
 class Result(msgspec.Struct, tag_field="system", omit_defaults=False):
@@ -20,8 +21,9 @@ class Result(msgspec.Struct, tag_field="system", omit_defaults=False):
     """
 
 
-class Action(msgspec.Struct, tag_field="action"):
-    """Base of every follow-up action on an earlier check: a tagged union on ``action``."""
+class Action(msgspec.Struct, tag_field="action", forbid_unknown_fields=True):
+    """Base of every follow-up action on an earlier check: a tagged union on ``action``. Unknown fields
+    are refused."""
 
 
 class Probability(msgspec.Struct, array_like=False):

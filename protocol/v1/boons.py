@@ -27,7 +27,7 @@ BoonsWinner = Literal["actor", "defender"]
 BoonsExtendedStatus = Literal["in_progress", "complete", "failed"]
 
 
-class BoonsPool(msgspec.Struct, forbid_unknown_fields=False):
+class BoonsPool(msgspec.Struct, forbid_unknown_fields=True):
     """The defender's pool in an opposed check. No trial or crisis dice: neither side adds them for the other.
 
     ``assists``/``rank`` work as on the check: each assistant adds a boon die, or an ability die when they
@@ -56,7 +56,8 @@ class BoonsCheck(Check, tag="boons"):
     rank: int | None = None
     """Assisted: the primary character's rank in the relevant skill (the performer's rank when unset)."""
     assists: list[int] = []
-    """Assisted: each assistant's rank in the relevant skill, at most two assistants."""
+    """Assisted: each assistant's rank in the relevant skill, at most two assistants (the ones whose dice
+    count; a third is refused with ``too_many_assists``)."""
     performer_rank: int | None = None
     """Group: the performer's relevant rank (or characteristic)."""
     participant_ranks: list[int] | None = None

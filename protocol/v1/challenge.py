@@ -52,8 +52,9 @@ class ChallengeResult(Result, tag="challenge"):
     condition: bool = False
     """True when the hero receives a new condition (an epic failure). A fourth one takes the hero down:
     the table keeps the running count."""
-    complication: Literal["add", "remove"] | None = None
-    """The GM adds a complication (epic failure) or removes an open one (epic success)."""
+    complication: Literal["add", "remove", "removed"] | None = None
+    """The GM adds a complication (epic failure) or removes an open one (epic success): ``remove`` until the
+    GM's ``challenge_remove_complication`` follow-up chose it, then ``removed``."""
     addresses: str | None = None
     """The complication this check addresses (the check's ``complication``); removed on a success."""
     natural: int = 0
@@ -66,4 +67,12 @@ class ChallengeChoice(Action, tag="challenge_choice"):
     option: ChallengeOption
 
 
-FOLLOWUPS: tuple[type, ...] = (ChallengeChoice,)
+class ChallengeRemoveComplication(Action, tag="challenge_remove_complication"):
+    """After an epic success, the GM removes a complication: the chosen open one of the roll's scene. The GM's
+    to make, once. Players see the action without the complication's id (it may have been off-screen); the
+    removal itself reaches whoever may see that complication."""
+
+    complication: str
+
+
+FOLLOWUPS: tuple[type, ...] = (ChallengeChoice, ChallengeRemoveComplication)

@@ -1,12 +1,19 @@
 """Encoding and decoding of v1 frames, with errors that say what to fix.
 
 JSON text frames for browsers; MessagePack for Python clients that negotiate
-``verdict.v1+msgpack``. Unknown fields are ignored; unknown types, garbage and
-missing fields raise :class:`ProtocolError` with a stable code.
+``verdict.v1+msgpack``. Unknown types, garbage, missing fields and unknown fields raise
+:class:`ProtocolError` with a stable code. Unknown fields are refused in every client message and
+in every Struct nested in one (checks, participants, pools, actions, GM operations), with the
+field's name and where it sits (``$.check.opponent``): a misspelled field would otherwise be
+dropped and the request done without it.
+
+What the sidecar sends (results, events, snapshots) is decoded leniently: a client keeps reading
+the messages of a newer sidecar that added a field, since what it does not know it only shows.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -63,7 +70,19 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
             f"unknown message type {env.type!r}; expected one of: {', '.join(sorted(CLIENT_TAGS))}",
             rid,
         )
-    raise ProtocolError("invalid_message", f"invalid {env.type!r} message: {detail}", rid)
+    raise ProtocolError("invalid_message", f"invalid {env.type!r} message: {_explain(detail)}", rid)
+
+
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`(?: - at `(?P<at>[^`]*)`)?$")
+
+
+def _explain(detail: str) -> str:
+    """msgspec's error, with an unknown field named with its full path (``$.check.opponent.abilty``)."""
+    hit = _UNKNOWN.match(detail)
+    if hit is None:
+        return detail
+    where = hit["at"] or "$"
+    return f"unknown field `{hit['name']}` at `{where}.{hit['name']}`; no such field here: check its spelling and place"
 
 
 def request_id(data: bytes | str, msgpack: bool = False) -> str | None:

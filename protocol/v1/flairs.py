@@ -20,7 +20,7 @@ FlairsTrialSource = Literal["pair", "darkness", "lurking", "bargain"]
 """Where a trial comes from: matching dice, darkness, the Judge's lurking trials, a devil's bargain."""
 
 
-class FlairsParticipant(msgspec.Struct):
+class FlairsParticipant(msgspec.Struct, forbid_unknown_fields=True):
     """One character in a group check: their own pool, rolled as a simple check."""
 
     name: str
@@ -157,11 +157,12 @@ class FlairsResult(Result, tag="flairs"):
 
 
 class FlairsBargain(Action, tag="flairs_bargain"):
-    """A devil's bargain after a failure (rank 1 or more, not a group or simple check, once per check).
+    """A devil's bargain after a failure (rank 1 or more, not in a group check, once per check).
 
     ``trial`` is the trial the player and Judge settled on: it stands and cannot be banished. One d6
     is added to the kept dice (``dice``: its face when rolled at the table) and the result and pairs
-    are read again.
+    are read again. It may follow the Judge naming the trials or revealing the lurking trials: the
+    same trial can then stand twice. The Judge's names stay with the pairs that still give trials.
     """
 
     trial: FlairsTrialName
@@ -197,8 +198,8 @@ class FlairsNameTrials(Action, tag="flairs_name_trials"):
     """The Judge names the Judge's-choice trials (pair trials, then darkness's), once.
 
     ``trials`` names them in the order of ``standing``; otherwise each is a random trial: one d6 each
-    over the six trials in order (``dice`` when rolled at the table). Naming settles the dice, so no
-    devil's bargain can follow.
+    over the six trials in order (``dice`` when rolled at the table). After a devil's bargain made a new
+    pair, only the trials still unnamed are named.
     """
 
     trials: list[FlairsTrialName] | None = None

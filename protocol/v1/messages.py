@@ -22,8 +22,9 @@ Role = Literal["gm", "player", "observer"]
 RollMode = Literal["public", "gm", "blind", "self"]
 
 
-class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=False):
-    """Base of what a client sends."""
+class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True):
+    """Base of what a client sends. Unknown fields are refused here and in every nested Struct
+    (checks, actions, GM operations): a misspelled field is an ``invalid_message`` naming it."""
 
 
 class ServerMessage(msgspec.Struct, tag_field="type", omit_defaults=False):

@@ -17,7 +17,7 @@ ComplicationOrigin = Literal["epic_failure", "taken_down", "gm"]
 Visibility = Literal["all", "gm", "roller", "roller_gm"]
 
 
-class Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=False):
+class Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=True):
     """A GM operation (the ``op`` of a ``gm`` message)."""
 
 
@@ -60,6 +60,35 @@ class ConditionAdd(Op, tag="condition_add"):
 class ConditionRemove(Op, tag="condition_remove"):
     actor: str
     condition: str
+
+
+class FacetAdd(Op, tag="facet_add"):
+    """The GM writes a facet of their own (RULINGS: the GM has the final say and may write their own), on an
+    actor, or a scene (the active scene when neither is named)."""
+
+    facet: str
+    nature: Literal["beneficial", "detrimental"]
+    actor: str | None = None
+    scene: str | None = None
+
+
+class FacetRename(Op, tag="facet_rename"):
+    """Name a facet (say, the suggestion a triumph stored) or rename it, by its id."""
+
+    facet: str
+    text: str
+
+
+class FacetRemove(Op, tag="facet_remove"):
+    facet: str
+
+
+class HarmHeal(Op, tag="harm_heal"):
+    """Heal (remove) ``count`` wounds or scratches of an actor."""
+
+    actor: str
+    harm: Literal["wound", "scratch"]
+    count: int = 1
 
 
 class WyrdGrant(Op, tag="wyrd_grant"):
@@ -115,6 +144,7 @@ class SceneActivate(Op, tag="scene_activate"):
 OPS: tuple[type, ...] = (
     ComplicationAdd, ComplicationEdit, ComplicationReveal, ComplicationRemove, ComplicationConvert,
     StrainSet, ConditionAdd, ConditionRemove, WyrdGrant, LurkingSet, ExtendedStart, GatherStart, Undo, SceneActivate,
+    FacetAdd, FacetRename, FacetRemove, HarmHeal,
 )
 
 
@@ -194,6 +224,29 @@ class FacetCreated(Event, tag="facet_created"):
     nature: Literal["beneficial", "detrimental"]
     actor: str | None = None
     scene: str | None = None
+    cause: int = 0
+    id: str = ""
+    """The facet's id, which `facet_rename` and `facet_remove` name (``f<seq>`` for a facet recorded without one)."""
+
+
+class FacetRenamed(Event, tag="facet_renamed"):
+    facet: str
+    """The facet's id."""
+    text: str
+    cause: int = 0
+
+
+class FacetRemoved(Event, tag="facet_removed"):
+    facet: str
+    cause: int = 0
+
+
+class HarmHealed(Event, tag="harm_healed"):
+    """Wounds or scratches healed (removed) by the GM."""
+
+    actor: str
+    harm: Literal["wound", "scratch"]
+    count: int = 1
     cause: int = 0
 
 
@@ -316,6 +369,7 @@ EVENT_TYPES: tuple[type, ...] = (
     HarmTaken, FacetCreated, ComplicationAdded, ComplicationEdited, ComplicationRevealed, ComplicationRemoved,
     ComplicationConverted, WyrdChanged, LurkingTrialsSet, LurkingTrialsUsed, ExtendedStarted, ExtendedProgressed,
     GatherStarted, GatherPartRolled, GatherResolved, SceneActivated, Undone,
+    FacetRenamed, FacetRemoved, HarmHealed,
 )
 
 
@@ -340,6 +394,8 @@ class Condition(msgspec.Struct):
 class Facet(msgspec.Struct):
     facet: str
     nature: str
+    id: str = ""
+    """What `facet_rename` and `facet_remove` name."""
 
 
 class ActorState(msgspec.Struct):

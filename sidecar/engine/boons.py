@@ -10,9 +10,11 @@ How the text's kinds of check build the pool (decisions where the text leaves ro
 - Difficulty is trial dice. ``upgrade`` turns that many of them into crisis dice (the GM "upgrades the
   difficulty"); ruling: asking for more upgrades than there are trial dice is refused.
 - Assisted: each assistant adds a boon die, or an ability die when they have more ranks than the primary.
-  At most two assisting dice (ruling: a third assistant is refused - extra helpers add no dice, so they are
-  not listed) and at most one of them an ability die (ruling: a second assistant who outranks the primary
-  adds a boon die instead, giving the text's "+1 Boon Die and +1 Ability Die").
+  "Up to two characters help" and "no check can gain more than two assisting dice": ``assists`` lists the
+  assistants whose dice count, one die each, so a third is refused (``too_many_assists``: extra helpers
+  may justify the assist but "do not add more dice", so they are not listed). At most one of the dice is
+  an ability die: a second assistant who outranks the primary adds a boon die instead, giving the text's
+  "+1 Boon Die and +1 Ability Die". ``assist_dice`` is one die per assistant, in the order of ``assists``.
 - Group: bane dice = performer's rank - the lowest rank among the necessary participants, never negative.
 - Every type is capped (10 dice by default) after assists, group banes and upgrades: more is refused.
 - Opposed: the defender's pool follows the actor's; no trial or crisis dice for each other (ruling: a
@@ -130,15 +132,23 @@ def _nonnegative(value: int, what: str, code: str) -> None:
 
 
 def assist_dice(rank: int | None, assists: Sequence[int], rules: BoonsRules = RULES, who: str = "the check") -> list[str]:
-    """The dice the assistants add: ``"ability"`` from one who outranks the primary, else ``"boon"``.
+    """The die each assistant adds, in the order of ``assists``: ``"ability"`` from one who outranks the
+    primary (while no more than ``max_assist_ability`` ability dice are added), else ``"boon"``.
 
     "No check can gain more than two assisting dice total, and no more than one of those dice may be an
-    Ability Die"; "extra helpers ... do not add more dice". So any number may help, but at most
-    ``max_assist_dice`` dice are added, at most ``max_assist_ability`` of them ability dice (one whenever an
-    assistant outranks the primary: "+1 Boon Die and +1 Ability Die" is the best two helpers can give).
+    Ability Die"; "extra helpers ... do not add more dice". ``assists`` lists the assistants whose dice
+    count, so more than ``max_assist_dice`` of them is refused (``too_many_assists``) rather than cut down
+    by a choice the engine would have to make for the table.
     """
     if not assists:
         return []
+    if len(assists) > rules.max_assist_dice:
+        raise CheckError(
+            f"boons: {who} lists {len(assists)} assistants, but no check gains more than {rules.max_assist_dice} "
+            "assisting dice (Assisted Checks: extra helpers may justify the assist but do not add dice); list "
+            f"only the {rules.max_assist_dice} whose dice count",
+            code="too_many_assists",
+        )
     if rank is None:
         raise CheckError(
             f"boons: {who} has assistants but no rank for the primary character; an assistant adds an "
@@ -156,9 +166,6 @@ def assist_dice(rank: int | None, assists: Sequence[int], rules: BoonsRules = RU
             abilities += 1
         else:
             out.append("boon")
-    if len(out) > rules.max_assist_dice:  # extra helpers add no dice; keep the best the caps allow
-        keep = min(abilities, rules.max_assist_dice)
-        out = ["ability"] * keep + ["boon"] * (rules.max_assist_dice - keep)
     return out
 
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import msgspec
 
 from protocol.v1.base import Action
-from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeResult
+from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
 
 from .dice import Dice, check_faces
 from .errors import CheckError, FollowUpError
@@ -155,10 +155,25 @@ def read(check: ChallengeCheck, faces: Sequence[int], rules: ChallengeRules = RU
 def follow(
     check: ChallengeCheck, result: ChallengeResult, action: Action, rng: Dice, rules: ChallengeRules = RULES
 ) -> ChallengeResult:
-    """Apply the +2/+3 choice: ``game_changer`` (+1 game changer) or ``strain`` (−1 or −2 strain)."""
+    """Apply the +2/+3 choice: ``game_changer`` (+1 game changer) or ``strain`` (−1 or −2 strain); or, after an
+    epic success, the GM's removal of a complication (which one is the table's to check)."""
+    if isinstance(action, ChallengeRemoveComplication):
+        if result.complication == "removed":
+            raise FollowUpError(
+                "challenge: the GM already removed a complication for this epic success (one per epic success)",
+                code="complication_already_removed",
+            )
+        if result.complication != "remove":
+            raise FollowUpError(
+                f"challenge: only an epic success lets the GM remove a complication; this result is "
+                f"{result.outcome.replace('_', ' ')}",
+                code="no_complication_to_remove",
+            )
+        return msgspec.structs.replace(result, complication="removed")
     if not isinstance(action, ChallengeChoice):
         raise FollowUpError(
-            f"challenge: the only follow-up is `challenge_choice`, not {type(action).__name__}",
+            "challenge: the follow-ups are `challenge_choice` and `challenge_remove_complication`, "
+            f"not {type(action).__name__}",
             code="unknown_followup",
         )
     if result.chosen is not None:
@@ -196,6 +211,8 @@ def describe(result: ChallengeResult) -> str:
         effects.append("GM adds a complication")
     elif result.complication == "remove":
         effects.append("GM removes a complication")
+    elif result.complication == "removed":
+        effects.append("GM removed a complication")
     if result.choice and result.chosen is None:
         effects.append(f"choose: +{RULES.game_changers} game changer or strain {result.strain_option:+d}")
     if result.addresses:

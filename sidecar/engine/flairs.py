@@ -23,8 +23,13 @@ Decisions where the texts leave room (each documented where it is applied):
 - A simple check has no flairs or trials (RULINGS): darkness adds none to it, and lurking trials (set
   by the Judge for a full check) are refused on it and on group checks rather than silently dropped. A
   devil's bargain is open to it (RULINGS excludes only group checks): the named trial stands.
-- Once the flairs are chosen, the lurking trials revealed, or the Judge's trials named, the dice are
-  settled: no devil's bargain can follow.
+- "If you accept a devil's bargain and a trial is already chosen by the Judge, you can incur the same
+  trial twice": a bargain may follow the Judge naming the trials, and also the reveal of the lurking
+  trials (they too are trials the Judge chose). Only one bargain per check. The re-read keeps the
+  Judge's names for the trials that still stand, matched by the face of their pair (a pair that only
+  the new die makes is unnamed until the Judge names it); revealed lurking trials stay revealed and
+  stand. A flair choice made before the bargain (on a failure: of no flairs) is set aside, so flairs
+  the new die earns can be chosen; once the lurking trials are revealed they banish none of them.
 """
 
 from __future__ import annotations
@@ -290,7 +295,10 @@ class _State(NamedTuple):
     chosen: bool = False
     chosen_flairs: tuple[str, ...] = ()
     gm_revealed: bool = False
-    judged: tuple[str, ...] | None = None
+    judged: tuple[str | None, ...] | None = None
+    """The Judge's names for the pair and darkness trials, in the order of ``standing`` (None: unnamed)."""
+    banished: tuple[str, ...] | None = None
+    """Lurking trials banished, once settled by the choice (None: from ``chosen_flairs``)."""
 
 
 def _build(check: FlairsCheck, st: _State, rules: FlairsRules) -> FlairsResult:
@@ -314,17 +322,25 @@ def _build(check: FlairsCheck, st: _State, rules: FlairsRules) -> FlairsResult:
     if check.darkness and not check.simple:  # a simple check cannot generate trials, darkness's included
         standing += [FlairsTrial(source="darkness") for _ in range(rules.darkness_trials)]
     if st.judged is not None:
-        standing = [msgspec.structs.replace(t, name=n) for t, n in zip(standing, st.judged)]  # type: ignore[arg-type]
+        names = list(st.judged) + [None] * (len(standing) - len(st.judged))
+        standing = [msgspec.structs.replace(t, name=n) for t, n in zip(standing, names)]  # type: ignore[arg-type]
+    judges = len(standing)
 
     n_lurking = lurking_count(check)
     remaining: list[str | None] = list(st.lurking_names) if st.lurking_names is not None else [None] * n_lurking
     banished: list[str] = []
-    for flair in st.chosen_flairs:
-        # Each chosen flair banishes one lurking trial it opposes.
-        opposite = BANISHES[flair]
-        if opposite in remaining:
-            remaining.remove(opposite)
-            banished.append(opposite)
+    if st.banished is not None:
+        for name in st.banished:
+            if name in remaining:
+                remaining.remove(name)
+                banished.append(name)
+    else:
+        for flair in st.chosen_flairs:
+            # Each chosen flair banishes one lurking trial it opposes.
+            opposite = BANISHES[flair]
+            if opposite in remaining:
+                remaining.remove(opposite)
+                banished.append(opposite)
     standing += [FlairsTrial(source="lurking", name=n) for n in remaining]  # type: ignore[arg-type]
     if st.bargain is not None:
         standing.append(FlairsTrial(source="bargain", name=st.bargain))  # type: ignore[arg-type]
@@ -353,7 +369,7 @@ def _build(check: FlairsCheck, st: _State, rules: FlairsRules) -> FlairsResult:
         banished=banished,  # type: ignore[arg-type]
         bargain=st.bargain,  # type: ignore[arg-type]
         bargain_die=st.bargain_die,
-        named=st.judged is not None,
+        named=st.judged is not None and all(t.name is not None for t in standing[:judges]),
     )
 
 
@@ -434,11 +450,8 @@ def read(check: FlairsCheck, faces: Sequence[int], rules: FlairsRules = RULES) -
 
 def _state_of(result: FlairsResult) -> _State:
     faces = list(result.dice[:-1]) if result.bargain_die is not None else list(result.dice)
-    judged = (
-        tuple(t.name for t in result.standing if t.source in ("pair", "darkness"))  # type: ignore[misc]
-        if result.named
-        else None
-    )
+    names = tuple(t.name for t in result.standing if t.source in ("pair", "darkness"))
+    judged = names if result.named or any(n is not None for n in names) else None
     return _State(
         faces=faces,
         lurking_names=list(result.lurking_trials) if result.lurking_trials is not None else None,
@@ -449,6 +462,7 @@ def _state_of(result: FlairsResult) -> _State:
         chosen_flairs=tuple(result.chosen_flairs),
         gm_revealed=result.revealed and not result.chosen and result.lurking > 0,
         judged=judged,  # type: ignore[arg-type]
+        banished=tuple(result.banished) if result.chosen else None,
     )
 
 
@@ -474,12 +488,6 @@ def _bargain(check: FlairsCheck, result: FlairsResult, action: FlairsBargain, rn
             f"flairs: you can only benefit from one devil's bargain per check, and `{result.bargain}` was already accepted",
             code="bargain_twice",
         )
-    if result.chosen or (result.revealed and result.lurking > 0) or result.named:
-        raise FollowUpError(
-            "flairs: the devil's bargain comes right after the failure, before the flairs are chosen, the lurking "
-            "trials revealed or the Judge's trials named",
-            code="bargain_too_late",
-        )
     if result.outcome != "failure":
         raise FollowUpError(
             f"flairs: a devil's bargain is only offered after a failure; this check is a {result.outcome}",
@@ -488,7 +496,35 @@ def _bargain(check: FlairsCheck, result: FlairsResult, action: FlairsBargain, rn
     _check_trials([action.trial], "the devil's bargain", FollowUpError)
     die = _given_or_rolled(action.dice, rules.bargain_dice, rng, "the devil's bargain die", rules)
     st = _state_of(result)._replace(bargain=action.trial, bargain_die=die[0])
+    if result.chosen:
+        # A failure earns no flairs, so the choice made was of none: it only revealed the lurking trials.
+        # They stay revealed; the choice is open again for what the new die earns.
+        st = st._replace(chosen=False, chosen_flairs=(), banished=None, gm_revealed=result.lurking > 0)
+    if st.judged is not None:
+        st = st._replace(judged=_judged_after(result, _build(check, st._replace(judged=None), rules)))
     return _build(check, st, rules)
+
+
+def _judged_after(before: FlairsResult, after: FlairsResult) -> tuple[str | None, ...]:
+    """The Judge's names carried to a re-read: each pair's names stay with its face, darkness's with darkness.
+
+    A trial that no longer stands (its pair now gives flairs) drops its name; a new one is unnamed.
+    """
+    by_face: dict[int, list[str | None]] = {}
+    judged = [t for t in before.standing if t.source in ("pair", "darkness")]
+    at = 0
+    for m in before.matches:
+        if m.gives == "trials":
+            by_face[m.face] = [t.name for t in judged[at : at + m.amount]]
+            at += m.amount
+    dark = [t.name for t in judged[at:]]
+    out: list[str | None] = []
+    for m in after.matches:
+        if m.gives == "trials":
+            names = by_face.get(m.face, [])
+            out += [names[i] if i < len(names) else None for i in range(m.amount)]
+    out += [dark[i] if i < len(dark) else None for i in range(sum(1 for t in after.standing if t.source == "darkness"))]
+    return tuple(out)
 
 
 def _choose(check: FlairsCheck, result: FlairsResult, action: FlairsChoose, rules: FlairsRules) -> FlairsResult:
@@ -502,7 +538,8 @@ def _choose(check: FlairsCheck, result: FlairsResult, action: FlairsChoose, rule
             f"flairs: the flair choice is made once, and was already made ({', '.join(result.chosen_flairs) or 'no flairs'})",
             code="flairs_already_chosen",
         )
-    if result.revealed and result.lurking > 0:
+    late = result.revealed and result.lurking > 0
+    if late and result.bargain is None:
         raise FollowUpError(
             "flairs: the Judge already revealed the lurking trials of this result; there is no flair choice left",
             code="already_revealed",
@@ -527,6 +564,8 @@ def _choose(check: FlairsCheck, result: FlairsResult, action: FlairsChoose, rule
             code="lurking_not_set",
         )
     st = _state_of(result)._replace(chosen=True, chosen_flairs=tuple(action.flairs))
+    if late:  # flairs the devil's bargain earned after the reveal: the trials are known, none is banished
+        st = st._replace(banished=(), gm_revealed=False)
     return _build(check, st, rules)
 
 
@@ -579,14 +618,17 @@ def _set_lurking(check: FlairsCheck, result: FlairsResult, action: FlairsSetLurk
 def _name_trials(check: FlairsCheck, result: FlairsResult, action: FlairsNameTrials, rng: Dice, rules: FlairsRules) -> FlairsResult:
     if result.named:
         raise FollowUpError("flairs: the Judge's trials of this check are already named", code="trials_already_named")
-    count = sum(1 for t in result.standing if t.source in ("pair", "darkness"))
+    current = [t.name for t in result.standing if t.source in ("pair", "darkness")]
+    count = sum(1 for n in current if n is None)
     if count == 0:
         raise FollowUpError(
             "flairs: this result has no trials of the Judge's choice (from pairs or darkness) to name",
             code="no_trials_to_name",
         )
     names, _ = _names_from(action.trials, action.dice, count, rng, "the Judge's trials", rules)
-    return _build(check, _state_of(result)._replace(judged=tuple(names)), rules)
+    fill = iter(names)
+    judged = tuple(n if n is not None else next(fill) for n in current)
+    return _build(check, _state_of(result)._replace(judged=judged), rules)
 
 
 def follow(

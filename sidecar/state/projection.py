@@ -64,6 +64,14 @@ class Projection:
                 return lk
         return None
 
+    def facet(self, fid: str) -> tuple[t.Facet, list[t.Facet]] | None:
+        """The open facet with this id and the list that holds it (an actor's or a scene's)."""
+        for holder in (*self.actors.values(), *self.scenes.values()):
+            for f in holder.facets:
+                if f.id == fid:
+                    return f, holder.facets
+        return None
+
     def snapshot(self) -> t.Snapshot:
         scenes: dict[str, t.SceneState] = {}
         for name in sorted(set(self.scenes) | {c.scene for c in self.complications.values()} | {
@@ -140,11 +148,25 @@ class Projection:
                 else:
                     a.scratches += 1
             case t.FacetCreated():
-                f = t.Facet(facet=ev.facet, nature=ev.nature)
+                f = t.Facet(facet=ev.facet, nature=ev.nature, id=ev.id or f"f{seq}")
                 if ev.scene is not None:
                     self.scene_state(ev.scene).facets.append(f)
                 elif ev.actor is not None:
                     self.actor(ev.actor).facets.append(f)
+            case t.FacetRenamed():
+                found = self.facet(ev.facet)
+                if found is not None:
+                    found[0].facet = ev.text
+            case t.FacetRemoved():
+                found = self.facet(ev.facet)
+                if found is not None:
+                    found[1].remove(found[0])
+            case t.HarmHealed():
+                a = self.actor(ev.actor)
+                if ev.harm == "wound":
+                    a.wounds = max(0, a.wounds - ev.count)
+                else:
+                    a.scratches = max(0, a.scratches - ev.count)
             case t.ComplicationAdded():
                 self.complications[ev.complication] = t.Complication(
                     id=ev.complication, scene=ev.scene, text=ev.text, origin=ev.origin, hidden=ev.hidden

@@ -178,6 +178,8 @@ class Table:
             if tag != "boons":
                 raise ActionError("invalid_check", "extended checks are `boons` checks")
             check = _fill_extended(check, x)
+        if tag == "challenge" and getattr(check, "complication", None) is not None:
+            self._addressable(check, viewer)
         if tag == "flairs" and getattr(check, "lurking_trials", None) is None and not check.simple and not check.group:
             lurking = self.state.open_lurking(msg.actor, msg.scene or self.state.scene)
             if lurking is not None and lurking.trials:
@@ -246,7 +248,7 @@ class Table:
             if nature is not None and (scene is not None or actor is not None):
                 yield t.FacetCreated(
                     facet=result.suggestion or nature, nature=nature,  # type: ignore[attr-defined]
-                    actor=None if scene is not None else actor, scene=scene,
+                    actor=None if scene is not None else actor, scene=scene, id=_new_id("f"),
                 )
         elif tag == "feats":
             cost = getattr(result, "cost", 0) or 0
@@ -283,6 +285,14 @@ class Table:
                 raise ActionError("forbidden", f"only the GM can do `{action_tag}`")
         elif rec.user != user:
             raise ActionError("not_your_check", "only the one who rolled this check can follow it up")
+        if action_tag == "flairs_bargain" and rec.gather is not None:
+            # The part is one participant's simple check within a group check: its faces are already the
+            # group's. "You cannot enter a devil's bargain during group checks."
+            raise ActionError(
+                "bargain_in_group_check",
+                "flairs: you cannot enter a devil's bargain during a group check (it relies on collective skill); "
+                f"this roll is {rec.part!r}'s part of one",
+            )
         system = engine.system_of(rec.check)
         follow = getattr(system, "follow", None)
         if follow is None:
@@ -296,6 +306,12 @@ class Table:
         owner = rec.user  # a follow-up is seen by whoever could see the roll
         add(t.FollowEvent(check_id=rec.check_id, action=msg.action, result=result, by=viewer.role, user=user), vis, owner)
         tag = type(rec.check).__struct_config__.tag  # type: ignore[attr-defined]
+        if action_tag == "challenge_remove_complication":
+            c = self.state.complications.get(msg.action.complication)  # type: ignore[attr-defined]
+            if c is None or (rec.scene is not None and c.scene != rec.scene):
+                where = f" in scene {rec.scene!r}" if rec.scene is not None else ""
+                raise ActionError("unknown_complication", f"no open complication {msg.action.complication!r}{where} to remove")  # type: ignore[attr-defined]
+            add(t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
         if tag == "challenge" and rec.actor is not None:
             d_strain = (getattr(result, "strain", 0) or 0) - (getattr(rec.result, "strain", 0) or 0)
             d_gc = (getattr(result, "game_changers", 0) or 0) - (getattr(rec.result, "game_changers", 0) or 0)
@@ -349,6 +365,31 @@ class Table:
                 if a is None or all(c.id != op.condition for c in a.conditions):
                     raise ActionError("unknown_condition", f"{op.actor} has no condition {op.condition!r}")
                 add(t.ConditionRemoved(actor=op.actor, condition=op.condition))
+            case t.FacetAdd():
+                _need(op.facet.strip(), "a facet needs a name")
+                if op.actor is not None and op.scene is not None:
+                    raise ActionError("invalid_op", "a facet belongs to an actor or a scene, not both: name one")
+                scene = op.scene if op.actor is not None or op.scene is not None else st.scene
+                if op.actor is None and scene is None:
+                    raise ActionError("invalid_op", "a facet belongs to an actor or a scene: name one (or activate a scene)")
+                add(t.FacetCreated(facet=op.facet, nature=op.nature, actor=op.actor, scene=scene, id=_new_id("f")))
+            case t.FacetRename():
+                _need(op.text.strip(), "a facet needs a name")
+                vis, owner = self._facet_seen(op.facet)
+                add(t.FacetRenamed(facet=op.facet, text=op.text), vis, owner)
+            case t.FacetRemove():
+                vis, owner = self._facet_seen(op.facet)
+                add(t.FacetRemoved(facet=op.facet), vis, owner)
+            case t.HarmHeal():
+                if op.count < 1:
+                    raise ActionError("invalid_op", "heal at least 1")
+                a = st.actors.get(op.actor, t.ActorState())
+                have = a.wounds if op.harm == "wound" else a.scratches
+                if have < op.count:
+                    raise ActionError(
+                        "no_such_harm", f"{op.actor} has {have} {op.harm}{'s' if have != 1 else ''}; cannot heal {op.count}"
+                    )
+                add(t.HarmHealed(actor=op.actor, harm=op.harm, count=op.count))
             case t.WyrdGrant():
                 have = st.actors.get(op.actor, t.ActorState()).wyrd
                 if have + op.amount < 0:
@@ -392,6 +433,35 @@ class Table:
                 raise ActionError("unknown_op", "unknown GM operation")
         return pending
 
+    def _addressable(self, check: object, viewer: Viewer) -> None:
+        """A roll addressing a complication: only one the GM converted (and the roller may see), at its CL."""
+        cid = check.complication  # type: ignore[attr-defined]
+        c = self.state.complications.get(cid)
+        if c is None or (c.hidden and not viewer.is_gm):
+            raise ActionError("unknown_complication", f"no open complication {cid!r} to address")
+        if c.cl is None:
+            raise ActionError(
+                "complication_not_converted",
+                f"complication {cid} is not a challenge yet: the GM converts it (`complication_convert`) and sets its CL "
+                "before a hero addresses it",
+            )
+        if check.cl != c.cl:  # type: ignore[attr-defined]
+            raise ActionError(
+                "difficulty_mismatch",
+                f"complication {cid} was converted into a challenge at CL {c.cl} by the GM; roll it with `cl: {c.cl}`, "
+                f"not {check.cl}",  # type: ignore[attr-defined]
+            )
+
+    def _facet_seen(self, fid: str) -> tuple[str, str | None]:
+        """Who saw the facet created (a facet from a blind roll stays the GM's): its changes go to them."""
+        if self.state.facet(fid) is None:
+            raise ActionError("unknown_facet", f"no facet {fid!r} on this table (see the snapshot's facets for their ids)")
+        for seq, stored in reversed(self.log):
+            ev = stored.event
+            if isinstance(ev, t.FacetCreated) and (ev.id or f"f{seq}") == fid:
+                return stored.vis, stored.owner
+        return "all", None
+
     def _complication(self, cid: str) -> t.Complication:
         c = self.state.complications.get(cid)
         if c is None:
@@ -419,7 +489,7 @@ class Table:
         return sorted(s for c in chosen for s in actions[c])
 
 
-GM_FOLLOWUPS = frozenset({"flairs_reveal", "flairs_set_lurking", "flairs_name_trials"})
+GM_FOLLOWUPS = frozenset({"flairs_reveal", "flairs_set_lurking", "flairs_name_trials", "challenge_remove_complication"})
 """Follow-ups that are the GM's (the Judge's) to make, not the roller's."""
 
 TRIALS = ("costly", "slow", "loud", "harmful", "foolish", "chaotic")
@@ -435,11 +505,21 @@ def _new_id(prefix: str) -> str:
 
 
 def _fill_extended(check: object, x: t.ExtendedState) -> object:
+    """The roll as the extended check has it: the GM's difficulty, threshold, limit and time unit, and the
+    table's progress. The request may leave them out or repeat them; a different value is refused."""
     fields = {
         "threshold": x.threshold, "progress": x.progress, "attempts": x.attempts, "limit": x.limit,
-        "time_unit": x.time_unit,
+        "time_unit": x.time_unit, "trial": x.trial, "crisis": x.crisis, "upgrade": 0,
     }
-    present = {k: v for k, v in fields.items() if hasattr(check, k)}
-    if not getattr(check, "trial", 0) and not getattr(check, "crisis", 0):
-        present.update(trial=x.trial, crisis=x.crisis)  # the difficulty the GM set for the extended check
-    return msgspec.structs.replace(check, **present)  # type: ignore[type-var]
+    unset = {"threshold": None, "progress": 0, "attempts": 0, "limit": None, "time_unit": None, "trial": 0, "crisis": 0,
+             "upgrade": 0}
+    for name, want in fields.items():
+        got = getattr(check, name)
+        if got != unset[name] and got != want:
+            what = "difficulty" if name in ("trial", "crisis", "upgrade") else "extended check"
+            raise ActionError(
+                "difficulty_mismatch",
+                f"the GM set this {what} at `extended_start` ({x.name or x.id}: {name} {want}); the roll asks for "
+                f"{name} {got}: leave it out, or send {want}",
+            )
+    return msgspec.structs.replace(check, **fields)  # type: ignore[type-var]

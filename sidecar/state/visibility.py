@@ -45,8 +45,11 @@ def redact_check(check: object) -> object:
 
 
 def redact_action(action: object) -> object:
-    if type(action).__struct_config__.tag == "flairs_set_lurking":  # type: ignore[attr-defined]
+    tag = type(action).__struct_config__.tag  # type: ignore[attr-defined]
+    if tag == "flairs_set_lurking":
         return msgspec.structs.replace(action, trials=None, dice=None)  # type: ignore[type-var]
+    if tag == "challenge_remove_complication":  # it may have been off-screen: its removal says so, if seen
+        return msgspec.structs.replace(action, complication="")  # type: ignore[type-var]
     return action
 
 

@@ -170,3 +170,30 @@ def test_serve_on_a_busy_port_says_so(tmp_path):
 def test_read_facets_takes_the_pool_from_the_dice(args, outcome, pool):
     obj = json.loads(run(*args, "--json").stdout)
     assert obj["outcome"] == outcome and obj["pool"] == pool
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("read", "boons", "--ability", "1", "--opponent", '{"abilty":3}', "--dice", "1,1"),
+         "--opponent: unknown field `abilty`"),
+        (("read", "boons", "--ability", "1", "--opponent", '{"ability":1,"trial":2}', "--dice", "1,1,1,1"),
+         "--opponent: unknown field `trial`"),
+        (("read", "flairs", "--group", '[{"name":"a","rnak":2}]', "--dice", "1,1"),
+         "--group: unknown field `rnak` (at [0])"),
+        (("odds", "flairs", "--group", '[{"name":"a","rank":1},{"name":"b","edge":1}]'),
+         "--group: unknown field `edge` (at [1])"),
+    ],
+)
+def test_misspelled_fields_in_json_options_are_refused(args, says):
+    r = run(*args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert says in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_a_third_assistant_is_refused_and_assist_dice_keep_the_order():
+    r = run("roll", "boons", "--ability", "1", "--rank", "1", "--assists", "1,1,1")
+    assert r.returncode == 2 and "3 assistants" in r.stderr and "more than 2 assisting dice" in r.stderr
+    r = run("read", "boons", "--ability", "1", "--rank", "1", "--assists", "1,3", "--dice", "1,1,1", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["assist_dice"] == ["boon", "ability"]

@@ -238,13 +238,23 @@ def test_assist_dice_are_read():
     assert r.types == ["ability", "ability", "boon"] and r.net_successes == 3
 
 
-@pytest.mark.parametrize(
-    "assists, added",
-    [([0, 0, 0], ["boon", "boon"]), ([0, 0, 2], ["ability", "boon"]), ([2, 3, 4, 0], ["ability", "boon"])],
-)
-def test_extra_helpers_add_no_dice(assists, added):
-    # "Extra helpers may justify the assist ... but they do not add more dice": the caps hold.
-    assert boons.assist_dice(1, assists) == added
+@pytest.mark.parametrize("assists", [[0, 0, 0], [0, 0, 2], [2, 3, 4, 0]])
+def test_a_third_assistant_is_refused(assists):
+    # "up to two characters help"; "extra helpers ... do not add more dice": `assists` lists those whose
+    # dice count, so a third is refused rather than silently dropped.
+    with pytest.raises(CheckError) as e:
+        boons.assist_dice(1, assists)
+    assert e.value.code == "too_many_assists" and "more than 2 assisting dice" in e.value.message
+    refused("too_many_assists", ability=1, rank=1, assists=assists)
+    refused("too_many_assists", ability=1, opponent=BoonsPool(ability=1, rank=1, assists=assists))
+
+
+@pytest.mark.parametrize("rank, assists", [(2, [3, 1]), (2, [1, 3]), (2, [3, 4]), (0, [0, 1]), (5, [1, 1])])
+def test_assist_dice_follow_the_order_of_the_assists(rank, assists):
+    added = boons.assist_dice(rank, assists)
+    assert len(added) == len(assists)
+    first_outranking = next((i for i, r in enumerate(assists) if r > rank), None)
+    assert [i for i, d in enumerate(added) if d == "ability"] == ([] if first_outranking is None else [first_outranking])
 
 
 def test_assists_need_the_primary_rank():
@@ -375,9 +385,7 @@ def test_opponent_pool_is_assisted_and_limited():
     assert r.defender_assist_dice == ["ability", "boon"] and r.defender.net_successes == 3 and r.winner == "defender"
     refused("too_many_dice", opponent=BoonsPool(boon=11))
     refused("negative_dice", opponent=BoonsPool(bane=-1))
-    assert boons.read(
-        BoonsCheck(ability=1, opponent=BoonsPool(rank=0, assists=[0, 0, 0])), [A_S, BO_S, BO_S]
-    ).defender_assist_dice == ["boon", "boon"]
+    refused("too_many_assists", ability=1, opponent=BoonsPool(rank=0, assists=[0, 0, 0]))
     refused("missing_rank", opponent=BoonsPool(assists=[1]))
 
 

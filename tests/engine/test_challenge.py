@@ -236,3 +236,20 @@ def test_rules_are_data():
 def test_describe_mentions_the_outcome():
     assert "epic failure" in challenge.describe(read(1))
     assert "choose" in challenge.describe(read(5, modifier=6))
+
+
+def test_the_gms_complication_removal_follows_only_an_epic_success_once():
+    from protocol.v1.challenge import ChallengeRemoveComplication
+
+    c = ChallengeCheck(cl=1, modifier=5)
+    epic = challenge.read(c, [20])
+    assert epic.outcome == "epic_success" and epic.complication == "remove"
+    done = challenge.follow(c, epic, ChallengeRemoveComplication(complication="k1"), Dice())
+    assert done.complication == "removed" and done.strain == epic.strain and "removed a complication" in challenge.describe(done)
+    with pytest.raises(FollowUpError) as e:
+        challenge.follow(c, done, ChallengeRemoveComplication(complication="k2"), Dice())
+    assert e.value.code == "complication_already_removed"
+    for faces in ([14], [1], [2]):  # beaten by 3, a natural 1, beaten by 1
+        with pytest.raises(FollowUpError) as e:
+            challenge.follow(c, challenge.read(c, faces), ChallengeRemoveComplication(complication="k1"), Dice())
+        assert e.value.code == "no_complication_to_remove"

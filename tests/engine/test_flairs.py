@@ -434,16 +434,57 @@ def test_bargain_refusals():
     refused("invalid_dice", follow, c, fail, FlairsBargain(trial="slow", dice=[7]))
     refused("invalid_dice", follow, c, fail, FlairsBargain(trial="slow", dice=[6, 6]))
     chosen = follow(c, fail, FlairsChoose(flairs=[]))
-    refused("bargain_too_late", follow, c, chosen, FlairsBargain(trial="slow"))
+    after = follow(c, chosen, FlairsBargain(trial="slow", dice=[6]))  # a choice of no flairs does not close it
+    assert after.outcome == "triumph" and after.bargain == "slow"
 
 
-def test_no_bargain_after_the_lurking_trials_are_revealed_or_trials_named():
+def test_a_bargain_after_the_judge_named_a_trial_can_incur_it_twice():
+    # "If you accept a devil's bargain and a trial is already chosen by the Judge, you can incur the same
+    # trial twice. You can only benefit from one devil's bargain per check."
+    c = FlairsCheck(rank=3)
+    named = follow(c, flairs.read(c, [3, 3, 1]), FlairsNameTrials(trials=["costly"]))
+    b = follow(c, named, FlairsBargain(trial="costly", dice=[2]))
+    assert b.outcome == "failure" and b.named
+    assert [(t.source, t.name) for t in b.standing] == [("pair", "costly"), ("bargain", "costly")]
+    refused("bargain_twice", follow, c, b, FlairsBargain(trial="loud", dice=[6]))
+    # the new die turns the failure into a conflict: the untainted pair now gives a flair, its trial goes
+    won = follow(c, named, FlairsBargain(trial="costly", dice=[5]))
+    assert won.outcome == "conflict" and won.flairs == 1
+    assert [(t.source, t.name) for t in won.standing] == [("bargain", "costly")]
+
+
+def test_the_judges_names_stay_with_their_pairs_after_a_bargain():
+    c = FlairsCheck(rank=4, darkness=True)
+    r = flairs.read(c, [3, 3, 1, 1])  # two pair trials (3s, 1s) and darkness's
+    named = follow(c, r, FlairsNameTrials(trials=["costly", "slow", "loud"]))
+    b = follow(c, named, FlairsBargain(trial="harmful", dice=[3]))  # the 3s become a triple: one more trial
+    assert [(t.source, t.name) for t in b.standing] == [
+        ("pair", "costly"), ("pair", None), ("pair", "slow"), ("darkness", "loud"), ("bargain", "harmful")]
+    assert not b.named
+    done = follow(c, b, FlairsNameTrials(trials=["foolish"]))  # the Judge names only the new one
+    assert [t.name for t in done.standing] == ["costly", "foolish", "slow", "loud", "harmful"] and done.named
+    refused("trials_already_named", follow, c, done, FlairsNameTrials(trials=["foolish"]))
+
+
+def test_a_bargain_after_the_lurking_trials_are_revealed():
+    # Revealed lurking trials are trials the Judge chose: the bargain may follow, the same trial may stand
+    # twice, and the revealed trials stay revealed and stand.
     c = lurking_check(["loud"], rank=2)
-    r = follow(c, flairs.read(c, [3, 2]), FlairsReveal())
-    refused("bargain_too_late", follow, c, r, FlairsBargain(trial="slow", dice=[6]))
-    c2 = FlairsCheck(rank=2)
-    r2 = follow(c2, flairs.read(c2, [3, 3]), FlairsNameTrials(trials=["costly"]))
-    refused("bargain_too_late", follow, c2, r2, FlairsBargain(trial="slow", dice=[6]))
+    revealed = follow(c, flairs.read(c, [3, 2]), FlairsReveal())
+    b = follow(c, revealed, FlairsBargain(trial="loud", dice=[2]))
+    assert b.outcome == "failure" and b.revealed
+    assert [(t.source, t.name) for t in b.standing] == [("pair", None), ("lurking", "loud"), ("bargain", "loud")]
+    # after the player's (empty) choice revealed them, a bargain that earns a flair opens the choice again,
+    # but a chosen flair no longer banishes a trial the player already knows
+    chosen = follow(c, flairs.read(c, [3, 3]), FlairsChoose(flairs=[]))
+    assert chosen.revealed and chosen.lurking_trials == ["loud"]
+    won = follow(c, chosen, FlairsBargain(trial="slow", dice=[6]))
+    assert won.outcome == "triumph" and won.flairs == 1 and won.revealed and not won.chosen
+    picked = follow(c, won, FlairsChoose(flairs=["quiet"]))
+    assert picked.chosen_flairs == ["quiet"] and picked.banished == []
+    assert sorted(t.name for t in picked.standing if t.name) == ["loud", "slow"]
+    refused("flairs_already_chosen", follow, c, picked, FlairsChoose(flairs=["quiet"]))
+    refused("bargain_twice", follow, c, picked, FlairsBargain(trial="loud", dice=[6]))
 
 
 # --- the flair choice ----------------------------------------------------------------------------

@@ -281,7 +281,7 @@ BOONS = [
     (["--ability", "1", "--rank", "2", "--assists", "3,4", "--dice", "2,1,1"],
      {"assist_dice": ["ability", "boon"], "types": ["ability", "ability", "boon"]}),
     (["--ability", "1", "--rank", "2", "--assists", "2", "--dice", "2,1"], {"assist_dice": ["boon"]}),
-    (["--ability", "1", "--rank", "2", "--assists", "1,1,1", "--dice", "2,1,1"], {"assist_dice": ["boon", "boon"]}),
+    (["--ability", "1", "--rank", "2", "--assists", "1,3", "--dice", "2,1,1"], {"assist_dice": ["boon", "ability"]}),
     # Group: bane dice = performer's rank - the lowest necessary participant's, never negative.
     (["--ability", "2", "--performer-rank", "3", "--participant-ranks", "1,2", "--dice", "4,2,3,3"],
      {"group_banes": 2, "net_successes": 1, "outcome": "success"}),
@@ -323,6 +323,7 @@ def test_boons_cli_opposed_reports_both_sides():
         ["--ability", "1", "--trial", "1", "--opponent", '{"ability": 1}', "--dice", "1,1,1"],  # no difficulty in opposed
         ["--ability", "1", "--threshold", "3", "--progress", "3", "--dice", "1"],  # already complete
         ["--ability", "1", "--threshold", "3", "--limit", "2", "--attempts", "2", "--dice", "1"],  # already failed
+        ["--ability", "1", "--rank", "2", "--assists", "1,1,1", "--dice", "2,1,1"],  # up to two assistants
     ],
 )
 def test_boons_cli_refusals(args):

@@ -115,8 +115,10 @@ async def test_boons_opposed_assisted_group(sidecar):
     assert win.result.winner == "actor"
     assisted = await roll(p, BoonsCheck(ability=1, rank=1, assists=[3, 2]))
     assert sorted(assisted.result.assist_dice) == ["ability", "boon"]
-    crowd = await roll(p, BoonsCheck(ability=1, rank=1, assists=[1, 1, 1]))  # extra helpers add no dice
-    assert crowd.result.assist_dice == ["boon", "boon"] and len(crowd.result.dice) == 3
+    # extra helpers add no dice: `assists` lists the two whose dice count, a third is refused
+    assert await refused(roll(p, BoonsCheck(ability=1, rank=1, assists=[1, 1, 1]))) == "too_many_assists"
+    ordered = await roll(p, BoonsCheck(ability=1, rank=1, assists=[1, 3]))
+    assert ordered.result.assist_dice == ["boon", "ability"]
     group = await roll(p, BoonsCheck(ability=2, performer_rank=3, participant_ranks=[3, 1, 2]))
     assert group.result.group_banes == 2
     await p.close()

@@ -92,10 +92,14 @@ async def test_oversize_frame_is_refused_politely(sidecar):
     await ws.close()
 
 
-async def test_unknown_fields_are_ignored(sidecar):
+async def test_unknown_fields_are_refused(sidecar):
     ws = await _raw(sidecar)
-    await ws.send(json.dumps({"type": "roll", "id": "u", "future": 1, "check": {"system": "facets", "pool": 1, "later": True}}))
-    assert json.loads(await ws.recv())["type"] == "rolled"
+    await ws.send(json.dumps({"type": "roll", "id": "u", "future": 1, "check": {"system": "facets", "pool": 1}}))
+    reply = json.loads(await ws.recv())
+    assert reply["code"] == "invalid_message" and "`future`" in reply["message"] and reply["id"] == "u"
+    await ws.send(json.dumps({"type": "roll", "id": "u2", "check": {"system": "facets", "pool": 1, "later": True}}))
+    reply = json.loads(await ws.recv())
+    assert reply["code"] == "invalid_message" and "$.check.later" in reply["message"]
     await ws.close()
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
-from protocol.v1.challenge import ChallengeCheck
+from protocol.v1.challenge import ChallengeCheck, ChallengeRemoveComplication
 from protocol.v1.facets import FacetsCheck
 from protocol.v1.feats import FeatsCheck
 from protocol.v1.flairs import FlairsCheck
@@ -24,6 +24,7 @@ OTHER = Viewer("player", "p2")
 
 rolls = st.one_of(
     st.builds(lambda cl, d: ChallengeCheck(cl=cl, dice=[d]), st.integers(1, 5), st.integers(1, 20)),
+    st.builds(lambda d: ChallengeCheck(cl=1, modifier=5, dice=[d]), st.integers(15, 20)),  # epic successes
     st.builds(lambda d, k: FacetsCheck(pool=len(d), kind=k, dice=d), st.lists(st.integers(1, 6), min_size=1, max_size=4),
               st.sampled_from(["obstacle", "opposition", "mystical"])),
     st.builds(lambda d: FlairsCheck(rank=len(d), dice=d), st.lists(st.integers(1, 6), min_size=1, max_size=4)),
@@ -40,8 +41,15 @@ actions = st.one_of(
         st.builds(t.WyrdGrant, actor=st.sampled_from(ACTORS), amount=st.integers(0, 10)),
         st.builds(t.Undo, count=st.integers(1, 3), events=st.booleans()),
         st.just(t.SceneActivate(scene="S")),
+        st.builds(t.FacetAdd, facet=st.just("Bitter Cold"), nature=st.sampled_from(["beneficial", "detrimental"]),
+                  actor=st.sampled_from(ACTORS + [None])),
+        st.builds(t.HarmHeal, actor=st.sampled_from(ACTORS), harm=st.sampled_from(["wound", "scratch"]),
+                  count=st.integers(1, 2)),
     )),
     st.tuples(st.just("reveal")),
+    st.tuples(st.just("facet"), st.sampled_from(["rename", "remove"])),
+    st.tuples(st.just("condition_remove"), st.sampled_from(ACTORS)),
+    st.tuples(st.just("epic_remove")),
 )
 
 
@@ -52,6 +60,23 @@ def _apply(table: Table, action: tuple) -> None:
             pending = table.prepare_roll(m.Roll(id="x", check=check, actor=actor, mode=mode), viewer, viewer.user)
         elif action[0] == "op":
             pending = table.prepare_op(action[1])
+        elif action[0] == "facet":
+            facets = [f for holder in (*table.state.actors.values(), *table.state.scenes.values()) for f in holder.facets]
+            if not facets:
+                return
+            fix = t.FacetRename(facet=facets[0].id, text="Renamed") if action[1] == "rename" else t.FacetRemove(facet=facets[0].id)
+            pending = table.prepare_op(fix)
+        elif action[0] == "epic_remove":
+            epic = [c for c in table.state.checks.values() if getattr(c.result, "complication", None) == "remove"]
+            if not epic or not table.state.complications:
+                return
+            pending = table.prepare_follow(m.Follow(id="x", check=epic[-1].check_id, action=ChallengeRemoveComplication(
+                complication=next(iter(table.state.complications)))), GM, GM.user)
+        elif action[0] == "condition_remove":
+            conditions = table.state.actors.get(action[1], t.ActorState()).conditions
+            if not conditions:
+                return
+            pending = table.prepare_op(t.ConditionRemove(actor=action[1], condition=conditions[0].id))
         else:
             hidden = [c for c in table.state.complications.values() if c.hidden]
             if not hidden:
