@@ -228,9 +228,11 @@ class Table:
                     yield t.StrainChanged(actor=actor, delta=result.strain)  # type: ignore[attr-defined]
                 if result.condition:  # type: ignore[attr-defined]
                     yield from self._add_condition(actor, scene)
-            if result.complication == "add" and scene is not None:  # type: ignore[attr-defined]
+            if result.complication == "add":  # type: ignore[attr-defined]
+                # The GM adds a complication whether or not a scene is named: without one it is kept
+                # under the unnamed scene "" rather than lost.
                 yield t.ComplicationAdded(
-                    complication=_new_id("k"), scene=scene, text=EPIC_FAILURE_TEXT, origin="epic_failure", hidden=True
+                    complication=_new_id("k"), scene=scene or "", text=EPIC_FAILURE_TEXT, origin="epic_failure", hidden=True
                 )
             addressed = getattr(check, "complication", None)
             if addressed and result.outcome in CHALLENGE_SUCCESSES and addressed in self.state.complications:  # type: ignore[attr-defined]
@@ -268,10 +270,9 @@ class Table:
         yield t.ConditionAdded(actor=actor, condition=_new_id("c"))
         if take_down and len(a.conditions) + 1 >= TAKEN_DOWN_AT and not a.taken_down:
             yield t.TakenDown(actor=actor)
-            if scene is not None:
-                yield t.ComplicationAdded(
-                    complication=_new_id("k"), scene=scene, text=TAKEN_DOWN_TEXT, origin="taken_down", hidden=True
-                )
+            yield t.ComplicationAdded(
+                complication=_new_id("k"), scene=scene or "", text=TAKEN_DOWN_TEXT, origin="taken_down", hidden=True
+            )
 
     # --- follow-ups ---------------------------------------------------------------
 

@@ -102,6 +102,20 @@ async def test_the_fourth_condition_takes_the_hero_down_and_adds_a_complication(
     await p.close()
 
 
+async def test_an_epic_failure_without_a_scene_still_adds_the_complication(sidecar):
+    # No scene named on the roll and none active: the GM's complication is kept under the unnamed scene
+    # "" instead of being lost, and it stays hidden from players.
+    gm = await sidecar.client("gm")
+    p = await sidecar.client("player", user="p1")
+    r = await roll(p, ChallengeCheck(cl=1, dice=[1]), actor="Cy")
+    assert r.result.outcome == "epic_failure" and r.result.complication == "add"
+    s = await state(gm)
+    assert [(c.origin, c.hidden) for c in s.scenes[""].complications] == [("epic_failure", True)]
+    assert (await state(p)).scenes.get("", t.SceneState()).complications == []
+    await gm.close()
+    await p.close()
+
+
 async def test_a_hero_back_under_four_conditions_is_taken_down_again_by_the_next_fourth(sidecar):
     gm = await sidecar.client("gm")
     await gm_op(gm, t.SceneActivate(scene="Pass"))
