@@ -28,6 +28,9 @@ SYSTEMS: dict[str, ModuleType] = {
 }
 
 
+_FUSED: dict[ModuleType, Any] = {boons: boons.resolve}
+
+
 def system_of(check: Any) -> ModuleType:
     return SYSTEMS[type(check).__struct_config__.tag]  # type: ignore[attr-defined]
 
@@ -35,8 +38,12 @@ def system_of(check: Any) -> ModuleType:
 def resolve(check: Any, rng: Dice | None = None) -> Any:
     """Roll (or take the check's supplied ``dice``) and read the result."""
     mod = system_of(check)
-    faces = check.dice if check.dice is not None else mod.roll(check, rng or Dice())
-    return mod.read(check, faces)
+    if check.dice is not None:
+        return mod.read(check, check.dice)
+    fused = _FUSED.get(mod)
+    if fused is not None:  # a rule set that builds its pool once for both steps
+        return fused(check, rng or Dice())
+    return mod.read(check, mod.roll(check, rng or Dice()))
 
 
 __all__ = ["SYSTEMS", "Dice", "CheckError", "DiceError", "FollowUpError", "resolve", "system_of"]

@@ -107,6 +107,54 @@ class Tally(msgspec.Struct):
                 raise CheckError(f"boons: unknown die symbol {s!r} in the face table (use S F B N X C -)", code="invalid_rules")
 
 
+_TALLY_OF: dict[str, tuple[int, int, int, int, int, int]] = {
+    # symbol -> (successes, failures, boons, banes, breakthroughs, calamities)
+    "S": (1, 0, 0, 0, 0, 0), "F": (0, 1, 0, 0, 0, 0), "B": (0, 0, 1, 0, 0, 0), "N": (0, 0, 0, 1, 0, 0),
+    "X": (1, 0, 0, 0, 1, 0),  # one success and a breakthrough
+    "C": (0, 1, 0, 0, 0, 1),  # one failure and a calamity
+    "-": (0, 0, 0, 0, 0, 0),
+}
+
+Counts = tuple[int, int, int, int, int, int]
+
+
+class _Compiled:
+    """One rules object's face tables worked out once: per die type, its size and per face its symbols
+    with their totals (a face with an unknown symbol keeps ``None`` and is refused when it is read)."""
+
+    __slots__ = ("rules", "sizes", "faces")
+
+    def __init__(self, rules: BoonsRules) -> None:
+        self.rules = rules
+        self.sizes = {t: len(f) for t, f in rules.faces.items()}
+        self.faces: dict[str, list[tuple[str, Counts | None]]] = {}
+        for t, faces in rules.faces.items():
+            row: list[tuple[str, Counts | None]] = []
+            for symbols in faces:
+                total: list[int] | None = [0] * 6
+                for sym in symbols:
+                    add = _TALLY_OF.get(sym)
+                    if add is None:
+                        total = None
+                        break
+                    total = [a + b for a, b in zip(total, add)]  # type: ignore[arg-type]
+                row.append((symbols, tuple(total) if total is not None else None))  # type: ignore[misc]
+            self.faces[t] = row
+
+
+_COMPILED: dict[int, _Compiled] = {}
+
+
+def _compiled(rules: BoonsRules) -> _Compiled:
+    """The compiled tables of ``rules``, by identity (the entry keeps the rules object alive)."""
+    comp = _COMPILED.get(id(rules))
+    if comp is None or comp.rules is not rules:
+        if len(_COMPILED) >= 64:
+            _COMPILED.clear()
+        comp = _COMPILED[id(rules)] = _Compiled(rules)
+    return comp
+
+
 def face_symbols(die: str, face: int, rules: BoonsRules = RULES) -> str:
     """The symbols of ``face`` (1-based) on a die of type ``die``."""
     return rules.faces[die][face - 1]
@@ -265,6 +313,16 @@ def _validate_progress(progress: int, attempts: int, threshold: int, limit: int 
 
 def build(check: BoonsCheck, rules: BoonsRules = RULES) -> Built:
     """Validate ``check`` and assemble its effective pools (assists, group banes, upgrades applied)."""
+    ab, bo, ba, tr, cr = check.ability, check.boon, check.bane, check.trial, check.crisis
+    if (
+        # The plain pool (no assists, group, opponent, upgrade or extended check) within its limits:
+        # nothing below could refuse it or change it.
+        not check.assists and check.upgrade == 0 and check.opponent is None and check.threshold is None
+        and check.performer_rank is None and check.participant_ranks is None and check.limit is None
+        and check.time_unit is None and not check.progress and not check.attempts
+        and 0 <= min(ab, bo, ba, tr, cr) and max(ab, bo, ba, tr, cr) <= rules.max_dice
+    ):
+        return Built(actor=BoonsDice(ability=ab, boon=bo, bane=ba, trial=tr, crisis=cr), assist=[], group_banes=0)
     for t in (*DIE_TYPES, "upgrade"):
         _nonnegative(getattr(check, t), f"{t} dice" if t != "upgrade" else "upgrade", "negative_dice")
     if check.upgrade > check.trial:
@@ -302,9 +360,11 @@ def _types(pool: BoonsDice, kinds: Sequence[str]) -> list[str]:
 
 
 def _all_types(built: Built) -> list[str]:
-    types = _types(built.actor, DIE_TYPES)
-    if built.defender is not None:
-        types += _types(built.defender, OPPOSED_TYPES)
+    a = built.actor
+    types = ["ability"] * a.ability + ["boon"] * a.boon + ["bane"] * a.bane + ["trial"] * a.trial + ["crisis"] * a.crisis
+    d = built.defender
+    if d is not None:
+        types += ["ability"] * d.ability + ["boon"] * d.boon + ["bane"] * d.bane
     return types
 
 
@@ -314,11 +374,20 @@ def validate(check: BoonsCheck, rules: BoonsRules = RULES) -> None:
 
 def sizes(check: BoonsCheck, rules: BoonsRules = RULES) -> list[int]:
     """The dice to roll: the actor's pool in canonical order, then the defender's ability, boon, bane."""
-    return [len(rules.faces[t]) for t in _all_types(build(check, rules))]
+    size = _compiled(rules).sizes
+    return [size[t] for t in _all_types(build(check, rules))]
 
 
 def roll(check: BoonsCheck, rng: Dice, rules: BoonsRules = RULES) -> list[int]:
     return rng.roll_sizes(sizes(check, rules))
+
+
+def resolve(check: BoonsCheck, rng: Dice, rules: BoonsRules = RULES) -> BoonsResult:
+    """``read(roll)`` with the pool built once."""
+    built = build(check, rules)
+    types = _all_types(built)
+    size = _compiled(rules).sizes
+    return _read_built(check, built, types, rng.roll_sizes([size[t] for t in types]), rules)
 
 
 # --- reading -------------------------------------------------------------------------------------------
@@ -361,13 +430,37 @@ def advance(progress: int, attempts: int, threshold: int, limit: int | None, net
 
 def read(check: BoonsCheck, faces: Sequence[int], rules: BoonsRules = RULES) -> BoonsResult:
     built = build(check, rules)
-    types = _all_types(built)
-    faces = check_faces(faces, [len(rules.faces[t]) for t in types], "this boons pool")
-    symbols = [face_symbols(t, f, rules) for t, f in zip(types, faces)]
-    n_actor = sum(getattr(built.actor, t) for t in DIE_TYPES)
-    actor_tally, defender_tally = Tally(), Tally()
-    for i, s in enumerate(symbols):
-        (actor_tally if i < n_actor else defender_tally).add(s)
+    return _read_built(check, built, _all_types(built), faces, rules)
+
+
+def _tally(types: Sequence[str], faces: Sequence[int], table: dict[str, list[tuple[str, Counts | None]]],
+           symbols: list[str]) -> Tally:
+    s = f = b = n = x = c = 0
+    for t, face in zip(types, faces):
+        sym, counts = table[t][face - 1]
+        if counts is None:
+            Tally().add(sym)  # raises invalid_rules, naming the unknown symbol
+            raise AssertionError(sym)  # pragma: no cover
+        symbols.append(sym)
+        s += counts[0]
+        f += counts[1]
+        b += counts[2]
+        n += counts[3]
+        x += counts[4]
+        c += counts[5]
+    return Tally(successes=s, failures=f, boons=b, banes=n, breakthroughs=x, calamities=c)
+
+
+def _read_built(check: BoonsCheck, built: Built, types: list[str], faces: Sequence[int],
+                rules: BoonsRules) -> BoonsResult:
+    comp = _compiled(rules)
+    size = comp.sizes
+    faces = check_faces(faces, [size[t] for t in types], "this boons pool")
+    pool = built.actor
+    n_actor = pool.ability + pool.boon + pool.bane + pool.trial + pool.crisis
+    symbols: list[str] = []
+    actor_tally = _tally(types[:n_actor], faces[:n_actor], comp.faces, symbols)
+    defender_tally = _tally(types[n_actor:], faces[n_actor:], comp.faces, symbols)
     actor = _side(built.actor, actor_tally)
 
     winner = None

@@ -56,16 +56,27 @@ class Dice:
         return out
 
     def roll_sizes(self, sizes: Sequence[int]) -> list[int]:
-        """One face for each die size in ``sizes``, in order (runs of one size are rolled together)."""
+        """One face for each die size in ``sizes``, in order, each by rejection sampling byte by byte
+        (the same faces, from the same bytes, as :meth:`roll` one size at a time)."""
         out: list[int] = []
-        i, n = 0, len(sizes)
-        while i < n:
-            s = sizes[i]
-            j = i + 1
-            while j < n and sizes[j] == s:
-                j += 1
-            out += self.roll(s, j - i)
-            i = j
+        buf, pos = self._buf, self._pos
+        for sides in sizes:
+            if not 1 <= sides < 256:
+                self._buf, self._pos = buf, pos
+                out += self.roll(sides, 1)  # 256 sides, or a size to refuse
+                buf, pos = self._buf, self._pos
+                continue
+            table = _TABLES.get(sides) or _table(sides)
+            while True:
+                if pos >= len(buf):
+                    buf = self._source(_BATCH)
+                    pos = 0
+                face = table[buf[pos]]
+                pos += 1
+                if face:
+                    break
+            out.append(face)
+        self._buf, self._pos = buf, pos
         return out
 
 
