@@ -24,6 +24,7 @@ from protocol.v1.base import SUBPROTOCOL, SUBPROTOCOL_MSGPACK
 from protocol.v1.codec import ProtocolError
 from sidecar import __version__
 from sidecar.engine import CheckError
+from sidecar.state.keys import MAX_USER, Refused, authenticate, derive_user_key
 from sidecar.state.ledger import Ledger, SqliteLedger
 from sidecar.state.table import ActionError
 
@@ -263,13 +264,19 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         await sock.ws.close(code=4400, message=b"unsupported protocol")
         return False
     hub = hub_all.table(hello.table)
-    role = hub_all.ledger.role_for(hello.table, hello.key) if hub is not None else None
-    if hub is None or role is None:
-        await _error(app, sock, None, "unauthorized", "unknown table or wrong key for it")
+    try:
+        if hub is None:
+            raise Refused("unauthorized", "unknown table or wrong key for it")
+        who = authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
+    except Refused as exc:
+        await _error(app, sock, None, exc.code, exc.message)
         await sock.ws.close(code=4401, message=b"unauthorized")
         return False
+    role = who.role
+    # A GM without a user id still gets one of its own, so its `self` rolls come back to it.
+    user = who.user if who.user is not None or role != "gm" else f"anon-{uuid.uuid4().hex[:8]}"
     conn = Connection(
-        send=sock.send, role=role, user=hello.user or f"anon-{uuid.uuid4().hex[:8]}", msgpack=sock.msgpack,
+        send=sock.send, role=role, user=user, msgpack=sock.msgpack,
         backlog=sock.backlog, drop=sock.drop,
     )
     sock.conn, sock.hub = conn, hub
@@ -293,6 +300,14 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
         await sock.send(codec.encode(hub.table.verify(msg, conn.viewer), sock.msgpack))
     elif isinstance(msg, m.Ping):
         await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))
+    elif isinstance(msg, m.UserKey):
+        if conn.role != "gm":
+            raise ActionError("forbidden", "only the GM can get a user's key")
+        if not msg.user or len(msg.user) > MAX_USER:
+            raise ActionError("invalid_message", f"`user` is a Foundry user id of 1 to {MAX_USER} characters")
+        secret = hub_all.ledger.user_secret(hub.table.id)
+        key = derive_user_key(secret, msg.user)
+        await sock.send(codec.encode(m.UserKeyReply(id=msg.id, user=msg.user, key=key), sock.msgpack))
     elif isinstance(msg, m.Hello):
         await _error(app, sock, None, "already_joined", "this socket already said hello; open a new one for another table")
 
