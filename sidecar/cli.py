@@ -194,6 +194,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(
         host=args.host, port=args.port, data=_data_dir(args.data), log_format=args.log_format,
         allow_origins=tuple(args.allow_origin) if args.allow_origin else None,
+        metrics_token=args.metrics_token or os.environ.get("VERDICT_METRICS_TOKEN") or None,
     )
 
 
@@ -259,6 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-origin", action="append", metavar="ORIGIN",
                        help="a browser origin allowed to connect, e.g. https://foundry.example.org (repeatable; "
                             "default: the local Foundry origins on loopback, none on other addresses)")
+    serve.add_argument("--metrics-token", metavar="TOKEN",
+                       help="let clients off loopback read /metrics with `Authorization: Bearer TOKEN` "
+                            "(default: $VERDICT_METRICS_TOKEN; without it /metrics answers loopback only)")
     serve.set_defaults(func=cmd_serve)
 
     for name, func, dice, what in (

@@ -8,6 +8,7 @@ closed with 4401. Every later bad frame gets an ``error`` and the socket stays u
 from __future__ import annotations
 
 import asyncio
+import hmac
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -54,6 +55,8 @@ class Settings:
     """Requests per second a connection may sustain."""
     burst: float = 40.0
     hello_timeout: float = 10.0
+    metrics_token: str | None = None
+    """``/metrics`` answers loopback clients, and others that send ``Authorization: Bearer <token>``."""
 
     def origins(self) -> frozenset[str]:
         if self.allow_origins is not None:
@@ -74,6 +77,7 @@ HUB = web.AppKey("hub", Hub)
 SETTINGS = web.AppKey("settings", Settings)
 METRICS = web.AppKey("metrics", Metrics)
 SOCKETS = web.AppKey("sockets", set)
+MODULE_ZIP = web.AppKey("module_zip", dict)
 
 
 def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Application:
@@ -84,6 +88,7 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app[METRICS] = metrics
     app[HUB] = Hub(ledger, metrics)
     app[SOCKETS] = set()
+    app[MODULE_ZIP] = {}
     app.router.add_get("/ws", websocket)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_view)
@@ -110,7 +115,23 @@ async def healthz(request: web.Request) -> web.Response:
     )
 
 
+def _metrics_allowed(request: web.Request) -> bool:
+    remote = request.remote or ""
+    if _is_loopback(remote):
+        return True
+    token = request.app[SETTINGS].metrics_token
+    given = request.headers.get("Authorization", "")
+    return bool(token) and hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+
+
 async def metrics_view(request: web.Request) -> web.Response:
+    if not _metrics_allowed(request):
+        return web.json_response(
+            {"type": "error", "code": "metrics_forbidden",
+             "message": "/metrics answers loopback clients; from elsewhere send `Authorization: Bearer <token>` "
+                        "with the token given to `verdict serve --metrics-token`"},
+            status=403,
+        )
     return web.Response(text=request.app[METRICS].render(), content_type="text/plain", charset="utf-8")
 
 
@@ -127,7 +148,16 @@ async def module_manifest(request: web.Request) -> web.Response:
 
 
 async def module_zip(request: web.Request) -> web.Response:
-    data = await asyncio.get_running_loop().run_in_executor(None, vtt_module.build_zip)
+    cache = request.app[MODULE_ZIP]
+    if "zip" not in cache:  # built once, on first request (the module's files do not change while serving)
+        if "building" not in cache:
+            cache["building"] = asyncio.get_running_loop().run_in_executor(None, vtt_module.build_zip)
+        try:
+            cache["zip"] = await cache["building"]
+        except FileNotFoundError:
+            cache.pop("building", None)
+            raise web.HTTPNotFound(text="the Foundry module is not bundled with this sidecar") from None
+    data = cache["zip"]
     return web.Response(
         body=data, content_type="application/zip",
         headers={"Content-Disposition": 'attachment; filename="verdict.zip"', "Access-Control-Allow-Origin": "*"},

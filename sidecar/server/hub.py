@@ -145,7 +145,7 @@ class Hub:
             def build(viewer: Viewer, requester: bool = False) -> Any:
                 return _rolled(msg, pending, viewer, conn.role, user, table, requester)
 
-            build.owner = user  # type: ignore[attr-defined]
+            build.owner = build.actor = user  # type: ignore[attr-defined]
             return pending, build(Viewer(conn.role, user), True), build
         if isinstance(msg, m.Follow):
             user = msg.user if msg.user is not None else conn.user
@@ -154,7 +154,8 @@ class Hub:
             def build(viewer: Viewer, requester: bool = False) -> Any:
                 return _followed(msg, pending, viewer, conn.role, user, table, requester)
 
-            build.owner = user  # type: ignore[attr-defined]
+            build.owner = pending.events[0][1].owner  # the roller: what others see follows the roll's visibility
+            build.actor = user  # type: ignore[attr-defined]
             return pending, build(Viewer(conn.role, user), True), build
         if isinstance(msg, m.Gm):
             if conn.role != "gm":
@@ -164,13 +165,21 @@ class Hub:
         raise ActionError("unknown_type", "not a request")
 
     async def _fanout(self, hub: TableHub, origin: Connection, pending: Pending, build: Any) -> None:
-        """Tell everyone else on the table what they may see; one encoding per kind of viewer."""
+        """Tell everyone else on the table what they may see; one encoding per kind of viewer.
+
+        A kind of viewer is the role, whether the viewer is the roll's owner (whose visibility every event of
+        the action follows) and whether it is the one who acted (who hears of it, even of a blind one)."""
         owner = getattr(build, "owner", None)
-        cache: dict[tuple[str, bool, bool], list[bytes]] = {}
+        actor = getattr(build, "actor", None)
+        cache: dict[tuple[str, object, bool, bool], list[bytes]] = {}
         for conn in list(hub.connections):
             if conn is origin:
                 continue
-            key = (conn.role, conn.user is not None and conn.user == owner, conn.msgpack)
+            mine = conn.user is not None
+            if build is None:  # a GM op: an `undone` names only the seqs each user may know of
+                key = (conn.role, conn.user if conn.role != "gm" else None, False, conn.msgpack)
+            else:
+                key = (conn.role, mine and conn.user == owner, mine and conn.user == actor, conn.msgpack)
             frames = cache.get(key)
             if frames is None:
                 frames = cache[key] = self._frames(hub, conn, pending, build)
