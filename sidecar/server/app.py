@@ -202,6 +202,13 @@ async def websocket(request: web.Request) -> web.StreamResponse:
              "message": f"origin {origin} is not allowed; start the sidecar with --allow-origin {origin}"},
             status=403,
         )
+    offered = [p.strip() for p in request.headers.get("Sec-WebSocket-Protocol", "").split(",") if p.strip()]
+    if offered and not {SUBPROTOCOL, SUBPROTOCOL_MSGPACK} & set(offered):
+        return web.json_response(
+            {"type": "error", "code": "unsupported_subprotocol",
+             "message": f"this sidecar speaks {SUBPROTOCOL} (JSON) or {SUBPROTOCOL_MSGPACK}, not {', '.join(offered)}"},
+            status=400,
+        )
     ws = web.WebSocketResponse(
         protocols=(SUBPROTOCOL, SUBPROTOCOL_MSGPACK),
         compress=False,  # permessage-deflate costs tens of KiB per connection and time on small frames
@@ -237,12 +244,19 @@ async def _serve(app: web.Application, sock: Socket) -> None:
         else:
             continue
         start = time.perf_counter()
+        # Every frame is charged, refused ones too, and a large one as several.
+        if not _take_token(sock, settings, 1 + len(data) // settings.max_frame):
+            rid = codec.request_id(data, sock.msgpack) if len(data) <= settings.max_frame else None
+            await _error(app, sock, rid, "rate_limited",
+                         f"slow down: at most {settings.rate:g} requests per second; retry this request shortly")
+            continue
         if len(data) > settings.max_frame:
             await _error(app, sock, None, "frame_too_large", f"frames are limited to {settings.max_frame} bytes")
             continue
-        if not _take_token(sock, settings):
-            await _error(app, sock, codec.request_id(data, sock.msgpack), "rate_limited",
-                         f"slow down: at most {settings.rate:g} requests per second; retry this request shortly")
+        if isinstance(data, str) == sock.msgpack:
+            await _error(app, sock, None, "bad_frame",
+                         "this socket speaks MessagePack (verdict.v1+msgpack): send binary frames" if sock.msgpack
+                         else "this socket speaks JSON (verdict.v1): send text frames")
             continue
         try:
             msg = codec.decode_client(data if isinstance(data, bytes) else data.encode(), sock.msgpack)
@@ -270,13 +284,13 @@ async def _serve(app: web.Application, sock: Socket) -> None:
         app[METRICS].observe(time.perf_counter() - start)
 
 
-def _take_token(sock: Socket, settings: Settings) -> bool:
+def _take_token(sock: Socket, settings: Settings, cost: int = 1) -> bool:
     now = time.monotonic()
     sock.tokens = min(settings.burst, sock.tokens + (now - sock.refreshed) * settings.rate)
     sock.refreshed = now
     if sock.tokens < 1:
         return False
-    sock.tokens -= 1
+    sock.tokens -= cost  # may go below 0: a large frame is paid off before the next is taken
     return True
 
 
