@@ -12,6 +12,7 @@ import hmac
 import socket
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from ipaddress import ip_address
 from pathlib import Path
@@ -70,6 +71,8 @@ class Settings:
     """Open websockets from one remote address at most (429, ``too_many_connections``)."""
     send_buffer: int = 64 * 1024
     """The kernel's send buffer per socket: with the slow-peer check it bounds what an unread peer holds."""
+    odds_queue: int = 32
+    """Odds requests waiting for the odds worker at most; more are refused (``busy``)."""
     metrics_token: str | None = None
     """``/metrics`` answers loopback clients, and others that send ``Authorization: Bearer <token>``."""
 
@@ -156,6 +159,7 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     }
     app[PEERS] = {}
     app[THROTTLED] = Throttled()
+    app[ODDS] = {"pool": ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdict-odds"), "waiting": 0}
     app.on_startup.append(_start_watchdog)
     app.router.add_get("/ws", websocket)
     app.router.add_get("/healthz", healthz)
@@ -202,6 +206,7 @@ async def _close_sockets(app: web.Application) -> None:
 
 
 async def _close_ledger(app: web.Application) -> None:
+    app[ODDS]["pool"].shutdown(wait=False, cancel_futures=True)
     app[HUB].ledger.close()
 
 
@@ -516,7 +521,7 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
     if isinstance(msg, (m.Roll, m.Follow, m.Gm)):
         await hub_all.request(hub, conn, msg)
     elif isinstance(msg, m.Odds):
-        await sock.send(codec.encode(_odds(msg), sock.msgpack))
+        await sock.send(codec.encode(await _odds_off_loop(app, msg), sock.msgpack))
     elif isinstance(msg, m.State):
         await sock.send(codec.encode(m.StateReply(id=msg.id, snapshot=hub.table.snapshot(conn.viewer)), sock.msgpack))
     elif isinstance(msg, m.Verify):
@@ -533,6 +538,22 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
         await sock.send(codec.encode(m.UserKeyReply(id=msg.id, user=msg.user, key=key), sock.msgpack))
     elif isinstance(msg, m.Hello):
         await _error(app, sock, None, "already_joined", "this socket already said hello; open a new one for another table")
+
+
+ODDS = web.AppKey("odds", dict)
+
+
+async def _odds_off_loop(app: web.Application, msg: m.Odds) -> m.OddsReply:
+    """Odds are computed on one worker thread, a bounded number waiting: a flood of large checks slows
+    the odds, never the table (the loop only waits for the answer)."""
+    state = app[ODDS]
+    if state["waiting"] >= app[SETTINGS].odds_queue:
+        raise ActionError("busy", "the sidecar is computing many odds right now; retry this request shortly")
+    state["waiting"] += 1
+    try:
+        return await asyncio.get_running_loop().run_in_executor(state["pool"], _odds, msg)
+    finally:
+        state["waiting"] -= 1
 
 
 def _odds(msg: m.Odds) -> m.OddsReply:
