@@ -76,7 +76,7 @@ def odds(check: Any, rules: Any = None) -> CheckOdds:
     if not getattr(compute, "validates", False):
         mod.validate(check, rules)
     answer = compute(check, rules)
-    size = len(key[1]) + len(key[2] or b"") + len(msgspec.msgpack.encode(answer))
+    size = len(key[1]) + len(key[2] or b"") + len(_encode(answer))
     if size > CACHE_BYTES // 4:
         return answer  # too large to keep
     while _cache and (len(_cache) >= CACHE_SIZE or _cache_bytes + size > CACHE_BYTES):
