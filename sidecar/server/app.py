@@ -462,16 +462,17 @@ async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
 
 
 def _take_token(app: web.Application, sock: Socket, settings: Settings, cost: int = 1) -> bool:
-    """Charge the socket, its remote address and (after hello) its requester; all must have tokens."""
+    """Charge the socket, its remote address (not a GM's) and (after hello) its requester; all must have tokens."""
     now = time.monotonic()
     sock.tokens = min(settings.burst, sock.tokens + (now - sock.refreshed) * settings.rate)
     sock.refreshed = now
     if sock.tokens < 1:
         return False
     limits = app[LIMITS]
-    if not limits["address"].take(sock.remote, cost, now):
-        return False
     conn = sock.conn
+    # The GM is not charged to its address: players flooding from the GM's address cannot lock the GM out.
+    if (conn is None or conn.role != "gm") and not limits["address"].take(sock.remote, cost, now):
+        return False
     if conn is not None and conn.user is not None and not limits["key"].take((sock.hub.table.id, conn.role, conn.user), cost, now):
         return False
     sock.tokens -= cost  # may go below 0: a large frame is paid off before the next is taken
