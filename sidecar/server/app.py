@@ -14,7 +14,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from ipaddress import ip_address
+from ipaddress import ip_address, ip_network
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,9 @@ class Settings:
     """The kernel's send buffer per socket: with the slow-peer check it bounds what an unread peer holds."""
     odds_queue: int = 32
     """Odds requests waiting for the odds worker at most; more are refused (``busy``)."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses or networks (CIDR) of reverse proxies whose ``X-Forwarded-For`` names the client: per-address
+    limits and the /metrics check then apply to the client, not to the proxy."""
     metrics_token: str | None = None
     """``/metrics`` answers loopback clients, and others that send ``Authorization: Bearer <token>``."""
 
@@ -80,6 +83,22 @@ class Settings:
         if self.allow_origins is not None:
             return frozenset(o.rstrip("/") for o in self.allow_origins)
         return frozenset(LOCAL_FOUNDRY_ORIGINS) if _is_loopback(self.host) else frozenset()
+
+
+def client_address(request: web.Request) -> str:
+    """The remote address, or the client a trusted reverse proxy names (the last ``X-Forwarded-For`` entry)."""
+    peer = request.remote or ""
+    trusted = request.app[SETTINGS].trusted_proxies
+    forwarded = request.headers.get("X-Forwarded-For")
+    if not trusted or not forwarded:
+        return peer
+    try:
+        addr = ip_address(peer)
+        if not any(addr in ip_network(net, strict=False) for net in trusted):
+            return peer
+        return str(ip_address(forwarded.split(",")[-1].strip()))
+    except ValueError:
+        return peer
 
 
 def _is_loopback(host: str) -> bool:
@@ -218,7 +237,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 def _metrics_allowed(request: web.Request) -> bool:
-    remote = request.remote or ""
+    remote = client_address(request)
     if _is_loopback(remote):
         return True
     token = request.app[SETTINGS].metrics_token
@@ -331,7 +350,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             status=400,
         )
     app = request.app
-    remote = request.remote or ""
+    remote = client_address(request)
     peers = app[PEERS]
     if len(app[SOCKETS]) >= settings.max_connections or peers.get(remote, 0) >= settings.max_per_address:
         total = len(app[SOCKETS]) >= settings.max_connections

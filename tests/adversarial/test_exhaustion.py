@@ -307,3 +307,25 @@ def test_the_odds_cache_is_bounded_by_bytes(monkeypatch):
         odds_module.odds(BoonsCheck(ability=5, boon=5, bane=5, trial=5, threshold=10 + n, time_unit="h"))
     assert 0 < odds_module.cache_bytes() <= 200_000
     odds_module.clear_cache()
+
+
+async def test_behind_a_trusted_proxy_the_client_address_counts(tmp_path):
+    """Behind Caddy every socket comes from the proxy: its X-Forwarded-For names the client, and only a
+    trusted proxy's does."""
+    async with Small(tmp_path, max_per_address=2, trusted_proxies=("127.0.0.0/8",)) as s:
+        socks = []
+        for client in ("203.0.113.1", "203.0.113.1", "203.0.113.2"):
+            socks.append(await websockets.connect(s.url, subprotocols=["verdict.v1"],
+                                                  additional_headers={"X-Forwarded-For": client}))
+        with pytest.raises(websockets.InvalidStatus) as e:
+            await websockets.connect(s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "203.0.113.1"})
+        assert e.value.response.status_code == 429
+        for ws in socks:
+            await ws.close()
+    async with Small(tmp_path / "b", max_per_address=2) as s:  # not trusted: the header changes nothing
+        socks = [await websockets.connect(s.url, subprotocols=["verdict.v1"],
+                                          additional_headers={"X-Forwarded-For": f"203.0.113.{i}"}) for i in range(2)]
+        with pytest.raises(websockets.InvalidStatus):
+            await websockets.connect(s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "198.51.100.9"})
+        for ws in socks:
+            await ws.close()
