@@ -3,6 +3,9 @@
 One websocket per client, subprotocol ``verdict.v1`` (JSON) or ``verdict.v1+msgpack``.
 The first frame is ``hello``; a wrong key is answered ``unauthorized`` and the socket
 closed with 4401. Every later bad frame gets an ``error`` and the socket stays up.
+Hostile clients meet limits here: connection caps (total and per address), hello and
+partial-frame timeouts (4408), token buckets per socket, requester and address, a bounded
+send buffer (a peer that stops reading is cut), and odds computed off the event loop.
 """
 
 from __future__ import annotations
