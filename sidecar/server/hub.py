@@ -18,7 +18,7 @@ import structlog
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
-from sidecar.state.ledger import Ledger
+from sidecar.state.ledger import Behind, Ledger
 from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import Viewer, view
 
@@ -27,6 +27,8 @@ from .metrics import Metrics
 log = structlog.get_logger("verdict.hub")
 
 REPLY_CACHE = 4096
+RETRIES = 50
+"""Appends refused because other sidecars appended to the table first, before a request gives up."""
 RESYNC_LIMIT = 1000
 """A client further behind than this many events gets a snapshot instead of the events."""
 
@@ -65,6 +67,13 @@ class Hub:
         self.ledger = ledger
         self.metrics = metrics or Metrics()
         self.tables: dict[str, TableHub] = {}
+        self.bus: Any = None
+        """Set when other sidecars share the ledger (:mod:`.bus`): it brings a table up to the ledger's head."""
+
+    async def refresh(self, hub: TableHub) -> None:
+        """Apply and tell what other sidecars appended to this table; the caller holds ``hub.lock``."""
+        if self.bus is not None:
+            await self.bus.catch_up(hub)
 
     def table(self, table_id: str) -> TableHub | None:
         hub = self.tables.get(table_id)
@@ -102,20 +111,26 @@ class Hub:
             row = self.ledger.request(hub.table.id, rid)
             stored = (row.role, row.reply) if row else None
         if stored is not None:
-            role, reply = stored
-            if role != conn.role:
-                raise ActionError("duplicate_id", f"request id {rid!r} was already used on this table; use a fresh id")
-            await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
-            return
+            return await self._answer(conn, rid, *stored)
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         hub.inflight[rid] = done
         try:
             # One action at a time per table: seqs are assigned, made durable, applied and told in order,
             # so every client hears a table's events in seq order.
             async with hub.lock:
-                pending, reply_msg, build = self._prepare(hub, conn, msg)
-                reply = codec.encode(reply_msg)
-                await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
+                for attempt in range(RETRIES):
+                    pending, reply_msg, build = self._prepare(hub, conn, msg)
+                    reply = codec.encode(reply_msg)
+                    try:
+                        await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
+                        break
+                    except Behind:  # another sidecar appended first, or answered this id: catch up, then again
+                        await self.refresh(hub)
+                        row = self.ledger.request(hub.table.id, rid)
+                        if row is not None:
+                            return await self._answer(conn, rid, row.role, row.reply)
+                else:
+                    raise ActionError("busy", "this table is too busy right now; retry this request")
                 hub.table.commit(pending)
                 hub.replies[rid] = (conn.role, reply)
                 hub.known.add(rid)
@@ -126,6 +141,12 @@ class Hub:
         finally:
             del hub.inflight[rid]
             done.set_result(None)
+
+    async def _answer(self, conn: Connection, rid: str, role: str, reply: bytes) -> None:
+        """Answer a request id already answered on this table with its first reply."""
+        if role != conn.role:
+            raise ActionError("duplicate_id", f"request id {rid!r} was already used on this table; use a fresh id")
+        await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
 
     def _prepare(self, hub: TableHub, conn: Connection, msg: Any) -> tuple[Pending, Any, Any]:
         table = hub.table

@@ -11,7 +11,7 @@ import structlog
 from aiohttp import web
 
 from sidecar import __version__
-from sidecar.state.ledger import SqliteLedger
+from sidecar.state.ledger import Ledger, SqliteLedger
 from sidecar.tables import print_keys
 
 from .app import Settings, create_app
@@ -36,10 +36,16 @@ def configure_logging(fmt: str | None) -> None:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
 
 
-def ensure_default_table(ledger: SqliteLedger, data: Path) -> None:
-    """On first start create a table and print its keys once; later, say where they are."""
+def ensure_default_table(ledger: Ledger, data: Path) -> None:
+    """On first start create a table and print its keys once; later, say where they are.
+
+    A shared ledger (PostgreSQL) gets no default table: several sidecars start at once, and the host
+    creates each group's table with ``verdict table create``."""
     keys_path = data / KEYS_FILE
     tables = ledger.tables()
+    if not tables and getattr(ledger, "shared", False):
+        print("no tables yet: verdict table --ledger URL create NAME", flush=True)
+        return
     if not tables:
         keys = ledger.create_table("default")
         keys_path.write_text(
@@ -54,10 +60,13 @@ def ensure_default_table(ledger: SqliteLedger, data: Path) -> None:
         print(f"tables: {ids}; {where}", flush=True)
 
 
-def serve(host: str, port: int, data: Path, log_format: str | None, allow_origins: tuple[str, ...] | None) -> int:
+def serve(
+    host: str, port: int, data: Path, log_format: str | None, allow_origins: tuple[str, ...] | None,
+    ledger: Ledger | None = None,
+) -> int:
     configure_logging(log_format)
     data.mkdir(parents=True, exist_ok=True)
-    ledger = SqliteLedger(data / "verdict.sqlite3")
+    ledger = ledger or SqliteLedger(data / "verdict.sqlite3")
     ensure_default_table(ledger, data)
     settings = Settings(host=host, port=port, data=data, allow_origins=allow_origins)
     app = create_app(settings, ledger)

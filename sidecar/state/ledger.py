@@ -81,6 +81,19 @@ class StoredRequest:
     reply: bytes
 
 
+class Behind(Exception):
+    """An append refused because the table moved on in a ledger that several sidecars share.
+
+    Another sidecar appended to the table first, or already took the request id: nothing of the
+    batch was stored. The caller reads the events it missed and prepares the action again (or
+    answers from the stored reply). An embedded ledger, with one writer, never raises it."""
+
+    def __init__(self, table_id: str, head: int) -> None:
+        super().__init__(f"table {table_id} is at seq {head} in the ledger")
+        self.table_id = table_id
+        self.head = head
+
+
 class Ledger(Protocol):
     """What the sidecar needs from storage. A PostgreSQL backend can implement the same."""
 
@@ -99,6 +112,19 @@ class Ledger(Protocol):
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None: ...
     def close(self) -> None: ...
+
+
+def open_ledger(url: str | None, data: Path) -> Ledger:
+    """The ledger a ``--ledger`` value names: empty for SQLite in ``data``, ``sqlite:PATH``, or ``postgresql://...``."""
+    if not url:
+        return SqliteLedger(data / "verdict.sqlite3")
+    if url.startswith("sqlite:"):
+        return SqliteLedger(Path(url.removeprefix("sqlite:").removeprefix("//")))
+    if url.startswith(("postgresql://", "postgres://")):
+        from .ledger_pg import PostgresLedger  # needs the optional extra verdict[postgres]
+
+        return PostgresLedger(url)
+    raise ValueError(f"unknown ledger {url.split(':', 1)[0]!r}: use postgresql://USER:PASSWORD@HOST/DB or sqlite:PATH")
 
 
 class SqliteLedger:
