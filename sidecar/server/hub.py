@@ -124,6 +124,8 @@ class Hub:
                     try:
                         await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
                         break
+                    except ConnectionError:
+                        raise ActionError("ledger_unavailable", "the ledger cannot be reached; retry this request shortly") from None
                     except Behind:  # another sidecar appended first, or answered this id: catch up, then again
                         await self.refresh(hub)
                         row = self.ledger.request(hub.table.id, rid)

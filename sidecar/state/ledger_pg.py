@@ -29,7 +29,7 @@ from typing import Any
 
 try:
     import psycopg
-    from psycopg_pool import AsyncConnectionPool, ConnectionPool
+    from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise ImportError(
         "the PostgreSQL ledger needs the optional extra: pip install 'verdict[postgres]'"
@@ -139,8 +139,11 @@ class PostgresLedger:
                 migrate(db)
         except psycopg.OperationalError as exc:
             raise ConnectionError(f"cannot reach the PostgreSQL ledger at {redact(url)}: {_first_line(exc)}") from None
+        # Reads are rare (a join, the CLI): check a connection before lending it. Appends are the hot path:
+        # their pool lends without a check (a round trip each), and drops a connection that broke.
         self._sync = ConnectionPool(url, min_size=1, max_size=4, kwargs=self._kwargs, open=True,
-                                    check=ConnectionPool.check_connection, name="verdict-sync")
+                                    check=ConnectionPool.check_connection, timeout=TIMEOUT_MS / 1000,
+                                    name="verdict-sync")
         self._pool_size = pool_size
         self._async: AsyncConnectionPool | None = None
         self._async_lock: asyncio.Lock | None = None
@@ -161,7 +164,7 @@ class PostgresLedger:
                 if self._async is None:
                     pool = AsyncConnectionPool(
                         self.url, min_size=1, max_size=self._pool_size, kwargs=self._kwargs, open=False,
-                        check=AsyncConnectionPool.check_connection, name="verdict-async",
+                        timeout=TIMEOUT_MS / 1000, name="verdict-async",
                     )
                     await pool.open()
                     self._async = pool
@@ -249,9 +252,27 @@ class PostgresLedger:
         if args is None:
             return
         pool = await self._pool()
-        async with pool.connection() as db:
-            cur = await db.execute(_APPEND, args)
-            (last,) = await cur.fetchone()  # type: ignore[misc]
+        try:
+            async with pool.connection() as db:
+                cur = await db.execute(_APPEND, args)
+                (last,) = await cur.fetchone()  # type: ignore[misc]
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            # The connection broke (the database restarted, the network blipped): did the append commit?
+            if request is None:
+                raise ConnectionError(f"the ledger is unreachable: {_first_line(exc)}") from None
+            try:
+                await pool.check()  # drop the other broken connections, and ask on a fresh one
+                async with await psycopg.AsyncConnection.connect(self.url, **self._kwargs) as db:
+                    cur = await db.execute(
+                        "SELECT t.head, r.seq FROM tables t LEFT JOIN requests r"
+                        " ON r.table_id = t.id AND r.request_id = %s WHERE t.id = %s", (request[0], table_id))
+                    head, stored = await cur.fetchone()  # type: ignore[misc]
+                    if stored is not None:  # it did: answered from the ledger like any retry
+                        raise Behind(table_id, head) from None
+                    cur = await db.execute(_APPEND, args)  # it did not: append again, once
+                    (last,) = await cur.fetchone()  # type: ignore[misc]
+            except (psycopg.OperationalError, PoolTimeout) as again:
+                raise ConnectionError(f"the ledger is unreachable: {_first_line(again)}") from None
         _check(table_id, last, events)
 
     async def read_since(self, table_id: str, since: int) -> list[Row]:

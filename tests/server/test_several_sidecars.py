@@ -341,3 +341,33 @@ async def test_kill_9_one_sidecar_in_a_burst_clients_move_to_the_other_and_miss_
         for p in procs:
             if p.proc is not None:
                 p.stop()
+
+
+async def test_the_database_dropping_its_connections_costs_no_request(pair: Sidecars):
+    p = await pair.client(0, "player", "p1")
+    watcher = await pair.client(1, "observer", "o")
+    await p.request(m.Roll(id="before", check=FacetsCheck(pool=2)))
+    assert (await watcher.next()).id == "before"
+    with psycopg.connect(pair.ledgers[0].url, autocommit=True) as db:  # every sidecar connection is cut
+        db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                   " WHERE application_name LIKE 'verdict%%' AND pid <> pg_backend_pid()")
+    after = await p.request(m.Roll(id="after", check=FacetsCheck(pool=2)))
+    assert after.seq == 2
+    got = await watcher.next(timeout=10)  # the other sidecar listens again and hears of it
+    assert got.id == "after" and got.seq == 2
+    await p.close()
+    await watcher.close()
+
+
+async def test_an_unreachable_database_is_a_clear_error_and_the_socket_stays_up(pair: Sidecars):
+    p = await pair.client(0, "player", "p1")
+    ledger = pair.ledgers[0]
+    good = ledger._kwargs
+    await ledger.aclose()
+    ledger.url = ledger.url.replace(f":{ledger.url.split(':')[-1].split('/')[0]}/", ":1/")  # nothing listens there
+    ledger._kwargs = {**good, "connect_timeout": 1}
+    with pytest.raises(Exception) as e:
+        await p.request(m.Roll(id="lost", check=FacetsCheck(pool=2)), timeout=30)
+    assert getattr(e.value, "code", None) == "ledger_unavailable"
+    assert isinstance(await p.request(m.Ping(id="still-here")), m.Pong)
+    await p.close()
