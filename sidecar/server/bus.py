@@ -10,7 +10,7 @@ visible event for a GM operation, through the same filtering (:meth:`Hub._fanout
 Notifications are only a hint. A sidecar that missed some (its listening connection dropped, the
 network blipped) catches up by seq: every table it holds when the listening connection comes back,
 every ``interval`` seconds in any case, before welcoming a client, and before retrying an append the
-ledger refused because the table had moved on.
+ledger refused because the table had moved on (then with the table's row locked: :meth:`Bus.again`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 import structlog
 from aiohttp import web
 
+from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from sidecar.state.table import Pending, _dec
@@ -45,6 +46,8 @@ class Bus:
         """Set while the listening connection is up (tests wait on it)."""
         self.listens = 0
         """How many times the listening connection was (re)established."""
+        self.turns = 0
+        """How many appends the ledger refused and this sidecar made again in turn."""
         self._tasks: list[asyncio.Task[None]] = []
         self._dirty: dict[str, asyncio.Task[None]] = {}
 
@@ -66,10 +69,10 @@ class Bus:
 
     # --- catching up --------------------------------------------------------------
 
-    async def catch_up(self, hub: TableHub) -> int:
+    async def catch_up(self, hub: TableHub, read: Any = None) -> int:
         """Apply and tell what the ledger holds beyond ``hub``'s head; the caller holds ``hub.lock``."""
         table = hub.table
-        rows = await self.ledger.read_since(table.id, table.head)
+        rows = await (read or self.ledger.read_since)(table.id, table.head)
         i = 0
         while i < len(rows):
             j = i + 1
@@ -83,6 +86,23 @@ class Bus:
             await self.hub._fanout(hub, None, pending, _builder(pending, rid, table))  # type: ignore[arg-type]
             i = j
         return len(rows)
+
+    async def again(self, hub: TableHub, rid: str, role: str, prepare: Any) -> Any:
+        """Prepare and append an action again, the table's row locked, after the ledger refused it.
+
+        Returns the stored reply (a :class:`StoredRequest`) when another sidecar answered ``rid``
+        first, else ``(pending, reply_msg, build, reply)`` of the action, committed."""
+        self.turns += 1
+        async with self.ledger.turn(hub.table.id) as turn:
+            await self.catch_up(hub, turn.read_since)
+            stored = await turn.request(rid)
+            if stored is not None:
+                hub.known.add(rid)
+                return stored
+            pending, reply_msg, build = prepare()
+            reply = codec.encode(reply_msg)
+            await turn.append(pending.encoded(), (rid, role, reply))
+        return pending, reply_msg, build, reply
 
     async def _catch_up_locked(self, table_id: str) -> None:
         hub = self.hub.tables.get(table_id)

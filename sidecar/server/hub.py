@@ -18,7 +18,7 @@ import structlog
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
-from sidecar.state.ledger import Behind, Ledger
+from sidecar.state.ledger import Behind, Ledger, StoredRequest
 from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import Viewer, view
 
@@ -27,8 +27,6 @@ from .metrics import Metrics
 log = structlog.get_logger("verdict.hub")
 
 REPLY_CACHE = 4096
-RETRIES = 50
-"""Appends refused because other sidecars appended to the table first, before a request gives up."""
 RESYNC_LIMIT = 1000
 """A client further behind than this many events gets a snapshot instead of the events."""
 
@@ -118,21 +116,18 @@ class Hub:
             # One action at a time per table: seqs are assigned, made durable, applied and told in order,
             # so every client hears a table's events in seq order.
             async with hub.lock:
-                for attempt in range(RETRIES):
-                    pending, reply_msg, build = self._prepare(hub, conn, msg)
-                    reply = codec.encode(reply_msg)
+                pending, reply_msg, build = self._prepare(hub, conn, msg)
+                reply = codec.encode(reply_msg)
+                try:
                     try:
                         await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
-                        break
-                    except ConnectionError:
-                        raise ActionError("ledger_unavailable", "the ledger cannot be reached; retry this request shortly") from None
-                    except Behind:  # another sidecar appended first, or answered this id: catch up, then again
-                        await self.refresh(hub)
-                        row = self.ledger.request(hub.table.id, rid)
-                        if row is not None:
-                            return await self._answer(conn, rid, row.role, row.reply)
-                else:
-                    raise ActionError("busy", "this table is too busy right now; retry this request")
+                    except Behind:  # another sidecar appended first, or answered this id: again, in turn
+                        again = await self.bus.again(hub, rid, conn.role, lambda: self._prepare(hub, conn, msg))
+                        if isinstance(again, StoredRequest):
+                            return await self._answer(conn, rid, again.role, again.reply)
+                        pending, reply_msg, build, reply = again
+                except ConnectionError:
+                    raise ActionError("ledger_unavailable", "the ledger cannot be reached; retry this request shortly") from None
                 hub.table.commit(pending)
                 hub.replies[rid] = (conn.role, reply)
                 hub.known.add(rid)

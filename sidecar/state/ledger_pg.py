@@ -8,8 +8,10 @@ row, refuses the batch when the request id is already taken on that table or whe
 head is no longer the seq just before the batch (another sidecar appended first), else inserts the
 events, the request's reply and the new head, and notifies. So seqs have no gap and no duplicate
 however many sidecars append at once, and a request id rolls once per table. A refused batch
-raises :class:`~sidecar.state.ledger.Behind`: the sidecar reads what it missed and prepares again
-(the events of an action depend on the state they follow, so they cannot simply be renumbered).
+raises :class:`~sidecar.state.ledger.Behind`: the sidecar then takes a turn (:meth:`PostgresLedger.turn`):
+it locks the table's row, reads what it missed, prepares the action again and appends it in that one
+transaction (the events of an action depend on the state they follow, so they cannot simply be
+renumbered). Uncontended, an append is one round trip; contended, one refusal and one turn.
 
 The interface above ``state/`` is synchronous for reads and asynchronous for appends; so is this
 class. Reads (joining a table, the CLI) go through a small pool of blocking connections with
@@ -20,10 +22,12 @@ append, and the bus's catch-up reads) is asynchronous, on its own pool, and neve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import re
 import secrets
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -279,11 +283,25 @@ class PostgresLedger:
         """The events after ``since``, in order, each with its batch and (on a batch's first) request id."""
         pool = await self._pool()
         async with pool.connection() as db:
-            cur = await db.execute(
-                "SELECT e.seq, e.batch, e.data, r.request_id FROM events e"
-                " LEFT JOIN requests r ON r.table_id = e.table_id AND r.seq = e.seq"
-                " WHERE e.table_id=%s AND e.seq>%s ORDER BY e.seq", (table_id, since))
-            return [Row(s, b, bytes(d), r) for s, b, d, r in await cur.fetchall()]
+            return await _read_since(db, table_id, since)
+
+    @contextlib.asynccontextmanager
+    async def turn(self, table_id: str) -> AsyncIterator[Turn]:
+        """The table's row locked until the block ends: read, prepare and append with nobody in between.
+
+        Committed when the block ends normally, rolled back when it raises. The fast path is
+        :meth:`append` (one round trip, refused when another sidecar came first); a sidecar whose
+        append was refused takes a turn, so that a busy table costs it one refusal, not a string of them."""
+        pool = await self._pool()
+        try:
+            async with pool.connection() as db, db.transaction():
+                cur = await db.execute("SELECT head FROM tables WHERE id=%s FOR UPDATE", (table_id,))
+                row = await cur.fetchone()
+                if row is None:
+                    raise KeyError(table_id)
+                yield Turn(db, table_id, row[0])
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            raise ConnectionError(f"the ledger is unreachable: {_first_line(exc)}") from None
 
     async def heads(self, table_ids: list[str]) -> dict[str, int]:
         """The ledger's head of each of these tables."""
@@ -304,6 +322,38 @@ class PostgresLedger:
             return
         self._closed = True
         self._sync.close()
+
+
+class Turn:
+    """A table's row locked in an open transaction (see :meth:`PostgresLedger.turn`)."""
+
+    def __init__(self, db: psycopg.AsyncConnection, table_id: str, head: int) -> None:
+        self.db, self.table_id, self.head = db, table_id, head
+
+    async def read_since(self, table_id: str, since: int) -> list[Row]:
+        return await _read_since(self.db, table_id, since)
+
+    async def request(self, request_id: str) -> StoredRequest | None:
+        cur = await self.db.execute(
+            "SELECT role, reply FROM requests WHERE table_id=%s AND request_id=%s", (self.table_id, request_id))
+        row = await cur.fetchone()
+        return StoredRequest(row[0], bytes(row[1])) if row else None
+
+    async def append(self, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None) -> None:
+        args = _append_args(self.table_id, events, request)
+        if args is None:
+            return
+        cur = await self.db.execute(_APPEND, args)
+        (last,) = await cur.fetchone()  # type: ignore[misc]
+        _check(self.table_id, last, events)
+
+
+async def _read_since(db: psycopg.AsyncConnection, table_id: str, since: int) -> list[Row]:
+    cur = await db.execute(
+        "SELECT e.seq, e.batch, e.data, r.request_id FROM events e"
+        " LEFT JOIN requests r ON r.table_id = e.table_id AND r.seq = e.seq"
+        " WHERE e.table_id=%s AND e.seq>%s ORDER BY e.seq", (table_id, since))
+    return [Row(s, b, bytes(d), r) for s, b, d, r in await cur.fetchall()]
 
 
 _APPEND = "SELECT verdict_append(%s, %s, %s, %s, %s, %s)"

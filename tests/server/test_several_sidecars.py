@@ -174,6 +174,7 @@ async def test_concurrent_appends_from_both_sidecars_leave_no_gap_and_no_duplica
     rows = pair.ledgers[0].events(pair.keys.table)
     assert [s for s, _ in rows] == list(range(1, 181))
     assert sorted(r.seq for r in acked) == list(range(1, 181))
+    assert pair.bus(0).turns + pair.bus(1).turns > 0  # the sidecars did collide, and took turns
     # Each sidecar's projection caught up with the other's rolls: same head, same checks.
     gms = [await pair.client(i, "gm", "gm") for i in (0, 1)]
     snaps = [(await g.request(m.State(id="s"))).snapshot for g in gms]
@@ -191,6 +192,7 @@ async def test_the_same_request_id_sent_to_both_sidecars_rolls_once(pair: Sideca
             b.request(m.Roll(id=f"same-{i}", check=FacetsCheck(pool=5))),
         )
         assert ra == rb
+    assert pair.bus(0).turns + pair.bus(1).turns >= 1  # at least once, both were in flight at the same time
     rows = pair.ledgers[0].events(pair.keys.table)
     assert len(rows) == 20 and len(pair.ledgers[0].request_ids(pair.keys.table)) == 20
     # later retries, on either sidecar, get the first reply
