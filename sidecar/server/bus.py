@@ -50,6 +50,8 @@ class Bus:
         """How many appends the ledger refused and this sidecar made again in turn."""
         self._tasks: list[asyncio.Task[None]] = []
         self._dirty: dict[str, asyncio.Task[None]] = {}
+        self._want: dict[str, int | None] = {}
+        """Per table waiting for a catch-up: the highest head notified (None: read whatever there is)."""
 
     def attach(self, app: web.Application) -> None:
         self.hub.bus = self
@@ -105,23 +107,31 @@ class Bus:
         return pending, reply_msg, build, reply
 
     async def _catch_up_locked(self, table_id: str) -> None:
-        hub = self.hub.tables.get(table_id)
-        if hub is None:
-            return
-        try:
-            async with hub.lock:
+        hub = self.hub.tables[table_id]
+        async with hub.lock:
+            del self._dirty[table_id]  # a notification from now on schedules another catch-up
+            want = self._want.pop(table_id, None)
+            # The notification of this sidecar's own append often comes before the append's answer:
+            # once the lock is ours that append is applied, and there is nothing to read.
+            if want is not None and hub.table.head >= want:
+                return
+            try:
                 await self.catch_up(hub)
-        except Exception:  # the ledger is unreachable: the next notification or check tries again
-            log.warning("catch_up_failed", table=table_id, exc_info=True)
-        finally:
-            self._dirty.pop(table_id, None)
+            except Exception:  # the ledger is unreachable: the next notification or check tries again
+                log.warning("catch_up_failed", table=table_id, exc_info=True)
 
     def poke(self, table_id: str, head: int | None = None) -> None:
-        """Catch ``table_id`` up soon, if this sidecar holds it and is behind ``head``."""
+        """Catch ``table_id`` up soon, if this sidecar holds it and is behind ``head`` (None: look anyway)."""
         hub = self.hub.tables.get(table_id)
-        if hub is None or (head is not None and hub.table.head >= head) or table_id in self._dirty:
+        if hub is None or (head is not None and hub.table.head >= head):
             return
-        self._dirty[table_id] = asyncio.create_task(self._catch_up_locked(table_id))
+        if table_id in self._want:
+            old = self._want[table_id]
+            self._want[table_id] = None if head is None or old is None else max(old, head)
+        else:
+            self._want[table_id] = head
+        if table_id not in self._dirty:
+            self._dirty[table_id] = asyncio.create_task(self._catch_up_locked(table_id))
 
     async def check_all(self) -> None:
         """Compare every held table with the ledger's head; catch up those behind."""
