@@ -6,6 +6,8 @@ idempotency), read events since a seq, manage tables and their keys.
 :class:`SqliteLedger` is the embedded default: one SQLite file in WAL mode with
 ``synchronous=FULL``, written by one thread that commits concurrent appends together
 (group commit), so an event is on disk before anyone is told of it.
+:class:`~sidecar.state.ledger_pg.PostgresLedger` (``--ledger postgresql://...``) is the same interface
+over a database that several sidecars share; its appends may raise :class:`Behind`.
 """
 
 from __future__ import annotations
@@ -95,7 +97,11 @@ class Behind(Exception):
 
 
 class Ledger(Protocol):
-    """What the sidecar needs from storage. A PostgreSQL backend can implement the same."""
+    """What the sidecar needs from storage: reads are synchronous, appends asynchronous.
+
+    A ledger that other sidecars append to as well says so with ``shared = True`` (the server then
+    runs its bus), may refuse an append with :class:`Behind`, and offers ``read_since``, ``heads``,
+    ``turn``, ``listener`` and ``aclose`` (see :mod:`sidecar.state.ledger_pg`)."""
 
     def create_table(self, name: str) -> TableKeys: ...
     def rotate_keys(self, table_id: str) -> TableKeys: ...
