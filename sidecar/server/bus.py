@@ -71,10 +71,12 @@ class Bus:
 
     # --- catching up --------------------------------------------------------------
 
-    async def catch_up(self, hub: TableHub, read: Any = None) -> int:
-        """Apply and tell what the ledger holds beyond ``hub``'s head; the caller holds ``hub.lock``."""
+    async def catch_up(self, hub: TableHub, rows: Any = None) -> int:
+        """Apply and tell what the ledger holds beyond ``hub``'s head (or these rows of it, read under
+        the table's lock); the caller holds ``hub.lock``."""
         table = hub.table
-        rows = await (read or self.ledger.read_since)(table.id, table.head)
+        if rows is None:
+            rows = await self.ledger.read_since(table.id, table.head)
         i = 0
         while i < len(rows):
             j = i + 1
@@ -95,12 +97,11 @@ class Bus:
         Returns the stored reply (a :class:`StoredRequest`) when another sidecar answered ``rid``
         first, else ``(pending, reply_msg, build, reply)`` of the action, committed."""
         self.turns += 1
-        async with self.ledger.turn(hub.table.id) as turn:
-            await self.catch_up(hub, turn.read_since)
-            stored = await turn.request(rid)
-            if stored is not None:
+        async with self.ledger.turn(hub.table.id, hub.table.head, rid) as turn:
+            await self.catch_up(hub, turn.rows)
+            if turn.stored is not None:
                 hub.known.add(rid)
-                return stored
+                return turn.stored
             pending, reply_msg, build = prepare()
             reply = codec.encode(reply_msg)
             await turn.append(pending.encoded(), (rid, role, reply))

@@ -84,10 +84,16 @@ DECLARE
     cur BIGINT;
     last BIGINT := p_first + cardinality(p_data) - 1;
 BEGIN
-    -- The row lock orders every append to this table, from every sidecar.
-    SELECT head INTO cur FROM tables WHERE id = p_table FOR UPDATE;
+    -- The row lock orders every append to this table, from every sidecar. An append never waits for
+    -- it: a table locked by another sidecar's turn or batch is refused at once (the caller takes a
+    -- turn), so a batch of appends to many tables is never held up by one busy table.
+    SELECT head INTO cur FROM tables WHERE id = p_table FOR UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
-        RETURN NULL;  -- no such table (an answer, not an error: the other appends of a batch go on)
+        SELECT head INTO cur FROM tables WHERE id = p_table;
+        IF NOT FOUND THEN
+            RETURN NULL;  -- no such table (an answer, not an error: the other appends of a batch go on)
+        END IF;
+        RETURN -1 - cur;
     END IF;
     IF p_request IS NOT NULL
        AND EXISTS (SELECT 1 FROM requests WHERE table_id = p_table AND request_id = p_request) THEN
@@ -233,8 +239,8 @@ class PostgresLedger:
         return [r for (r,) in self._q("SELECT request_id FROM requests WHERE table_id=%s", (table_id,))]
 
     def request(self, table_id: str, request_id: str) -> StoredRequest | None:
-        rows = self._q("SELECT role, reply FROM requests WHERE table_id=%s AND request_id=%s", (table_id, request_id))
-        return StoredRequest(rows[0][0], bytes(rows[0][1])) if rows else None
+        rows = self._q(_REQUEST, (table_id, request_id))
+        return _stored(rows[0]) if rows else None
 
     def head(self, table_id: str) -> int:
         rows = self._q("SELECT head FROM tables WHERE id=%s", (table_id,))
@@ -325,20 +331,35 @@ class PostgresLedger:
             return await _read_since(db, table_id, since)
 
     @contextlib.asynccontextmanager
-    async def turn(self, table_id: str) -> AsyncIterator[Turn]:
+    async def turn(self, table_id: str, since: int, request_id: str) -> AsyncIterator[Turn]:
         """The table's row locked until the block ends: read, prepare and append with nobody in between.
 
-        Committed when the block ends normally, rolled back when it raises. The fast path is
-        :meth:`append` (one round trip, refused when another sidecar came first); a sidecar whose
-        append was refused takes a turn, so that a busy table costs it one refusal, not a string of them."""
+        One round trip locks the row (waiting for it), reads the events after ``since`` and looks up
+        ``request_id``; :meth:`Turn.append` appends and commits in another. Without an append the turn
+        commits nothing; an exception rolls it back. The fast path is :meth:`append`; a sidecar whose
+        append was refused takes a turn, so a busy table costs it one refusal, not a string of them."""
         pool = await self._pool()
         try:
-            async with pool.connection() as db, db.transaction():
-                cur = await db.execute("SELECT head FROM tables WHERE id=%s FOR UPDATE", (table_id,))
-                row = await cur.fetchone()
-                if row is None:
-                    raise KeyError(table_id)
-                yield Turn(db, table_id, row[0])
+            async with pool.connection() as db:
+                done = False
+                try:
+                    async with db.pipeline():
+                        await db.execute("BEGIN")
+                        head = await db.execute("SELECT head FROM tables WHERE id=%s FOR UPDATE", (table_id,))
+                        rows = await db.execute(_READ_SINCE, (table_id, since))
+                        stored = await db.execute(_REQUEST, (table_id, request_id))
+                    found = await head.fetchone()
+                    if found is None:
+                        raise KeyError(table_id)
+                    turn = Turn(db, table_id, found[0], _rows(await rows.fetchall()), _stored(await stored.fetchone()))
+                    yield turn
+                    if not turn.committed:
+                        await db.execute("ROLLBACK")
+                    done = True
+                finally:
+                    if not done and not db.closed:
+                        with contextlib.suppress(psycopg.Error):
+                            await db.execute("ROLLBACK")
         except (psycopg.OperationalError, PoolTimeout) as exc:
             raise ConnectionError(f"the ledger is unreachable: {_first_line(exc)}") from None
 
@@ -364,35 +385,46 @@ class PostgresLedger:
 
 
 class Turn:
-    """A table's row locked in an open transaction (see :meth:`PostgresLedger.turn`)."""
+    """A table's row locked in an open transaction (see :meth:`PostgresLedger.turn`): the table's
+    ``head``, the ``rows`` after the seq asked for, and the ``stored`` reply of the request id, if any."""
 
-    def __init__(self, db: psycopg.AsyncConnection, table_id: str, head: int) -> None:
-        self.db, self.table_id, self.head = db, table_id, head
-
-    async def read_since(self, table_id: str, since: int) -> list[Row]:
-        return await _read_since(self.db, table_id, since)
-
-    async def request(self, request_id: str) -> StoredRequest | None:
-        cur = await self.db.execute(
-            "SELECT role, reply FROM requests WHERE table_id=%s AND request_id=%s", (self.table_id, request_id))
-        row = await cur.fetchone()
-        return StoredRequest(row[0], bytes(row[1])) if row else None
+    def __init__(self, db: psycopg.AsyncConnection, table_id: str, head: int, rows: list[Row],
+                 stored: StoredRequest | None) -> None:
+        self.db, self.table_id, self.head, self.rows, self.stored = db, table_id, head, rows, stored
+        self.committed = False
 
     async def append(self, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None) -> None:
+        """Append and commit, in one round trip."""
         args = _append_args(self.table_id, events, request)
         if args is None:
             return
-        cur = await self.db.execute(_APPEND, args)
+        async with self.db.pipeline():
+            cur = await self.db.execute(_APPEND, args)
+            await self.db.execute("COMMIT")
+        self.committed = True
         (last,) = await cur.fetchone()  # type: ignore[misc]
         _check(self.table_id, last, events)
 
 
+_READ_SINCE = (
+    "SELECT e.seq, e.batch, e.data, r.request_id FROM events e"
+    " LEFT JOIN requests r ON r.table_id = e.table_id AND r.seq = e.seq"
+    " WHERE e.table_id=%s AND e.seq>%s ORDER BY e.seq"
+)
+_REQUEST = "SELECT role, reply FROM requests WHERE table_id=%s AND request_id=%s"
+
+
+def _rows(found: list[tuple]) -> list[Row]:
+    return [Row(s, b, bytes(d), r) for s, b, d, r in found]
+
+
+def _stored(found: tuple | None) -> StoredRequest | None:
+    return StoredRequest(found[0], bytes(found[1])) if found else None
+
+
 async def _read_since(db: psycopg.AsyncConnection, table_id: str, since: int) -> list[Row]:
-    cur = await db.execute(
-        "SELECT e.seq, e.batch, e.data, r.request_id FROM events e"
-        " LEFT JOIN requests r ON r.table_id = e.table_id AND r.seq = e.seq"
-        " WHERE e.table_id=%s AND e.seq>%s ORDER BY e.seq", (table_id, since))
-    return [Row(s, b, bytes(d), r) for s, b, d, r in await cur.fetchall()]
+    cur = await db.execute(_READ_SINCE, (table_id, since))
+    return _rows(await cur.fetchall())
 
 
 _APPEND = "SELECT verdict_append(%s, %s, %s, %s, %s, %s)"
