@@ -25,6 +25,7 @@ from aiohttp import web
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
+from sidecar.state.ledger_pg import parse_note
 from sidecar.state.table import Pending, _dec
 
 from .hub import Hub, TableHub, _followed, _rolled
@@ -46,11 +47,16 @@ class Bus:
         """Set while the listening connection is up (tests wait on it)."""
         self.listens = 0
         """How many times the listening connection was (re)established."""
+        self.reads = 0
+        """Catch-ups that read the ledger (at a join, on a gap, after a refused append, periodically)."""
+        self.carried = 0
+        """Catch-ups made from the events notifications carried, without a read."""
         self.turns = 0
         """How many appends the ledger refused and this sidecar made again in turn."""
         self._tasks: list[asyncio.Task[None]] = []
         self._dirty: dict[str, asyncio.Task[None]] = {}
         self._want: dict[str, int | None] = {}
+        self._carried: dict[str, list[Any]] = {}
         """Per table waiting for a catch-up: the highest head notified (None: read whatever there is)."""
 
     def attach(self, app: web.Application) -> None:
@@ -76,6 +82,7 @@ class Bus:
         the table's lock); the caller holds ``hub.lock``."""
         table = hub.table
         if rows is None:
+            self.reads += 1
             rows = await self.ledger.read_since(table.id, table.head)
         i = 0
         while i < len(rows):
@@ -114,18 +121,28 @@ class Bus:
             want = self._want.pop(table_id, None)
             # The notification of this sidecar's own append often comes before the append's answer:
             # once the lock is ours that append is applied, and there is nothing to read.
+            carried = self._carried.pop(table_id, [])
             if want is not None and hub.table.head >= want:
                 return
+            rows = [r for r in carried if r.seq > hub.table.head]
+            if not rows or rows[0].seq != hub.table.head + 1 or rows[-1].seq - rows[0].seq + 1 != len(rows) \
+                    or (want is not None and rows[-1].seq < want):
+                rows = None  # a gap (a notification missed or too large to carry them): read
+            else:
+                self.carried += 1
             try:
-                await self.catch_up(hub)
+                await self.catch_up(hub, rows)
             except Exception:  # the ledger is unreachable: the next notification or check tries again
                 log.warning("catch_up_failed", table=table_id, exc_info=True)
 
-    def poke(self, table_id: str, head: int | None = None) -> None:
-        """Catch ``table_id`` up soon, if this sidecar holds it and is behind ``head`` (None: look anyway)."""
+    def poke(self, table_id: str, head: int | None = None, rows: list[Any] | None = None) -> None:
+        """Catch ``table_id`` up soon, if this sidecar holds it and is behind ``head`` (None: look anyway);
+        ``rows`` are events a notification carried (applied without a read when they follow the head)."""
         hub = self.hub.tables.get(table_id)
         if hub is None or (head is not None and hub.table.head >= head):
             return
+        if rows:
+            self._carried.setdefault(table_id, []).extend(rows)
         if table_id in self._want:
             old = self._want[table_id]
             self._want[table_id] = None if head is None or old is None else max(old, head)
@@ -155,8 +172,8 @@ class Bus:
                 self.listening.set()
                 await self.check_all()  # what was committed while nobody listened
                 async for note in db.notifies():
-                    table_id, _, head = note.payload.rpartition(":")
-                    self.poke(table_id, int(head) if head.isdigit() else None)
+                    table_id, head, rows = parse_note(note.payload)
+                    self.poke(table_id, head, rows)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

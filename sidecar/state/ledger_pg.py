@@ -22,6 +22,7 @@ append, and the bus's catch-up reads) is asynchronous, on its own pool, and neve
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import hmac
 import re
@@ -42,7 +43,8 @@ except ImportError as exc:  # pragma: no cover - depends on the install
 from .ledger import ROLES, Behind, StoredRequest, TableInfo, TableKeys, hash_key, new_key
 
 CHANNEL = "verdict"
-"""The ``NOTIFY`` channel; the payload is ``<table id>:<head>``."""
+"""The ``NOTIFY`` channel. The payload is ``<table>:<head>:<first seq>:<events, base64, comma-separated>:<request id>``
+(see :func:`parse_note`), or only ``<table>:<head>`` when the events do not fit in a notification."""
 
 WRITERS = 2
 """Batches of appends in flight at once (each one transaction, one round trip, one commit)."""
@@ -83,6 +85,7 @@ CREATE FUNCTION verdict_append(
 DECLARE
     cur BIGINT;
     last BIGINT := p_first + cardinality(p_data) - 1;
+    msg TEXT;
 BEGIN
     -- The row lock orders every append to this table, from every sidecar. An append never waits for
     -- it: a table locked by another sidecar's turn or batch is refused at once (the caller takes a
@@ -110,13 +113,40 @@ BEGIN
             VALUES (p_table, p_request, p_role, p_reply, p_first);
     END IF;
     UPDATE tables SET head = last WHERE id = p_table;
-    PERFORM pg_notify('verdict', p_table || ':' || last);  -- delivered when the transaction commits
+    -- Delivered when the transaction commits, in commit order. The events ride along when they fit
+    -- (listeners then need no read); else only the head, and listeners read what they miss.
+    msg := p_table || ':' || last || ':' || p_first || ':'
+        || translate(array_to_string(ARRAY(SELECT encode(d, 'base64') FROM unnest(p_data) AS u (d)), ','), E'\n', '')
+        || ':' || coalesce(p_request, '');
+    IF octet_length(msg) > 7900 THEN
+        msg := p_table || ':' || last;
+    END IF;
+    PERFORM pg_notify('verdict', msg);
     RETURN last;
 END $$;
 """),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x76657264  # advisory lock key: one sidecar migrates at a time
+
+
+def parse_note(payload: str) -> tuple[str, int | None, list[Row]]:
+    """A notification's table, head and the rows it carries (none when it carries only the head)."""
+    parts = payload.split(":", 4)
+    table_id = parts[0]
+    try:
+        head = int(parts[1])
+    except (IndexError, ValueError):
+        return table_id, None, []
+    if len(parts) < 5:
+        return table_id, head, []
+    try:
+        first = int(parts[2])
+        data = [base64.b64decode(x) for x in parts[3].split(",")]
+    except ValueError:
+        return table_id, head, []
+    rid = parts[4] or None
+    return table_id, head, [Row(first + i, first, d, rid if i == 0 else None) for i, d in enumerate(data)]
 
 
 def redact(url: str) -> str:
