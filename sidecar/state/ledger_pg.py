@@ -48,6 +48,8 @@ CHANNEL = "verdict"
 
 WRITERS = 2
 """Batches of appends in flight at once (each one transaction, one round trip, one commit)."""
+TURNS = 4
+"""Turns (a table's row locked while an action is prepared again) in flight at once, per sidecar."""
 TIMEOUT_MS = 5000
 """Longest a statement may run, and a connection may take to open (a stalled database is an error, not a hang)."""
 
@@ -170,7 +172,7 @@ class PostgresLedger:
     shared = True
     """Other sidecars may append to the same tables: the server runs a bus (:mod:`sidecar.server.bus`)."""
 
-    def __init__(self, url: str, pool_size: int = 6) -> None:
+    def __init__(self, url: str, pool_size: int = TURNS + WRITERS + 2) -> None:
         self.url = url
         self._kwargs: dict[str, Any] = {
             "autocommit": True, "connect_timeout": TIMEOUT_MS // 1000,
@@ -190,6 +192,7 @@ class PostgresLedger:
         self._async: AsyncConnectionPool | None = None
         self._waiting: list[tuple[tuple, asyncio.Future[int | None]]] = []
         self._writers = 0
+        self._turns: asyncio.Semaphore | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._async_lock: asyncio.Lock | None = None
         self._closed = False
@@ -369,8 +372,12 @@ class PostgresLedger:
         commits nothing; an exception rolls it back. The fast path is :meth:`append`; a sidecar whose
         append was refused takes a turn, so a busy table costs it one refusal, not a string of them."""
         pool = await self._pool()
+        if self._turns is None:
+            self._turns = asyncio.Semaphore(TURNS)
         try:
-            async with pool.connection() as db:
+            # A turn may wait for the row while holding a connection: a few at a time, so the batches of
+            # appends and the reads always find one (they never wait for a row, so they always finish).
+            async with self._turns, pool.connection() as db:
                 done = False
                 try:
                     async with db.pipeline():
