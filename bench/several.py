@@ -116,7 +116,8 @@ def run(full: bool = False, connections: int = 1000) -> list[Row]:
     base_cost = base["cpu"] / base["rate"] * 1e6
     for n, r in results.items():
         note = (f"{cores} cores; {connections:,} connections, {duration:g} s; p50 {r['p50'] / 1000:.1f} ms; "
-                f"CPU of sidecars + PostgreSQL {r['cpu']:.2f} s/s; errors {r['errors']} (SQLite: {base['errors']})")
+                f"CPU of sidecars + PostgreSQL {r['cpu']:.2f} s/s; errors {r['errors']}: {r['timeouts']} replies later "
+                f"than 10 s, {r['error_replies']} error replies (SQLite: {base['errors']})")
         rows.append(Row("several", f"rolls/s, {n} sidecar{'s' if n > 1 else ''} on PostgreSQL", r["rate"],
                         "1 sidecar on SQLite", base["rate"], "/s", note=note))
         rows.append(Row("several", f"p99 latency, {n} sidecar{'s' if n > 1 else ''} on PostgreSQL", r["p99"] / 1000,
