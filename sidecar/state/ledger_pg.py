@@ -3,11 +3,12 @@
 PostgreSQL keeps each table's order, its request ids and their durability; ``LISTEN``/``NOTIFY``
 tells every sidecar that a table has new events (:mod:`sidecar.server.bus` listens).
 
-An append is one call of the ``verdict_append`` function, one transaction: it locks the table's
-row, refuses the batch when the request id is already taken on that table or when the table's
-head is no longer the seq just before the batch (another sidecar appended first), else inserts the
-events, the request's reply and the new head, and notifies. So seqs have no gap and no duplicate
-however many sidecars append at once, and a request id rolls once per table. A refused batch
+An append is one call of the ``verdict_append`` function in the committing transaction: it locks
+the table's row, refuses the append when the row is locked by another sidecar at that moment, when
+the request id is already taken on that table, or when the table's head is no longer the seq just
+before the append (another sidecar appended first), else inserts the events, the request's reply
+and the new head, and notifies. Appends waiting together share one transaction (group commit). So seqs have no gap and no duplicate
+however many sidecars append at once, and a request id rolls once per table. A refused append
 raises :class:`~sidecar.state.ledger.Behind`: the sidecar then takes a turn (:meth:`PostgresLedger.turn`):
 it locks the table's row, reads what it missed, prepares the action again and appends it in that one
 transaction (the events of an action depend on the state they follow, so they cannot simply be
