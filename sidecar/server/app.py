@@ -173,6 +173,10 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app[SETTINGS] = settings
     app[METRICS] = metrics
     app[HUB] = Hub(ledger, metrics)
+    if getattr(ledger, "shared", False):  # other sidecars append to the same tables
+        from .bus import Bus
+
+        Bus(app[HUB], ledger).attach(app)
     app[SOCKETS] = set()
     app[MODULE_ZIP] = {}
     app[LIMITS] = {
@@ -531,9 +535,11 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         backlog=sock.backlog, drop=sock.drop,
     )
     sock.conn, sock.hub = conn, hub
-    welcome = hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
-    await sock.send(codec.encode(welcome, sock.msgpack))
-    hub.connections.add(conn)
+    async with hub.lock:  # no action lands between the welcome's seq and the first broadcast
+        await hub_all.refresh(hub)
+        welcome = hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
+        await sock.send(codec.encode(welcome, sock.msgpack))
+        hub.connections.add(conn)
     log.info("joined", table=hello.table, role=role, client=hello.client)
     return True
 
