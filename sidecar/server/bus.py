@@ -28,7 +28,7 @@ from protocol.v1 import table as t
 from sidecar.state.ledger_pg import parse_note
 from sidecar.state.table import Pending, _dec
 
-from .hub import Hub, TableHub, _followed, _rolled
+from .hub import Hub, TableHub, _followed, _rolled, client_request_id
 
 log = structlog.get_logger("verdict.bus")
 
@@ -202,7 +202,7 @@ def _builder(pending: Pending, rid: str | None, table: Any) -> Any:
     ev = pending.events[0][1].event
     if isinstance(ev, t.RollEvent):
         pending.check_id = ev.check_id
-        msg = m.Roll(id=rid or "", check=ev.check, actor=ev.actor, target=ev.target, scene=ev.scene,
+        msg = m.Roll(id=client_request_id(rid) if rid else "", check=ev.check, actor=ev.actor, target=ev.target, scene=ev.scene,
                      mode=ev.mode, label=ev.label, extended=ev.extended, gather=ev.gather, part=ev.part,  # type: ignore[arg-type]
                      user=ev.user)
 
@@ -210,7 +210,7 @@ def _builder(pending: Pending, rid: str | None, table: Any) -> Any:
             return _rolled(msg, pending, viewer, ev.by, ev.user, table, requester)
     elif isinstance(ev, t.FollowEvent):
         pending.check_id = ev.check_id
-        follow = m.Follow(id=rid or "", check=ev.check_id, action=ev.action, user=ev.user)
+        follow = m.Follow(id=client_request_id(rid) if rid else "", check=ev.check_id, action=ev.action, user=ev.user)
 
         def build(viewer: Any, requester: bool = False) -> Any:
             return _followed(follow, pending, viewer, ev.by, ev.user, table, requester)

@@ -56,6 +56,18 @@ class Connection:
         return json.dumps([self.role, self.user, rid], separators=(",", ":"))
 
 
+def client_request_id(key: str) -> str:
+    """The id the client chose, from a stored request key (:meth:`Connection.request_key`)."""
+    if key.startswith("["):
+        try:
+            role_user_id = json.loads(key)
+        except ValueError:
+            return key
+        if isinstance(role_user_id, list) and len(role_user_id) == 3 and isinstance(role_user_id[2], str):
+            return role_user_id[2]
+    return key  # stored before ids were kept per requester
+
+
 @dataclass(eq=False)
 class TableHub:
     table: Table

@@ -128,6 +128,11 @@ BEGIN
     RETURN last;
 END $$;
 """),
+    # Per-user player keys are derived from this secret (sidecar/state/keys.py); a table made before
+    # it gets one on first use, and rotate-keys replaces it.
+    (2, """
+ALTER TABLE tables ADD COLUMN user_secret TEXT;
+"""),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x76657264  # advisory lock key: one sidecar migrates at a time
@@ -231,16 +236,18 @@ class PostgresLedger:
         table_id = secrets.token_hex(4)
         keys = TableKeys(table_id, new_key(), new_key(), new_key())
         self._q(
-            "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created) VALUES (%s,%s,%s,%s,%s,%s)",
-            (table_id, name, hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), time.time()),
+            "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created, user_secret)"
+            " VALUES (%s,%s,%s,%s,%s,%s,%s)",
+            (table_id, name, hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), time.time(),
+             secrets.token_hex(32)),
         )
         return keys
 
     def rotate_keys(self, table_id: str) -> TableKeys:
         keys = TableKeys(table_id, new_key(), new_key(), new_key())
         rows = self._q(
-            "UPDATE tables SET gm_hash=%s, player_hash=%s, observer_hash=%s WHERE id=%s RETURNING id",
-            (hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), table_id),
+            "UPDATE tables SET gm_hash=%s, player_hash=%s, observer_hash=%s, user_secret=%s WHERE id=%s RETURNING id",
+            (hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), secrets.token_hex(32), table_id),
         )
         if not rows:
             raise KeyError(table_id)
@@ -262,6 +269,18 @@ class PostgresLedger:
             if hmac.compare_digest(h, stored):
                 return role
         return None
+
+    def user_secret(self, table_id: str) -> bytes | None:
+        rows = self._q("SELECT user_secret FROM tables WHERE id=%s", (table_id,))
+        if not rows:
+            return None
+        if rows[0][0] is None:
+            # Made on first use for a table from before per-user keys; the UPDATE keeps the first one
+            # made when several sidecars race, and the SELECT after it reads the one that stands.
+            self._q("UPDATE tables SET user_secret=%s WHERE id=%s AND user_secret IS NULL",
+                    (secrets.token_hex(32), table_id))
+            rows = self._q("SELECT user_secret FROM tables WHERE id=%s", (table_id,))
+        return bytes.fromhex(rows[0][0])
 
     # --- events -------------------------------------------------------------------
 

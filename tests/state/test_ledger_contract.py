@@ -57,6 +57,21 @@ def test_tables_and_keys(backend: Backend):
         ledger.rotate_keys("nope")
 
 
+def test_user_secrets_are_per_table_stable_and_replaced_by_rotate_keys(backend: Backend):
+    # Per-user player keys are derived from this secret: it must survive a restart, differ between
+    # tables, and change when the GM rotates the keys (so every derived user key stops working).
+    ledger = backend.open()
+    a = ledger.create_table("alpha")
+    b = ledger.create_table("beta")
+    first = ledger.user_secret(a.table)
+    assert first and len(first) >= 32 and first == ledger.user_secret(a.table)
+    assert ledger.user_secret(b.table) != first
+    assert ledger.user_secret("nope") is None
+    assert backend.open().user_secret(a.table) == first
+    ledger.rotate_keys(a.table)
+    assert ledger.user_secret(a.table) not in (None, first)
+
+
 async def test_append_read_and_requests(backend: Backend):
     ledger = backend.open()
     k = ledger.create_table("t")
