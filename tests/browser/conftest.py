@@ -120,16 +120,25 @@ class Sidecar:
         self.proc = None
 
 
-@pytest.fixture
-def sidecar(tmp_path: Path, web: str):
+@pytest.fixture(scope="session")
+def sidecar_process(tmp_path_factory, web: str):
+    """One sidecar process for the whole run (each test gets a table of its own on it)."""
     if not VERDICT.exists():
         pytest.fail(f"{VERDICT} is missing: install the project (`make test` does)")
-    s = Sidecar(data=tmp_path / "data", origin=web)
-    s.data.mkdir()
-    s.create_table()
+    s = Sidecar(data=tmp_path_factory.mktemp("sidecar"), origin=web)
     s.start()
     yield s
     s.stop()
+
+
+@pytest.fixture
+def sidecar(sidecar_process: Sidecar):
+    """The shared sidecar with a fresh table (restarted first if an earlier test stopped it)."""
+    s = sidecar_process
+    if s.proc is None or s.proc.poll() is not None:
+        s.start()
+    s.create_table()
+    yield s
 
 
 @pytest.fixture(scope="session")
