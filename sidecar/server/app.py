@@ -126,7 +126,8 @@ async def module_manifest(request: web.Request) -> web.Response:
 
 
 async def module_zip(request: web.Request) -> web.Response:
-    data = await asyncio.get_running_loop().run_in_executor(None, vtt_module.build_zip)
+    base = _base_url(request)
+    data = await asyncio.get_running_loop().run_in_executor(None, lambda: vtt_module.build_zip(base_url=base))
     return web.Response(
         body=data, content_type="application/zip",
         headers={"Content-Disposition": 'attachment; filename="verdict.zip"', "Access-Control-Allow-Origin": "*"},
