@@ -33,7 +33,9 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   };
 
   static PARTS = {
-    body: { template: `${TEMPLATES}/tracker.hbs`, scrollable: [".verdict-tracker-body"] },
+    // The part's root element is what scrolls: `""` names it (a selector would look inside it and find
+    // nothing, so the scroll position would reset on every snapshot).
+    body: { template: `${TEMPLATES}/tracker.hbs`, scrollable: [""] },
   };
 
   /** @type {Tracker|null} */
