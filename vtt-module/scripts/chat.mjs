@@ -74,7 +74,8 @@ export class ChatCards {
     entry[side] = msg;
     this.pending.set(key, entry);
     if (side === "gm") this.full.set(msg.check, msg.result);
-    setTimeout(() => this.pending.get(key) === entry && entry.done && this.pending.delete(key), 120000);
+    if (!entry.timer && !entry.at) entry.at = Date.now();
+    setTimeout(() => this.pending.get(key) === entry && this.pending.delete(key), 120000);
     if (!isRelay() || !entry.gm) return;
     const publicMode = (entry.gm.mode ?? "public") === "public";
     if (entry.pv || !publicMode) this._flush(key);
@@ -213,6 +214,8 @@ export class ChatCards {
     const message = findCardMessage(gm.check);
     if (!message) return;
     const old = /** @type {Record<string, any>} */ (message.getFlag(MODULE_ID, "card") ?? {});
+    // Already on the card (the previous relay wrote it before handing over): never applied twice.
+    if (typeof old.seq === "number" && old.seq >= gm.seq) return;
     const gmOnly = (old.mode ?? "public") === "blind" || (message.whisper ?? []).every((id) => game.users?.get(String(id))?.isGM);
     const safe = gmOnly ? gm : readers;
     const entry = {

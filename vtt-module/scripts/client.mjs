@@ -319,6 +319,7 @@ export class VerdictClient extends Emitter {
     if (this.own) return;
     if (this.isRelay) return;
     if (this.relayId === null) this._setStatus("offline", t("VERDICT.Status.gmAway"));
+    else if (this._relayStatusFrom === null) this._setStatus("connecting", null);
     else if (this._relayStatusFrom !== this.relayId) this._setStatus("reconnecting", t("VERDICT.Status.handover"));
   }
 
@@ -588,7 +589,8 @@ export class VerdictClient extends Emitter {
     const user = this._asker(data.secret);
     if (!user) return { type: "error", id, code: "unknown_sender", message: "say hello on the module socket first" };
     if (!RELAYABLE.has(msg.type)) return { type: "error", id, code: "forbidden", message: "only the GM's own browser sends this request" };
-    const status = this._playerStatus();
+    // A relay that has just taken over may still be connecting: wait for it rather than refuse.
+    const status = await this._openOrTimeout(8000);
     if (status.state !== "open") return { type: "error", id, code: "offline", message: status.reason ?? "offline" };
     try {
       const reply = await this._relay(msg, user);
@@ -596,6 +598,21 @@ export class VerdictClient extends Emitter {
     } catch (err) {
       return { type: "error", id, code: /** @type {any} */ (err).code ?? "error", message: /** @type {Error} */ (err).message };
     }
+  }
+
+  /**
+   * The relay's status once its connections are open, or as it is after `ms`.
+   * @param {number} ms
+   * @returns {Promise<Status>}
+   */
+  async _openOrTimeout(ms) {
+    const until = Date.now() + ms;
+    let status = this._playerStatus();
+    while (status.state !== "open" && this.hasGmKey && this.isRelay && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 150));
+      status = this._playerStatus();
+    }
+    return status;
   }
 
   /**
