@@ -56,6 +56,27 @@ def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     assert card.locator("[data-verdict-apply]").count() == 0
 
 
+def test_a_system_that_rebuilds_the_status_list_keeps_the_markers(table):
+    """The test system replaces CONFIG.statusEffects on every `canvasReady`, as some systems do."""
+    table.system = "rebuild"
+    gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
+    connected(gm, player)
+    assert gm.evaluate("game.release.generation") == table.generation
+    player.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [1]}}, actor: 'actorAyla', scene: 'scene1', label: 'Slip'}})")
+    for page in (gm, player):
+        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=5000)
+    # The scene is drawn again (the system rebuilds the list again): the marker stays.
+    for page in (gm, player):
+        page.evaluate("standin.drawCanvas()")
+    for page in (gm, player):
+        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=5000)
+    # The statuses the sidecar owns are not offered in the token HUD (`hud: false`).
+    cfg = gm.evaluate("""() => { const s = CONFIG.statusEffects;
+        const e = Array.isArray(s) ? s.find((x) => x.id === 'verdict-condition') : s['verdict-condition'];
+        return e ? {hud: e.hud ?? true} : null; }""")
+    assert cfg == {"hud": False}
+
+
 def test_the_token_hud_opens_the_roll_dialog_for_its_actor(table):
     gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
     connected(gm, player)
