@@ -207,7 +207,7 @@ async def test_a_peer_that_stops_reading_never_holds_up_the_table(sidecar):
     raw.connect((u.hostname, u.port))
     raw.setblocking(False)
     slow = await websockets.connect(sidecar.url, sock=raw, subprotocols=["verdict.v1"], compression=None, max_queue=1)
-    await slow.send(json.dumps({"type": "hello", "table": sidecar.keys.table, "key": sidecar.keys.player, "user": "sleepy"}))
+    await slow.send(json.dumps({"type": "hello", "table": sidecar.keys.table, "key": sidecar.keys.player}))
     gm = await sidecar.client("gm")
     start = _time.monotonic()
     # ~2 KiB broadcasts the slow peer never reads: more than the kernel's socket buffers hold
