@@ -4,7 +4,7 @@
     verdict roll SYSTEM [options] [--json]      roll a check here, with the sidecar's dice
     verdict read SYSTEM --dice F,F,... [options] [--json]   read faces rolled by hand
     verdict odds SYSTEM [options] [--json]      the exact odds of a check
-    verdict table create NAME | list | rotate-keys ID | export ID --format jsonl|markdown
+    verdict table create NAME | list | rotate-keys ID | user-key ID USER | export ID --format jsonl|markdown
 
 The options of roll, read and odds come from the rule set's check: `verdict roll facets --help`.
 Bad arguments exit with status 2 and one line on stderr.
@@ -194,6 +194,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(
         host=args.host, port=args.port, data=_data_dir(args.data), log_format=args.log_format,
         allow_origins=tuple(args.allow_origin) if args.allow_origin else None,
+        metrics_token=args.metrics_token or os.environ.get("VERDICT_METRICS_TOKEN") or None,
     )
 
 
@@ -224,6 +225,15 @@ def cmd_table(args: argparse.Namespace) -> int:
                 raise CliError(f"no table {args.id!r}; see `verdict table list`") from None
             info = ledger.table(args.id)
             print_keys(info.name if info else args.id, keys)
+        elif args.table_cmd == "user-key":
+            from .state.keys import MAX_USER, derive_user_key
+
+            if not args.user or len(args.user) > MAX_USER:
+                raise CliError(f"USER is a Foundry user id of 1 to {MAX_USER} characters")
+            secret = ledger.user_secret(args.id)
+            if secret is None:
+                raise CliError(f"no table {args.id!r}; see `verdict table list`")
+            print(derive_user_key(secret, args.user))
         elif args.table_cmd == "export":
             if ledger.table(args.id) is None:
                 raise CliError(f"no table {args.id!r}; see `verdict table list`")
@@ -250,6 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-origin", action="append", metavar="ORIGIN",
                        help="a browser origin allowed to connect, e.g. https://foundry.example.org (repeatable; "
                             "default: the local Foundry origins on loopback, none on other addresses)")
+    serve.add_argument("--metrics-token", metavar="TOKEN",
+                       help="let clients off loopback read /metrics with `Authorization: Bearer TOKEN` "
+                            "(default: $VERDICT_METRICS_TOKEN; without it /metrics answers loopback only)")
     serve.set_defaults(func=cmd_serve)
 
     for name, func, dice, what in (
@@ -272,8 +285,15 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("name")
     create.add_argument("--json", action="store_true", help="print the id and keys as one JSON object")
     tsub.add_parser("list", help="list tables")
-    rotate = tsub.add_parser("rotate-keys", help="replace a table's keys (the old ones stop working)")
+    rotate = tsub.add_parser("rotate-keys", help="replace a table's keys and user keys (the old ones stop working)")
     rotate.add_argument("id")
+    ukey = tsub.add_parser(
+        "user-key", help="print the key that binds a player's connection to one Foundry user",
+        description="Print USER's player key for table ID: `hello` with it and `user: USER` is that player, and no "
+                    "one else. rotate-keys invalidates every user key.",
+    )
+    ukey.add_argument("id")
+    ukey.add_argument("user")
     export = tsub.add_parser("export", help="write a table's session log")
     export.add_argument("id")
     export.add_argument("--format", choices=("jsonl", "markdown"), default="markdown")

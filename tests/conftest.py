@@ -16,6 +16,7 @@ from aiohttp.test_utils import TestServer
 
 from sidecar.client import Client
 from sidecar.server.app import Settings, create_app
+from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import SqliteLedger, TableKeys
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,9 +35,19 @@ class Sidecar:
     ledger: SqliteLedger
     server: TestServer | None = None
 
+    def user_key(self, user: str) -> str:
+        return derive_user_key(self.ledger.user_secret(self.keys.table), user)  # type: ignore[arg-type]
+
     async def client(self, role: str = "gm", user: str | None = None, **kw: object) -> Client:
-        key = getattr(self.keys, role)
-        return await Client.connect(self.url, self.keys.table, key, user=user or f"{role}-user", **kw)  # type: ignore[arg-type]
+        """A GM (with its own user id), a player bound to ``user`` by that user's key, or an observer."""
+        user = user or f"{role}-user"
+        if role == "player":
+            key = self.user_key(user)
+        else:
+            key = getattr(self.keys, role)
+        if role == "observer":
+            user = None
+        return await Client.connect(self.url, self.keys.table, key, user=user, **kw)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -67,6 +78,14 @@ class Process:
     def keys(self) -> TableKeys:
         fields = dict(line.split(" ", 1) for line in (self.data / "default-table.keys").read_text().splitlines())
         return TableKeys(fields["table"], fields["gm"], fields["player"], fields["observer"])
+
+    def user_key(self, user: str) -> str:
+        """The user's key, as a GM gets it: `verdict table user-key`."""
+        out = subprocess.run(
+            [sys.executable, "-m", "sidecar.cli", "table", "--data", str(self.data), "user-key", self.keys().table, user],
+            capture_output=True, text=True, cwd=ROOT, check=True,
+        )
+        return out.stdout.strip()
 
     def start(self) -> None:
         self.proc = subprocess.Popen(

@@ -2,7 +2,8 @@
 
 JSON text frames for browsers; MessagePack for Python clients that negotiate
 ``verdict.v1+msgpack``. Unknown fields are ignored; unknown types, garbage and
-missing fields raise :class:`ProtocolError` with a stable code.
+missing fields raise :class:`ProtocolError` with a stable code. So do frames nested too deeply,
+integers outside 64-bit signed range and text fields longer than :data:`MAX_TEXT`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ import msgspec
 from .messages import CLIENT_TYPES, AnyClientMessage, AnyServerMessage
 
 CLIENT_TAGS = frozenset(t.__struct_config__.tag for t in CLIENT_TYPES)
+
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+MAX_TEXT = 1024
+"""Longest string a client may send in any field (labels, complication texts, names, ids), in characters."""
 
 
 class ProtocolError(ValueError):
@@ -47,16 +52,25 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
     """Decode a client frame, or raise :class:`ProtocolError` naming what is wrong."""
     dec, env_dec = (_client_msgpack, _env_msgpack) if msgpack else (_client_json, _env_json)
     try:
-        return dec.decode(data)
+        msg = dec.decode(data)
     except msgspec.DecodeError as exc:
         detail = str(exc)
+    except RecursionError:
+        raise ProtocolError("invalid_message", "the frame is nested too deeply") from None
+    else:
+        _check_values(msg, getattr(msg, "id", None))
+        return msg
     try:
         env = env_dec.decode(data)
     except msgspec.DecodeError:
         raise ProtocolError("bad_frame", "the frame is not a JSON object" if not msgpack else "the frame is not a MessagePack map") from None
+    except RecursionError:
+        raise ProtocolError("invalid_message", "the frame is nested too deeply") from None
     rid = env.id if isinstance(env.id, str) else None
     if env.type is None:
         raise ProtocolError("bad_message", "the message has no `type` field", rid)
+    if not isinstance(env.type, str):
+        raise ProtocolError("invalid_message", "`type` is a string naming the message, e.g. \"roll\"", rid)
     if env.type not in CLIENT_TAGS:
         raise ProtocolError(
             "unknown_type",
@@ -66,13 +80,37 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
     raise ProtocolError("invalid_message", f"invalid {env.type!r} message: {detail}", rid)
 
 
+def _check_values(value: Any, rid: Any, path: str = "") -> None:
+    """Integers fit 64 signed bits and text fits :data:`MAX_TEXT`, everywhere in a decoded message."""
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, int):
+        if not INT_MIN <= value <= INT_MAX:
+            raise ProtocolError("invalid_message", f"`{path}`: integers are limited to 64-bit signed values",
+                                rid if isinstance(rid, str) else None)
+    elif isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise ProtocolError("text_too_long", f"`{path}` has {len(value)} characters; at most {MAX_TEXT}",
+                                rid if isinstance(rid, str) and len(rid) <= MAX_TEXT else None)
+    elif isinstance(value, msgspec.Struct):
+        for name in value.__struct_fields__:
+            _check_values(getattr(value, name), rid, f"{path}.{name}" if path else name)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _check_values(item, rid, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for k, item in value.items():
+            _check_values(k, rid, path)
+            _check_values(item, rid, f"{path}.{k}")
+
+
 def request_id(data: bytes | str, msgpack: bool = False) -> str | None:
     """The ``id`` of a frame that will not be handled (rate limited), so the refusal names it."""
     try:
         env = (_env_msgpack if msgpack else _env_json).decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
-    return env.id if isinstance(env.id, str) else None
+    return env.id if isinstance(env.id, str) and len(env.id) <= MAX_TEXT else None
 
 
 def decode_server(data: bytes | str, msgpack: bool = False) -> Any:

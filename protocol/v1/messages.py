@@ -42,7 +42,9 @@ class Hello(ClientMessage, tag="hello"):
     client: str = ""
     since: int | None = None
     user: str | None = None
-    """Who is at this client (a Foundry user id). Follow-ups are allowed only to the user who rolled."""
+    """Who is at this client (a Foundry user id). With a GM key: the GM's own id. With a user key: the user
+    it was issued for (a key that does not match is refused). With the table-wide player key: refused
+    (``user_key_required``); that key binds to no user."""
 
 
 class Roll(ClientMessage, tag="roll"):
@@ -62,7 +64,8 @@ class Roll(ClientMessage, tag="roll"):
     """The gathered check (group or opposed) this roll is a part of; ``part`` names which."""
     part: str | None = None
     user: str | None = None
-    """On behalf of this user (a GM client relaying a player's request); defaults to the hello's user."""
+    """On behalf of this user (a GM client relaying a player's request); defaults to the connection's user.
+    Other roles get ``forbidden``."""
 
 
 class Odds(ClientMessage, tag="odds"):
@@ -79,6 +82,7 @@ class Follow(ClientMessage, tag="follow"):
     check: str
     action: AnyAction  # type: ignore[valid-type]
     user: str | None = None
+    """On behalf of this user: GM connections only, like ``roll.user``."""
 
 
 class Gm(ClientMessage, tag="gm"):
@@ -103,6 +107,13 @@ class Verify(ClientMessage, tag="verify"):
 
 class Ping(ClientMessage, tag="ping"):
     id: str = ""
+
+
+class UserKey(ClientMessage, tag="user_key"):
+    """The key that binds a connection to ``user`` (GM only): ``hello {key, user}`` with it is that player."""
+
+    id: str
+    user: str
 
 
 # --- server -> client ---------------------------------------------------------------
@@ -205,9 +216,15 @@ class Pong(ServerMessage, tag="pong"):
     id: str = ""
 
 
-CLIENT_TYPES: tuple[type, ...] = (Hello, Roll, Odds, Follow, Gm, State, Verify, Ping)
+class UserKeyReply(ServerMessage, tag="user_key"):
+    id: str
+    user: str
+    key: str
+
+
+CLIENT_TYPES: tuple[type, ...] = (Hello, Roll, Odds, Follow, Gm, State, Verify, Ping, UserKey)
 SERVER_TYPES: tuple[type, ...] = (
-    Error, Welcome, Rolled, Followed, Done, EventBroadcast, StateReply, OddsReply, Verified, Pong,
+    Error, Welcome, Rolled, Followed, Done, EventBroadcast, StateReply, OddsReply, Verified, Pong, UserKeyReply,
 )
 AnyClientMessage = Union[CLIENT_TYPES]  # type: ignore[valid-type]
 AnyServerMessage = Union[SERVER_TYPES]  # type: ignore[valid-type]

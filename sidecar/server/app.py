@@ -8,6 +8,7 @@ closed with 4401. Every later bad frame gets an ``error`` and the socket stays u
 from __future__ import annotations
 
 import asyncio
+import hmac
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from protocol.v1.base import SUBPROTOCOL, SUBPROTOCOL_MSGPACK
 from protocol.v1.codec import ProtocolError
 from sidecar import __version__
 from sidecar.engine import CheckError
+from sidecar.state.keys import MAX_USER, Refused, authenticate, derive_user_key
 from sidecar.state.ledger import Ledger, SqliteLedger
 from sidecar.state.table import ActionError
 
@@ -53,6 +55,8 @@ class Settings:
     """Requests per second a connection may sustain."""
     burst: float = 40.0
     hello_timeout: float = 10.0
+    metrics_token: str | None = None
+    """``/metrics`` answers loopback clients, and others that send ``Authorization: Bearer <token>``."""
 
     def origins(self) -> frozenset[str]:
         if self.allow_origins is not None:
@@ -73,6 +77,7 @@ HUB = web.AppKey("hub", Hub)
 SETTINGS = web.AppKey("settings", Settings)
 METRICS = web.AppKey("metrics", Metrics)
 SOCKETS = web.AppKey("sockets", set)
+MODULE_ZIP = web.AppKey("module_zip", dict)
 
 
 def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Application:
@@ -83,6 +88,7 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app[METRICS] = metrics
     app[HUB] = Hub(ledger, metrics)
     app[SOCKETS] = set()
+    app[MODULE_ZIP] = {}
     app.router.add_get("/ws", websocket)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_view)
@@ -109,7 +115,23 @@ async def healthz(request: web.Request) -> web.Response:
     )
 
 
+def _metrics_allowed(request: web.Request) -> bool:
+    remote = request.remote or ""
+    if _is_loopback(remote):
+        return True
+    token = request.app[SETTINGS].metrics_token
+    given = request.headers.get("Authorization", "")
+    return bool(token) and hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+
+
 async def metrics_view(request: web.Request) -> web.Response:
+    if not _metrics_allowed(request):
+        return web.json_response(
+            {"type": "error", "code": "metrics_forbidden",
+             "message": "/metrics answers loopback clients; from elsewhere send `Authorization: Bearer <token>` "
+                        "with the token given to `verdict serve --metrics-token`"},
+            status=403,
+        )
     return web.Response(text=request.app[METRICS].render(), content_type="text/plain", charset="utf-8")
 
 
@@ -126,7 +148,22 @@ async def module_manifest(request: web.Request) -> web.Response:
 
 
 async def module_zip(request: web.Request) -> web.Response:
-    data = await asyncio.get_running_loop().run_in_executor(None, vtt_module.build_zip)
+    # Built once per host name it is served under (its module.json carries absolute URLs on that host);
+    # the module's files do not change while serving.
+    cache = request.app[MODULE_ZIP]
+    base = _base_url(request)
+    if base not in cache:
+        if len(cache) >= 16:  # the Host header is the client's: never let it grow the cache without end
+            cache.clear()
+        building = f"building:{base}"
+        if building not in cache:
+            cache[building] = asyncio.get_running_loop().run_in_executor(None, lambda: vtt_module.build_zip(base_url=base))
+        try:
+            cache[base] = await cache[building]
+        except FileNotFoundError:
+            cache.pop(building, None)
+            raise web.HTTPNotFound(text="the Foundry module is not bundled with this sidecar") from None
+    data = cache[base]
     return web.Response(
         body=data, content_type="application/zip",
         headers={"Content-Disposition": 'attachment; filename="verdict.zip"', "Access-Control-Allow-Origin": "*"},
@@ -171,6 +208,13 @@ async def websocket(request: web.Request) -> web.StreamResponse:
              "message": f"origin {origin} is not allowed; start the sidecar with --allow-origin {origin}"},
             status=403,
         )
+    offered = [p.strip() for p in request.headers.get("Sec-WebSocket-Protocol", "").split(",") if p.strip()]
+    if offered and not {SUBPROTOCOL, SUBPROTOCOL_MSGPACK} & set(offered):
+        return web.json_response(
+            {"type": "error", "code": "unsupported_subprotocol",
+             "message": f"this sidecar speaks {SUBPROTOCOL} (JSON) or {SUBPROTOCOL_MSGPACK}, not {', '.join(offered)}"},
+            status=400,
+        )
     ws = web.WebSocketResponse(
         protocols=(SUBPROTOCOL, SUBPROTOCOL_MSGPACK),
         compress=False,  # permessage-deflate costs tens of KiB per connection and time on small frames
@@ -206,12 +250,19 @@ async def _serve(app: web.Application, sock: Socket) -> None:
         else:
             continue
         start = time.perf_counter()
+        # Every frame is charged, refused ones too, and a large one as several.
+        if not _take_token(sock, settings, 1 + len(data) // settings.max_frame):
+            rid = codec.request_id(data, sock.msgpack) if len(data) <= settings.max_frame else None
+            await _error(app, sock, rid, "rate_limited",
+                         f"slow down: at most {settings.rate:g} requests per second; retry this request shortly")
+            continue
         if len(data) > settings.max_frame:
             await _error(app, sock, None, "frame_too_large", f"frames are limited to {settings.max_frame} bytes")
             continue
-        if not _take_token(sock, settings):
-            await _error(app, sock, codec.request_id(data, sock.msgpack), "rate_limited",
-                         f"slow down: at most {settings.rate:g} requests per second; retry this request shortly")
+        if isinstance(data, str) == sock.msgpack:
+            await _error(app, sock, None, "bad_frame",
+                         "this socket speaks MessagePack (verdict.v1+msgpack): send binary frames" if sock.msgpack
+                         else "this socket speaks JSON (verdict.v1): send text frames")
             continue
         try:
             msg = codec.decode_client(data if isinstance(data, bytes) else data.encode(), sock.msgpack)
@@ -239,13 +290,13 @@ async def _serve(app: web.Application, sock: Socket) -> None:
         app[METRICS].observe(time.perf_counter() - start)
 
 
-def _take_token(sock: Socket, settings: Settings) -> bool:
+def _take_token(sock: Socket, settings: Settings, cost: int = 1) -> bool:
     now = time.monotonic()
     sock.tokens = min(settings.burst, sock.tokens + (now - sock.refreshed) * settings.rate)
     sock.refreshed = now
     if sock.tokens < 1:
         return False
-    sock.tokens -= 1
+    sock.tokens -= cost  # may go below 0: a large frame is paid off before the next is taken
     return True
 
 
@@ -263,13 +314,19 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         await sock.ws.close(code=4400, message=b"unsupported protocol")
         return False
     hub = hub_all.table(hello.table)
-    role = hub_all.ledger.role_for(hello.table, hello.key) if hub is not None else None
-    if hub is None or role is None:
-        await _error(app, sock, None, "unauthorized", "unknown table or wrong key for it")
+    try:
+        if hub is None:
+            raise Refused("unauthorized", "unknown table or wrong key for it")
+        who = authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
+    except Refused as exc:
+        await _error(app, sock, None, exc.code, exc.message)
         await sock.ws.close(code=4401, message=b"unauthorized")
         return False
+    role = who.role
+    # A GM without a user id still gets one of its own, so its `self` rolls come back to it.
+    user = who.user if who.user is not None or role != "gm" else f"anon-{uuid.uuid4().hex[:8]}"
     conn = Connection(
-        send=sock.send, role=role, user=hello.user or f"anon-{uuid.uuid4().hex[:8]}", msgpack=sock.msgpack,
+        send=sock.send, role=role, user=user, msgpack=sock.msgpack,
         backlog=sock.backlog, drop=sock.drop,
     )
     sock.conn, sock.hub = conn, hub
@@ -293,6 +350,14 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
         await sock.send(codec.encode(hub.table.verify(msg, conn.viewer), sock.msgpack))
     elif isinstance(msg, m.Ping):
         await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))
+    elif isinstance(msg, m.UserKey):
+        if conn.role != "gm":
+            raise ActionError("forbidden", "only the GM can get a user's key")
+        if not msg.user or len(msg.user) > MAX_USER:
+            raise ActionError("invalid_message", f"`user` is a Foundry user id of 1 to {MAX_USER} characters")
+        secret = hub_all.ledger.user_secret(hub.table.id)
+        key = derive_user_key(secret, msg.user)
+        await sock.send(codec.encode(m.UserKeyReply(id=msg.id, user=msg.user, key=key), sock.msgpack))
     elif isinstance(msg, m.Hello):
         await _error(app, sock, None, "already_joined", "this socket already said hello; open a new one for another table")
 

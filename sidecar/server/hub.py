@@ -9,6 +9,7 @@ table gets what they may see of it.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,10 @@ class Connection:
     @property
     def viewer(self) -> Viewer:
         return Viewer(self.role, self.user)
+
+    def request_key(self, rid: str) -> str:
+        """A request id is an idempotency key per requester: the same id from someone else is another request."""
+        return json.dumps([self.role, self.user, rid], separators=(",", ":"))
 
 
 @dataclass(eq=False)
@@ -93,8 +98,8 @@ class Hub:
     # --- requests -----------------------------------------------------------------
 
     async def request(self, hub: TableHub, conn: Connection, msg: Any) -> None:
-        """Handle a state-changing request (roll, follow, gm) idempotently."""
-        rid = msg.id
+        """Handle a state-changing request (roll, follow, gm) idempotently, per requester."""
+        rid = conn.request_key(msg.id)
         while rid in hub.inflight:  # the same id is being handled right now: wait, then answer from it
             await asyncio.shield(hub.inflight[rid])
         stored = hub.replies.get(rid)
@@ -104,7 +109,7 @@ class Hub:
         if stored is not None:
             role, reply = stored
             if role != conn.role:
-                raise ActionError("duplicate_id", f"request id {rid!r} was already used on this table; use a fresh id")
+                raise ActionError("duplicate_id", f"request id {msg.id!r} was already used on this table; use a fresh id")
             await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
             return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -129,9 +134,9 @@ class Hub:
 
     def _prepare(self, hub: TableHub, conn: Connection, msg: Any) -> tuple[Pending, Any, Any]:
         table = hub.table
+        if isinstance(msg, (m.Roll, m.Follow)):
+            _may_act(conn, msg)
         if isinstance(msg, m.Roll):
-            if conn.role == "observer":
-                raise ActionError("forbidden", "observers watch; they cannot roll")
             user = msg.user if msg.user is not None else conn.user
             pending = table.prepare_roll(msg, conn.viewer, user)
             tag = type(msg.check).__struct_config__.tag
@@ -140,18 +145,17 @@ class Hub:
             def build(viewer: Viewer, requester: bool = False) -> Any:
                 return _rolled(msg, pending, viewer, conn.role, user, table, requester)
 
-            build.owner = user  # type: ignore[attr-defined]
+            build.owner = build.actor = user  # type: ignore[attr-defined]
             return pending, build(Viewer(conn.role, user), True), build
         if isinstance(msg, m.Follow):
-            if conn.role == "observer":
-                raise ActionError("forbidden", "observers watch; they cannot follow up checks")
             user = msg.user if msg.user is not None else conn.user
             pending = table.prepare_follow(msg, conn.viewer, user)
 
             def build(viewer: Viewer, requester: bool = False) -> Any:
                 return _followed(msg, pending, viewer, conn.role, user, table, requester)
 
-            build.owner = user  # type: ignore[attr-defined]
+            build.owner = pending.events[0][1].owner  # the roller: what others see follows the roll's visibility
+            build.actor = user  # type: ignore[attr-defined]
             return pending, build(Viewer(conn.role, user), True), build
         if isinstance(msg, m.Gm):
             if conn.role != "gm":
@@ -161,13 +165,21 @@ class Hub:
         raise ActionError("unknown_type", "not a request")
 
     async def _fanout(self, hub: TableHub, origin: Connection, pending: Pending, build: Any) -> None:
-        """Tell everyone else on the table what they may see; one encoding per kind of viewer."""
+        """Tell everyone else on the table what they may see; one encoding per kind of viewer.
+
+        A kind of viewer is the role, whether the viewer is the roll's owner (whose visibility every event of
+        the action follows) and whether it is the one who acted (who hears of it, even of a blind one)."""
         owner = getattr(build, "owner", None)
-        cache: dict[tuple[str, bool, bool], list[bytes]] = {}
+        actor = getattr(build, "actor", None)
+        cache: dict[tuple[str, object, bool, bool], list[bytes]] = {}
         for conn in list(hub.connections):
             if conn is origin:
                 continue
-            key = (conn.role, conn.user is not None and conn.user == owner, conn.msgpack)
+            mine = conn.user is not None
+            if build is None:  # a GM op: an `undone` names only the seqs each user may know of
+                key = (conn.role, conn.user if conn.role != "gm" else None, False, conn.msgpack)
+            else:
+                key = (conn.role, mine and conn.user == owner, mine and conn.user == actor, conn.msgpack)
             frames = cache.get(key)
             if frames is None:
                 frames = cache[key] = self._frames(hub, conn, pending, build)
@@ -182,6 +194,22 @@ class Hub:
             codec.encode(m.EventBroadcast(seq=s.seq, event=s.event), conn.msgpack)
             for s in hub.table.view_pending(pending, conn.viewer)
         ]
+
+
+def _may_act(conn: Connection, msg: Any) -> None:
+    """Only a GM connection acts on behalf of a user; a player acts as the user its key is bound to."""
+    what = "roll" if isinstance(msg, m.Roll) else "follow up checks"
+    if conn.role == "observer":
+        raise ActionError("forbidden", f"observers watch; they cannot {what}")
+    if conn.role == "gm":
+        return
+    if msg.user is not None:
+        raise ActionError("forbidden", "only the GM's connection may act on behalf of a user; leave `user` out")
+    if conn.user is None:
+        raise ActionError(
+            "forbidden", f"this connection uses the table-wide player key, which binds to no user and cannot {what}; "
+            "ask the GM for your user key",
+        )
 
 
 SLOW_PEER_BYTES = 32 * 1024

@@ -54,12 +54,15 @@ def ensure_default_table(ledger: SqliteLedger, data: Path) -> None:
         print(f"tables: {ids}; {where}", flush=True)
 
 
-def serve(host: str, port: int, data: Path, log_format: str | None, allow_origins: tuple[str, ...] | None) -> int:
+def serve(
+    host: str, port: int, data: Path, log_format: str | None, allow_origins: tuple[str, ...] | None,
+    metrics_token: str | None = None,
+) -> int:
     configure_logging(log_format)
     data.mkdir(parents=True, exist_ok=True)
     ledger = SqliteLedger(data / "verdict.sqlite3")
     ensure_default_table(ledger, data)
-    settings = Settings(host=host, port=port, data=data, allow_origins=allow_origins)
+    settings = Settings(host=host, port=port, data=data, allow_origins=allow_origins, metrics_token=metrics_token)
     app = create_app(settings, ledger)
     listening = f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: http://{host}:{port}/module/module.json)"
     # run_app handles SIGINT and SIGTERM: on_shutdown closes sockets with 1001, on_cleanup closes the ledger.

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS tables (
     gm_hash TEXT NOT NULL,
     player_hash TEXT NOT NULL,
     observer_hash TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    user_secret TEXT
 );
 CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL,
@@ -89,6 +90,9 @@ class Ledger(Protocol):
     def tables(self) -> list[TableInfo]: ...
     def table(self, table_id: str) -> TableInfo | None: ...
     def role_for(self, table_id: str, key: str) -> str | None: ...
+    def user_secret(self, table_id: str) -> bytes | None:
+        """The table's secret that per-user keys are derived from (made on first use; replaced by rotate_keys)."""
+        ...
     def events(self, table_id: str, since: int = 0) -> list[tuple[int, bytes]]: ...
     def request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
     def request_ids(self, table_id: str) -> list[str]: ...
@@ -110,6 +114,9 @@ class SqliteLedger:
         self._synchronous = synchronous
         self._read = self._connect()
         self._read.executescript(SCHEMA)
+        columns = {row[1] for row in self._read.execute("PRAGMA table_info(tables)")}
+        if "user_secret" not in columns:  # a ledger from before per-user keys
+            self._read.execute("ALTER TABLE tables ADD COLUMN user_secret TEXT")
         self._queue: queue.SimpleQueue[tuple | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -129,8 +136,10 @@ class SqliteLedger:
         keys = TableKeys(table_id, new_key(), new_key(), new_key())
         with self._lock:
             self._read.execute(
-                "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created) VALUES (?,?,?,?,?,?)",
-                (table_id, name, hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), time.time()),
+                "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created, user_secret)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (table_id, name, hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), time.time(),
+                 secrets.token_hex(32)),
             )
         return keys
 
@@ -138,8 +147,8 @@ class SqliteLedger:
         keys = TableKeys(table_id, new_key(), new_key(), new_key())
         with self._lock:
             cur = self._read.execute(
-                "UPDATE tables SET gm_hash=?, player_hash=?, observer_hash=? WHERE id=?",
-                (hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), table_id),
+                "UPDATE tables SET gm_hash=?, player_hash=?, observer_hash=?, user_secret=? WHERE id=?",
+                (hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), secrets.token_hex(32), table_id),
             )
         if cur.rowcount == 0:
             raise KeyError(table_id)
@@ -167,6 +176,18 @@ class SqliteLedger:
             if hmac.compare_digest(h, stored):
                 return role
         return None
+
+    def user_secret(self, table_id: str) -> bytes | None:
+        with self._lock:
+            row = self._read.execute("SELECT user_secret FROM tables WHERE id=?", (table_id,)).fetchone()
+            if row is None:
+                return None
+            if row[0] is None:  # a table made before per-user keys: give it its secret now
+                self._read.execute(
+                    "UPDATE tables SET user_secret=? WHERE id=? AND user_secret IS NULL", (secrets.token_hex(32), table_id)
+                )
+                row = self._read.execute("SELECT user_secret FROM tables WHERE id=?", (table_id,)).fetchone()
+        return bytes.fromhex(row[0])
 
     # --- events -------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from sidecar.engine import CheckError, Dice, gather
 
 from .ledger import Ledger
 from .projection import TAKEN_DOWN_AT, Projection
-from .visibility import ROLL_VISIBILITY, Viewer, view
+from .visibility import ROLL_VISIBILITY, Viewer, may_see, view
 
 
 class ActionError(Exception):
@@ -75,11 +75,34 @@ class Table:
         self.log: list[tuple[int, Stored]] = []
         self.state = Projection()
         self.head = 0
+        self.restricted: dict[int, tuple[str, str | None]] = {}
+        """(visibility, owner) of every event not seen by all: what an ``undone`` may show of its seqs."""
+        self.roll_seq: dict[str, int] = {}
+        """The seq of each check's roll event."""
 
     def load(self) -> None:
         self.log = [(seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id)]
         self.state = Projection.build((seq, st.event) for seq, st in self.log)
         self.head = self.log[-1][0] if self.log else 0
+        for seq, st in self.log:
+            self._index(seq, st)
+
+    def _index(self, seq: int, st: Stored) -> None:
+        if st.vis != "all":
+            self.restricted[seq] = (st.vis, st.owner)
+        if isinstance(st.event, t.RollEvent):
+            self.roll_seq[st.event.check_id] = seq
+
+    def _viewed(self, seq: int, st: Stored, viewer: Viewer) -> object | None:
+        """``view`` of a stored event, with an ``undone`` naming only the seqs ``viewer`` may know of."""
+        ev = view(st.event, st.vis, st.owner, viewer)
+        if isinstance(ev, t.Undone) and not viewer.is_gm:
+            seqs = [s for s in ev.seqs if s not in self.restricted or may_see(*self.restricted[s], viewer)]
+            if not seqs:
+                return None
+            if len(seqs) != len(ev.seqs):
+                ev = msgspec.structs.replace(ev, seqs=seqs)
+        return ev
 
     # --- reading ------------------------------------------------------------------
 
@@ -88,7 +111,7 @@ class Table:
         for seq, st in self.log:
             if seq <= since:
                 continue
-            ev = view(st.event, st.vis, st.owner, viewer)
+            ev = self._viewed(seq, st, viewer)
             if ev is not None:
                 out.append(t.Sequenced(seq=seq, event=ev))
         return out
@@ -104,18 +127,21 @@ class Table:
     def view_pending(self, pending: Pending, viewer: Viewer) -> list[t.Sequenced]:
         out = []
         for seq, st in pending.events:
-            ev = view(st.event, st.vis, st.owner, viewer)
+            ev = self._viewed(seq, st, viewer)
             if ev is not None:
                 out.append(t.Sequenced(seq=seq, event=ev))
         return out
 
     def verify(self, msg: m.Verify, viewer: Viewer) -> m.Verified:
         rec = self.state.checks.get(msg.check)
-        if rec is None:
+        seq = self.roll_seq.get(msg.check)
+        if rec is None or seq is None:
             return m.Verified(id=msg.id, check=msg.check, found=False)
-        seq = next((s for s, st in self.log if isinstance(st.event, t.RollEvent) and st.event.check_id == msg.check), None)
-        stored = next(st for s, st in self.log if s == seq)
-        ev = view(msgspec.structs.replace(stored.event, result=rec.result), stored.vis, stored.owner, viewer)
+        vis, owner = self.restricted.get(seq, ("all", None))
+        ev = view(rec, vis, owner, viewer)
+        if ev is None and (owner is None or owner != viewer.user):
+            # hidden from this viewer: not even that it exists (the roller of a blind roll knows it does)
+            return m.Verified(id=msg.id, check=msg.check, found=False)
         return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result if ev is not None else None)  # type: ignore[attr-defined]
 
     # --- committing ---------------------------------------------------------------
@@ -124,6 +150,7 @@ class Table:
         """Apply events that are now durable in the ledger."""
         for seq, st in pending.events:
             self.log.append((seq, st))
+            self._index(seq, st)
             self.state.apply(seq, st.event)
         self.head = max(self.head, pending.events[-1][0])
 
@@ -287,13 +314,18 @@ class Table:
         follow = getattr(system, "follow", None)
         if follow is None:
             raise ActionError("forbidden_followup", f"{rec.check.system if hasattr(rec.check, 'system') else 'this'} checks have no follow-ups")
+        vis = ROLL_VISIBILITY.get(rec.mode, "all")
+        owner = rec.user  # a follow-up is seen by whoever could see the roll
         try:
             result = follow(rec.check, rec.result, msg.action, self.rng)
         except CheckError as exc:
+            if not may_see(vis, owner, viewer):
+                # the engine's reason would tell the result (e.g. "success at cost with margin +0")
+                raise ActionError(
+                    "followup_refused", "this follow-up does not apply to this check; its result is the GM's to see"
+                ) from None
             raise ActionError(exc.code, exc.message) from None
         pending, add = self._pend()
-        vis = ROLL_VISIBILITY.get(rec.mode, "all")
-        owner = rec.user  # a follow-up is seen by whoever could see the roll
         add(t.FollowEvent(check_id=rec.check_id, action=msg.action, result=result, by=viewer.role, user=user), vis, owner)
         tag = type(rec.check).__struct_config__.tag  # type: ignore[attr-defined]
         if tag == "challenge" and rec.actor is not None:

@@ -20,7 +20,13 @@ pytestmark = pytest.mark.slow
 
 async def connect(proc, role="gm", user="u1", since=None):
     keys = proc.keys()
-    return await Client.connect(proc.url, keys.table, getattr(keys, role), user=user, since=since)
+    key = _user_keys.get((keys.table, user)) if role == "player" else getattr(keys, role)
+    if key is None:
+        key = _user_keys[keys.table, user] = proc.user_key(user)
+    return await Client.connect(proc.url, keys.table, key, user=user, since=since)
+
+
+_user_keys: dict[tuple[str, str], str] = {}
 
 
 async def test_extended_progress_survives_a_restart(sidecar_process):

@@ -27,7 +27,7 @@ class RawPlayer:
     @classmethod
     async def join(cls, sidecar, user="p-raw", since=None):
         ws = await websockets.connect(sidecar.url, subprotocols=["verdict.v1"], compression=None)
-        await ws.send(json.dumps({"type": "hello", "table": sidecar.keys.table, "key": sidecar.keys.player,
+        await ws.send(json.dumps({"type": "hello", "table": sidecar.keys.table, "key": sidecar.user_key(user),
                                   "user": user, "since": since}))
         frames = [await ws.recv()]
         self = cls(ws, frames)

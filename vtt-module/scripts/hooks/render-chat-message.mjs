@@ -4,27 +4,23 @@ import { syncActor } from "../tokens.mjs";
 import { renderCard, t } from "../render.mjs";
 import { FIELDS } from "../lib/systems.mjs";
 import { partValues } from "../lib/gather.mjs";
+import { elementOf, fromMarkup, make } from "../lib/dom.mjs";
+import { isRelay } from "../client.mjs";
 
 /**
- * `renderChatMessageHTML` (v13): decorate Verdict cards for this viewer and attach their listeners.
+ * `renderChatMessageHTML` (v13+): decorate Verdict cards for this viewer and attach their listeners.
+ * Foundry calls it on the message's element before the chat log (or a popped-out log, in another
+ * window) inserts it: nothing here depends on the element being in a document yet.
  * @param {ChatMessage.Implementation} message
- * @param {HTMLElement} html
+ * @param {HTMLElement} element
  */
-export default function renderChatMessageHTML(message, html) {
+export default function renderChatMessageHTML(message, element) {
+  const html = elementOf(element);
+  if (!html) return;
   const card = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "card"));
   if (card) decorateCard(message, html, card);
   const request = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "request"));
   if (request) decorateRequest(message, html, request);
-}
-
-/**
- * `renderChatMessage` (v12): the same, from a jQuery object.
- * @param {ChatMessage.Implementation} message
- * @param {any} jq
- */
-export function renderChatMessageV12(message, jq) {
-  const html = jq?.[0] ?? jq;
-  if (html instanceof HTMLElement) renderChatMessageHTML(message, html);
 }
 
 /**
@@ -56,16 +52,16 @@ function decorateCard(message, html, card) {
   const root = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
   if (!root) return;
   if (full && card.redacted) {
-    // The GM's own view: the full result, never written to the shared document.
+    // The GM's own view: the full result, never written to the shared document. Swapped inside the
+    // message's element, whether or not the chat log has inserted it yet.
+    root.classList.add("verdict-pending-full");
     renderCard(/** @type {any} */ ({ ...card, result: full, redacted: false }), { isGM, verified: ok }).then((markup) => {
-      const tmp = document.createElement("div");
-      tmp.innerHTML = markup;
-      const fresh = /** @type {HTMLElement|null} */ (tmp.firstElementChild);
-      if (fresh && root.isConnected) {
+      const fresh = fromMarkup(root, markup);
+      if (fresh && root.parentNode && html.contains(root)) {
         root.replaceWith(fresh);
         attach(message, fresh, card, ok);
       }
-    });
+    }).catch((err) => console.error(`${MODULE_ID} | drawing the GM's view of a card failed`, err));
   }
   attach(message, root, card, ok);
   // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it.
@@ -88,7 +84,7 @@ function markUnverified(root) {
   root.classList.add("unverified");
   root.querySelectorAll("[data-roller-only], [data-gm-only]").forEach((el) => el.remove());
   if (root.querySelector(".verdict-unverified")) return;
-  const badge = document.createElement("p");
+  const badge = make(root, "p");
   badge.className = "verdict-unverified";
   badge.innerHTML = `<i class="fa-solid fa-triangle-exclamation"></i> ${t("VERDICT.Card.unverified")}`;
   root.prepend(badge);
@@ -106,6 +102,15 @@ function attach(_message, root, card, ok) {
   const me = game.user?.id;
   if (!ok) markUnverified(root);
   if (!isGM) root.querySelectorAll("[data-gm-only]").forEach((el) => el.remove());
+  const blocked = isGM ? api?.client.gmBlocked() ?? null : null;
+  if (blocked) {
+    // A GM browser without the GM key cannot act as the GM: say why instead of failing on click.
+    root.querySelectorAll("[data-gm-only] button").forEach((b) => {
+      /** @type {HTMLButtonElement} */ (b).disabled = true;
+      b.setAttribute("title", blocked);
+      /** @type {HTMLElement} */ (b).dataset.tooltip = blocked;
+    });
+  }
   const mayFollow = ok && (isGM || (card.user ? card.user === me : false));
   if (!mayFollow) root.querySelectorAll("[data-roller-only]").forEach((el) => el.remove());
   /**
@@ -144,9 +149,16 @@ function attach(_message, root, card, ok) {
   });
   root.querySelector("[data-verdict-apply]")?.addEventListener("click", async (ev) => {
     ev.preventDefault();
+    const ids = [card.actor, card.target].filter((id) => typeof id === "string" && id);
+    if (!isRelay()) {
+      // Only the relay writes tokens: ask it.
+      game.socket?.emit(`module.${MODULE_ID}`, { t: "apply", actors: ids });
+      ui.notifications?.info(t("VERDICT.Card.applyRelayed"));
+      return;
+    }
     const snap = api?.client.snapshot;
-    for (const id of [card.actor, card.target]) {
-      if (id && snap?.actors?.[id]) await syncActor(id, snap.actors[id]);
+    for (const id of ids) {
+      if (snap?.actors?.[id]) await syncActor(id, snap.actors[id]);
     }
     ui.notifications?.info(t("VERDICT.Card.applied"));
   });
