@@ -15,7 +15,8 @@ AYLA = "#board .token[data-actor='actorAyla']"
 def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
     connected(gm, player)
-    registered = gm.evaluate("CONFIG.statusEffects.map(e => e.id)")
+    # CONFIG.statusEffects: an array in v13, an object keyed by id in v14.
+    registered = gm.evaluate("Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects.map(e => e.id) : Object.keys(CONFIG.statusEffects)")
     for sid in ("verdict-condition", "verdict-wound", "verdict-scratch", "verdict-taken-down"):
         assert sid in registered
     assert "dead" in registered  # Foundry's own are kept

@@ -229,6 +229,7 @@ class StandinServer:
             data.setdefault("blind", False)
             data.setdefault("flags", {})
             world.messages.append(data)
+            # Every client receives every message, whispered or not: `ChatMessage#visible` hides it on the client.
             await self._broadcast(world, {"op": "created", "data": data, "rid": None})
             await self._send(world, user, {"op": "ack", "rid": rid, "data": data})
         elif op == "updateMessage":
