@@ -4,10 +4,13 @@
  * every GM browser with the GM key keeps the full copy in memory to draw its own view of the card.
  *
  * Who may read a card follows Foundry's visibility for each roll mode (a message without rolls is seen by
- * its author, the relay, and its whisper targets): public -> everyone, the player view's copy; gm -> the
- * GMs and the roller, the roller's copy; blind -> the GMs only (blind), and the roller a card saying they
- * rolled blind; self -> the roller, the roller's copy. Fail closed: without a copy the readers may see,
- * the card goes to the GMs alone.
+ * its author, the relay, and its whisper targets): public -> everyone; gm -> the GMs and the roller;
+ * blind -> the GMs only (blind), and the roller a card saying they rolled blind; self -> the roller.
+ * Foundry hands every chat message to every client and only hides whispers when drawing, so a document
+ * holds nothing a player may not see: a public card the player view's copy, any other card a shell (the
+ * rule set and the mode, no label, dice or outcome) that each reader's browser fills in from its own view
+ * of the table (a GM's own connection, the roller's own reply). Fail closed: a public roll without a
+ * player-safe copy becomes a shell for the GMs alone.
  *
  * Every GM browser with the key records what it hears even when it does not relay, so a GM who takes
  * over writes the cards the previous relay left unwritten (each check's card exactly once).
@@ -38,6 +41,8 @@ export class ChatCards {
     this.pending = new Map();
     /** @type {Map<string, Record<string, any>>} check id -> the GM's full result */
     this.full = new Map();
+    /** @type {Map<string, Record<string, any>>} check id -> the GM connection's message (label and all) */
+    this.fullMsg = new Map();
     /** @type {Set<string>} cards already written (a resync must not write them twice) */
     this.written = new Set();
     /** Card writes in order: a follow-up's update never overtakes its card's creation. */
@@ -73,13 +78,20 @@ export class ChatCards {
     if (entry.done) return;
     entry[side] = msg;
     this.pending.set(key, entry);
-    if (side === "gm") this.full.set(msg.check, msg.result);
+    if (side === "gm") this._keepFull(msg);
     if (!entry.timer && !entry.at) entry.at = Date.now();
     setTimeout(() => this.pending.get(key) === entry && this.pending.delete(key), 120000);
     if (!isRelay() || !entry.gm) return;
     const publicMode = (entry.gm.mode ?? "public") === "public";
     if (entry.pv || !publicMode) this._flush(key);
     else if (!entry.timer) entry.timer = setTimeout(() => this._flush(key), PAIR_MS);
+  }
+
+  /** @param {Record<string, any>} msg */
+  _keepFull(msg) {
+    this.full.set(msg.check, msg.result);
+    const prev = this.fullMsg.get(msg.check);
+    this.fullMsg.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? msg.label ?? null });
   }
 
   /** A new relay: write the cards of what this browser heard and nobody wrote. */
@@ -105,21 +117,17 @@ export class ChatCards {
   }
 
   /**
-   * The copy of a message the card's readers may see, by roll mode; null when no such copy can be had
-   * (then the card goes to the GMs alone).
+   * The copy of a message every reader of a public card may see; null for other modes, or when no such
+   * copy can be had (then the card is a shell for the GMs alone).
    * @param {Record<string, any>} gm
    * @param {Record<string, any>} [pv]  the player view's broadcast copy
    * @returns {Promise<Record<string, any>|null>}
    */
   async _readersCopy(gm, pv) {
     const mode = gm.mode ?? this._modeOf(gm.check) ?? "public";
-    if (mode === "blind") return null;
-    if (mode === "public") {
-      if (pv) return pv;
-      return this._askPlayerView(gm);
-    }
-    // gm / self: the roller's own copy, from the connection the relay holds for them (local mode).
-    return this.client.userCopy(cardKey(gm), PAIR_MS * 2);
+    // Any other mode: a shell, which each reader's browser fills in from its own view.
+    if (mode !== "public") return null;
+    return pv ?? this._askPlayerView(gm);
   }
 
   /**
@@ -147,7 +155,7 @@ export class ChatCards {
 
   /**
    * @param {Record<string, any>} gm  the GM connection's `rolled`
-   * @param {Record<string, any>|null} readers  the copy the card's readers may see (null: GMs only)
+   * @param {Record<string, any>|null} readers  the copy every reader may see (null: a shell)
    */
   async _create(gm, readers) {
     if (this.written.has(gm.check) || findCardMessage(gm.check)) return;
@@ -155,50 +163,47 @@ export class ChatCards {
     const gms = game.users?.filter((u) => u.isGM).map((u) => u.id) ?? [];
     const roller = gm.user ?? null;
     const mode = gm.mode ?? "public";
+    const shell = mode !== "public" || !readers;
     /** @type {string[]} */
     let whisper = [];
     let blind = false;
-    let safe = readers;
-    if (mode === "blind") {
+    if (mode === "blind" || (mode === "public" && !readers)) {
       whisper = gms;
-      blind = true;
-      safe = gm;
-    } else if (!readers) {
-      // Fail closed: no copy the readers may see, so only the GMs read this card.
-      whisper = gms;
-      safe = gm;
+      blind = mode === "blind";
     } else if (mode === "gm") {
       whisper = [...new Set([...gms, ...(roller ? [roller] : [])])];
     } else if (mode === "self") {
       whisper = roller ? [roller] : gms;
     }
-    /** @type {import("./lib/card-model.mjs").CardEntry} */
+    /** @type {import("./lib/card-model.mjs").CardEntry & {shell?: boolean}} */
     const entry = {
-      checkId: gm.check, seq: gm.seq, result: /** @type {Record<string, any>} */ (safe).result, by: gm.by, user: roller,
-      actor: gm.actor ?? null, target: gm.target ?? null, scene: gm.scene ?? null, mode, label: gm.label ?? null,
-      extended: gm.extended ?? null, actions: [], redacted: JSON.stringify(safe?.result) !== JSON.stringify(gm.result),
+      checkId: gm.check, seq: gm.seq, result: shell ? /** @type {any} */ (null) : /** @type {Record<string, any>} */ (readers).result,
+      by: gm.by, user: roller, actor: gm.actor ?? null, target: gm.target ?? null, scene: gm.scene ?? null, mode,
+      label: shell ? null : gm.label ?? null, extended: gm.extended ?? null, actions: [],
+      redacted: shell || JSON.stringify(readers?.result) !== JSON.stringify(gm.result), shell,
     };
     const actor = actorById(entry.actor);
     const speaker = actor ? ChatMessage.getSpeaker({ actor }) : { alias: game.users?.get(roller ?? "")?.name ?? game.user?.name ?? "Verdict" };
-    const content = await renderCard(entry, { isGM: false, verified: true });
+    const content = shell ? renderShell(entry, gm.result?.system ?? "") : await renderCard(entry, { isGM: false, verified: true });
     await ChatMessage.create({
       content, speaker, whisper, blind,
-      flags: { [MODULE_ID]: { card: /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (entry)) } },
+      flags: { [MODULE_ID]: { card: /** @type {Record<string, unknown>} */ (/** @type {unknown} */ ({ ...entry, system: gm.result?.system ?? null })) } },
     });
-    if (blind && roller && !gms.includes(roller)) await this._blindTrace(entry, roller, speaker);
-    showDice(entry.result, whisper, blind, roller);
+    if (blind && roller && !gms.includes(roller)) await this._blindTrace(entry, gm.result?.system ?? "", roller, speaker);
+    showDice(gm.result, whisper, blind, roller);
   }
 
   /**
-   * The roller of a blind roll: a card saying they rolled, without the result.
+   * The roller of a blind roll: a card saying they rolled, without the result (their browser adds the
+   * label from its own reply).
    * @param {Record<string, any>} entry
+   * @param {string} system
    * @param {string} roller
    * @param {Record<string, any>} speaker
    */
-  async _blindTrace(entry, roller, speaker) {
-    const label = entry.label ? `<h3 class="verdict-label">${escapeHTML(entry.label)}</h3>` : "";
-    const content = `<div class="verdict-card verdict-blind-trace" data-check-id="${escapeHTML(entry.checkId)}">`
-      + `<header class="verdict-card-header"><span class="verdict-system">${escapeHTML(t(`VERDICT.System.${entry.result?.system ?? ""}`))}</span>${label}</header>`
+  async _blindTrace(entry, system, roller, speaker) {
+    const content = `<div class="verdict-trace verdict-blind-trace" data-check-id="${escapeHTML(entry.checkId)}">`
+      + `<header class="verdict-card-header"><span class="verdict-system">${escapeHTML(t(`VERDICT.System.${system}`))}</span></header>`
       + `<p class="verdict-blind-note"><i class="fa-solid fa-eye-slash" aria-hidden="true"></i> ${escapeHTML(t("VERDICT.Card.rolledBlind"))}</p></div>`;
     await ChatMessage.create({
       content: inert(content), speaker, whisper: [roller],
@@ -216,16 +221,15 @@ export class ChatCards {
     const old = /** @type {Record<string, any>} */ (message.getFlag(MODULE_ID, "card") ?? {});
     // Already on the card (the previous relay wrote it before handing over): never applied twice.
     if (typeof old.seq === "number" && old.seq >= gm.seq) return;
-    const gmOnly = (old.mode ?? "public") === "blind" || (message.whisper ?? []).every((id) => game.users?.get(String(id))?.isGM);
-    const safe = gmOnly ? gm : readers;
+    const shell = Boolean(old.shell);
     const entry = {
       ...old,
       seq: gm.seq,
-      result: safe ? safe.result : old.result,
+      result: shell ? null : readers ? readers.result : old.result,
       actions: [...(old.actions ?? []), gm.action],
-      redacted: safe ? JSON.stringify(safe.result) !== JSON.stringify(gm.result) : true,
+      redacted: shell || !readers || JSON.stringify(readers.result) !== JSON.stringify(gm.result),
     };
-    const content = await renderCard(/** @type {any} */ (entry), { isGM: false, verified: true });
+    const content = shell ? renderShell(entry, old.system ?? gm.result?.system ?? "") : await renderCard(/** @type {any} */ (entry), { isGM: false, verified: true });
     await message.update({ content, flags: { [MODULE_ID]: { card: entry } } });
     const dice = (gm.result?.dice ?? []).length - (old.result?.dice ?? []).length;
     if (dice > 0) {
@@ -233,6 +237,20 @@ export class ChatCards {
         /** @type {string[]} */ ([...(message.whisper ?? [])].map(String)), Boolean(message.blind), old.user ?? null);
     }
   }
+}
+
+/**
+ * A card that holds nothing secret: the rule set and the mode. Each reader's browser draws the rest from
+ * its own view of the table.
+ * @param {Record<string, any>} entry
+ * @param {string} system
+ */
+export function renderShell(entry, system) {
+  const mode = entry.mode ?? "public";
+  return inert(`<div class="verdict-card verdict-shell system-${escapeHTML(system)}" data-check-id="${escapeHTML(entry.checkId)}" data-system="${escapeHTML(system)}">`
+    + `<header class="verdict-card-header"><span class="verdict-system">${escapeHTML(t(`VERDICT.System.${system}`))}</span>`
+    + `<span class="verdict-mode" data-mode="${escapeHTML(mode)}"><i class="fa-solid fa-eye-slash" aria-hidden="true"></i> ${escapeHTML(t(`VERDICT.Mode.${mode}`))}</span></header>`
+    + `<p class="verdict-shell-note">${escapeHTML(t("VERDICT.Card.shell"))}</p></div>`);
 }
 
 /**

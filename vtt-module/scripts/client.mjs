@@ -102,8 +102,8 @@ export class VerdictClient extends Emitter {
     this._ownReadOnly = false;
     /** @type {string|null} the relay whose status this page shows */
     this._relayStatusFrom = null;
-    /** @type {Map<string, Record<string, any>>} relay: what each user's own connection answered, by card key */
-    this.userCopies = new Map();
+    /** @type {Map<string, Record<string, any>>} check id -> this user's own copy (the replies to its rolls) */
+    this.mine = new Map();
   }
 
   get mode() {
@@ -405,6 +405,11 @@ export class VerdictClient extends Emitter {
     if ((msg.type === "rolled" || msg.type === "followed") && msg.result) {
       this.known.set(msg.check, JSON.stringify(msg.result?.dice ?? []));
     }
+    if (reply && (msg.type === "rolled" || msg.type === "followed")) {
+      // What this user may see of their own roll: cards that are shells draw it from here.
+      const prev = this.mine.get(msg.check);
+      this.mine.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? msg.label ?? null });
+    }
     if (msg.type === "event") this._learn(msg.event);
     if (["rolled", "followed", "done", "event"].includes(msg.type)) {
       if (msg.type !== "rolled" || (msg.events ?? []).length || msg.result?.system === "boons") this._scheduleRefresh(source === "own" ? "own" : "relay");
@@ -629,51 +634,12 @@ export class VerdictClient extends Emitter {
     }
     if (this.mode === "server") throw new RequestError("forbidden", t("VERDICT.Status.serverModeDirect"));
     const conn = await this._userConn(user);
-    if (conn) {
-      const reply = await conn.request({ ...rest, id });
-      // The roller's own copy: what a card only the roller (and the GMs) see may show.
-      if (reply.type === "rolled") this._keepCopy(`rolled:${reply.check}`, reply);
-      if (reply.type === "followed") this._keepCopy(`followed:${reply.check}:${reply.seq}`, reply);
-      return reply;
-    }
+    if (conn) return conn.request({ ...rest, id });
     // A sidecar without user keys: the player view acts for the user (the older protocol).
     /** @type {Record<string, any>} */
     const out = { ...rest, id: `${user}:${id}` };
     if (msg.type === "roll" || msg.type === "follow") out.user = user;
     return /** @type {Connection} */ (this.playerView).request(out);
-  }
-
-  /**
-   * @param {string} key
-   * @param {Record<string, any>} reply
-   */
-  _keepCopy(key, reply) {
-    this.userCopies.set(key, reply);
-    this.emit("user-copy", key, reply);
-    setTimeout(() => this.userCopies.delete(key), 120000);
-  }
-
-  /**
-   * The roller's copy of a card's message, waiting up to `ms` for it.
-   * @param {string} key
-   * @param {number} ms
-   * @returns {Promise<Record<string, any>|null>}
-   */
-  userCopy(key, ms) {
-    const have = this.userCopies.get(key);
-    if (have) return Promise.resolve(have);
-    return new Promise((resolve) => {
-      const off = this.on("user-copy", (/** @type {string} */ k, /** @type {Record<string, any>} */ r) => {
-        if (k !== key) return;
-        off();
-        clearTimeout(timer);
-        resolve(r);
-      });
-      const timer = setTimeout(() => {
-        off();
-        resolve(null);
-      }, ms);
-    });
   }
 
   /**

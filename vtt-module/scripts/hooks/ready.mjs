@@ -5,6 +5,7 @@ import { showStatus } from "../status.mjs";
 import { registerStatusEffects, syncActor, syncAll } from "../tokens.mjs";
 import { actorById } from "../documents.mjs";
 import { syncGathers } from "../requests.mjs";
+import { watchCopies } from "./render-chat-message.mjs";
 
 /** `ready`: connect, write cards (the relay), keep tokens in line with the table, show the status. */
 export default function ready() {
@@ -13,6 +14,7 @@ export default function ready() {
   registerStatusEffects();
   const client = api.client;
   api.cards = new ChatCards(client);
+  watchCopies(client);
   client.on("status", showStatus);
   client.on("snapshot", (/** @type {Record<string, any>} */ snap) => {
     syncAll(snap);

@@ -21,6 +21,27 @@ export default function renderChatMessageHTML(message, element) {
   if (card) decorateCard(message, html, card);
   const request = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "request"));
   if (request) decorateRequest(message, html, request);
+  const trace = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "trace"));
+  if (trace) {
+    redraws.set(trace.checkId, () => decorateTrace(html, trace));
+    decorateTrace(html, trace);
+  }
+}
+
+/**
+ * A blind roll's trace: the roller's browser adds the roll's label from its own reply (the document
+ * holds no label, since every client receives every chat message).
+ * @param {HTMLElement} html
+ * @param {Record<string, any>} trace
+ */
+function decorateTrace(html, trace) {
+  const label = game.modules?.get(MODULE_ID)?.api?.client.mine.get(trace.checkId)?.label;
+  const header = html.querySelector(".verdict-trace .verdict-card-header");
+  if (!label || !header || header.querySelector(".verdict-trace-label")) return;
+  const h = make(header, "h3");
+  h.className = "verdict-trace-label";
+  h.textContent = String(label);
+  header.append(h);
 }
 
 /**
@@ -39,6 +60,38 @@ export function verified(message, card) {
   return true;
 }
 
+/** @type {Map<string, () => void>} check id -> redraw this viewer's copy of its card (the newest element) */
+const redraws = new Map();
+
+/**
+ * This viewer's own copy of a card's check: a GM's from its own connection, the roller's from the
+ * replies to their requests. Null when this viewer has none.
+ * @param {Record<string, any>} card
+ * @returns {Record<string, any>|null}
+ */
+function ownCopy(card) {
+  const api = game.modules?.get(MODULE_ID)?.api;
+  if (game.user?.isGM) {
+    const full = api?.cards?.fullMsg.get(card.checkId);
+    if (full?.result) return full;
+  }
+  if (card.user && card.user === game.user?.id) {
+    const mine = api?.client.mine.get(card.checkId);
+    if (mine?.result) return mine;
+  }
+  return null;
+}
+
+/**
+ * Keep the drawn card in step with this viewer's own copy when a reply or broadcast brings a newer one.
+ * @param {import("../client.mjs").VerdictClient} client
+ */
+export function watchCopies(client) {
+  client.on("message", (/** @type {Record<string, any>} */ msg) => {
+    if ((msg.type === "rolled" || msg.type === "followed") && typeof msg.check === "string") setTimeout(() => redraws.get(msg.check)?.(), 0);
+  });
+}
+
 /**
  * @param {ChatMessage.Implementation} message
  * @param {HTMLElement} html
@@ -48,24 +101,43 @@ function decorateCard(message, html, card) {
   const api = game.modules?.get(MODULE_ID)?.api;
   const isGM = Boolean(game.user?.isGM);
   const ok = verified(message, card);
-  const full = isGM ? api?.cards?.full.get(card.checkId) : undefined;
-  const root = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
+  let root = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
   if (!root) return;
-  if (full && card.redacted) {
-    // The GM's own view: the full result, never written to the shared document. Swapped inside the
-    // message's element, whether or not the chat log has inserted it yet.
-    root.classList.add("verdict-pending-full");
-    renderCard(/** @type {any} */ ({ ...card, result: full, redacted: false }), { isGM, verified: ok }).then((markup) => {
-      const fresh = fromMarkup(root, markup);
-      if (fresh && root.parentNode && html.contains(root)) {
+  const client = api?.client;
+  /**
+   * Draw this viewer's own copy in place of what the document holds (a player-safe copy or a shell). The
+   * copy is never written to the shared document. Swapped inside the message's element, whether or not the
+   * chat log has inserted it yet.
+   * @param {Record<string, any>} copy
+   */
+  const swap = (copy) => {
+    const entry = { ...card, result: copy.result, label: copy.label ?? card.label ?? null, redacted: false, shell: false };
+    renderCard(/** @type {any} */ (entry), { isGM, verified: ok }).then((markup) => {
+      const fresh = fromMarkup(html, markup);
+      if (fresh && root && root.parentNode && html.contains(root)) {
         root.replaceWith(fresh);
-        attach(message, fresh, card, ok);
+        root = fresh;
+        attach(message, fresh, entry, ok);
       }
-    }).catch((err) => console.error(`${MODULE_ID} | drawing the GM's view of a card failed`, err));
+    }).catch((err) => console.error(`${MODULE_ID} | drawing this viewer's copy of a card failed`, err));
+  };
+  if (card.redacted || card.shell) {
+    const redraw = () => {
+      const copy = ownCopy(card);
+      if (copy) swap(copy);
+    };
+    redraws.set(card.checkId, redraw);
+    const copy = ownCopy(card);
+    if (copy) swap(copy);
+    else if (card.shell && client && (isGM ? client.own : card.user === game.user?.id)) {
+      // A shell this viewer may read but did not hear rolled (a reload, a later join): ask the ledger.
+      client.verify(card.checkId).then((reply) => {
+        if (reply.found && reply.result) swap({ result: reply.result, label: null });
+      }).catch(() => {});
+    }
   }
   attach(message, root, card, ok);
   // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it.
-  const client = api?.client;
   if (ok && client && !client.known.has(card.checkId) && client.status.state === "open") {
     client.verify(card.checkId).then((reply) => {
       const faces = reply.result ? JSON.stringify(reply.result.dice ?? []) : null;
