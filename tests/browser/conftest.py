@@ -167,7 +167,7 @@ class Table:
         self.sidecar = sidecar
         self.mode = mode
         self.generation = generation
-        self.system = "standin"
+        self.system = "rebuild"  # the test system rebuilds CONFIG.statusEffects on every canvasReady
         self.world: World | None = None
         self.contexts: dict[str, object] = {}
         self.pages = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import API
+from .helpers import API, connected
 
 pytestmark = pytest.mark.browser
 
@@ -57,3 +57,15 @@ def test_dice_so_nice_throws_the_real_faces(table):
     boons = throws[1]["data"]["throws"][0]["dice"]
     assert [d["result"] for d in boons] == CHECKS["boons"]["dice"]
     assert [d["type"] for d in boons] == ["d8", "d8", "d8", "d6", "d6", "d8", "d8"]
+
+
+def test_the_dialog_title_follows_the_rule_set(table):
+    """Foundry writes a window's title on its first render only: the dialog must update it itself."""
+    gm = table.open("gm1")
+    connected(gm)
+    gm.evaluate(f"{API}.roll({{system: 'facets', label: 'Titled'}})")
+    dialog = gm.locator(".verdict-roll-dialog")
+    dialog.wait_for()
+    assert "Facets" in dialog.locator(".window-title").inner_text()
+    dialog.locator("[name='system']").select_option("flairs")
+    gm.wait_for_function("document.querySelector('.verdict-roll-dialog .window-title').textContent.includes('Flairs')", timeout=5000)
