@@ -223,6 +223,10 @@ class Table:
         self._check(user, page)
         self.contexts.pop(user).close()
 
+    def stall(self, user: str) -> None:
+        """The server stops delivering to ``user`` (their network stalls) until they leave."""
+        self.standin.call(self.world.stalled.add, user)
+
     def messages(self) -> list[dict]:
         """The world's chat messages as the server stores them."""
         return self.standin.call(lambda: [dict(m) for m in self.world.messages])

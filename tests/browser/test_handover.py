@@ -76,3 +76,23 @@ def test_a_gm_without_the_key_becomes_active_and_is_told_what_to_do(table):
     assert not refused["ok"], refused
     assert time.monotonic() - start < 5, "the roll waited for a timeout instead of being refused"
     assert cards(table) == []
+
+
+def test_a_roll_in_flight_when_the_relay_drops_is_answered_once(table):
+    """The active GM's network stalls with a player's roll on its way to it, then the GM drops out: the
+    assistant GM takes over and the roll is answered once, with one card."""
+    gm1 = table.open("gm1")
+    gm2 = table.open("gm2", gm_key=True)
+    ayla = table.open("p1")
+    connected(gm1, gm2, ayla)
+    table.stall("gm1")
+    ayla.evaluate(f"window.__inflight = ({ROLL})('In flight')")
+    ayla.wait_for_timeout(300)
+    table.leave("gm1")
+    reply = ayla.evaluate("window.__inflight")
+    assert reply["ok"], f"the roll in flight was lost: {reply}"
+    ayla.wait_for_selector(".verdict-card .verdict-label:has-text('In flight')", timeout=10000)
+    gm2.wait_for_selector(".verdict-card .verdict-label:has-text('In flight')", timeout=5000)
+    ayla.wait_for_timeout(1000)
+    labels = [m["flags"]["verdict"]["card"]["label"] for m in cards(table)]
+    assert labels == ["In flight"], labels

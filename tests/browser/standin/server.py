@@ -60,7 +60,9 @@ class World:
     delivered: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     # Every module-socket frame each user emitted, with its sender as the server saw it.
     emitted: list[dict] = field(default_factory=list)
-    queries: dict[str, str] = field(default_factory=dict)  # query id -> asking user
+    queries: dict[str, tuple[str, str]] = field(default_factory=dict)  # query id -> (asking user, asked user)
+    # Users whose connection has stalled: frames to them are held back (a network that stops delivering).
+    stalled: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         for a in ACTORS:
@@ -146,7 +148,7 @@ class StandinServer:
     # --- the relay ------------------------------------------------------------------------------------
     async def _send(self, world: World, user: str, frame: dict) -> None:
         ws = world.clients.get(user)
-        if ws is None or ws.closed:
+        if ws is None or ws.closed or user in world.stalled:
             return
         text = json.dumps(frame)
         world.delivered[user].append(text)
@@ -193,10 +195,13 @@ class StandinServer:
             if world.clients.get(user) is ws:
                 del world.clients[user]
                 await self._broadcast(world, {"op": "presence", "user": user, "active": False})
-                # Queries waiting on the user who left fail, as Foundry rejects them.
-                for qid, asker in list(world.queries.items()):
-                    if asker == user:
+                world.stalled.discard(user)
+                # A query the user who left was asked fails for its asker; their own questions are dropped.
+                for qid, (asker, asked) in list(world.queries.items()):
+                    if asker == user or asked == user:
                         world.queries.pop(qid, None)
+                    if asked == user and asker != user:
+                        await self._send(world, asker, {"op": "queryResult", "qid": qid, "error": f"User {user} is no longer active"})
         return ws
 
     async def _handle(self, world: World, user: str, f: dict) -> None:
@@ -214,10 +219,10 @@ class StandinServer:
             if to not in world.active():
                 await self._send(world, user, {"op": "queryResult", "qid": f.get("qid"), "error": f"User {to} is not active"})
                 return
-            world.queries[f["qid"]] = user
+            world.queries[f["qid"]] = (user, to)
             await self._send(world, to, {"op": "query", "qid": f["qid"], "name": f.get("name"), "data": f.get("data")})
         elif op == "queryReply":
-            asker = world.queries.pop(f.get("qid"), None)
+            asker, _ = world.queries.pop(f.get("qid"), (None, None))
             if asker is not None:
                 await self._send(world, asker, {"op": "queryResult", "qid": f.get("qid"), "result": f.get("result"),
                                                 "error": f.get("error")})
