@@ -132,7 +132,7 @@ export class VerdictClient extends Emitter {
     this._registerQueries();
     if (this.hasGmKey) this.holders.add(/** @type {string} */ (this.me));
     this._announce();
-    this._socketEmit({ t: "hello", commit: this.commit });
+    this._socketEmit({ t: "hello", commit: this.commit, fresh: true });
     this.evaluate();
   }
 
@@ -273,7 +273,7 @@ export class VerdictClient extends Emitter {
           userKey = String(reply.key);
           globalThis.localStorage?.setItem(storeKey, userKey);
         } else if (reply?.code === "unknown_sender" || reply?.code === "not_relay" || reply?.code === "offline") {
-          if (reply.code === "unknown_sender") this._socketEmit({ t: "hello", commit: this.commit });
+          if (reply.code === "unknown_sender") this._newSecret();
           await new Promise((r) => setTimeout(r, 400));
           continue;
         }
@@ -335,6 +335,13 @@ export class VerdictClient extends Emitter {
 
   _broadcastStatus() {
     if (this.isRelay) this._socketEmit({ t: "status", status: this._playerStatus() });
+  }
+
+  /** A fresh secret for this page, its hash announced (the relay will know the asker by it). */
+  _newSecret() {
+    this.secret = newId() + newId();
+    this.commit = sha256(this.secret);
+    this._socketEmit({ t: "hello", commit: this.commit, fresh: false });
   }
 
   /** Tell everyone whether this GM browser has the GM key (the relay rule prefers those that do). */
@@ -469,8 +476,9 @@ export class VerdictClient extends Emitter {
     const settle = (/** @type {Record<string, any>} */ reply) => {
       if (this.relayed.get(id) !== entry) return;
       if (reply?.type === "error" && (reply.code === "not_relay" || reply.code === "unknown_sender")) {
-        // The relay moved, or had not heard this page's hello yet: say it again and wait for the next try.
-        if (reply.code === "unknown_sender") this._socketEmit({ t: "hello", commit: this.commit });
+        // The relay moved, or does not know this page's commitment (not heard yet, or copied by someone):
+        // a new secret, announced again, and the next try.
+        if (reply.code === "unknown_sender") this._newSecret();
         entry.sentTo = null;
         setTimeout(() => { if (this.relayed.get(id) === entry && entry.sentTo === null) this._sendRelayed(entry); }, 300);
         return;
@@ -579,7 +587,7 @@ export class VerdictClient extends Emitter {
    */
   _asker(secret) {
     if (typeof secret !== "string" || secret.length < 16) return null;
-    return this.commits.get(sha256(secret)) ?? null;
+    return this.commits.get(sha256(secret)) || null;
   }
 
   /**
@@ -735,9 +743,13 @@ export class VerdictClient extends Emitter {
     switch (data.t) {
       case "hello":
         if (typeof data.commit === "string" && /^[0-9a-f]{64}$/.test(data.commit)) {
+          // One commitment, one user: a second user repeating it (a copy of someone's frame) makes it
+          // name nobody, and its owner picks a new secret when the relay says it does not know the asker.
           const owner = this.commits.get(data.commit);
-          if (!owner || owner === sender) this.commits.set(data.commit, sender);
+          this.commits.set(data.commit, owner === undefined || owner === sender ? sender : "");
         }
+        // A page that just started learns everyone's commitment and who holds the key.
+        if (data.fresh === true && senderUser.isGM) this._socketEmit({ t: "hello", commit: this.commit, fresh: false });
         this._announce();
         if (this.isRelay) {
           this._broadcastStatus();
