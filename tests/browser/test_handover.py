@@ -96,3 +96,23 @@ def test_a_roll_in_flight_when_the_relay_drops_is_answered_once(table):
     ayla.wait_for_timeout(1000)
     labels = [m["flags"]["verdict"]["card"]["label"] for m in cards(table)]
     assert labels == ["In flight"], labels
+
+
+def test_a_gm_who_does_not_relay_gets_working_or_explained_controls(table):
+    """A second GM (not the relay): the tracker's GM controls act through the relay, or are disabled with a
+    reason, never enabled and silently doing nothing."""
+    gm1, gm2 = table.open("gm1"), table.open("gm2", gm_key=False)
+    connected(gm1)
+    gm1.click("#scene-controls [data-tool='verdict-tracker']")
+    gm1.locator(".verdict-tracker").wait_for()
+    gm2.click("#scene-controls [data-tool='verdict-tracker']")
+    tracker = gm2.locator(".verdict-tracker")
+    tracker.wait_for()
+    add = tracker.locator(".verdict-add [data-action=add]")
+    if add.count() == 0 or add.is_disabled():
+        reason = tracker.inner_text()
+        assert "key" in reason.lower() or "relay" in reason.lower(), f"GM controls are off without a reason: {reason!r}"
+        return
+    tracker.locator(".verdict-add [name=text]").fill("Added by the assistant")
+    add.click()
+    gm1.wait_for_selector(".verdict-tracker .verdict-complication:has-text('Added by the assistant')", timeout=5000)

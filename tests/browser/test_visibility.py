@@ -50,3 +50,19 @@ def test_a_blind_roll_leaves_the_roller_a_trace_and_other_players_nothing(table)
     for user in ("p1", "p2"):
         leaks = [f for f in table.delivered(user) if check in f and outcome in f]
         assert not leaks, f"{user}'s browser received the blind roll's result: {leaks[0][:400]}"
+
+
+def test_a_self_roll_reaches_the_roller_only(table):
+    """A self roll is the roller's alone: no other player's browser receives its result, in any frame."""
+    gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
+    connected(gm, ayla, bram)
+    label = "Count the coins in my purse"
+    ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3}}, actor: 'actorAyla', mode: 'self', label: {label!r}}})")
+    card = ayla.locator(f".verdict-card:has(.verdict-label:has-text('{label}')):has(.verdict-dice .die)")
+    card.wait_for(timeout=5000)
+    check, outcome = card.get_attribute("data-check-id"), card.get_attribute("data-outcome")
+    assert check and outcome
+    bram.wait_for_timeout(800)
+    assert bram.locator("#chat-log .chat-message").count() == 0
+    leaks = [f for f in table.delivered("p2") if check in f and outcome in f]
+    assert not leaks, f"another player's browser received the self roll's result: {leaks[0][:400]}"
