@@ -6,11 +6,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.stamp-install
 
-.PHONY: serve test test-python bench schema clean help
+.PHONY: serve test test-python test-random bench schema clean help
 
 help:
 	@echo "make serve    set up and run the sidecar on 127.0.0.1:8765 (data in ./var)"
 	@echo "make test     set up and run the whole suite (Python, JS units, type check, browser)"
+	@echo "make test-random  the property tests with fresh randomness (make test runs them derandomized)"
 	@echo "make bench    run the benchmarks against their anchors"
 	@echo "make package  build dist/verdict.zip, the Foundry module"
 	@echo "make schema   regenerate protocol/schema/v1.json and the golden vectors' index"
@@ -32,6 +33,9 @@ test: test-python test-js typecheck test-browser
 
 test-python: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not browser"
+
+test-random: $(STAMP)
+	HYPOTHESIS_PROFILE=random $(BIN)/python -m pytest -q -m "not browser" $$(grep -rl hypothesis tests --include='test_*.py')
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -7,9 +7,9 @@ Listens on 127.0.0.1 on a free port and prints one JSON line: ``{"port": P, "pid
 [[table, gm_key, player_key], ...]}``; then serves until stdin closes or SIGTERM.
 
 Verdict runs as ``verdict serve`` builds it (:func:`sidecar.server.app.create_app`, the same
-websocket settings), with two differences a benchmark needs: the per-connection rate limit is lifted
-(one client doing round trips back to back would exceed 20/s), and logging is at WARNING, so the
-per-join log line does not go to a pipe nobody reads.
+websocket settings), with two differences a benchmark needs: the rate limits and connection caps are
+lifted (one client doing round trips back to back would exceed 20/s; a thousand connections come from
+one address), and logging is at WARNING, so the per-join log line does not go to a pipe nobody reads.
 
 The echo anchor does the least a server of this shape can: the first frame joins a group (its
 ``table``), every later frame is answered with a frame of ``--reply-size`` bytes that begins with the
@@ -41,7 +41,8 @@ async def serve_verdict(data: Path, tables: int) -> tuple[web.AppRunner, list[li
     data.mkdir(parents=True, exist_ok=True)
     ledger = SqliteLedger(data / "verdict.sqlite3")
     keys = [ledger.create_table(f"bench-{i}") for i in range(tables)]
-    settings = Settings(host="127.0.0.1", port=0, data=data, rate=1e9, burst=1e9)
+    settings = Settings(host="127.0.0.1", port=0, data=data, rate=1e9, burst=1e9, max_connections=1_000_000,
+                        max_per_address=1_000_000, hello_timeout=600.0)
     app = create_app(settings, ledger)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()

@@ -195,6 +195,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host=args.host, port=args.port, data=_data_dir(args.data), log_format=args.log_format,
         allow_origins=tuple(args.allow_origin) if args.allow_origin else None,
         metrics_token=args.metrics_token or os.environ.get("VERDICT_METRICS_TOKEN") or None,
+        limits={"rate": args.rate, "burst": 2 * args.rate if args.rate else None, "hello_timeout": args.hello_timeout, "max_connections": args.max_connections,
+                "max_per_address": args.max_per_address,
+                "trusted_proxies": tuple(args.trust_proxy) if args.trust_proxy else None},
     )
 
 
@@ -263,6 +266,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--metrics-token", metavar="TOKEN",
                        help="let clients off loopback read /metrics with `Authorization: Bearer TOKEN` "
                             "(default: $VERDICT_METRICS_TOKEN; without it /metrics answers loopback only)")
+    serve.add_argument("--rate", type=float, metavar="N",
+                       help="requests per second one socket may sustain (default: 20; a requester over all its sockets: "
+                            "twice that; one address: 8 times)")
+    serve.add_argument("--hello-timeout", type=float, metavar="SECONDS",
+                       help="close sockets that have not said hello by then (default: 10)")
+    serve.add_argument("--max-connections", type=int, metavar="N",
+                       help="open websockets at most (default: 1000, fewer if the open-file limit is lower)")
+    serve.add_argument("--max-per-address", type=int, metavar="N",
+                       help="open websockets from one remote address at most (default: 64)")
+    serve.add_argument("--trust-proxy", action="append", metavar="ADDR",
+                       help="address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client, "
+                            "for the per-address limits (repeatable; default: none)")
     serve.set_defaults(func=cmd_serve)
 
     for name, func, dice, what in (

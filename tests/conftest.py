@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestServer
+from hypothesis import settings as hypothesis_settings
 
 from sidecar.client import Client
 from sidecar.server.app import Settings, create_app
@@ -20,6 +21,12 @@ from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import SqliteLedger, TableKeys
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Property tests are deterministic by default (`make test`): the same examples on every run and machine.
+# `make test-random` (HYPOTHESIS_PROFILE=random) draws fresh ones; a failure it finds becomes an @example.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.register_profile("random", derandomize=False, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def free_port() -> int:

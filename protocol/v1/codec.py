@@ -106,6 +106,8 @@ def _check_values(value: Any, rid: Any, path: str = "") -> None:
 
 def request_id(data: bytes | str, msgpack: bool = False) -> str | None:
     """The ``id`` of a frame that will not be handled (rate limited), so the refusal names it."""
+    if msgpack and isinstance(data, str):
+        return None  # a text frame on a MessagePack socket: refused as such
     try:
         env = (_env_msgpack if msgpack else _env_json).decode(data)
     except (msgspec.DecodeError, RecursionError):

@@ -31,8 +31,12 @@ from .odds_feats import feats_odds
 from .odds_flairs import flairs_odds
 
 CACHE_SIZE = 4096
+CACHE_BYTES = 16 * 1024 * 1024
+"""The cache holds at most this many bytes of keys and answers (as encoded): a client's odds of large
+checks cannot make it grow without bound."""
 
-_cache: dict[tuple[str, bytes, bytes | None], CheckOdds] = {}
+_cache: dict[tuple[str, bytes, bytes | None], tuple[CheckOdds, int]] = {}
+_cache_bytes = 0
 _encode = msgspec.json.encode
 
 
@@ -63,19 +67,29 @@ def odds(check: Any, rules: Any = None) -> CheckOdds:
     except (AttributeError, KeyError):
         raise CheckError(f"odds: {type(check).__name__} is not a check of a known rule set", code="unsupported_system") from None
     key = (tag, _key(check), None if rules is None else _encode(rules))
+    global _cache_bytes
     hit = _cache.get(key)
     if hit is not None:
-        return hit
+        return hit[0]
     if rules is None:
         rules = mod.RULES
     if not getattr(compute, "validates", False):
         mod.validate(check, rules)
     answer = compute(check, rules)
-    if len(_cache) >= CACHE_SIZE:
+    size = len(key[1]) + len(key[2] or b"") + len(_encode(answer))
+    if size > CACHE_BYTES // 4:
+        return answer  # too large to keep
+    while _cache and (len(_cache) >= CACHE_SIZE or _cache_bytes + size > CACHE_BYTES):
         # Forget the oldest answer (dicts keep insertion order).
-        del _cache[next(iter(_cache))]
-    _cache[key] = answer
+        _cache_bytes -= _cache.pop(next(iter(_cache)))[1]
+    _cache[key] = (answer, size)
+    _cache_bytes += size
     return answer
+
+
+def cache_bytes() -> int:
+    """Bytes the cached answers take (as encoded), at most :data:`CACHE_BYTES`."""
+    return _cache_bytes
 
 
 def clear_cache(tables: bool = False) -> None:
@@ -84,10 +98,12 @@ def clear_cache(tables: bool = False) -> None:
     With ``tables``, also forget the tables shared by all checks (combinatorial numbers, per-die-type
     sums, the Feat table as bitmasks), as at start-up.
     """
+    global _cache_bytes
     _cache.clear()
+    _cache_bytes = 0
     if tables:
         for clear in TABLES:
             clear()
 
 
-__all__ = ["odds", "describe", "clear_cache", "SYSTEMS", "CACHE_SIZE"]
+__all__ = ["odds", "describe", "clear_cache", "cache_bytes", "SYSTEMS", "CACHE_SIZE", "CACHE_BYTES"]

@@ -28,6 +28,8 @@ from .metrics import Metrics
 log = structlog.get_logger("verdict.hub")
 
 REPLY_CACHE = 4096
+REPLY_CACHE_BYTES = 8 * 1024 * 1024
+"""Replies kept in memory per table, by count and by bytes; older ones are read back from the ledger."""
 RESYNC_LIMIT = 1000
 """A client further behind than this many events gets a snapshot instead of the events."""
 
@@ -60,6 +62,7 @@ class TableHub:
     connections: set[Connection] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     replies: OrderedDict[str, tuple[str, bytes]] = field(default_factory=OrderedDict)
+    reply_bytes: int = 0
     known: set[str] = field(default_factory=set)
     """Every request id this table has answered: a new id needs no look-up in the ledger."""
     inflight: dict[str, asyncio.Future[None]] = field(default_factory=dict)
@@ -123,9 +126,10 @@ class Hub:
                 await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
                 hub.table.commit(pending)
                 hub.replies[rid] = (conn.role, reply)
+                hub.reply_bytes += len(reply)
                 hub.known.add(rid)
-                if len(hub.replies) > REPLY_CACHE:
-                    hub.replies.popitem(last=False)
+                while len(hub.replies) > REPLY_CACHE or hub.reply_bytes > REPLY_CACHE_BYTES:
+                    hub.reply_bytes -= len(hub.replies.popitem(last=False)[1][1])
                 await _safe_send(conn, reply if not conn.msgpack else _to_msgpack(reply))
                 await self._fanout(hub, conn, pending, build)
         finally:

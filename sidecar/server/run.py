@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import errno
 import logging
+import resource
 import sys
+import time
 from pathlib import Path
 
 import structlog
@@ -34,6 +36,52 @@ def configure_logging(fmt: str | None) -> None:
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
     )
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    logging.getLogger("asyncio").addFilter(OncePerInterval())
+
+
+class OncePerInterval(logging.Filter):
+    """Out of file descriptors, asyncio's accept loop logs every failed accept: keep one a interval."""
+
+    MARKERS = ("out of system resource", "Too many open files")
+
+    def __init__(self, interval: float = 10.0) -> None:
+        super().__init__()
+        self.interval = interval
+        self.last = -1e9
+        self.left_out = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if not any(mark in text for mark in self.MARKERS):
+            return True
+        now = time.monotonic()
+        if now - self.last < self.interval:
+            self.left_out += 1
+            return False
+        if self.left_out:
+            record.msg = f"{text} ({self.left_out} more like this left out)"
+            record.args = ()
+        record.exc_info = None  # one line, not a traceback per attempt
+        self.last, self.left_out = now, 0
+        return True
+
+
+def file_limit() -> int:
+    """Raise the soft limit of open files to the hard one; return it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        target = 65536 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+def connection_cap(files: int, wanted: int) -> int:
+    """Connections the file limit leaves room for: the ledger, the listener and a margin keep the rest."""
+    return max(4, min(wanted, files * 3 // 4 - 16))
 
 
 def ensure_default_table(ledger: SqliteLedger, data: Path) -> None:
@@ -56,13 +104,15 @@ def ensure_default_table(ledger: SqliteLedger, data: Path) -> None:
 
 def serve(
     host: str, port: int, data: Path, log_format: str | None, allow_origins: tuple[str, ...] | None,
-    metrics_token: str | None = None,
+    metrics_token: str | None = None, limits: dict | None = None,
 ) -> int:
     configure_logging(log_format)
     data.mkdir(parents=True, exist_ok=True)
     ledger = SqliteLedger(data / "verdict.sqlite3")
     ensure_default_table(ledger, data)
-    settings = Settings(host=host, port=port, data=data, allow_origins=allow_origins, metrics_token=metrics_token)
+    settings = Settings(host=host, port=port, data=data, allow_origins=allow_origins, metrics_token=metrics_token,
+                        **{k: v for k, v in (limits or {}).items() if v is not None})
+    settings.max_connections = connection_cap(file_limit(), settings.max_connections)
     app = create_app(settings, ledger)
     listening = f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: http://{host}:{port}/module/module.json)"
     # run_app handles SIGINT and SIGTERM: on_shutdown closes sockets with 1001, on_cleanup closes the ledger.

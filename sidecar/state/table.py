@@ -9,7 +9,9 @@ anyone. A refused action raises :class:`ActionError` and leaves no trace.
 
 from __future__ import annotations
 
+import bisect
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -23,6 +25,10 @@ from sidecar.engine import CheckError, Dice, gather
 from .ledger import Ledger
 from .projection import TAKEN_DOWN_AT, Projection
 from .visibility import ROLL_VISIBILITY, Viewer, may_see, view
+
+
+VIEWS_KEPT = 64
+"""Per-user projections kept current; one asked for after it was let go is rebuilt from the log."""
 
 
 class ActionError(Exception):
@@ -79,11 +85,14 @@ class Table:
         """(visibility, owner) of every event not seen by all: what an ``undone`` may show of its seqs."""
         self.roll_seq: dict[str, int] = {}
         """The seq of each check's roll event."""
+        self.views: OrderedDict[str | None, Projection] = OrderedDict()
+        """Projections of what non-GM viewers see, by user (``None``: the public view), kept current."""
 
     def load(self) -> None:
         self.log = [(seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id)]
         self.state = Projection.build((seq, st.event) for seq, st in self.log)
         self.head = self.log[-1][0] if self.log else 0
+        self.restricted, self.roll_seq, self.views = {}, {}, OrderedDict()
         for seq, st in self.log:
             self._index(seq, st)
 
@@ -108,21 +117,29 @@ class Table:
 
     def visible(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
         out = []
-        for seq, st in self.log:
-            if seq <= since:
-                continue
+        for seq, st in self.log[bisect.bisect_right(self.log, since, key=lambda row: row[0]):]:
             ev = self._viewed(seq, st, viewer)
             if ev is not None:
                 out.append(t.Sequenced(seq=seq, event=ev))
         return out
 
     def snapshot(self, viewer: Viewer) -> t.Snapshot:
-        if viewer.is_gm:
-            snap = self.state.snapshot()
-        else:
-            snap = Projection.build((s.seq, s.event) for s in self.visible(0, viewer)).snapshot()
+        snap = (self.state if viewer.is_gm else self._view(viewer)).snapshot()
         snap.seq = self.head
         return snap
+
+    def _view(self, viewer: Viewer) -> Projection:
+        """The projection a non-GM viewer sees: built once from what it may see, then kept current by commit.
+
+        Every non-GM viewer with the same user (or none) sees the same events, so they share one."""
+        p = self.views.get(viewer.user)
+        if p is None:
+            p = self.views[viewer.user] = Projection.build((s.seq, s.event) for s in self.visible(0, viewer))
+            while len(self.views) > VIEWS_KEPT:
+                del self.views[next(iter(self.views))]  # the least recently used; rebuilt if asked again
+        else:
+            self.views.move_to_end(viewer.user)
+        return p
 
     def view_pending(self, pending: Pending, viewer: Viewer) -> list[t.Sequenced]:
         out = []
@@ -152,6 +169,10 @@ class Table:
             self.log.append((seq, st))
             self._index(seq, st)
             self.state.apply(seq, st.event)
+            for user, p in self.views.items():
+                ev = self._viewed(seq, st, Viewer("player", user))
+                if ev is not None:
+                    p.apply(seq, ev)
         self.head = max(self.head, pending.events[-1][0])
 
     def _pend(self) -> tuple[Pending, Callable[..., int]]:

@@ -5,6 +5,7 @@ server writes no traceback, and it stays up for everyone else."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import random
@@ -205,3 +206,36 @@ async def test_the_wrong_frame_type_is_refused_and_the_socket_stays_up(sidecar, 
     assert reply["code"] == "bad_frame" and ("binary" in reply["message"] or "text" in reply["message"])
     assert await _answered(ws, msgpack, "still-up") == []
     await ws.close()
+
+
+@pytest.mark.parametrize("msgpack", [False, True], ids=["json", "msgpack"])
+async def test_fuzzed_frames_while_rate_limited(tmp_path, msgpack, capsys):
+    """The refusal path (a rate-limited frame still names its id) meets every shape of frame too."""
+    from aiohttp.test_utils import TestServer
+
+    from sidecar.server.app import Settings, create_app
+    from sidecar.state.ledger import SqliteLedger
+    from tests.conftest import free_port
+
+    ledger = SqliteLedger(tmp_path / "v.sqlite3")
+    keys = ledger.create_table("t")
+    server = TestServer(create_app(Settings(data=tmp_path, rate=2, burst=2), ledger), host="127.0.0.1", port=free_port())
+    await server.start_server()
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    rng = random.Random(5)
+    ws = await _open(url, msgpack)
+    hello = {"type": "hello", "table": keys.table, "key": keys.gm}
+    await ws.send(msgspec.msgpack.encode(hello) if msgpack else json.dumps(hello))
+    assert _decode(await ws.recv(), msgpack)["type"] == "welcome"
+    corpus = frames(seed=77 + msgpack, n=200)
+    for obj in corpus:
+        await ws.send(encode(obj, msgpack, rng))
+    codes = []
+    for _ in corpus:  # every frame gets exactly one answer; almost all are refusals for the rate
+        reply = _decode(await asyncio.wait_for(ws.recv(), 5), msgpack)
+        codes.append(reply.get("code", reply["type"]))
+    assert codes.count("rate_limited") > 150 and "internal_error" not in codes
+    await ws.close()
+    await server.close()
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err

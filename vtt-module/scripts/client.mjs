@@ -32,8 +32,11 @@ import { setting } from "./settings.mjs";
 const RELAYABLE = new Set(["roll", "odds", "follow", "state", "verify", "ping"]);
 /** Queries the module registers in `CONFIG.queries`. */
 export const QUERY = { request: `${MODULE_ID}.request`, userKey: `${MODULE_ID}.userKey` };
-/** How long a request waits for an answer (through any number of relay handovers). */
-const REQUEST_MS = 20000;
+/**
+ * How long a relayed request waits for an answer, through any number of relay handovers: long enough for
+ * Foundry to notice a relay whose network stalled (its socket times out) and name the next one.
+ */
+const REQUEST_MS = 45000;
 
 /** @type {VerdictClient|null} the page's client (set by `start`) */
 let current = null;
