@@ -92,6 +92,12 @@ class Sidecar:
         self.gm_key = re.search(r"GM key\s+(\S+)", out).group(1)
         self.player_key = re.search(r"player key\s+(\S+)", out).group(1)
 
+    def user_key(self, user: str) -> str:
+        """``user``'s own player key for this table, as the CLI prints it."""
+        out = subprocess.run([str(VERDICT), "table", "--data", str(self.data), "user-key", self.table, user],
+                             check=True, capture_output=True, text=True).stdout
+        return out.split()[-1]
+
     def start(self) -> None:
         log = open(self.data / "sidecar.log", "a")
         self.proc = subprocess.Popen(

@@ -64,3 +64,28 @@ def test_forged_relay_frames_change_nothing(table):
     labels = [m["flags"]["verdict"]["card"]["label"] for m in table.messages() if m["flags"].get("verdict", {}).get("card")]
     assert labels == ["Genuine one", "Genuine two"]
     assert "FORGED" not in ayla.locator("#chat-log").inner_text()
+
+
+def test_a_player_cannot_obtain_another_players_key(table):
+    """Bram asks the relay, by every query the module registers, for Ayla's user key while pretending to be
+    her; Ayla's key never reaches Bram's browser."""
+    gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
+    connected(gm, ayla, bram)
+    ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', label: 'Warm up'}})")
+    bram.wait_for_selector(".verdict-card .verdict-label:has-text('Warm up')", timeout=5000)
+    answers = bram.evaluate(
+        """async () => {
+          const relay = game.users.activeGM;
+          const names = Object.keys(CONFIG.queries).filter((n) => n.startsWith("verdict."));
+          const out = [];
+          for (const name of names) {
+            for (const data of [{user: "p1"}, {from: "p1", user: "p1"}, {user: "p1", secret: "guess"}, {msg: {type: "state", id: "x1"}, user: "p1"}]) {
+              try { out.push(JSON.stringify(await relay.query(name, data, {timeout: 3000}))); } catch (e) { out.push(`refused: ${e.message}`); }
+            }
+          }
+          return {names, out};
+        }"""
+    )
+    key = table.sidecar.user_key("p1")
+    seen = table.delivered("p2") + table.frames.get("p2", []) + answers["out"]
+    assert not any(key in f for f in seen), "Ayla's user key reached Bram's browser"

@@ -172,7 +172,7 @@ class StandinServer:
             return ws
         old = world.clients.get(user)
         if old is not None and not old.closed:
-            # Foundry lets a user be connected once: a second login ends the first session.
+            # Foundry lets a user be connected once: a second login ends the first connection.
             await old.close(code=4409, message=b"logged in elsewhere")
         world.clients[user] = ws
         await self._send(world, user, {
