@@ -54,6 +54,35 @@ export class ChatCards {
     client.on("relay", () => {
       if (isRelay()) setTimeout(() => this._takeOver(), TAKEOVER_MS);
     });
+    // A self roll is the roller's alone: the sidecar tells no GM, so the roller's browser writes its card.
+    client.on("message", (/** @type {Record<string, any>} */ msg, /** @type {string} */ _source, /** @type {boolean} */ reply) => {
+      if (reply && msg.type === "rolled" && msg.mode === "self" && !msg.gather) this._selfCard(msg);
+    });
+  }
+
+  /**
+   * The roller's own card for a self roll: a shell whispered to the roller, drawn from the roller's reply.
+   * @param {Record<string, any>} msg  the `rolled` reply to this user's request
+   */
+  _selfCard(msg) {
+    if (this.written.has(msg.check)) return;
+    this.written.add(msg.check);
+    const me = game.user?.id ?? null;
+    this.queue = this.queue.then(async () => {
+      if (findCardMessage(msg.check)) return;
+      const entry = {
+        checkId: msg.check, seq: msg.seq, result: null, by: msg.by, user: msg.user ?? me, actor: msg.actor ?? null,
+        target: msg.target ?? null, scene: msg.scene ?? null, mode: "self", label: null, extended: msg.extended ?? null,
+        actions: [], redacted: true, shell: true, system: msg.result?.system ?? null,
+      };
+      const actor = actorById(entry.actor);
+      const speaker = actor ? ChatMessage.getSpeaker({ actor }) : { alias: game.user?.name ?? "Verdict" };
+      await ChatMessage.create({
+        content: renderShell(entry, msg.result?.system ?? ""), speaker, whisper: me ? [me] : [],
+        flags: { [MODULE_ID]: { card: /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (entry)) } },
+      });
+      if (msg.result) showDice(msg.result, me ? [me] : [], false, me);
+    }).catch((err) => console.error(`${MODULE_ID} | writing the self roll's card failed`, err));
   }
 
   /**
@@ -71,6 +100,11 @@ export class ChatCards {
           if ((msg.mode ?? "public") === "public") showDice(msg.result, [], false, msg.user);
         }
       }
+      return;
+    }
+    if (msg.type === "rolled" && msg.mode === "self") {
+      // The roller's browser writes a self roll's card (see _selfCard); a GM hears only their own.
+      if (side === "gm") this._keepFull(msg);
       return;
     }
     const key = cardKey(msg);

@@ -53,7 +53,10 @@ function decorateTrace(html, trace) {
  */
 export function verified(message, card) {
   const author = /** @type {any} */ (message).author ?? /** @type {any} */ (message).user;
-  if (!author?.isGM) return false;
+  // A self roll's card is written by its roller, and only as a shell: what it shows comes from the
+  // roller's own connection, never from the document.
+  const ownShell = card.mode === "self" && card.shell && author?.id && author.id === card.user;
+  if (!author?.isGM && !ownShell) return false;
   if (!card.checkId || typeof card.seq !== "number") return false;
   const known = game.modules?.get(MODULE_ID)?.api?.client.known.get(card.checkId);
   if (known !== undefined && !card.redacted && known !== JSON.stringify(card.result?.dice ?? [])) return false;
