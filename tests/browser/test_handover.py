@@ -86,7 +86,7 @@ def test_a_roll_in_flight_when_the_relay_drops_is_answered_once(table):
     ayla = table.open("p1")
     connected(gm1, gm2, ayla)
     table.stall("gm1")
-    ayla.evaluate(f"window.__inflight = ({ROLL})('In flight')")
+    ayla.evaluate(f"() => {{ window.__inflight = ({ROLL})('In flight'); }}")  # sent, not awaited
     ayla.wait_for_timeout(300)
     table.leave("gm1")
     reply = ayla.evaluate("window.__inflight")
