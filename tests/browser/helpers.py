@@ -18,9 +18,9 @@ def add_complications(gm, hidden: str, revealed: str):
     tracker.wait_for()
     tracker.locator(".verdict-add [name=text]").fill(hidden)
     tracker.locator(".verdict-add [data-action=add]").click()
-    tracker.locator(".verdict-complication.is-hidden").wait_for(timeout=5000)
+    tracker.locator(".verdict-complication.is-hidden").wait_for(timeout=15000)
     tracker.locator(".verdict-add [name=text]").fill(revealed)
     tracker.locator(".verdict-add [name=hidden]").uncheck()
     tracker.locator(".verdict-add [data-action=add]").click()
-    gm.wait_for_function("document.querySelectorAll('.verdict-tracker .verdict-complication').length === 2", timeout=5000)
+    gm.wait_for_function("document.querySelectorAll('.verdict-tracker .verdict-complication').length === 2", timeout=15000)
     return tracker

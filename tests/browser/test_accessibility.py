@@ -40,19 +40,19 @@ def test_dialog_cards_and_tracker_have_no_serious_violations(table):
         ayla.evaluate(f"{API}.roll({{actor: 'actorAyla', system: '{system}', label: 'Check of {system}'}})")
         dialog = ayla.locator(".verdict-roll-dialog")
         dialog.wait_for()
-        dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=5000)
+        dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=15000)
         problems[f"dialog {system}"] = violations(ayla, ".verdict-roll-dialog")
         dialog.locator("button[type=submit]").click()
         dialog.wait_for(state="detached")
         for page, who in ((ayla, "player"), (gm, "GM")):
             sel = f".chat-message:has(.verdict-card[data-system='{system}'])"
-            page.wait_for_selector(sel, timeout=5000)
+            page.wait_for_selector(sel, timeout=15000)
             page.wait_for_timeout(150)
             problems[f"card {system} ({who})"] = violations(page, sel)
     add_complications(gm, "A hidden ward", "A loose board")
     problems["tracker (GM)"] = violations(gm, ".verdict-tracker")
     ayla.click("#scene-controls [data-tool='verdict-tracker']")
-    ayla.locator(".verdict-tracker .verdict-complication").first.wait_for(timeout=5000)
+    ayla.locator(".verdict-tracker .verdict-complication").first.wait_for(timeout=15000)
     problems["tracker (player)"] = violations(ayla, ".verdict-tracker")
     bad = {k: v for k, v in problems.items() if v}
     assert not bad, "\n".join(f"{k}: {line}" for k, v in bad.items() for line in v)

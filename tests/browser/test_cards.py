@@ -23,18 +23,18 @@ def test_dialog_and_card_of_each_rule_set(table, shot):
         gm.evaluate(f"{API}.roll({{system: '{system}', label: 'A {system} check'}})")
         dialog = gm.locator(".verdict-roll-dialog")
         dialog.wait_for()
-        dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=5000)
+        dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=15000)
         assert dialog.locator(".verdict-odds-legend").inner_text().count("%") >= 2
         shot(gm, ".verdict-roll-dialog", f"dialog-{system}.png")
         dialog.locator("button[type=submit]").click()
         dialog.wait_for(state="detached")
         card = gm.locator(f".verdict-card[data-system='{system}']")
-        card.wait_for(timeout=5000)
+        card.wait_for(timeout=15000)
         assert card.locator(".verdict-outcome").inner_text().strip()
         shot(gm, ".chat-message:last-child", f"card-{system}.png")
     for system, check in CHECKS.items():
         gm.evaluate(f"{API}.client.roll({{check: {check!r}, label: 'Given faces'}})".replace("True", "true"))
-    gm.wait_for_function("document.querySelectorAll('.verdict-card').length === 8", timeout=5000)
+    gm.wait_for_function("document.querySelectorAll('.verdict-card').length === 8", timeout=15000)
     boons = gm.locator(".verdict-card[data-system='boons']").last
     assert boons.locator(".die.boons-ability").count() == 3
     shot(gm, ".chat-message:last-child", "card-boons-given.png")
@@ -49,7 +49,7 @@ def test_dice_so_nice_throws_the_real_faces(table):
     }""")
     gm.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3, dice: [6, 2, 5]}}, label: 'Thrown'}})")
     gm.evaluate(f"{API}.client.roll({{check: {CHECKS['boons']!r}, label: 'Thrown boons'}})")
-    gm.wait_for_function("window.__throws.length === 2", timeout=5000)
+    gm.wait_for_function("window.__throws.length === 2", timeout=15000)
     throws = gm.evaluate("window.__throws")
     facets = throws[0]["data"]["throws"][0]["dice"]
     assert [(d["result"], d["type"]) for d in facets] == [(6, "d6"), (2, "d6"), (5, "d6")]
@@ -61,7 +61,7 @@ def test_dice_so_nice_throws_the_real_faces(table):
     ayla = table.open("p1")
     connected(ayla)
     ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2, dice: [4, 1]}}, actor: 'actorAyla', label: 'Thrown by Ayla'}})")
-    gm.wait_for_function("window.__throws.length === 3", timeout=5000)
+    gm.wait_for_function("window.__throws.length === 3", timeout=15000)
     assert gm.evaluate("window.__throws[2].user") == "p1"
 
 
@@ -74,4 +74,4 @@ def test_the_dialog_title_follows_the_rule_set(table):
     dialog.wait_for()
     assert "Facets" in dialog.locator(".window-title").inner_text()
     dialog.locator("[name='system']").select_option("flairs")
-    gm.wait_for_function("document.querySelector('.verdict-roll-dialog .window-title').textContent.includes('Flairs')", timeout=5000)
+    gm.wait_for_function("document.querySelector('.verdict-roll-dialog .window-title').textContent.includes('Flairs')", timeout=15000)

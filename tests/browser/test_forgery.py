@@ -19,8 +19,8 @@ def test_forged_relay_frames_change_nothing(table):
     gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
     connected(gm, ayla, bram)
     ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', scene: 'scene1', label: 'Genuine one'}})")
-    ayla.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine one')", timeout=5000)
-    bram.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine one')", timeout=5000)
+    ayla.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine one')", timeout=15000)
+    bram.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine one')", timeout=15000)
     check = bram.evaluate("game.messages.contents[0].flags.verdict.card.checkId")
     before = ayla.evaluate(f"JSON.stringify({API}.client.snapshot)")
 
@@ -50,7 +50,7 @@ def test_forged_relay_frames_change_nothing(table):
     ayla.evaluate("standin.rerenderChat()")
     gm.evaluate("standin.rerenderChat()")
     for page in (ayla, gm):
-        page.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine one')", timeout=5000)
+        page.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine one')", timeout=15000)
         assert page.locator(".verdict-card.unverified").count() == 0
 
     # Ayla's next roll is answered by the relay, not by the forger.
@@ -60,7 +60,7 @@ def test_forged_relay_frames_change_nothing(table):
     )
     assert reply.get("check") not in (None, "forged-check"), reply
     assert "FORGED" not in json.dumps(reply)
-    ayla.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine two')", timeout=5000)
+    ayla.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine two')", timeout=15000)
     labels = [m["flags"]["verdict"]["card"]["label"] for m in table.messages() if m["flags"].get("verdict", {}).get("card")]
     assert labels == ["Genuine one", "Genuine two"]
     assert "FORGED" not in ayla.locator("#chat-log").inner_text()
@@ -72,7 +72,7 @@ def test_a_player_cannot_obtain_another_players_key(table):
     gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
     connected(gm, ayla, bram)
     ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', label: 'Warm up'}})")
-    bram.wait_for_selector(".verdict-card .verdict-label:has-text('Warm up')", timeout=5000)
+    bram.wait_for_selector(".verdict-card .verdict-label:has-text('Warm up')", timeout=15000)
     answers = bram.evaluate(
         """async () => {
           const relay = game.users.activeGM;

@@ -37,7 +37,7 @@ def test_player_rolls_through_the_gm_with_odds(table, shot):
     dialog.locator("[name='field.pool']").fill("3")
     dialog.locator("[name='field.kind']").select_option("opposition")
     player.wait_for_function(
-        "(before) => document.querySelector('.verdict-odds-legend')?.innerText !== before", arg=first, timeout=5000
+        "(before) => document.querySelector('.verdict-odds-legend')?.innerText !== before", arg=first, timeout=15000
     )
     segs = dialog.locator(".verdict-odds-bar .seg")
     assert segs.count() == 5
@@ -49,7 +49,7 @@ def test_player_rolls_through_the_gm_with_odds(table, shot):
 
     for page in (gm, player):
         card = page.locator(".verdict-card[data-system='facets']")
-        card.wait_for(timeout=5000)
+        card.wait_for(timeout=15000)
         assert card.locator(".verdict-label").inner_text() == "Leap the mill race"
         assert card.locator(".verdict-outcome").inner_text().strip()
         assert card.locator(".verdict-dice .die").count() == 3
@@ -64,5 +64,5 @@ def test_player_rolls_through_the_gm_with_odds(table, shot):
     assert gm.locator(".verdict-card [data-verdict-apply]").count() == 1
     assert player.locator(".verdict-card [data-verdict-apply]").count() == 0
     # Per-actor defaults remembered in the actor's flags (written by the GM's client).
-    gm.wait_for_function("game.actors.get('actorAyla').getFlag('verdict', 'defaults')?.facets?.pool === 3", timeout=5000)
+    gm.wait_for_function("game.actors.get('actorAyla').getFlag('verdict', 'defaults')?.facets?.pool === 3", timeout=15000)
     shot(player, ".chat-message:last-child", "card-facets.png")

@@ -18,7 +18,7 @@ def roll_part(page, faces: str) -> None:
     buttons.click()
     dialog = page.locator(".verdict-roll-dialog")
     dialog.wait_for()
-    dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=5000)
+    dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=15000)
     # The part is the GM's: the dialog is prefilled and every field of the check is locked.
     assert dialog.locator("[name='system']").is_disabled()
     for field in dialog.locator("[name^='field.']").all():
@@ -36,20 +36,20 @@ def test_a_group_check_gathers_every_participants_roll(table, shot):
     dialog.wait_for()
     dialog.locator("input[name=group]").check()
     rows = dialog.locator(".verdict-group-rows")
-    rows.wait_for(timeout=5000)
+    rows.wait_for(timeout=15000)
     rows.locator("[data-player=p1] [name=rank]").fill("2")
     rows.locator("[data-player=p2] [name=rank]").fill("1")
     rows.locator("[data-player=p2] [name=edges]").fill("1")
     dialog.locator("input[name=trap]").check()
     dialog.locator("[name=label]").fill("Cross the trapped hall")
     # The odds are the whole group check's, asked of the sidecar.
-    gm.wait_for_function("document.querySelectorAll('.verdict-roll-dialog .verdict-odds-legend li').length === 2", timeout=5000)
+    gm.wait_for_function("document.querySelectorAll('.verdict-roll-dialog .verdict-odds-legend li').length === 2", timeout=15000)
     shot(gm, ".verdict-roll-dialog", "dialog-request-group.png")
     dialog.locator("button[type=submit]").click()
     dialog.wait_for(state="detached")
 
     for page in (gm, ayla, bram):
-        page.wait_for_selector(".verdict-request[data-gather] li[data-part='Bram Ashdown']", timeout=5000)
+        page.wait_for_selector(".verdict-request[data-gather] li[data-part='Bram Ashdown']", timeout=15000)
     gid = gm.evaluate("game.messages.contents[0].flags.verdict.request.gather")
     snap = gm.evaluate(f"{API}.client.request({{type: 'state'}}).then(r => r.snapshot.gathers)")
     assert snap[gid]["parts"] == ["Ayla Thorn", "Bram Ashdown"]
@@ -63,7 +63,7 @@ def test_a_group_check_gathers_every_participants_roll(table, shot):
     roll_part(ayla, "3, 2")
     for page in (gm, ayla, bram):
         row = page.locator(".verdict-request li[data-part='Ayla Thorn'].rolled")
-        row.wait_for(timeout=5000)
+        row.wait_for(timeout=15000)
         assert "Failure" in row.inner_text()
         assert page.locator(".verdict-request li[data-part='Bram Ashdown'] .waiting").count() == 1
         assert page.locator(".verdict-request .verdict-outcome").count() == 0
@@ -71,7 +71,7 @@ def test_a_group_check_gathers_every_participants_roll(table, shot):
 
     roll_part(bram, "2, 1")
     for page in (gm, ayla, bram):
-        page.wait_for_selector(".verdict-request .verdict-outcome:has-text('Failure')", timeout=5000)
+        page.wait_for_selector(".verdict-request .verdict-outcome:has-text('Failure')", timeout=15000)
         assert page.locator(".verdict-request [data-springs-all]").inner_text() == "Bram Ashdown"
         assert page.locator(".verdict-request li.springs").count() == 1
         assert page.locator(".verdict-request li[data-part='Bram Ashdown'].springs [data-springs]").count() == 1
@@ -82,7 +82,7 @@ def test_a_group_check_gathers_every_participants_roll(table, shot):
     request = messages[0]["request"]
     assert request["result"]["outcome"] == "failure" and request["result"]["springs"] == ["Bram Ashdown"]
     assert request["partRolls"]["Ayla Thorn"]["user"] == "p1"
-    gm.wait_for_function(f"{API}.client.snapshot?.gathers?.['{gid}']?.result?.outcome === 'failure'", timeout=5000)
+    gm.wait_for_function(f"{API}.client.snapshot?.gathers?.['{gid}']?.result?.outcome === 'failure'", timeout=15000)
     shot(bram, ".chat-message:last-child", "card-request-group.png")
 
 
@@ -93,12 +93,12 @@ def test_an_opposed_check_gathers_both_sides(table, shot):
     dialog = gm.locator(".verdict-roll-dialog")
     dialog.wait_for()
     dialog.locator("[name='field.check_type']").select_option("opposed")
-    dialog.locator("[name='field.opponent_ability']").wait_for(timeout=5000)
+    dialog.locator("[name='field.opponent_ability']").wait_for(timeout=15000)
     dialog.locator("[name='field.ability']").fill("1")
     dialog.locator("[name='field.trial']").fill("0")
     dialog.locator("[name='field.opponent_ability']").fill("1")
     dialog.locator("input[name=group]").check()
-    dialog.locator("select[data-side=defender]").wait_for(timeout=5000)
+    dialog.locator("select[data-side=defender]").wait_for(timeout=15000)
     # By default the first player rolls the actor's side and the GM the defender's.
     assert dialog.locator("select[data-side=actor]").input_value() == "p1"
     assert dialog.locator("select[data-side=defender]").input_value() == "gm1"
@@ -108,14 +108,14 @@ def test_an_opposed_check_gathers_both_sides(table, shot):
     dialog.wait_for(state="detached")
 
     for page in (gm, ayla):
-        page.wait_for_selector(".verdict-request[data-gather] li[data-part='defender']", timeout=5000)
+        page.wait_for_selector(".verdict-request[data-gather] li[data-part='defender']", timeout=15000)
     assert gm.get_attribute(".verdict-request [data-verdict-part-roll]", "data-verdict-part-roll") == "defender"
     assert ayla.get_attribute(".verdict-request [data-verdict-part-roll]", "data-verdict-part-roll") == "actor"
     roll_part(ayla, "2")
-    gm.wait_for_selector(".verdict-request li[data-part='actor'].rolled", timeout=5000)
+    gm.wait_for_selector(".verdict-request li[data-part='actor'].rolled", timeout=15000)
     roll_part(gm, "2")
     for page in (gm, ayla):
-        page.wait_for_selector(".verdict-request .verdict-outcome:has-text('Failure')", timeout=5000)
+        page.wait_for_selector(".verdict-request .verdict-outcome:has-text('Failure')", timeout=15000)
         # A tie goes to the defender.
         assert "the defender" in page.locator(".verdict-request .verdict-facts").last.inner_text()
     request = gm.evaluate("game.messages.contents[0].flags.verdict.request")

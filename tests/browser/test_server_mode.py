@@ -39,13 +39,13 @@ def test_every_page_connects_with_its_roles_key(server_table, shot):
     player.evaluate(f"{API}.roll({{actor: 'actorAyla', system: 'facets'}})")
     dialog = player.locator(".verdict-roll-dialog")
     dialog.wait_for()
-    dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=5000)
+    dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=15000)
     dialog.locator("[name='label']").fill("Climb the bell tower")
     dialog.locator("button[type=submit]").click()
     dialog.wait_for(state="detached")
     for page in (gm, player):
         card = page.locator(".verdict-card .verdict-label:has-text('Climb the bell tower')")
-        card.wait_for(timeout=5000)
+        card.wait_for(timeout=15000)
     # Still one card, written by the GM's client from the sidecar's word.
     flags = [{"author": m["author"], "card": m["flags"]["verdict"]["card"]} for m in table.messages()]
     assert len(flags) == 1 and flags[0]["author"] == "gm1" and flags[0]["card"]["user"] == "p1"
@@ -54,7 +54,7 @@ def test_every_page_connects_with_its_roles_key(server_table, shot):
 
     # A roll the GM makes for their eyes only: its card and its frame stay off the player's page.
     gm.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, mode: 'gm', label: 'The watcher notices'}})")
-    gm.wait_for_selector(".verdict-card .verdict-label:has-text('The watcher notices')", timeout=5000)
+    gm.wait_for_selector(".verdict-card .verdict-label:has-text('The watcher notices')", timeout=15000)
     player.wait_for_timeout(500)
     assert "The watcher notices" not in player.content()
     assert not any("The watcher notices" in f for f in table.frames["p1"])
@@ -64,7 +64,7 @@ def test_every_page_connects_with_its_roles_key(server_table, shot):
     player.click("#scene-controls [data-tool='verdict-tracker']")
     ptracker = player.locator(".verdict-tracker")
     ptracker.wait_for()
-    player.wait_for_selector(".verdict-tracker .verdict-complication:has-text('Pigeons scatter loudly')", timeout=5000)
+    player.wait_for_selector(".verdict-tracker .verdict-complication:has-text('Pigeons scatter loudly')", timeout=15000)
     assert ptracker.locator(".verdict-complication").count() == 1
     # The revealed one reached the player's socket (the capture works); the hidden one never did.
     assert any("Pigeons scatter loudly" in f for f in table.frames["p1"])
@@ -75,4 +75,4 @@ def test_every_page_connects_with_its_roles_key(server_table, shot):
 
     # Revealed by the GM, it then arrives.
     tracker.locator(".verdict-complication.is-hidden [data-action=reveal]").click()
-    player.wait_for_selector(".verdict-tracker .verdict-complication:has-text('The bell rope is rotten')", timeout=5000)
+    player.wait_for_selector(".verdict-tracker .verdict-complication:has-text('The bell rope is rotten')", timeout=15000)

@@ -20,19 +20,19 @@ def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     for sid in ("verdict-condition", "verdict-wound", "verdict-scratch", "verdict-taken-down"):
         assert sid in registered
     assert "dead" in registered  # Foundry's own are kept
-    gm.wait_for_selector(AYLA, timeout=5000)
+    gm.wait_for_selector(AYLA, timeout=15000)
     assert gm.locator(f"{AYLA} [data-status]").count() == 0
     assert gm.locator(f"{AYLA} .token-text").count() == 0
 
     # A failure by two levels: +3 strain, drawn as a counter on the token.
     player.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [5]}}, actor: 'actorAyla', scene: 'scene1', label: 'Hold the gate'}})")
     for page in (gm, player):
-        page.wait_for_selector(f"{AYLA} .token-text[data-name='verdict-strain']:has-text('3')", timeout=5000)
+        page.wait_for_selector(f"{AYLA} .token-text[data-name='verdict-strain']:has-text('3')", timeout=15000)
         assert page.locator(f"{AYLA} [data-status='verdict-condition']").count() == 0
     # A natural 1 is an epic failure: a new condition, shown as the condition status effect.
     player.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [1]}}, actor: 'actorAyla', scene: 'scene1', label: 'Hold the gate again'}})")
     for page in (gm, player):
-        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=5000)
+        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=15000)
         assert "3" in page.locator(f"{AYLA} .token-text[data-name='verdict-strain']").inner_text()
         # Bram's token is untouched.
         assert page.locator("#board .token[data-actor='actorBram'] [data-status]").count() == 0
@@ -45,15 +45,15 @@ def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
 
     # "Apply" on the GM's card brings the token back in line with the table after a manual change.
     gm.evaluate("game.actors.get('actorAyla').toggleStatusEffect('verdict-condition', {active: false})")
-    player.wait_for_selector(f"{AYLA}:not(:has([data-status='verdict-condition']))", timeout=5000)
+    player.wait_for_selector(f"{AYLA}:not(:has([data-status='verdict-condition']))", timeout=15000)
     assert player.locator(".verdict-card [data-verdict-apply]").count() == 0
     gm.locator(".chat-message:last-child .verdict-card [data-verdict-apply]").click()
     for page in (gm, player):
-        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=5000)
+        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=15000)
     # A card that names no actor has nothing to apply.
     gm.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 2, modifier: 0, dice: [10]}}, label: 'Nobody in particular'}})")
     card = gm.locator(".verdict-card:has(.verdict-label:has-text('Nobody in particular'))")
-    card.wait_for(timeout=5000)
+    card.wait_for(timeout=15000)
     assert card.locator("[data-verdict-apply]").count() == 0
 
 
@@ -65,12 +65,12 @@ def test_a_system_that_rebuilds_the_status_list_keeps_the_markers(table):
     assert gm.evaluate("game.release.generation") == table.generation
     player.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [1]}}, actor: 'actorAyla', scene: 'scene1', label: 'Slip'}})")
     for page in (gm, player):
-        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=5000)
+        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=15000)
     # The scene is drawn again (the system rebuilds the list again): the marker stays.
     for page in (gm, player):
         page.evaluate("standin.drawCanvas()")
     for page in (gm, player):
-        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=5000)
+        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=15000)
     # The statuses the sidecar owns are not offered in the token HUD (`hud: false`).
     cfg = gm.evaluate("""() => { const s = CONFIG.statusEffects;
         const e = Array.isArray(s) ? s.find((x) => x.id === 'verdict-condition') : s['verdict-condition'];
@@ -98,7 +98,7 @@ def test_the_token_hud_opens_the_roll_dialog_for_its_actor(table):
     assert mine.count() == 1
     assert player.locator("#hud-actorBram [data-action='verdictRoll']").count() == 0  # not the player's actor
     mine.click()
-    player.locator(".verdict-roll-dialog").wait_for(timeout=5000)
+    player.locator(".verdict-roll-dialog").wait_for(timeout=15000)
 
 
 def test_the_combat_tracker_opens_the_verdict_tracker(table):
@@ -108,7 +108,7 @@ def test_the_combat_tracker_opens_the_verdict_tracker(table):
     button = gm.locator("#combat .verdict-open-tracker")
     assert button.count() == 1
     button.click()
-    gm.locator(".verdict-tracker").wait_for(timeout=5000)
+    gm.locator(".verdict-tracker").wait_for(timeout=15000)
 
 
 def test_the_popped_out_combat_tracker_keeps_its_button(table):
@@ -122,10 +122,10 @@ def test_the_popped_out_combat_tracker_keeps_its_button(table):
     else:
         popout = gm.locator("#combat-popout-window")
     button = popout.locator("#combat-popout .verdict-open-tracker")
-    button.wait_for(timeout=5000)
+    button.wait_for(timeout=15000)
     assert button.count() == 1
     button.click()
-    gm.locator(".verdict-tracker").wait_for(timeout=5000)
+    gm.locator(".verdict-tracker").wait_for(timeout=15000)
 
 
 def test_sheet_header_controls_offer_a_roll_to_owners(table):
@@ -144,10 +144,10 @@ def test_sheet_header_controls_offer_a_roll_to_owners(table):
     mine = open_sheet(player, "actorAyla").locator(".controls-dropdown [data-action='verdictRoll']")
     assert mine.count() == 1
     mine.click()
-    player.locator(".verdict-roll-dialog").wait_for(timeout=5000)
+    player.locator(".verdict-roll-dialog").wait_for(timeout=15000)
     # Two sheets open on the GM's page: each entry rolls for its own sheet's actor (per-instance options).
     open_sheet(gm, "actorAyla")
     open_sheet(gm, "actorBram").locator(".controls-dropdown [data-action='verdictRoll']").click()
     dialog = gm.locator(".verdict-roll-dialog")
-    dialog.wait_for(timeout=5000)
+    dialog.wait_for(timeout=15000)
     assert "Bram Ashdown" in dialog.locator(".window-title").inner_text()

@@ -18,7 +18,7 @@ def test_a_label_that_looks_like_an_inline_roll_stays_text(table):
     ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', label: {LABEL!r}}})")
     for page in (gm, ayla):
         card = page.locator(".verdict-card")
-        card.wait_for(timeout=5000)
+        card.wait_for(timeout=15000)
         page.wait_for_timeout(200)
         assert card.locator(".verdict-label").inner_text() == LABEL
         assert card.locator(".inline-roll, .content-link").count() == 0
@@ -31,12 +31,12 @@ def test_a_blind_roll_leaves_the_roller_a_trace_and_other_players_nothing(table)
     ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3}}, actor: 'actorAyla', mode: 'blind', label: {label!r}}})")
     # The GM sees the whole card.
     gcard = gm.locator(f".verdict-card:has(.verdict-label:has-text('{label}')):has(.verdict-dice .die)")
-    gcard.wait_for(timeout=5000)
+    gcard.wait_for(timeout=15000)
     assert gcard.locator(".verdict-outcome").inner_text().strip()
     assert gcard.locator(".verdict-dice .die").count() == 3
     # The roller sees that they rolled, and nothing of the result.
     trace = ayla.locator("#chat-log .chat-message")
-    trace.first.wait_for(timeout=5000)
+    trace.first.wait_for(timeout=15000)
     assert trace.count() == 1
     assert trace.locator(".verdict-dice .die").count() == 0
     assert not trace.locator(".verdict-outcome").all_inner_texts() or not any(t.strip() for t in trace.locator(".verdict-outcome").all_inner_texts())
@@ -59,7 +59,7 @@ def test_a_self_roll_reaches_the_roller_only(table):
     label = "Count the coins in my purse"
     ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3}}, actor: 'actorAyla', mode: 'self', label: {label!r}}})")
     card = ayla.locator(f".verdict-card:has(.verdict-label:has-text('{label}')):has(.verdict-dice .die)")
-    card.wait_for(timeout=5000)
+    card.wait_for(timeout=15000)
     check, outcome = card.get_attribute("data-check-id"), card.get_attribute("data-outcome")
     assert check and outcome
     bram.wait_for_timeout(800)
