@@ -14,9 +14,9 @@ from functools import lru_cache
 from protocol.v1.boons import BoonsCheck, BoonsDice
 from protocol.v1.odds import BoonsOdds
 
-from .boons import DIE_TYPES, OPPOSED_TYPES, BoonsRules, band, build
-from .errors import CheckError
-from .odds_core import Dist, chances, dist_at_least, dist_chances, expectation, prob, table, unpack, width
+from .rules import DIE_TYPES, OPPOSED_TYPES, BoonsRules, band, build
+from ...errors import CheckError
+from ...odds_core import Dist, chances, dist_at_least, dist_chances, expectation, prob, table, unpack, width
 
 OUTCOMES = ("exceptional", "improved", "success", "failure")
 EXTENDED = ("complete", "in_progress", "failed")
@@ -159,4 +159,3 @@ def boons_odds(check: BoonsCheck, rules: BoonsRules) -> BoonsOdds:
     )
 
 
-boons_odds.validates = True  # type: ignore[attr-defined]

@@ -39,8 +39,8 @@ from protocol.v1.boons import (
     BoonsSide,
 )
 
-from .dice import Dice, check_faces
-from .errors import CheckError
+from ...dice import Dice, check_faces
+from ...errors import CheckError
 
 DIE_TYPES: tuple[str, ...] = ("ability", "boon", "bane", "trial", "crisis")
 """The canonical order of a pool's dice."""

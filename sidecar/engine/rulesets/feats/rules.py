@@ -27,8 +27,8 @@ import msgspec
 
 from protocol.v1.feats import FeatsCheck, FeatsResult
 
-from .dice import Dice, check_faces
-from .errors import CheckError, DiceError
+from ...dice import Dice, check_faces
+from ...errors import CheckError, DiceError
 
 
 class FeatRow(msgspec.Struct, frozen=True):

@@ -14,8 +14,8 @@ import msgspec
 
 from protocol.v1.facets import FacetsCheck, FacetsHarm, FacetsResult
 
-from .dice import Dice, check_faces
-from .errors import CheckError
+from ...dice import Dice, check_faces
+from ...errors import CheckError
 
 
 class FacetsRules(msgspec.Struct, frozen=True):

@@ -24,8 +24,8 @@ import msgspec
 from protocol.v1.base import Action
 from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
 
-from .dice import Dice, check_faces
-from .errors import CheckError, FollowUpError
+from ...dice import Dice, check_faces
+from ...errors import CheckError, FollowUpError
 
 SUCCESSES = frozenset({"success_at_cost", "success", "epic_success"})
 
@@ -52,6 +52,8 @@ class ChallengeRules(msgspec.Struct, frozen=True):
     """Game changers gained by the ``game_changer`` option."""
     epic_success_strain: int = -2
     epic_failure_strain: int = 0
+    taken_down_at: int = 4
+    """A hero with this many conditions is taken down (a fourth condition takes the hero down)."""
 
 
 RULES = ChallengeRules()

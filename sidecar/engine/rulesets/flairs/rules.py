@@ -54,8 +54,8 @@ from protocol.v1.flairs import (
     FlairsTrial,
 )
 
-from .dice import Dice, check_faces
-from .errors import CheckError, DiceError, FollowUpError
+from ...dice import Dice, check_faces
+from ...errors import CheckError, DiceError, FollowUpError
 
 FLAIRS: tuple[str, ...] = ("careful", "swift", "quiet", "unscathed", "impressive", "composed")
 TRIALS: tuple[str, ...] = ("costly", "slow", "loud", "harmful", "foolish", "chaotic")
