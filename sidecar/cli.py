@@ -176,7 +176,7 @@ def cmd_roll(args: argparse.Namespace) -> int:
         if n != DESPERATE_DICE:
             setattr(args, infer[0], max(0, infer[1](args, n)))
     check = _check_from_args(args.system, args)
-    system = engine.SYSTEMS[args.system]
+    system = engine.RULESETS[args.system]
     try:
         result = engine.resolve(check)
     except engine.CheckError as exc:

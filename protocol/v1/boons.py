@@ -150,6 +150,3 @@ class BoonsResult(Result, tag="boons"):
     """Opposed only: the defender's side, with its remaining boons and banes."""
     defender_assist_dice: list[Literal["ability", "boon"]] = []
     extended: BoonsExtended | None = None
-
-
-FOLLOWUPS: tuple[type, ...] = ()

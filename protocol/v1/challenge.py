@@ -73,6 +73,3 @@ class ChallengeRemoveComplication(Action, tag="challenge_remove_complication"):
     removal itself reaches whoever may see that complication."""
 
     complication: str
-
-
-FOLLOWUPS: tuple[type, ...] = (ChallengeChoice, ChallengeRemoveComplication)

@@ -204,6 +204,3 @@ class FlairsNameTrials(Action, tag="flairs_name_trials"):
 
     trials: list[FlairsTrialName] | None = None
     dice: list[int] | None = None
-
-
-FOLLOWUPS: tuple[type, ...] = (FlairsBargain, FlairsChoose, FlairsReveal, FlairsSetLurking, FlairsNameTrials)

@@ -123,7 +123,7 @@ class GatherStart(Op, tag="gather_start"):
     Each part is rolled by a ``roll`` that names ``gather`` and ``part``; the last one resolves the check.
     """
 
-    check: AnyCheck  # type: ignore[valid-type]
+    check: AnyCheck
     name: str = ""
     scene: str | None = None
 
@@ -157,8 +157,8 @@ class Event(msgspec.Struct, tag_field="kind", omit_defaults=False):
 
 class RollEvent(Event, tag="roll"):
     check_id: str
-    check: AnyCheck  # type: ignore[valid-type]
-    result: AnyResult  # type: ignore[valid-type]
+    check: AnyCheck
+    result: AnyResult
     by: str
     user: str | None = None
     actor: str | None = None
@@ -173,8 +173,8 @@ class RollEvent(Event, tag="roll"):
 
 class FollowEvent(Event, tag="follow"):
     check_id: str
-    action: AnyAction  # type: ignore[valid-type]
-    result: AnyResult  # type: ignore[valid-type]
+    action: AnyAction
+    result: AnyResult
     by: str
     user: str | None = None
 
@@ -332,7 +332,7 @@ class ExtendedProgressed(Event, tag="extended_progress"):
 class GatherStarted(Event, tag="gather_started"):
     gather: str
     name: str
-    check: AnyCheck  # type: ignore[valid-type]
+    check: AnyCheck
     parts: list[str]
     scene: str | None = None
     cause: int = 0
@@ -348,7 +348,7 @@ class GatherPartRolled(Event, tag="gather_part"):
 
 class GatherResolved(Event, tag="gather_resolved"):
     gather: str
-    result: AnyResult  # type: ignore[valid-type]
+    result: AnyResult
     cause: int = 0
 
 
@@ -373,14 +373,14 @@ EVENT_TYPES: tuple[type, ...] = (
 )
 
 
-AnyEvent = Union[EVENT_TYPES]  # type: ignore[valid-type]
+AnyEvent = Union[EVENT_TYPES]
 
 
 class Sequenced(msgspec.Struct):
     """An event as a client receives it, with its seq."""
 
     seq: int
-    event: AnyEvent  # type: ignore[valid-type]
+    event: AnyEvent
 
 
 # --- the snapshot -------------------------------------------------------------------
@@ -453,10 +453,10 @@ class GatherState(msgspec.Struct):
 
     id: str
     name: str
-    check: AnyCheck  # type: ignore[valid-type]
+    check: AnyCheck
     parts: list[str]
     rolled: dict[str, list[int]] = {}
-    result: AnyResult | None = None  # type: ignore[valid-type]
+    result: AnyResult | None = None
     scene: str | None = None
 
 
