@@ -1,4 +1,4 @@
-"""`boons`: narrative dice pools of ability, boon, bane, trial and crisis dice (rules/boons.md).
+"""`boons`: narrative dice pools of ability, boon, bane, trial and crisis dice (docs/rules/boons.md).
 
 One check Struct covers every kind of check the text names; the kind follows from the fields set:
 

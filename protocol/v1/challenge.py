@@ -1,4 +1,4 @@
-"""`challenge`: d20 + modifiers against a Challenge Level (rules/challenge.md, RULINGS.md)."""
+"""`challenge`: d20 + modifiers against a Challenge Level (docs/rules/challenge.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`facets`: a d6 pool read by its highest die (rules/facets.md)."""
+"""`facets`: a d6 pool read by its highest die (docs/rules/facets.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`feats`: 3d8 in a fixed order read against the Feat table (rules/feats.md, RULINGS.md)."""
+"""`feats`: 3d8 in a fixed order read against the Feat table (docs/rules/feats.md)."""
 
 from __future__ import annotations
 

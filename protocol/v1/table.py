@@ -63,7 +63,7 @@ class ConditionRemove(Op, tag="condition_remove"):
 
 
 class FacetAdd(Op, tag="facet_add"):
-    """The GM writes a facet of their own (RULINGS: the GM has the final say and may write their own), on an
+    """The GM writes a facet of their own (docs/rules/facets.md: the GM has the final say and may write their own), on an
     actor, or a scene (the active scene when neither is named)."""
 
     facet: str

@@ -1,4 +1,4 @@
-"""`boons` (rules/boons.md, RULINGS.md): a narrative pool of ability, boon, bane, trial and crisis dice.
+"""`boons` (docs/rules/boons.md): a narrative pool of ability, boon, bane, trial and crisis dice.
 
 Every die face carries symbols: ``S`` success, ``F`` failure, ``B`` boon, ``N`` bane, ``X`` breakthrough
 (one success and a breakthrough), ``C`` calamity (one failure and a calamity), ``-`` blank. Net successes =
@@ -48,7 +48,7 @@ OPPOSED_TYPES: tuple[str, ...] = ("ability", "boon", "bane")
 SYMBOLS = frozenset("SFBNXC-")
 
 DEFAULT_FACES: dict[str, tuple[str, ...]] = {
-    # RULINGS' table, faces 1…n; the die's size is the number of faces.
+    # the rulings' table (docs/rules/boons.md), faces 1…n; the die's size is the number of faces.
     "ability": ("-", "S", "S", "SS", "B", "B", "SB", "X"),
     "boon": ("-", "-", "S", "SB", "BB", "B"),
     "bane": ("-", "-", "F", "F", "N", "N"),
@@ -58,7 +58,7 @@ DEFAULT_FACES: dict[str, tuple[str, ...]] = {
 
 
 class BoonsRules(msgspec.Struct, frozen=True):
-    """The numbers of `boons`, as data. Defaults are RULINGS.md's."""
+    """The numbers of `boons`, as data. Defaults are the rulings' (docs/rules/boons.md)."""
 
     faces: dict[str, tuple[str, ...]] = msgspec.field(default_factory=lambda: dict(DEFAULT_FACES))
     """Per die type, its faces 1…n as symbol strings."""

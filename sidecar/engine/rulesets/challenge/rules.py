@@ -1,4 +1,4 @@
-"""`challenge` (rules/challenge.md, RULINGS.md): d20 + modifiers against a Challenge Level.
+"""`challenge` (docs/rules/challenge.md): d20 + modifiers against a Challenge Level.
 
 The total is placed on a ladder of levels (default: level k covers totals 5k−4 … 5k; totals of 0 or
 less are level 0) and compared with the CL: margin = level − CL.
@@ -31,7 +31,7 @@ SUCCESSES = frozenset({"success_at_cost", "success", "epic_success"})
 
 
 class ChallengeRules(msgspec.Struct, frozen=True):
-    """The numbers of `challenge`, as data. Defaults are RULINGS.md's."""
+    """The numbers of `challenge`, as data. Defaults are the rulings' (docs/rules/challenge.md)."""
 
     sides: int = 20
     ladder_floor: int = 0

@@ -1,4 +1,4 @@
-"""`facets` (rules/facets.md, RULINGS.md): a d6 pool read by its highest die.
+"""`facets` (docs/rules/facets.md): a d6 pool read by its highest die.
 
 Pool = dice brought + helping facets − hindering facets. The highest die reads
 6 success, 4–5 costly success, 1–3 failure; two or more 6s are a triumph; a failure
@@ -19,7 +19,7 @@ from ...errors import CheckError
 
 
 class FacetsRules(msgspec.Struct, frozen=True):
-    """The numbers of `facets`, as data. Defaults are RULINGS.md's."""
+    """The numbers of `facets`, as data. Defaults are the rulings' (docs/rules/facets.md)."""
 
     sides: int = 6
     success_face: int = 6

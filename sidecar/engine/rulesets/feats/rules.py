@@ -1,4 +1,4 @@
-"""`feats` (rules/feats.md, RULINGS.md): 3d8 in a fixed order read against the Feat table.
+"""`feats` (docs/rules/feats.md): 3d8 in a fixed order read against the Feat table.
 
 The Feat level is difficulty − ability, or the opponent's ability/skill − the actor's, or given
 directly. Three d8 are rolled in a fixed order (white, red, blue) and read against the table row of
@@ -70,7 +70,7 @@ DEFAULT_TABLE: tuple[FeatRow, ...] = (
 
 
 class FeatsRules(msgspec.Struct, frozen=True):
-    """The numbers of `feats`, as data. Defaults are RULINGS.md's."""
+    """The numbers of `feats`, as data. Defaults are the rulings' (docs/rules/feats.md)."""
 
     sides: int = 8
     table: tuple[FeatRow, ...] = DEFAULT_TABLE

@@ -1,4 +1,4 @@
-"""`flairs` (rules/flairs.md, RULINGS.md): a d6 pool read by its highest kept die.
+"""`flairs` (docs/rules/flairs.md): a d6 pool read by its highest kept die.
 
 Pool = rank + edges. Roll it, then each cut removes the highest remaining die. The highest kept die
 reads 1–3 `failure`, 4–5 `conflict`, 6 `triumph` (a simple check: 4+ `success`, else `failure`).
@@ -20,9 +20,9 @@ Decisions where the texts leave room (each documented where it is applied):
   pairs stay all tainted on a desperate roll.
 - A chosen flair banishes one lurking trial it opposes (a flair applies once per result); a second
   lurking trial of the same name stands.
-- A simple check has no flairs or trials (RULINGS): darkness adds none to it, and lurking trials (set
+- A simple check has no flairs or trials (docs/rules/flairs.md): darkness adds none to it, and lurking trials (set
   by the Judge for a full check) are refused on it and on group checks rather than silently dropped. A
-  devil's bargain is open to it (RULINGS excludes only group checks): the named trial stands.
+  devil's bargain is open to it (docs/rules/flairs.md excludes only group checks): the named trial stands.
 - "If you accept a devil's bargain and a trial is already chosen by the Judge, you can incur the same
   trial twice": a bargain may follow the Judge naming the trials, and also the reveal of the lurking
   trials (they too are trials the Judge chose). Only one bargain per check. The re-read keeps the
@@ -60,11 +60,11 @@ from ...errors import CheckError, DiceError, FollowUpError
 FLAIRS: tuple[str, ...] = ("careful", "swift", "quiet", "unscathed", "impressive", "composed")
 TRIALS: tuple[str, ...] = ("costly", "slow", "loud", "harmful", "foolish", "chaotic")
 BANISHES: dict[str, str] = dict(zip(FLAIRS, TRIALS))
-"""Each flair and the trial it banishes (RULINGS: careful→costly, swift→slow, …)."""
+"""Each flair and the trial it banishes (docs/rules/flairs.md: careful→costly, swift→slow, …)."""
 
 
 class FlairsRules(msgspec.Struct, frozen=True):
-    """The numbers of `flairs`, as data. Defaults are RULINGS.md's."""
+    """The numbers of `flairs`, as data. Defaults are the rulings' (docs/rules/flairs.md)."""
 
     sides: int = 6
     triumph_face: int = 6
@@ -226,12 +226,12 @@ def roll(check: FlairsCheck, rng: Dice, rules: FlairsRules = RULES) -> list[int]
 
 
 def trial_for_face(face: int, rules: FlairsRules = RULES) -> str:
-    """A random trial from its die face: 1 is the first trial in RULINGS' order."""
+    """A random trial from its die face: 1 is the first trial in the rulings' order (docs/rules/flairs.md)."""
     return rules.random_trials[face - 1]
 
 
 def random_trial(rng: Dice, rules: FlairsRules = RULES) -> str:
-    """A random trial: a d6 over the six trials in RULINGS' order."""
+    """A random trial: a d6 over the six trials in the rulings' order (docs/rules/flairs.md)."""
     return trial_for_face(rng.roll(len(rules.random_trials))[0], rules)
 
 
