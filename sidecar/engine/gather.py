@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import CheckError
+from .errors import CheckError, ErrorCode
 from .registry import RULESETS, ruleset_of
 
 
@@ -20,7 +20,8 @@ def parts(check: Any) -> list[tuple[str, Any]]:
     found = ruleset_of(check).parts(check) if type(check) in {rs.check_type for rs in RULESETS.values()} else None
     if found is None:
         raise CheckError(
-            "only a `flairs` group check or a `boons` opposed check gathers several rolls", code="not_a_gathered_check"
+            ErrorCode.NOT_A_GATHERED_CHECK,
+            "only a `flairs` group check or a `boons` opposed check gathers several rolls"
         )
     return found
 

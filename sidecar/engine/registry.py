@@ -12,7 +12,7 @@ from typing import Any
 
 from protocol.v1.base import Action
 
-from .errors import CheckError
+from .errors import CheckError, ErrorCode
 from .ruleset import RuleSet, TableView
 from .rulesets.boons import RULESET as BOONS
 from .rulesets.challenge import RULESET as CHALLENGE
@@ -43,7 +43,7 @@ def ruleset_of(check: object) -> RuleSet[Any, Any]:
     """The rule set of a check (a :class:`CheckError` ``unsupported_system`` for anything else)."""
     rs = _BY_CHECK.get(type(check))
     if rs is None:
-        raise CheckError(f"{type(check).__name__} is not a check of a known rule set", code="unsupported_system")
+        raise CheckError(ErrorCode.UNSUPPORTED_SYSTEM, f"{type(check).__name__} is not a check of a known rule set")
     return rs
 
 

@@ -39,7 +39,7 @@ from protocol.v1.base import Action, Check, Result
 from protocol.v1.odds import CheckOdds
 
 from .dice import Dice
-from .errors import CheckError
+from .errors import CheckError, ErrorCode
 
 C = TypeVar("C", bound=Check)
 R = TypeVar("R", bound=Result)
@@ -161,7 +161,7 @@ class RuleSet(ABC, Generic[C, R]):
 
     def follow(self, check: C, result: R, action: Action, rng: Dice) -> R:
         """Apply a follow-up to the (unredacted) result; the new result, the old one untouched."""
-        raise CheckError(f"{self.name} checks have no follow-ups", code="forbidden_followup")
+        raise CheckError(ErrorCode.FORBIDDEN_FOLLOWUP, f"{self.name} checks have no follow-ups")
 
     def prepare(self, check: C, ctx: RollContext, view: TableView) -> Prepared:
         """The check as the table completes it before the roll (and refusals the table's state decides)."""
@@ -204,8 +204,8 @@ class RuleSet(ABC, Generic[C, R]):
 
     def fill_extended(self, check: C, x: t.ExtendedState) -> C:
         """The roll as the extended check ``x`` has it (only where :attr:`extended`)."""
-        raise CheckError(f"{self.name} checks are never extended", code="invalid_check")
+        raise CheckError(ErrorCode.INVALID_CHECK, f"{self.name} checks are never extended")
 
     def prepare_op(self, op: Any, view: TableView) -> list[object]:
         """The events of one of :attr:`ops`, a GM operation of this rule set's own."""
-        raise CheckError(f"{self.name} has no GM operation {type(op).__name__}", code="unknown_op")
+        raise CheckError(ErrorCode.UNKNOWN_OP, f"{self.name} has no GM operation {type(op).__name__}")

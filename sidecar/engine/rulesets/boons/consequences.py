@@ -15,7 +15,7 @@ import msgspec
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck, BoonsResult
 
-from ...errors import CheckError
+from ...errors import CheckError, ErrorCode
 from ...ruleset import Consequence, TableView
 
 
@@ -33,9 +33,9 @@ def fill_extended(check: BoonsCheck, x: t.ExtendedState) -> BoonsCheck:
         if got != unset[name] and got != want:
             what = "difficulty" if name in ("trial", "crisis", "upgrade") else "extended check"
             raise CheckError(
+                ErrorCode.DIFFICULTY_MISMATCH,
                 f"the GM set this {what} at `extended_start` ({x.name or x.id}: {name} {want}); the roll asks for "
                 f"{name} {got}: leave it out, or send {want}",
-                code="difficulty_mismatch",
             )
     return msgspec.structs.replace(check, **fields)
 

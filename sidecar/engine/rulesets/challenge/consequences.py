@@ -19,7 +19,7 @@ from protocol.v1 import table as t
 from protocol.v1.base import Action
 from protocol.v1.challenge import ChallengeCheck, ChallengeRemoveComplication, ChallengeResult
 
-from ...errors import CheckError
+from ...errors import CheckError, ErrorCode
 from ...ruleset import Consequence, RollContext, Shown, TableView, new_id
 from .rules import RULES, SUCCESSES
 
@@ -34,18 +34,18 @@ def addressable(check: ChallengeCheck, ctx: RollContext, view: TableView) -> Non
         return
     c = view.complication(cid)
     if c is None or (c.hidden and not ctx.by_gm):
-        raise CheckError(f"no open complication {cid!r} to address", code="unknown_complication")
+        raise CheckError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {cid!r} to address")
     if c.cl is None:
         raise CheckError(
+            ErrorCode.COMPLICATION_NOT_CONVERTED,
             f"complication {cid} is not a challenge yet: the GM converts it (`complication_convert`) and sets its CL "
             "before a hero addresses it",
-            code="complication_not_converted",
         )
     if check.cl != c.cl:
         raise CheckError(
+            ErrorCode.DIFFICULTY_MISMATCH,
             f"complication {cid} was converted into a challenge at CL {c.cl} by the GM; roll it with `cl: {c.cl}`, "
             f"not {check.cl}",
-            code="difficulty_mismatch",
         )
 
 
@@ -85,7 +85,7 @@ def of_follow(roll: t.RollEvent, action: Action, result: ChallengeResult, view: 
         c = view.complication(action.complication)
         if c is None or (roll.scene is not None and c.scene != roll.scene):
             where = f" in scene {roll.scene!r}" if roll.scene is not None else ""
-            raise CheckError(f"no open complication {action.complication!r}{where} to remove", code="unknown_complication")
+            raise CheckError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {action.complication!r}{where} to remove")
         yield Shown(t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
     before = roll.result
     assert isinstance(before, ChallengeResult)

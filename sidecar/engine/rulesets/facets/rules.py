@@ -15,7 +15,7 @@ import msgspec
 from protocol.v1.facets import FacetsCheck, FacetsHarm, FacetsResult
 
 from ...dice import Dice, check_faces
-from ...errors import CheckError
+from ...errors import CheckError, ErrorCode
 
 
 class FacetsRules(msgspec.Struct, frozen=True):
@@ -87,10 +87,10 @@ def validate(check: FacetsCheck, rules: FacetsRules = RULES) -> None:
     for name in ("pool", "helping", "hindering"):
         value = getattr(check, name)
         if value < 0:
-            raise CheckError(f"facets: {name} cannot be negative (got {value}); a pool of zero or less is rolled desperate")
+            raise CheckError(ErrorCode.INVALID_CHECK, f"facets: {name} cannot be negative (got {value}); a pool of zero or less is rolled desperate")
     n = effective_pool(check)
     if n > rules.max_dice:
-        raise CheckError(f"facets: a pool of {n} dice is more than the limit of {rules.max_dice}", code="too_many_dice")
+        raise CheckError(ErrorCode.TOO_MANY_DICE, f"facets: a pool of {n} dice is more than the limit of {rules.max_dice}")
 
 
 def sizes(check: FacetsCheck, rules: FacetsRules = RULES) -> list[int]:

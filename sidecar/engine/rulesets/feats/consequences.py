@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from protocol.v1 import table as t
 from protocol.v1.feats import FeatsResult
 
-from ...errors import CheckError
+from ...errors import CheckError, ErrorCode
 from ...ruleset import Consequence, TableView
 
 
@@ -25,5 +25,5 @@ def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
     cost = result.cost or 0
     have = view.actor_state(roll.actor).wyrd
     if cost > have:
-        raise CheckError(f"{roll.actor} has {have} Wyrd Points; this feat costs {cost}", code="insufficient_wyrd")
+        raise CheckError(ErrorCode.INSUFFICIENT_WYRD, f"{roll.actor} has {have} Wyrd Points; this feat costs {cost}")
     return [t.WyrdChanged(actor=roll.actor, delta=-cost)] if cost else []

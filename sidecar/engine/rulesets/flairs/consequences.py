@@ -16,7 +16,7 @@ from protocol.v1 import table as t
 from protocol.v1.base import Action
 from protocol.v1.flairs import FlairsBargain, FlairsCheck
 
-from ...errors import CheckError
+from ...errors import CheckError, ErrorCode
 from ...ruleset import Prepared, RollContext, TableView, new_id
 from .rules import TRIALS
 
@@ -29,7 +29,7 @@ def take_lurking(check: FlairsCheck, ctx: RollContext, view: TableView) -> Prepa
             taken = msgspec.structs.replace(check, lurking=len(lurking.trials), lurking_trials=list(lurking.trials))
             return Prepared(taken, (t.LurkingTrialsUsed(lurking=lurking.id, check_id=ctx.check_id),))
     if check.lurking_trials and not ctx.by_gm:
-        raise CheckError("only the GM sets the names of lurking trials", code="forbidden")
+        raise CheckError(ErrorCode.FORBIDDEN, "only the GM sets the names of lurking trials")
     return Prepared(check)
 
 
@@ -38,23 +38,23 @@ def before_follow(roll: t.RollEvent, action: Action) -> None:
     (its faces are already the group's)."""
     if isinstance(action, FlairsBargain) and roll.gather is not None:
         raise CheckError(
+            ErrorCode.BARGAIN_IN_GROUP_CHECK,
             "flairs: you cannot enter a devil's bargain during a group check (it relies on collective skill); "
             f"this roll is {roll.part!r}'s part of one",
-            code="bargain_in_group_check",
         )
 
 
 def lurking_set(op: t.LurkingSet, view: TableView) -> list[object]:
     """The Judge sets secret lurking trials for an actor, or for anyone in a scene (the active one by default)."""
     if not op.trials:
-        raise CheckError("set at least one lurking trial", code="invalid_op")
+        raise CheckError(ErrorCode.INVALID_OP, "set at least one lurking trial")
     bad = [x for x in op.trials if x not in TRIALS]
     if bad:
-        raise CheckError(f"unknown trial(s) {bad}; trials are {', '.join(TRIALS)}", code="unknown_trial")
+        raise CheckError(ErrorCode.UNKNOWN_TRIAL, f"unknown trial(s) {bad}; trials are {', '.join(TRIALS)}")
     scene = op.scene
     if op.actor is None and op.scene is None:
         if view.scene is None:
-            raise CheckError("lurking trials wait for an actor or a scene: name one", code="invalid_op")
+            raise CheckError(ErrorCode.INVALID_OP, "lurking trials wait for an actor or a scene: name one")
         scene = view.scene
     return [t.LurkingTrialsSet(lurking=new_id("l"), trials=list(op.trials), count=len(op.trials), actor=op.actor,
                                scene=scene)]
