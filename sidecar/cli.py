@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from protocol.v1.errors import ErrorCode, VerdictError
 from protocol.v1.systems import CHECK_TYPES
 from sidecar import __version__
 
@@ -31,7 +32,7 @@ CHECKS: dict[str, type] = {t.__struct_config__.tag: t for t in CHECK_TYPES}  # t
 DEFAULT_DATA = "var"
 
 
-class CliError(Exception):
+class CliError(VerdictError):
     """A usage error: printed as one line, exit status 2."""
 
 
@@ -120,20 +121,20 @@ def _check_from_args(system: str, args: argparse.Namespace) -> Any:
                 try:
                     values[f.name] = [int(p) for p in parts]
                 except ValueError:
-                    raise CliError(f"--{f.name.replace('_', '-')}: expected whole numbers separated by commas, got {raw!r}") from None
+                    raise CliError(ErrorCode.USAGE, f"--{f.name.replace('_', '-')}: expected whole numbers separated by commas, got {raw!r}") from None
             else:
                 values[f.name] = parts
         elif isinstance(raw, str) and tp not in (str,) and origin is not Literal:
             try:
                 values[f.name] = json.loads(raw)
             except json.JSONDecodeError:
-                raise CliError(f"--{f.name.replace('_', '-')}: expected a JSON object, got {raw!r}") from None
+                raise CliError(ErrorCode.USAGE, f"--{f.name.replace('_', '-')}: expected a JSON object, got {raw!r}") from None
         else:
             values[f.name] = raw
     try:
         return msgspec.convert(values, check_type)
     except msgspec.ValidationError as exc:
-        raise CliError(f"{system}: {_explain(str(exc))}") from None
+        raise CliError(ErrorCode.USAGE, f"{system}: {_explain(str(exc))}") from None
 
 
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)` - at `\$\.(?P<option>[a-z_]+)(?P<rest>[^`]*)`$")
@@ -180,7 +181,7 @@ def cmd_roll(args: argparse.Namespace) -> int:
     try:
         result = engine.resolve(check)
     except engine.CheckError as exc:
-        raise CliError(exc.message) from None
+        raise CliError(exc.code, exc.message) from None
     _print_result(result, args.json, system.describe)
     return 0
 
@@ -193,11 +194,11 @@ def cmd_odds(args: argparse.Namespace) -> int:
         from sidecar.engine.odds import describe as describe_odds
         from sidecar.engine.odds import odds
     except ImportError:
-        raise CliError("odds are not available in this build") from None
+        raise CliError(ErrorCode.USAGE, "odds are not available in this build") from None
     try:
         answer = odds(check)
     except engine.CheckError as exc:
-        raise CliError(exc.message) from None
+        raise CliError(exc.code, exc.message) from None
     _print_result(answer, args.json, describe_odds)
     return 0
 
@@ -239,21 +240,21 @@ def cmd_table(args: argparse.Namespace) -> int:
             try:
                 keys = ledger.rotate_keys(args.id)
             except KeyError:
-                raise CliError(f"no table {args.id!r}; see `verdict table list`") from None
+                raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`") from None
             info = ledger.table(args.id)
             print_keys(info.name if info else args.id, keys)
         elif args.table_cmd == "user-key":
             from .state.keys import MAX_USER, derive_user_key
 
             if not args.user or len(args.user) > MAX_USER:
-                raise CliError(f"USER is a Foundry user id of 1 to {MAX_USER} characters")
+                raise CliError(ErrorCode.USAGE, f"USER is a Foundry user id of 1 to {MAX_USER} characters")
             secret = ledger.user_secret(args.id)
             if secret is None:
-                raise CliError(f"no table {args.id!r}; see `verdict table list`")
+                raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`")
             print(derive_user_key(secret, args.user))
         elif args.table_cmd == "export":
             if ledger.table(args.id) is None:
-                raise CliError(f"no table {args.id!r}; see `verdict table list`")
+                raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`")
             sys.stdout.write(export_table(ledger, args.id, args.format))
     finally:
         ledger.close()

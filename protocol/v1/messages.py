@@ -13,6 +13,7 @@ import msgspec
 
 from .base import PROTOCOL, Probability
 from .odds import AnyOdds
+from .errors import ErrorCode
 from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyResult
 from .table import OPS, AnyEvent, Sequenced, Snapshot
 
@@ -123,7 +124,8 @@ class UserKey(ClientMessage, tag="user_key"):
 class Error(ServerMessage, tag="error"):
     """A request that could not be done. ``code`` is stable; ``message`` says what to fix."""
 
-    code: str
+    code: ErrorCode
+    """One of :class:`~protocol.v1.errors.ErrorCode`: stable, for programs; ``message`` is for people."""
     message: str
     id: str | None = None
 

@@ -19,6 +19,7 @@ import msgspec
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
+from protocol.v1.errors import ErrorCode, VerdictError
 from sidecar.engine import CheckError, Dice, gather, registry
 from sidecar.engine.ruleset import RollContext, Shown, new_id
 
@@ -31,11 +32,8 @@ VIEWS_KEPT = 64
 """Per-user projections kept current; one asked for after it was let go is rebuilt from the log."""
 
 
-class ActionError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class ActionError(VerdictError):
+    """An action the table refuses: nothing of it is applied."""
 
 
 class Stored(msgspec.Struct, array_like=True):
@@ -206,23 +204,23 @@ class Table:
         if msg.gather is not None:
             gathering = self.state.gathers.get(msg.gather)
             if gathering is None:
-                raise ActionError("unknown_gather", f"no gathered check {msg.gather!r} on this table")
+                raise ActionError(ErrorCode.UNKNOWN_GATHER, f"no gathered check {msg.gather!r} on this table")
             if gathering.result is not None:
-                raise ActionError("gather_complete", f"every part of {gathering.name or msg.gather!r} is already rolled")
+                raise ActionError(ErrorCode.GATHER_COMPLETE, f"every part of {gathering.name or msg.gather!r} is already rolled")
             by_name = dict(gather.parts(gathering.check))
             if msg.part not in by_name:
-                raise ActionError("unknown_part", f"{msg.gather!r} has the parts {', '.join(by_name)}; name one as `part`")
+                raise ActionError(ErrorCode.UNKNOWN_PART, f"{msg.gather!r} has the parts {', '.join(by_name)}; name one as `part`")
             if msg.part in gathering.rolled:
-                raise ActionError("part_already_rolled", f"{msg.part} has already rolled for {gathering.name or msg.gather!r}")
+                raise ActionError(ErrorCode.PART_ALREADY_ROLLED, f"{msg.part} has already rolled for {gathering.name or msg.gather!r}")
             # the part's own check, as the GM set it; only supplied faces come from the request
             check = msgspec.structs.replace(by_name[msg.part], dice=check.dice)
             rules = registry.ruleset_of(check)
         if msg.extended is not None:
             x = self.state.extended.get(msg.extended)
             if x is None:
-                raise ActionError("unknown_extended", f"no extended check {msg.extended!r} on this table")
+                raise ActionError(ErrorCode.UNKNOWN_EXTENDED, f"no extended check {msg.extended!r} on this table")
             if not rules.extended:
-                raise ActionError("invalid_check", f"extended checks are {' or '.join(f'`{n}`' for n in registry.EXTENDED)} checks")
+                raise ActionError(ErrorCode.INVALID_CHECK, f"extended checks are {' or '.join(f'`{n}`' for n in registry.EXTENDED)} checks")
             check = rules.fill_extended(check, x)
         ctx = RollContext(check_id=check_id, actor=msg.actor, scene=msg.scene or self.state.scene, by_gm=viewer.is_gm)
         prepared = rules.prepare(check, ctx, self.state)
@@ -269,20 +267,20 @@ class Table:
     def prepare_follow(self, msg: m.Follow, viewer: Viewer, user: str | None) -> Pending:
         rec = self.state.checks.get(msg.check)
         if rec is None:
-            raise ActionError("unknown_check", f"no check {msg.check!r} on this table (or it was undone)")
+            raise ActionError(ErrorCode.UNKNOWN_CHECK, f"no check {msg.check!r} on this table (or it was undone)")
         action_tag = type(msg.action).__struct_config__.tag
         if type(msg.action) in registry.GM_FOLLOWUPS:
             if not viewer.is_gm:
-                raise ActionError("forbidden", f"only the GM can do `{action_tag}`")
+                raise ActionError(ErrorCode.FORBIDDEN, f"only the GM can do `{action_tag}`")
         elif rec.user != user:
-            raise ActionError("not_your_check", "only the one who rolled this check can follow it up")
+            raise ActionError(ErrorCode.NOT_YOUR_CHECK, "only the one who rolled this check can follow it up")
         rules = registry.ruleset_of(rec.check)
         try:
             rules.before_follow(rec, msg.action)
         except CheckError as exc:
             raise ActionError(exc.code, exc.message) from None
         if not rules.followups:
-            raise ActionError("forbidden_followup", f"{rules.name} checks have no follow-ups")
+            raise ActionError(ErrorCode.FORBIDDEN_FOLLOWUP, f"{rules.name} checks have no follow-ups")
         vis = ROLL_VISIBILITY.get(rec.mode, "all")
         owner = rec.user  # a follow-up is seen by whoever could see the roll
         try:
@@ -291,7 +289,7 @@ class Table:
             if not may_see(vis, owner, viewer):
                 # the engine's reason would tell the result (e.g. "success at cost with margin +0")
                 raise ActionError(
-                    "followup_refused", "this follow-up does not apply to this check; its result is the GM's to see"
+                    ErrorCode.FOLLOWUP_REFUSED, "this follow-up does not apply to this check; its result is the GM's to see"
                 ) from None
             raise ActionError(exc.code, exc.message) from None
         pending, add = self._pend()
@@ -320,7 +318,7 @@ class Table:
             case t.ComplicationReveal():
                 c = self._complication(op.complication)
                 if not c.hidden:
-                    raise ActionError("already_revealed", f"complication {c.id} is already revealed")
+                    raise ActionError(ErrorCode.ALREADY_REVEALED, f"complication {c.id} is already revealed")
                 add(t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
             case t.ComplicationRemove():
                 c = self._complication(op.complication)
@@ -328,13 +326,13 @@ class Table:
             case t.ComplicationConvert():
                 c = self._complication(op.complication)
                 if op.cl < 1:
-                    raise ActionError("invalid_op", "a Challenge Level is 1 or more")
+                    raise ActionError(ErrorCode.INVALID_OP, "a Challenge Level is 1 or more")
                 if c.hidden:  # addressing it brings it on-screen
                     add(t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
                 add(t.ComplicationConverted(complication=c.id, cl=op.cl))
             case t.StrainSet():
                 if op.strain < 0:
-                    raise ActionError("invalid_op", "strain never goes below 0")
+                    raise ActionError(ErrorCode.INVALID_OP, "strain never goes below 0")
                 add(t.StrainChanged(actor=op.actor, set=op.strain))
             case t.ConditionAdd():
                 for ev in self._add_condition(op.actor, st.scene):
@@ -344,15 +342,15 @@ class Table:
             case t.ConditionRemove():
                 a = st.actors.get(op.actor)
                 if a is None or all(c.id != op.condition for c in a.conditions):
-                    raise ActionError("unknown_condition", f"{op.actor} has no condition {op.condition!r}")
+                    raise ActionError(ErrorCode.UNKNOWN_CONDITION, f"{op.actor} has no condition {op.condition!r}")
                 add(t.ConditionRemoved(actor=op.actor, condition=op.condition))
             case t.FacetAdd():
                 _need(op.facet.strip(), "a facet needs a name")
                 if op.actor is not None and op.scene is not None:
-                    raise ActionError("invalid_op", "a facet belongs to an actor or a scene, not both: name one")
+                    raise ActionError(ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene, not both: name one")
                 scene = op.scene if op.actor is not None or op.scene is not None else st.scene
                 if op.actor is None and scene is None:
-                    raise ActionError("invalid_op", "a facet belongs to an actor or a scene: name one (or activate a scene)")
+                    raise ActionError(ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene: name one (or activate a scene)")
                 add(t.FacetCreated(facet=op.facet, nature=op.nature, actor=op.actor, scene=scene, id=new_id("f")))
             case t.FacetRename():
                 _need(op.text.strip(), "a facet needs a name")
@@ -363,24 +361,24 @@ class Table:
                 add(t.FacetRemoved(facet=op.facet), vis, owner)
             case t.HarmHeal():
                 if op.count < 1:
-                    raise ActionError("invalid_op", "heal at least 1")
+                    raise ActionError(ErrorCode.INVALID_OP, "heal at least 1")
                 a = st.actors.get(op.actor, t.ActorState())
                 have = a.wounds if op.harm == "wound" else a.scratches
                 if have < op.count:
                     raise ActionError(
-                        "no_such_harm", f"{op.actor} has {have} {op.harm}{'s' if have != 1 else ''}; cannot heal {op.count}"
+                        ErrorCode.NO_SUCH_HARM, f"{op.actor} has {have} {op.harm}{'s' if have != 1 else ''}; cannot heal {op.count}"
                     )
                 add(t.HarmHealed(actor=op.actor, harm=op.harm, count=op.count))
             case t.WyrdGrant():
                 have = st.actors.get(op.actor, t.ActorState()).wyrd
                 if have + op.amount < 0:
-                    raise ActionError("insufficient_wyrd", f"{op.actor} has only {have} Wyrd Points")
+                    raise ActionError(ErrorCode.INSUFFICIENT_WYRD, f"{op.actor} has only {have} Wyrd Points")
                 add(t.WyrdChanged(actor=op.actor, delta=op.amount))
             case t.ExtendedStart():
                 if op.threshold < 1:
-                    raise ActionError("invalid_op", "an extended check's threshold is 1 or more net successes")
+                    raise ActionError(ErrorCode.INVALID_OP, "an extended check's threshold is 1 or more net successes")
                 if op.limit is not None and op.limit < 1:
-                    raise ActionError("invalid_op", "an attempt limit is 1 or more")
+                    raise ActionError(ErrorCode.INVALID_OP, "an attempt limit is 1 or more")
                 add(t.ExtendedStarted(extended=new_id("x"), name=op.name, threshold=op.threshold, time_unit=op.time_unit,
                                       limit=op.limit, trial=op.trial, crisis=op.crisis, actor=op.actor, scene=op.scene))
             case t.SceneActivate():
@@ -394,15 +392,15 @@ class Table:
                                     scene=op.scene or st.scene))
             case t.Undo():
                 if op.count < 1:
-                    raise ActionError("invalid_op", "undo at least 1 action")
+                    raise ActionError(ErrorCode.INVALID_OP, "undo at least 1 action")
                 seqs = self._last_events(op.count) if op.events else self._last_actions(op.count)
                 if not seqs:
-                    raise ActionError("nothing_to_undo", "there is nothing left to undo")
+                    raise ActionError(ErrorCode.NOTHING_TO_UNDO, "there is nothing left to undo")
                 add(t.Undone(seqs=seqs))
             case _:
                 rules = registry.owns_op(op)
                 if rules is None:
-                    raise ActionError("unknown_op", "unknown GM operation")
+                    raise ActionError(ErrorCode.UNKNOWN_OP, "unknown GM operation")
                 try:
                     events = rules.prepare_op(op, st)
                 except CheckError as exc:
@@ -414,7 +412,7 @@ class Table:
     def _facet_seen(self, fid: str) -> tuple[str, str | None]:
         """Who saw the facet created (a facet from a blind roll stays the GM's): its changes go to them."""
         if self.state.facet(fid) is None:
-            raise ActionError("unknown_facet", f"no facet {fid!r} on this table (see the snapshot's facets for their ids)")
+            raise ActionError(ErrorCode.UNKNOWN_FACET, f"no facet {fid!r} on this table (see the snapshot's facets for their ids)")
         for seq, stored in reversed(self.log):
             ev = stored.event
             if isinstance(ev, t.FacetCreated) and (ev.id or f"f{seq}") == fid:
@@ -424,7 +422,7 @@ class Table:
     def _complication(self, cid: str) -> t.Complication:
         c = self.state.complications.get(cid)
         if c is None:
-            raise ActionError("unknown_complication", f"no open complication {cid!r}")
+            raise ActionError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {cid!r}")
         return c
 
     def _last_events(self, count: int) -> list[int]:
@@ -450,4 +448,4 @@ class Table:
 
 def _need(value: object, message: str) -> None:
     if not value:
-        raise ActionError("invalid_op", message)
+        raise ActionError(ErrorCode.INVALID_OP, message)
