@@ -26,10 +26,10 @@ import msgspec
 
 from protocol.v1.errors import ErrorCode, VerdictError
 from protocol.v1.systems import CHECK_TYPES
-from sidecar import __version__
+from sidecar import __version__, config
 
 CHECKS: dict[str, type] = {t.__struct_config__.tag: t for t in CHECK_TYPES}  # type: ignore[attr-defined]
-DEFAULT_DATA = "var"
+DEFAULT_DATA = config.DATA_DIR
 
 
 class CliError(VerdictError):
@@ -44,7 +44,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def _data_dir(value: str | None) -> Path:
-    return Path(value or os.environ.get("VERDICT_DATA") or DEFAULT_DATA)
+    return config.data_dir(value)
 
 
 # --- check options from the Struct --------------------------------------------------
@@ -221,7 +221,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     from .tables import export_table, print_keys
 
     data = _data_dir(args.data)
-    ledger = SqliteLedger(data / "verdict.sqlite3")
+    ledger = SqliteLedger(config.data_file(data))
     try:
         if args.table_cmd == "create":
             keys = ledger.create_table(args.name)
@@ -270,8 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
     serve = sub.add_parser("serve", help="run the sidecar", description="Run the sidecar: websocket at /ws, /healthz, /metrics, the Foundry module at /module/module.json.")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="port (default: 8765)")
+    serve.add_argument("--host", default=config.HOST, help=f"address to listen on (default: {config.HOST})")
+    serve.add_argument("--port", type=int, default=config.PORT, help=f"port (default: {config.PORT})")
     serve.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
     serve.add_argument("--log-format", choices=("json", "console"), default=None,
                        help="log format (default: console on a terminal, json otherwise)")
