@@ -7,7 +7,7 @@ repeated ``id`` is answered with the first reply and never rolls twice.
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal, Union, get_args
 
 import msgspec
 
@@ -15,9 +15,7 @@ from .base import PROTOCOL, Probability
 from .odds import AnyOdds
 from .errors import ErrorCode
 from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyResult
-from .table import OPS, AnyEvent, Sequenced, Snapshot
-
-AnyOp = Union[OPS]
+from .table import OPS, AnyEvent, AnyOp, Sequenced, Snapshot
 
 Role = Literal["gm", "player", "observer"]
 RollMode = Literal["public", "gm", "blind", "self"]
@@ -225,12 +223,12 @@ class UserKeyReply(ServerMessage, tag="user_key"):
     key: str
 
 
-CLIENT_TYPES: tuple[type, ...] = (Hello, Roll, Odds, Follow, Gm, State, Verify, Ping, UserKey)
-SERVER_TYPES: tuple[type, ...] = (
+AnyClientMessage = Union[Hello, Roll, Odds, Follow, Gm, State, Verify, Ping, UserKey]
+AnyServerMessage = Union[
     Error, Welcome, Rolled, Followed, Done, EventBroadcast, StateReply, OddsReply, Verified, Pong, UserKeyReply,
-)
-AnyClientMessage = Union[CLIENT_TYPES]
-AnyServerMessage = Union[SERVER_TYPES]
+]
+CLIENT_TYPES: tuple[type, ...] = get_args(AnyClientMessage)
+SERVER_TYPES: tuple[type, ...] = get_args(AnyServerMessage)
 
 __all__ = [
     "Probability",

@@ -7,7 +7,7 @@ complications, lurking trial names and blind or GM-only rolls never reach a play
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal, Union, get_args
 
 import msgspec
 
@@ -141,11 +141,12 @@ class SceneActivate(Op, tag="scene_activate"):
     scene: str
 
 
-OPS: tuple[type, ...] = (
+AnyOp = Union[
     ComplicationAdd, ComplicationEdit, ComplicationReveal, ComplicationRemove, ComplicationConvert,
     StrainSet, ConditionAdd, ConditionRemove, WyrdGrant, LurkingSet, ExtendedStart, GatherStart, Undo, SceneActivate,
     FacetAdd, FacetRename, FacetRemove, HarmHeal,
-)
+]
+OPS: tuple[type, ...] = get_args(AnyOp)
 
 
 # --- events -------------------------------------------------------------------------
@@ -364,16 +365,14 @@ class Undone(Event, tag="undone"):
     cause: int = 0
 
 
-EVENT_TYPES: tuple[type, ...] = (
+AnyEvent = Union[
     RollEvent, FollowEvent, StrainChanged, GameChangerGained, ConditionAdded, ConditionRemoved, TakenDown,
     HarmTaken, FacetCreated, ComplicationAdded, ComplicationEdited, ComplicationRevealed, ComplicationRemoved,
     ComplicationConverted, WyrdChanged, LurkingTrialsSet, LurkingTrialsUsed, ExtendedStarted, ExtendedProgressed,
     GatherStarted, GatherPartRolled, GatherResolved, SceneActivated, Undone,
     FacetRenamed, FacetRemoved, HarmHealed,
-)
-
-
-AnyEvent = Union[EVENT_TYPES]
+]
+EVENT_TYPES: tuple[type, ...] = get_args(AnyEvent)
 
 
 class Sequenced(msgspec.Struct):
