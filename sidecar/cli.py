@@ -25,10 +25,10 @@ from typing import Any, Literal
 import msgspec
 
 from protocol.v1.errors import ErrorCode, VerdictError
-from protocol.v1.systems import CHECK_TYPES
+from protocol.v1.systems import CHECK_TYPES, SYSTEMS
 from sidecar import __version__, config
 
-CHECKS: dict[str, type] = {t.__struct_config__.tag: t for t in CHECK_TYPES}  # type: ignore[attr-defined]
+CHECKS: dict[str, type] = dict(zip(SYSTEMS, CHECK_TYPES, strict=True))
 DEFAULT_DATA = config.DATA_DIR
 
 

@@ -41,7 +41,7 @@ class Stored(msgspec.Struct, array_like=True):
 
     vis: str
     owner: str | None
-    event: t.AnyEvent  # type: ignore[valid-type]
+    event: t.AnyEvent
 
 
 _enc = msgspec.msgpack.Encoder()
