@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import CheckError, ErrorCode
-from .registry import RULESETS, ruleset_of
+from .registry import ruleset_for
 
 
 def parts(check: Any) -> list[tuple[str, Any]]:
     """``[(part name, the check that part rolls), …]`` in dice order; refuses a check that is not gathered."""
-    found = ruleset_of(check).parts(check) if type(check) in {rs.check_type for rs in RULESETS.values()} else None
+    rules = ruleset_for(check)
+    found = rules.parts(check) if rules is not None else None
     if found is None:
         raise CheckError(
             ErrorCode.NOT_A_GATHERED_CHECK,

@@ -39,6 +39,11 @@ EXTENDED: tuple[str, ...] = tuple(rs.name for rs in RULESETS.values() if rs.exte
 """The rule sets whose checks can be extended checks."""
 
 
+def ruleset_for(check: object) -> RuleSet[Any, Any] | None:
+    """The rule set of a check, or ``None`` for anything that is not a check."""
+    return _BY_CHECK.get(type(check))
+
+
 def ruleset_of(check: object) -> RuleSet[Any, Any]:
     """The rule set of a check (a :class:`CheckError` ``unsupported_system`` for anything else)."""
     rs = _BY_CHECK.get(type(check))
@@ -80,6 +85,6 @@ def condition_consequences(actor: str, scene: str | None, view: TableView) -> It
 
 
 __all__ = [
-    "RULESETS", "GM_FOLLOWUPS", "TAKEN_DOWN_AT", "EXTENDED", "ruleset_of", "ruleset_of_result", "ruleset_of_action",
+    "RULESETS", "GM_FOLLOWUPS", "TAKEN_DOWN_AT", "EXTENDED", "ruleset_for", "ruleset_of", "ruleset_of_result", "ruleset_of_action",
     "owns_op", "redact_check", "redact_result", "redact_action", "condition_consequences",
 ]
