@@ -12,7 +12,8 @@ A rule set lives in its own package, ``sidecar/engine/rulesets/<name>/``:
 To add a sixth rule set:
 
 1. write its Structs (check, result, follow-up actions) in ``protocol/v1/<name>.py`` and add them to the
-   unions written out in ``protocol/v1/systems.py``;
+   unions written out in ``protocol/v1/systems.py``; its odds Struct to ``AnyOdds`` in ``protocol/v1/odds.py``;
+   any refusal codes of its own to ``ErrorCode`` in ``protocol/v1/errors.py``;
 2. write the package above: subclass :class:`RuleSet` and implement every method marked
    ``@abstractmethod`` (``validate``, ``roll``, ``read``, ``describe``, ``odds``); override a hook only
    where the rule set has something to say (follow-ups, consequences, redaction, gathered checks,
