@@ -17,13 +17,14 @@ from datetime import datetime, timezone
 
 from .common import ROOT, Row, dict_table, machine, raise_nofile, table
 
-FIGURES = ("engine", "rtt", "load", "memory", "odds")
+FIGURES = ("engine", "rtt", "load", "memory", "odds", "several")
 TITLES = {
     "engine": "1. Engine throughput (complete resolutions per second)",
     "rtt": "2. Round trip over the websocket (roll to rolled, loopback)",
     "load": "3. Load (1,000 connections in tables of 8, every roll broadcast)",
     "memory": "4. Memory (resident, idle connections)",
     "odds": "5. Exact odds (cold, first, cached; against icepool)",
+    "several": "6. Several sidecars over one PostgreSQL ledger (the load of 3; against one sidecar on SQLite)",
 }
 
 

@@ -99,22 +99,25 @@ async def _connect(session: aiohttp.ClientSession, url: str, table: str, key: st
     return Conn(ws, uuid.uuid4().hex[:8])
 
 
-def _mine(plan: dict[str, Any], index: int, of: int) -> list[tuple[str, str, str]]:
-    """This process's share of the plan's connections: (table, key, user)."""
+def _mine(plan: dict[str, Any], index: int, of: int) -> list[tuple[str, str, str, int]]:
+    """This process's share of the plan's connections: (table, key, user, number among all)."""
     conns = [(t, k, u) for t, keys in plan["tables"] for k, u in keys]
-    return conns[index::of]
+    return [(*c, i) for i, c in enumerate(conns)][index::of]
 
 
-async def _connect_all(url: str, mine: list[tuple[str, str, str]]) -> tuple[aiohttp.ClientSession, list[Conn], int]:
+async def _connect_all(url: str, mine: list[tuple[str, str, str, int]]) -> tuple[aiohttp.ClientSession, list[Conn], int]:
+    """Open this process's connections; ``url`` may list several servers (comma-separated): the
+    connections go to them in turn, as a round-robin balancer would send them."""
+    urls = url.split(",")
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     gate = asyncio.Semaphore(64)
     failures = 0
 
-    async def one(t: str, k: str, u: str) -> Conn | None:
+    async def one(t: str, k: str, u: str, i: int) -> Conn | None:
         nonlocal failures
         async with gate:
             try:
-                return await _connect(session, url, t, k, u)
+                return await _connect(session, urls[i % len(urls)], t, k, u)
             except (aiohttp.ClientError, ConnectionError, asyncio.TimeoutError, OSError):
                 failures += 1
                 return None

@@ -179,11 +179,13 @@ class Server:
 
 
 def start_server(kind: str, *, data: Path | None = None, tables: int = 1, reply_size: int = 0,
-                 timeout: float = 120.0) -> Server:
+                 timeout: float = 120.0, ledger: str | None = None) -> Server:
     """Start ``python -m bench.serve`` and wait for the line that says where it listens."""
     cmd = [python(), "-m", "bench.serve", kind, "--tables", str(tables), "--reply-size", str(reply_size)]
     if data is not None:
         cmd += ["--data", str(data)]
+    if ledger is not None:
+        cmd += ["--ledger", ledger]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
     server = Server(proc)
     deadline = time.monotonic() + timeout

@@ -38,7 +38,8 @@ def _load(server: Any, connections: int, duration: float) -> dict[str, Any]:
     errors = sum(r["errors"] + r["timeouts"] + r["connect_failures"] for r in results)
     errors += connections - sum(r["connections"] for r in results) - sum(r["connect_failures"] for r in results)
     return {"rate": completed / elapsed, "p99": percentile(lat, 99), "p50": percentile(lat, 50), "errors": errors,
-            "cpu": cpu, "received": sum(r["received"] for r in results) / elapsed}
+            "cpu": cpu, "received": sum(r["received"] for r in results) / elapsed,
+            "timeouts": sum(r["timeouts"] for r in results), "error_replies": sum(r["errors"] for r in results)}
 
 
 def run(full: bool = False, connections: int = 1000) -> list[Row]:

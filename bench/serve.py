@@ -1,6 +1,6 @@
 """A server for the benchmarks, in its own process: Verdict's app, or the bare aiohttp echo anchor.
 
-    python -m bench.serve verdict --data DIR --tables N
+    python -m bench.serve verdict --data DIR --tables N [--ledger postgresql://...]
     python -m bench.serve echo --reply-size BYTES
 
 Listens on 127.0.0.1 on a free port and prints one JSON line: ``{"port": P, "pid": ..., "tables":
@@ -34,12 +34,12 @@ from aiohttp import WSMsgType, web
 from .common import raise_nofile
 
 
-async def serve_verdict(data: Path, tables: int) -> tuple[web.AppRunner, list[list[str]]]:
+async def serve_verdict(data: Path, tables: int, ledger_url: str | None = None) -> tuple[web.AppRunner, list[list[str]]]:
     from sidecar.server.app import Settings, create_app
-    from sidecar.state.ledger import SqliteLedger
+    from sidecar.state.ledger import open_ledger
 
     data.mkdir(parents=True, exist_ok=True)
-    ledger = SqliteLedger(data / "verdict.sqlite3")
+    ledger = open_ledger(ledger_url, data)  # SQLite in data, or a shared PostgreSQL ledger
     keys = [ledger.create_table(f"bench-{i}") for i in range(tables)]
     settings = Settings(host="127.0.0.1", port=0, data=data, rate=1e9, burst=1e9, max_connections=1_000_000,
                         max_per_address=1_000_000, hello_timeout=600.0)
@@ -100,6 +100,7 @@ async def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data", type=Path, default=None)
     p.add_argument("--tables", type=int, default=1)
     p.add_argument("--reply-size", type=int, default=0)
+    p.add_argument("--ledger", default=None, help="a PostgreSQL ledger (default: SQLite in --data)")
     args = p.parse_args(argv)
     raise_nofile()
     structlog.configure(
@@ -109,7 +110,7 @@ async def main(argv: list[str] | None = None) -> None:
     if args.kind == "verdict":
         if args.data is None:
             p.error("verdict needs --data")
-        runner, tables = await serve_verdict(args.data, args.tables)
+        runner, tables = await serve_verdict(args.data, args.tables, args.ledger)
     else:
         runner, tables = await serve_echo(args.reply_size), []
     site = web.TCPSite(runner, "127.0.0.1", 0, backlog=4096)

@@ -1,10 +1,13 @@
 """`verdict`: the sidecar's command line.
 
-    verdict serve [--host H] [--port P] [--data DIR] [--log-format json|console] [--allow-origin O ...]
+    verdict serve [--host H] [--port P] [--data DIR] [--ledger URL] [--log-format json|console] [--allow-origin O ...]
     verdict roll SYSTEM [options] [--json]      roll a check here, with the sidecar's dice
     verdict read SYSTEM --dice F,F,... [options] [--json]   read faces rolled by hand
     verdict odds SYSTEM [options] [--json]      the exact odds of a check
-    verdict table create NAME | list | rotate-keys ID | user-key ID USER | export ID --format jsonl|markdown
+    verdict table [--ledger URL] create NAME | list | rotate-keys ID | user-key ID USER | export ID --format jsonl|markdown
+
+The ledger is SQLite in the data directory unless ``--ledger`` (or ``$VERDICT_LEDGER``) names a
+PostgreSQL database, ``postgresql://USER:PASSWORD@HOST/DB``, which several sidecars may share.
 
 The options of roll, read and odds come from the rule set's check: `verdict roll facets --help`.
 Bad arguments exit with status 2 and one line on stderr.
@@ -45,6 +48,19 @@ class Parser(argparse.ArgumentParser):
 
 def _data_dir(value: str | None) -> Path:
     return config.data_dir(value)
+
+
+def _ledger_url(value: str | None) -> str | None:
+    return value or os.environ.get(config.LEDGER_ENV) or None
+
+
+def _open_ledger(args: argparse.Namespace) -> Any:
+    from .state.ledger import open_ledger
+
+    try:
+        return open_ledger(_ledger_url(args.ledger), _data_dir(args.data))
+    except (ValueError, ImportError, ConnectionError, RuntimeError) as exc:
+        raise CliError(ErrorCode.USAGE, f"--ledger: {exc}") from None
 
 
 # --- check options from the Struct --------------------------------------------------
@@ -206,6 +222,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .server.run import serve
 
+    ledger = _open_ledger(args)
     return serve(
         host=args.host, port=args.port, data=_data_dir(args.data), log_format=args.log_format,
         allow_origins=tuple(args.allow_origin) if args.allow_origin else None,
@@ -213,15 +230,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         limits={"rate": args.rate, "burst": 2 * args.rate if args.rate else None, "hello_timeout": args.hello_timeout, "max_connections": args.max_connections,
                 "max_per_address": args.max_per_address,
                 "trusted_proxies": tuple(args.trust_proxy) if args.trust_proxy else None},
+        ledger=ledger,
     )
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from .state.ledger import SqliteLedger
     from .tables import export_table, print_keys
 
-    data = _data_dir(args.data)
-    ledger = SqliteLedger(config.data_file(data))
+    ledger = _open_ledger(args)
     try:
         if args.table_cmd == "create":
             keys = ledger.create_table(args.name)
@@ -273,6 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=config.HOST, help=f"address to listen on (default: {config.HOST})")
     serve.add_argument("--port", type=int, default=config.PORT, help=f"port (default: {config.PORT})")
     serve.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
+    serve.add_argument("--ledger", metavar="URL",
+                       help="where tables and events are kept: postgresql://USER:PASSWORD@HOST/DB, shared by several "
+                            "sidecars (default: $VERDICT_LEDGER, else SQLite in the data directory)")
     serve.add_argument("--log-format", choices=("json", "console"), default=None,
                        help="log format (default: console on a terminal, json otherwise)")
     serve.add_argument("--allow-origin", action="append", metavar="ORIGIN",
@@ -310,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     table = sub.add_parser("table", help="manage tables and their keys")
     table.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
+    table.add_argument("--ledger", metavar="URL", help="a PostgreSQL ledger, postgresql://... (default: $VERDICT_LEDGER, else SQLite)")
     tsub = table.add_subparsers(dest="table_cmd", required=True, metavar="ACTION", parser_class=Parser)
     create = tsub.add_parser("create", help="create a table and print its keys (once)")
     create.add_argument("name")

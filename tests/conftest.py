@@ -74,8 +74,8 @@ async def sidecar(tmp_path: Path) -> AsyncIterator[Sidecar]:
 class Process:
     """`verdict serve` as a separate process, which a test can kill and start again."""
 
-    def __init__(self, data: Path, port: int) -> None:
-        self.data, self.port = data, port
+    def __init__(self, data: Path, port: int, extra: tuple[str, ...] = ()) -> None:
+        self.data, self.port, self.extra = data, port, extra
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -97,7 +97,7 @@ class Process:
     def start(self) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(self.port), "--data", str(self.data),
-             "--log-format", "json"],
+             "--log-format", "json", *self.extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
@@ -135,3 +135,27 @@ def sidecar_process(tmp_path: Path) -> Iterator[Process]:
         if p.proc is not None:
             p.proc.kill()
             p.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[object]:
+    """One real PostgreSQL server for the session (skipped only where its binaries are missing)."""
+    from .pgserver import MISSING, PgServer, bin_dir
+
+    if bin_dir() is None:
+        pytest.skip(MISSING)
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg is not installed: pip install -e '.[postgres]' (make test does)")
+    server = PgServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: object) -> str:
+    """A fresh database on the session's PostgreSQL server."""
+    return pg_server.create_database()  # type: ignore[attr-defined]

@@ -46,6 +46,7 @@ class ErrorCode(StrEnum):
     BUSY = "busy"
     UNSUPPORTED = "unsupported"
     INTERNAL_ERROR = "internal_error"
+    LEDGER_UNAVAILABLE = "ledger_unavailable"
     FORBIDDEN = "forbidden"
 
     # --- the table (actions, GM operations, follow-ups)

@@ -168,6 +168,10 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app[SETTINGS] = settings
     app[METRICS] = metrics
     app[HUB] = Hub(ledger, metrics)
+    if getattr(ledger, "shared", False):  # other sidecars append to the same tables
+        from .bus import Bus
+
+        Bus(app[HUB], ledger).attach(app)
     app[SOCKETS] = set()
     app[MODULE_ZIP] = {}
     app[LIMITS] = {
@@ -267,16 +271,22 @@ async def module_manifest(request: web.Request) -> web.Response:
 
 
 async def module_zip(request: web.Request) -> web.Response:
+    # Built once per host name it is served under (its module.json carries absolute URLs on that host);
+    # the module's files do not change while serving.
     cache = request.app[MODULE_ZIP]
-    if "zip" not in cache:  # built once, on first request (the module's files do not change while serving)
-        if "building" not in cache:
-            cache["building"] = asyncio.get_running_loop().run_in_executor(None, vtt_module.build_zip)
+    base = _base_url(request)
+    if base not in cache:
+        if len(cache) >= 16:  # the Host header is the client's: never let it grow the cache without end
+            cache.clear()
+        building = f"building:{base}"
+        if building not in cache:
+            cache[building] = asyncio.get_running_loop().run_in_executor(None, lambda: vtt_module.build_zip(base_url=base))
         try:
-            cache["zip"] = await cache["building"]
+            cache[base] = await cache[building]
         except FileNotFoundError:
-            cache.pop("building", None)
+            cache.pop(building, None)
             raise web.HTTPNotFound(text="the Foundry module is not bundled with this sidecar") from None
-    data = cache["zip"]
+    data = cache[base]
     return web.Response(
         body=data, content_type="application/zip",
         headers={"Content-Disposition": 'attachment; filename="verdict.zip"', "Access-Control-Allow-Origin": "*"},
@@ -526,9 +536,11 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         backlog=sock.backlog, drop=sock.drop,
     )
     sock.conn, sock.hub = conn, hub
-    welcome = hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
-    await sock.send(codec.encode(welcome, sock.msgpack))
-    hub.connections.add(conn)
+    async with hub.lock:  # no action lands between the welcome's seq and the first broadcast
+        await hub_all.refresh(hub)
+        welcome = hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
+        await sock.send(codec.encode(welcome, sock.msgpack))
+        hub.connections.add(conn)
     log.info("joined", table=hello.table, role=role, client=hello.client)
     return True
 

@@ -19,7 +19,7 @@ import structlog
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
-from sidecar.state.ledger import Ledger
+from sidecar.state.ledger import Behind, Ledger, StoredRequest
 from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import Viewer, view
 
@@ -56,6 +56,18 @@ class Connection:
         return json.dumps([self.role, self.user, rid], separators=(",", ":"))
 
 
+def client_request_id(key: str) -> str:
+    """The id the client chose, from a stored request key (:meth:`Connection.request_key`)."""
+    if key.startswith("["):
+        try:
+            role_user_id = json.loads(key)
+        except ValueError:
+            return key
+        if isinstance(role_user_id, list) and len(role_user_id) == 3 and isinstance(role_user_id[2], str):
+            return role_user_id[2]
+    return key  # stored before ids were kept per requester
+
+
 @dataclass(eq=False)
 class TableHub:
     table: Table
@@ -73,6 +85,13 @@ class Hub:
         self.ledger = ledger
         self.metrics = metrics or Metrics()
         self.tables: dict[str, TableHub] = {}
+        self.bus: Any = None
+        """Set when other sidecars share the ledger (:mod:`.bus`): it brings a table up to the ledger's head."""
+
+    async def refresh(self, hub: TableHub) -> None:
+        """Apply and tell what other sidecars appended to this table; the caller holds ``hub.lock``."""
+        if self.bus is not None:
+            await self.bus.catch_up(hub)
 
     def table(self, table_id: str) -> TableHub | None:
         hub = self.tables.get(table_id)
@@ -110,11 +129,7 @@ class Hub:
             row = self.ledger.request(hub.table.id, rid)
             stored = (row.role, row.reply) if row else None
         if stored is not None:
-            role, reply = stored
-            if role != conn.role:
-                raise ActionError("duplicate_id", f"request id {msg.id!r} was already used on this table; use a fresh id")
-            await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
-            return
+            return await self._answer(conn, rid, *stored)
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         hub.inflight[rid] = done
         try:
@@ -123,7 +138,16 @@ class Hub:
             async with hub.lock:
                 pending, reply_msg, build = self._prepare(hub, conn, msg)
                 reply = codec.encode(reply_msg)
-                await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
+                try:
+                    try:
+                        await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
+                    except Behind:  # another sidecar appended first, or answered this id: again, in turn
+                        again = await self.bus.again(hub, rid, conn.role, lambda: self._prepare(hub, conn, msg))
+                        if isinstance(again, StoredRequest):
+                            return await self._answer(conn, rid, again.role, again.reply)
+                        pending, reply_msg, build, reply = again
+                except ConnectionError:
+                    raise ActionError("ledger_unavailable", "the ledger cannot be reached; retry this request shortly") from None
                 hub.table.commit(pending)
                 hub.replies[rid] = (conn.role, reply)
                 hub.reply_bytes += len(reply)
@@ -135,6 +159,12 @@ class Hub:
         finally:
             del hub.inflight[rid]
             done.set_result(None)
+
+    async def _answer(self, conn: Connection, rid: str, role: str, reply: bytes) -> None:
+        """Answer a request id already answered on this table with its first reply."""
+        if role != conn.role:
+            raise ActionError("duplicate_id", f"request id {rid!r} was already used on this table; use a fresh id")
+        await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
 
     def _prepare(self, hub: TableHub, conn: Connection, msg: Any) -> tuple[Pending, Any, Any]:
         table = hub.table

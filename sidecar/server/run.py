@@ -13,7 +13,7 @@ import structlog
 from aiohttp import web
 
 from sidecar import __version__, config
-from sidecar.state.ledger import SqliteLedger
+from sidecar.state.ledger import Ledger, SqliteLedger
 from sidecar.tables import print_keys
 
 from .app import Settings, create_app
@@ -84,10 +84,16 @@ def connection_cap(files: int, wanted: int) -> int:
     return max(4, min(wanted, files * 3 // 4 - 16))
 
 
-def ensure_default_table(ledger: SqliteLedger, data: Path) -> None:
-    """On first start create a table and print its keys once; later, say where they are."""
+def ensure_default_table(ledger: Ledger, data: Path) -> None:
+    """On first start create a table and print its keys once; later, say where they are.
+
+    A shared ledger (PostgreSQL) gets no default table: several sidecars start at once, and the host
+    creates each group's table with ``verdict table create``."""
     keys_path = data / KEYS_FILE
     tables = ledger.tables()
+    if not tables and getattr(ledger, "shared", False):
+        print("no tables yet: verdict table --ledger URL create NAME", flush=True)
+        return
     if not tables:
         keys = ledger.create_table("default")
         keys_path.write_text(
@@ -104,11 +110,11 @@ def ensure_default_table(ledger: SqliteLedger, data: Path) -> None:
 
 def serve(
     host: str, port: int, data: Path, log_format: str | None, allow_origins: tuple[str, ...] | None,
-    metrics_token: str | None = None, limits: dict | None = None,
+    metrics_token: str | None = None, limits: dict | None = None, ledger: Ledger | None = None,
 ) -> int:
     configure_logging(log_format)
     data.mkdir(parents=True, exist_ok=True)
-    ledger = SqliteLedger(config.data_file(data))
+    ledger = ledger or SqliteLedger(config.data_file(data))
     ensure_default_table(ledger, data)
     settings = Settings(host=host, port=port, data=data, allow_origins=allow_origins, metrics_token=metrics_token,
                         **{k: v for k, v in (limits or {}).items() if v is not None})

@@ -6,6 +6,8 @@ idempotency), read events since a seq, manage tables and their keys.
 :class:`SqliteLedger` is the embedded default: one SQLite file in WAL mode with
 ``synchronous=FULL``, written by one thread that commits concurrent appends together
 (group commit), so an event is on disk before anyone is told of it.
+:class:`~sidecar.state.ledger_pg.PostgresLedger` (``--ledger postgresql://...``) is the same interface
+over a database that several sidecars share; its appends may raise :class:`Behind`.
 """
 
 from __future__ import annotations
@@ -82,8 +84,25 @@ class StoredRequest:
     reply: bytes
 
 
+class Behind(Exception):
+    """An append refused because the table moved on in a ledger that several sidecars share.
+
+    Another sidecar appended to the table first, or already took the request id: nothing of the
+    batch was stored. The caller reads the events it missed and prepares the action again (or
+    answers from the stored reply). An embedded ledger, with one writer, never raises it."""
+
+    def __init__(self, table_id: str, head: int) -> None:
+        super().__init__(f"table {table_id} is at seq {head} in the ledger")
+        self.table_id = table_id
+        self.head = head
+
+
 class Ledger(Protocol):
-    """What the sidecar needs from storage. A PostgreSQL backend can implement the same."""
+    """What the sidecar needs from storage: reads are synchronous, appends asynchronous.
+
+    A ledger that other sidecars append to as well says so with ``shared = True`` (the server then
+    runs its bus), may refuse an append with :class:`Behind`, and offers ``read_since``, ``heads``,
+    ``turn``, ``listener`` and ``aclose`` (see :mod:`sidecar.state.ledger_pg`)."""
 
     def create_table(self, name: str) -> TableKeys: ...
     def rotate_keys(self, table_id: str) -> TableKeys: ...
@@ -103,6 +122,19 @@ class Ledger(Protocol):
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None: ...
     def close(self) -> None: ...
+
+
+def open_ledger(url: str | None, data: Path) -> Ledger:
+    """The ledger a ``--ledger`` value names: empty for SQLite in ``data``, ``sqlite:PATH``, or ``postgresql://...``."""
+    if not url:
+        return SqliteLedger(data / "verdict.sqlite3")
+    if url.startswith("sqlite:"):
+        return SqliteLedger(Path(url.removeprefix("sqlite:").removeprefix("//")))
+    if url.startswith(("postgresql://", "postgres://")):
+        from .ledger_pg import PostgresLedger  # needs the optional extra verdict[postgres]
+
+        return PostgresLedger(url)
+    raise ValueError(f"unknown ledger {url.split(':', 1)[0]!r}: use postgresql://USER:PASSWORD@HOST/DB or sqlite:PATH")
 
 
 class SqliteLedger:

@@ -37,9 +37,9 @@ async def test_the_zip_is_built_once(sidecar, monkeypatch):
     calls = []
     real = app_module.vtt_module.build_zip
 
-    def counting():
+    def counting(*args, **kwargs):
         calls.append(1)
-        return real()
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(app_module.vtt_module, "build_zip", counting)
     base = sidecar.url.replace("ws://", "http://").removesuffix("/ws")

@@ -1,28 +1,34 @@
-"""Browser end-to-end fixtures: a real sidecar, the Foundry stand-in page, headless Chromium.
+"""Browser end-to-end fixtures: a real sidecar, the strict Foundry stand-in, headless Chromium.
 
-The stand-in (``standin/``) provides only the Foundry globals the module uses; the module's own files
-are served unchanged under ``/modules/verdict/``, as Foundry serves an installed module.
+The stand-in (``standin/``) is a small Foundry: a server (``standin/server.py``) that keeps each world's
+documents and relays between clients, and a page (``standin/foundry.js``) with the Foundry globals the
+module uses. Each user's page runs in a browser context of its own (its own localStorage, like its own
+browser). The module's files are served unchanged under ``/modules/verdict/``, as Foundry serves an
+installed module. Every test runs in a generation-13 and a generation-14 world.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import signal
 import socket
 import subprocess
-import threading
+import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent / "standin"))
+from server import StandinServer, World  # noqa: E402
+
 VERDICT = ROOT / ".venv" / "bin" / "verdict"
 OUTPUT = ROOT / "test-output"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -31,6 +37,7 @@ ROUTES = {
     "/standin/": ROOT / "tests" / "browser" / "standin",
     "/node_modules/": ROOT / "node_modules",
 }
+GENERATIONS = (13, 14)
 
 
 def free_port() -> int:
@@ -39,40 +46,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class _Handler(SimpleHTTPRequestHandler):
-    """Serves the stand-in page, the module and the npm packages it needs; nothing else."""
-
-    def translate_path(self, path: str) -> str:
-        path = path.split("?", 1)[0].split("#", 1)[0]
-        if path in ("/", "/index.html"):
-            return str(ROUTES["/standin/"] / "index.html")
-        for prefix, base in ROUTES.items():
-            if path.startswith(prefix):
-                target = (base / path[len(prefix):]).resolve()
-                if base.resolve() in target.parents or target == base.resolve():
-                    return str(target)
-        return str(ROOT / "does-not-exist")
-
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")
-        super().end_headers()
-
-    def log_message(self, *args) -> None:  # quiet
-        pass
-
-
-_Handler.extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript", ".hbs": "text/plain"}
+@pytest.fixture(scope="session")
+def standin() -> StandinServer:
+    """The stand-in's Foundry server (pages, module files, the world relay)."""
+    if not (ROOT / "node_modules" / "handlebars").exists():
+        pytest.fail("npm packages are missing: run `make test-browser` (it installs them)")
+    server = StandinServer(ROUTES, ROUTES["/standin/"] / "index.html")
+    server.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")
-def web() -> str:
+def web(standin: StandinServer) -> str:
     """The stand-in's origin."""
-    if not (ROOT / "node_modules" / "handlebars").exists():
-        pytest.fail("npm packages are missing: run `make test-browser` (it installs them)")
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), _Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    return f"http://127.0.0.1:{standin.port}"
+
+
+@pytest.fixture(params=GENERATIONS, ids=lambda g: f"v{g}")
+def generation(request) -> int:
+    """Foundry's `game.release.generation` of the world under test."""
+    return request.param
 
 
 @dataclass
@@ -97,6 +91,12 @@ class Sidecar:
         self.table = re.search(r"table id\s+(\S+)", out).group(1)
         self.gm_key = re.search(r"GM key\s+(\S+)", out).group(1)
         self.player_key = re.search(r"player key\s+(\S+)", out).group(1)
+
+    def user_key(self, user: str) -> str:
+        """``user``'s own player key for this table, as the CLI prints it."""
+        out = subprocess.run([str(VERDICT), "table", "--data", str(self.data), "user-key", self.table, user],
+                             check=True, capture_output=True, text=True).stdout
+        return out.split()[-1]
 
     def start(self) -> None:
         log = open(self.data / "sidecar.log", "a")
@@ -126,16 +126,25 @@ class Sidecar:
         self.proc = None
 
 
-@pytest.fixture
-def sidecar(tmp_path: Path, web: str):
+@pytest.fixture(scope="session")
+def sidecar_process(tmp_path_factory, web: str):
+    """One sidecar process for the whole run (each test gets a table of its own on it)."""
     if not VERDICT.exists():
         pytest.fail(f"{VERDICT} is missing: install the project (`make test` does)")
-    s = Sidecar(data=tmp_path / "data", origin=web)
-    s.data.mkdir()
-    s.create_table()
+    s = Sidecar(data=tmp_path_factory.mktemp("sidecar"), origin=web)
     s.start()
     yield s
     s.stop()
+
+
+@pytest.fixture
+def sidecar(sidecar_process: Sidecar):
+    """The shared sidecar with a fresh table (restarted first if an earlier test stopped it)."""
+    s = sidecar_process
+    if s.proc is None or s.proc.poll() is not None:
+        s.start()
+    s.create_table()
+    yield s
 
 
 @pytest.fixture(scope="session")
@@ -155,60 +164,113 @@ def browser():
 
 
 class Table:
-    """Pages of one browser context (one "world"): they share chat and the module socket."""
+    """One Foundry world on the stand-in server, its users' pages (one browser context each) and the sidecar."""
 
-    def __init__(self, context, web: str, sidecar: Sidecar, mode: str) -> None:
-        self.context = context
+    def __init__(self, browser, standin: StandinServer, web: str, sidecar: Sidecar, mode: str, generation: int) -> None:
+        self.browser = browser
+        self.standin = standin
         self.web = web
         self.sidecar = sidecar
         self.mode = mode
+        self.generation = generation
+        self.system = "rebuild"  # the test system rebuilds CONFIG.statusEffects on every canvasReady
+        self.world: World | None = None
+        self.contexts: dict[str, object] = {}
         self.pages = {}
         self.frames: dict[str, list[str]] = {}
         self.sent: dict[str, list[str]] = {}
 
-    def open(self, user: str, system: str = "facets"):
-        s = self.sidecar
-        query = {"user": user, "url": s.url, "table": s.table, "playerKey": s.player_key, "mode": self.mode, "system": system}
-        if user == "gm1":
-            query["gmKey"] = s.gm_key
-        page = self.context.new_page()
-        page.set_viewport_size({"width": 1280, "height": 860})
+    def _world(self, rules: str) -> World:
+        if self.world is None:
+            s = self.sidecar
+            self.world = self.standin.world({
+                "verdict.url": s.url, "verdict.table": s.table, "verdict.playerKey": s.player_key,
+                "verdict.mode": self.mode, "verdict.system": rules,
+            }, generation=self.generation, system=self.system)
+        elif self.world.settings.get("verdict.system") != rules:
+            self.standin.call(self.world.settings.__setitem__, "verdict.system", rules)
+        return self.world
+
+    def open(self, user: str, system: str = "facets", *, gm_key: bool | None = None):
+        """Log ``user`` in, in a browser of their own. ``gm_key``: the GM key in that browser's client settings
+        (default: the full GM ``gm1`` has it)."""
+        world = self._world(system)
+        if gm_key is None:
+            gm_key = user == "gm1"
+        context = self.browser.new_context(viewport={"width": 1280, "height": 860})
+        if gm_key:
+            # A client setting lives in that browser's localStorage under "<module>.<key>", JSON-encoded.
+            context.add_init_script(
+                "if (localStorage.getItem('verdict.gmKey') === null) "
+                f"localStorage.setItem('verdict.gmKey', JSON.stringify({json.dumps(self.sidecar.gm_key)}));"
+            )
+        page = context.new_page()
         page.on("console", lambda msg, u=user: msg.type == "error" and print(f"[{u} console] {msg.text}"))
-        # Every websocket frame this page receives, to check secrecy on the wire.
+        # Every websocket frame this page exchanges with the sidecar, to check secrecy on the wire.
         frames, sent = self.frames.setdefault(user, []), self.sent.setdefault(user, [])
         text = lambda p: p if isinstance(p, str) else p.decode("utf-8", "replace")  # noqa: E731
 
         def watch(ws, f=frames, s=sent):
+            if f":{self.sidecar.port}/" not in ws.url:
+                return
             ws.on("framereceived", lambda p: f.append(text(p)))
             ws.on("framesent", lambda p: s.append(text(p)))
 
         page.on("websocket", watch)
-        page.goto(f"{self.web}/?{urlencode(query)}")
+        page.goto(f"{self.web}/?{urlencode({'world': world.id, 'user': user})}")
         page.wait_for_selector("body[data-ready='1']", timeout=10000)
+        self.contexts[user] = context
         self.pages[user] = page
         return page
 
+    def leave(self, user: str) -> None:
+        """The user closes their browser: Foundry's server sees them disconnect."""
+        page = self.pages.pop(user)
+        self._check(user, page)
+        self.contexts.pop(user).close()
 
-def _table(browser, web, sidecar, mode: str):
-    context = browser.new_context()
-    t = Table(context, web, sidecar, mode=mode)
-    yield t
-    for user, page in t.pages.items():
+    def stall(self, user: str) -> None:
+        """The server stops delivering to ``user`` (their network stalls) until they leave."""
+        self.standin.call(self.world.stalled.add, user)
+
+    def messages(self) -> list[dict]:
+        """The world's chat messages as the server stores them."""
+        return self.standin.call(lambda: [dict(m) for m in self.world.messages])
+
+    def delivered(self, user: str) -> list[str]:
+        """Every frame the server delivered to ``user``'s page (documents, module socket, queries)."""
+        return self.standin.call(lambda: list(self.world.delivered.get(user, [])))
+
+    @staticmethod
+    def _check(user: str, page) -> None:
         errors = page.evaluate("window.__errors")
         assert not errors, f"{user}'s page had errors: {errors}"
-    context.close()
+
+    def close(self) -> None:
+        try:
+            for user, page in list(self.pages.items()):
+                self._check(user, page)
+        finally:
+            for context in self.contexts.values():
+                context.close()
+
+
+def _table(browser, standin, web, sidecar, mode: str, generation: int):
+    t = Table(browser, standin, web, sidecar, mode=mode, generation=generation)
+    yield t
+    t.close()
 
 
 @pytest.fixture
-def table(browser, web, sidecar):
-    """A table in local mode: only the active GM's page holds sockets."""
-    yield from _table(browser, web, sidecar, "local")
+def table(browser, standin, web, sidecar, generation):
+    """A world in local mode: only the active GM's browser holds sockets."""
+    yield from _table(browser, standin, web, sidecar, "local", generation)
 
 
 @pytest.fixture
-def server_table(browser, web, sidecar):
-    """A table in server mode: every page connects to the sidecar with its role's key."""
-    yield from _table(browser, web, sidecar, "server")
+def server_table(browser, standin, web, sidecar, generation):
+    """A world in server mode: every page connects to the sidecar with its role's key."""
+    yield from _table(browser, standin, web, sidecar, "server", generation)
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import API
+from .helpers import API, connected
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +45,7 @@ def test_dice_so_nice_throws_the_real_faces(table):
     gm.wait_for_selector("#verdict-status[data-state='open']", timeout=10000)
     gm.evaluate("""() => {
       window.__throws = [];
-      game.dice3d = {show: (data, user, sync) => { window.__throws.push({data, sync}); return Promise.resolve(true); }};
+      game.dice3d = {show: (data, user, sync) => { window.__throws.push({data, sync, user: user?.id ?? null}); return Promise.resolve(true); }};
     }""")
     gm.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3, dice: [6, 2, 5]}}, label: 'Thrown'}})")
     gm.evaluate(f"{API}.client.roll({{check: {CHECKS['boons']!r}, label: 'Thrown boons'}})")
@@ -57,3 +57,21 @@ def test_dice_so_nice_throws_the_real_faces(table):
     boons = throws[1]["data"]["throws"][0]["dice"]
     assert [d["result"] for d in boons] == CHECKS["boons"]["dice"]
     assert [d["type"] for d in boons] == ["d8", "d8", "d8", "d6", "d6", "d8", "d8"]
+    # A player's roll is thrown with the player's dice (Dice So Nice draws the user's own appearance).
+    ayla = table.open("p1")
+    connected(ayla)
+    ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2, dice: [4, 1]}}, actor: 'actorAyla', label: 'Thrown by Ayla'}})")
+    gm.wait_for_function("window.__throws.length === 3", timeout=5000)
+    assert gm.evaluate("window.__throws[2].user") == "p1"
+
+
+def test_the_dialog_title_follows_the_rule_set(table):
+    """Foundry writes a window's title on its first render only: the dialog must update it itself."""
+    gm = table.open("gm1")
+    connected(gm)
+    gm.evaluate(f"{API}.roll({{system: 'facets', label: 'Titled'}})")
+    dialog = gm.locator(".verdict-roll-dialog")
+    dialog.wait_for()
+    assert "Facets" in dialog.locator(".window-title").inner_text()
+    dialog.locator("[name='system']").select_option("flairs")
+    gm.wait_for_function("document.querySelector('.verdict-roll-dialog .window-title').textContent.includes('Flairs')", timeout=5000)

@@ -54,7 +54,7 @@ def test_player_rolls_through_the_gm_with_odds(table, shot):
         assert card.locator(".verdict-outcome").inner_text().strip()
         assert card.locator(".verdict-dice .die").count() == 3
     # One chat message, written by the GM, for a roll the sidecar made for the player.
-    flags = gm.evaluate("game.messages.contents.map(m => ({author: m._author, card: m.flags.verdict.card}))")
+    flags = [{"author": m["author"], "card": m["flags"]["verdict"]["card"]} for m in table.messages()]
     assert len(flags) == 1
     assert flags[0]["author"] == "gm1"
     assert flags[0]["card"]["by"] == "player"

@@ -77,7 +77,7 @@ def test_a_group_check_gathers_every_participants_roll(table, shot):
         assert page.locator(".verdict-request li[data-part='Bram Ashdown'].springs [data-springs]").count() == 1
         assert page.locator(".verdict-request .verdict-dice .die").count() == 4
     # The parts are drawn on the request card, not as cards of their own; the GM wrote it.
-    messages = gm.evaluate("game.messages.contents.map(m => ({author: m._author, request: m.flags.verdict.request}))")
+    messages = [{"author": m["author"], "request": m["flags"]["verdict"]["request"]} for m in table.messages()]
     assert len(messages) == 1 and messages[0]["author"] == "gm1"
     request = messages[0]["request"]
     assert request["result"]["outcome"] == "failure" and request["result"]["springs"] == ["Bram Ashdown"]

@@ -4,6 +4,8 @@ reaches the player's page, neither its HTML nor the frames its socket receives."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .helpers import API, add_complications, connected
@@ -13,19 +15,26 @@ pytestmark = pytest.mark.browser
 
 def test_every_page_connects_with_its_roles_key(server_table, shot):
     table = server_table
-    gm, player = table.open("gm1"), table.open("p1")
-    connected(gm, player)
+    gm, player, bram = table.open("gm1"), table.open("p1"), table.open("p2")
+    connected(gm, player, bram)
     # The player's page holds its own socket, as a player; the GM's as the GM.
     assert player.evaluate(f"{API}.client.role") == "player"
     assert gm.evaluate(f"{API}.client.role") == "gm"
     assert player.evaluate(f"{API}.client.own.state") == "open"
     assert player.evaluate(f"{API}.client.playerView") is None
-    # The player key is the world's; the GM key lives in the GM's browser only.
+    # The GM key lives in the GM's browser only.
     assert player.evaluate("game.settings.get('verdict', 'gmKey')") == ""
-    hello = [f for f in table.sent["p1"] if '"type":"hello"' in f]
-    assert len(hello) == 1 and f'"key":"{table.sidecar.player_key}"' in hello[0] and '"user":"p1"' in hello[0]
     assert not any(table.sidecar.gm_key in f for f in table.sent["p1"] + table.frames["p1"])
+    assert not any(table.sidecar.gm_key in f for f in table.delivered("p1") + table.delivered("p2"))
     assert any(f'"key":"{table.sidecar.gm_key}"' in f for f in table.sent["gm1"])
+    # The player connects with a key of their own, bound to their user (not the table-wide key), and that key
+    # never reaches another player's browser (targeted delivery, client storage, no world or user setting).
+    hello = [f for f in table.sent["p1"] if '"type":"hello"' in f]
+    assert hello and all('"user":"p1"' in h for h in hello)
+    keys = {re.search(r'"key":"([^"]+)"', h).group(1) for h in hello}
+    assert keys.isdisjoint({table.sidecar.player_key, table.sidecar.gm_key})
+    for key in keys:
+        assert not any(key in f for f in table.delivered("p2") + table.sent["p2"] + table.frames["p2"])
 
     player.evaluate(f"{API}.roll({{actor: 'actorAyla', system: 'facets'}})")
     dialog = player.locator(".verdict-roll-dialog")
@@ -38,7 +47,7 @@ def test_every_page_connects_with_its_roles_key(server_table, shot):
         card = page.locator(".verdict-card .verdict-label:has-text('Climb the bell tower')")
         card.wait_for(timeout=5000)
     # Still one card, written by the GM's client from the sidecar's word.
-    flags = gm.evaluate("game.messages.contents.map(m => ({author: m._author, card: m.flags.verdict.card}))")
+    flags = [{"author": m["author"], "card": m["flags"]["verdict"]["card"]} for m in table.messages()]
     assert len(flags) == 1 and flags[0]["author"] == "gm1" and flags[0]["card"]["user"] == "p1"
     # The player's own socket received its roll.
     assert any('"type":"rolled"' in f and "Climb the bell tower" in f for f in table.frames["p1"])

@@ -15,7 +15,8 @@ AYLA = "#board .token[data-actor='actorAyla']"
 def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
     connected(gm, player)
-    registered = gm.evaluate("CONFIG.statusEffects.map(e => e.id)")
+    # CONFIG.statusEffects: an array in v13, an object keyed by id in v14.
+    registered = gm.evaluate("Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects.map(e => e.id) : Object.keys(CONFIG.statusEffects)")
     for sid in ("verdict-condition", "verdict-wound", "verdict-scratch", "verdict-taken-down"):
         assert sid in registered
     assert "dead" in registered  # Foundry's own are kept
@@ -56,6 +57,27 @@ def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     assert card.locator("[data-verdict-apply]").count() == 0
 
 
+def test_a_system_that_rebuilds_the_status_list_keeps_the_markers(table):
+    """The test system replaces CONFIG.statusEffects on every `canvasReady`, as some systems do."""
+    table.system = "rebuild"
+    gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
+    connected(gm, player)
+    assert gm.evaluate("game.release.generation") == table.generation
+    player.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [1]}}, actor: 'actorAyla', scene: 'scene1', label: 'Slip'}})")
+    for page in (gm, player):
+        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=5000)
+    # The scene is drawn again (the system rebuilds the list again): the marker stays.
+    for page in (gm, player):
+        page.evaluate("standin.drawCanvas()")
+    for page in (gm, player):
+        page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=5000)
+    # The statuses the sidecar owns are not offered in the token HUD (`hud: false`).
+    cfg = gm.evaluate("""() => { const s = CONFIG.statusEffects;
+        const e = Array.isArray(s) ? s.find((x) => x.id === 'verdict-condition') : s['verdict-condition'];
+        return e ? {hud: e.hud ?? true} : null; }""")
+    assert cfg == {"hud": False}
+
+
 def test_the_token_hud_opens_the_roll_dialog_for_its_actor(table):
     gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
     connected(gm, player)
@@ -82,44 +104,50 @@ def test_the_token_hud_opens_the_roll_dialog_for_its_actor(table):
 def test_the_combat_tracker_opens_the_verdict_tracker(table):
     gm = table.open("gm1", "challenge")
     connected(gm)
-    # The combat tracker as Foundry renders it in v13 (an element) and in v12 (jQuery-like: [element]).
-    gm.evaluate(
-        """() => {
-          for (const id of ["combat-v13", "combat-v12"]) {
-            const el = document.createElement("section");
-            el.id = id;
-            el.style.cssText = "position: fixed; left: 420px; top: " + (id === "combat-v13" ? 200 : 260) + "px; z-index: 10000";
-            el.innerHTML = '<header class="combat-tracker-header"></header>';
-            document.body.append(el);
-            Hooks.callAll("renderCombatTracker", {}, id === "combat-v13" ? el : [el]);
-          }
-        }"""
-    )
-    assert gm.locator("#combat-v12 .verdict-open-tracker").count() == 1
-    gm.locator("#combat-v13 .verdict-open-tracker").click()
+    # The sidebar's combat tracker, rendered at start-up (hook `renderCombatTracker` with its element).
+    button = gm.locator("#combat .verdict-open-tracker")
+    assert button.count() == 1
+    button.click()
     gm.locator(".verdict-tracker").wait_for(timeout=5000)
 
 
-def test_v12_sheets_get_a_roll_header_button(table):
+def test_the_popped_out_combat_tracker_keeps_its_button(table):
+    """v14 pops the tracker out into a window with its own document (v13: a window in the same document)."""
+    gm = table.open("gm1", "challenge")
+    connected(gm)
+    gm.evaluate("standin.popoutCombat()")
+    if table.generation >= 14:
+        assert gm.evaluate("document.getElementById('combat-popout-window').contentDocument !== document")
+        popout = gm.frame_locator("#combat-popout-window")
+    else:
+        popout = gm.locator("#combat-popout-window")
+    button = popout.locator("#combat-popout .verdict-open-tracker")
+    button.wait_for(timeout=5000)
+    assert button.count() == 1
+    button.click()
+    gm.locator(".verdict-tracker").wait_for(timeout=5000)
+
+
+def test_sheet_header_controls_offer_a_roll_to_owners(table):
     gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
     connected(gm, player)
-    buttons = player.evaluate(
-        """() => {
-          const out = {};
-          for (const id of ["actorAyla", "actorBram"]) {
-            const buttons = [];
-            Hooks.callAll("getActorSheetHeaderButtons", {actor: game.actors.get(id)}, buttons);
-            out[id] = buttons.map((b) => b.label);
-          }
-          return out;
-        }"""
-    )
-    assert buttons == {"actorAyla": ["VERDICT.Sheet.roll"], "actorBram": []}  # only on the player's own actor
-    player.evaluate(
-        """() => {
-          const buttons = [];
-          Hooks.callAll("getActorSheetHeaderButtons", {actor: game.actors.get("actorAyla")}, buttons);
-          buttons[0].onclick();
-        }"""
-    )
+
+    def open_sheet(page, actor: str):
+        """An ActorSheetV2 for ``actor``, its header-controls menu opened (built now, as Foundry builds it)."""
+        page.evaluate(f"new standin.ActorSheet({{document: game.actors.get('{actor}'), id: 'sheet-{actor}'}}).render({{force: true}})")
+        sheet = page.locator(f"#sheet-{actor}")
+        sheet.locator("[data-action=toggleControls]").click()
+        return sheet
+
+    # Only on an actor the user owns.
+    assert open_sheet(player, "actorBram").locator(".controls-dropdown [data-action='verdictRoll']").count() == 0
+    mine = open_sheet(player, "actorAyla").locator(".controls-dropdown [data-action='verdictRoll']")
+    assert mine.count() == 1
+    mine.click()
     player.locator(".verdict-roll-dialog").wait_for(timeout=5000)
+    # Two sheets open on the GM's page: each entry rolls for its own sheet's actor (per-instance options).
+    open_sheet(gm, "actorAyla")
+    open_sheet(gm, "actorBram").locator(".controls-dropdown [data-action='verdictRoll']").click()
+    dialog = gm.locator(".verdict-roll-dialog")
+    dialog.wait_for(timeout=5000)
+    assert "Bram Ashdown" in dialog.locator(".window-title").inner_text()

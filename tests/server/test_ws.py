@@ -187,8 +187,12 @@ async def test_the_module_is_served_for_foundrys_installer(sidecar):
             data = await r.read()
     assert manifest["id"] == "verdict" and manifest["socket"] is True
     assert manifest["manifest"] == base + "/module/module.json" and manifest["download"] == base + "/module/verdict.zip"
-    assert manifest["compatibility"]["verified"].startswith("13")
-    names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    assert manifest["compatibility"] == {"minimum": "13", "verified": "14.369", "maximum": "14"}
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    names = archive.namelist()
+    # The installed copy's manifest drives Foundry's update check: its URLs must be absolute too.
+    inside = json.loads(archive.read("module.json"))
+    assert inside["manifest"] == manifest["manifest"] and inside["download"] == manifest["download"]
     assert "module.json" in names and "lang/en.json" in names
     for entry in manifest["esmodules"] + manifest["styles"]:
         assert entry in names

@@ -5,7 +5,7 @@
 import { MODULE_ID } from "./constants.mjs";
 import { RollDialog } from "./apps/roll-dialog.mjs";
 import { Tracker } from "./apps/tracker.mjs";
-import { isActiveGM } from "./client.mjs";
+import { isRelay } from "./client.mjs";
 import { buildCheck, defaults } from "./lib/systems.mjs";
 import { t } from "./render.mjs";
 import { postRequest, requestRolled } from "./requests.mjs";
@@ -75,10 +75,10 @@ export class VerdictApi {
    */
   rememberDefaults(actorId, system, values) {
     if (!actorId) return;
-    if (isActiveGM()) {
+    if (isRelay()) {
       actorById(actorId)?.setFlag(MODULE_ID, "defaults", { [system]: values });
     } else {
-      game.socket?.emit(`module.${MODULE_ID}`, { t: "defaults", from: game.user?.id, actor: actorId, system, values });
+      game.socket?.emit(`module.${MODULE_ID}`, { t: "defaults", actor: actorId, system, values });
     }
   }
 

@@ -1,130 +1,146 @@
 /**
- * The module's one client of the sidecar. Two modes:
+ * The module's one client of the sidecar. Exactly one browser, the relay, holds the connections the
+ * others depend on and writes the chat cards: the connected GM whose browser has the GM key (Foundry's
+ * active-GM rule among them), re-chosen whenever a user connects or leaves (see lib/relay.mjs).
  *
- * - local: only the active GM's browser holds sockets. It opens the GM connection (GM key) and a
- *   "player view" connection (player key). Players' requests arrive over Foundry's module socket, go out
- *   on the player view, and what the player view receives is relayed back: the sidecar's own filtering
- *   for the player role decides what players may see, never this code.
- * - server: every client connects directly with its role's key (wss from https pages).
+ * - local mode: only GM browsers with the GM key connect. The relay also opens a "player view" (the
+ *   table-wide player key, bound to no user: what every player may see) and, for each user who asks it
+ *   something, a connection bound to that user with the user's own key (`user_key`), so the sidecar's
+ *   filtering for that user decides what the reply holds. Players ask the relay with a targeted
+ *   `User#query`; the answer comes back from the relay alone. What the player view receives is relayed
+ *   to everyone on the module socket, and a client accepts such frames only from the relay's user id as
+ *   Foundry reports the sender.
+ * - server mode: every client connects directly: GMs with the GM key, players with their user key (asked
+ *   of the relay by a targeted query, kept in this browser's storage only), else with the table-wide
+ *   player key, read-only.
  *
- * Either way the active GM also keeps the player view open when it has the player key: chat documents
- * are written from the player-safe copy of each result.
+ * A player proves who asks a query by a secret whose hash its own socket frame announced (Foundry names
+ * the sender of socket frames but not of queries); see `hello` below.
  */
 
 import { CLIENT_NAME, MODULE_ID, SOCKET } from "./constants.mjs";
 import { Connection, RequestError } from "./lib/connection.mjs";
 import { Emitter } from "./lib/emitter.mjs";
 import { newId, wsUrl } from "./lib/protocol.mjs";
+import { fromRelay, pickRelay } from "./lib/relay.mjs";
+import { sha256 } from "./lib/sha256.mjs";
 import { setting } from "./settings.mjs";
 
 /** @typedef {{state: string, reason: string|null}} Status */
 
-/** Requests a player may relay through the GM: never `gm` (table operations are the GM's alone). */
+/** Requests a user may relay through the GM: never `gm` (table operations are the GM's alone). */
 const RELAYABLE = new Set(["roll", "odds", "follow", "state", "verify", "ping"]);
+/** Queries the module registers in `CONFIG.queries`. */
+export const QUERY = { request: `${MODULE_ID}.request`, userKey: `${MODULE_ID}.userKey` };
+/**
+ * How long a relayed request waits for an answer, through any number of relay handovers: long enough for
+ * Foundry to notice a relay whose network stalled (its socket times out) and name the next one.
+ */
+const REQUEST_MS = 45000;
 
-/** @returns {boolean} this browser is the active GM's */
-export function isActiveGM() {
-  const user = game.user;
-  if (!user?.isGM) return false;
-  const active = game.users?.activeGM;
-  return !active || active.id === user.id;
+/** @type {VerdictClient|null} the page's client (set by `start`) */
+let current = null;
+
+/** @returns {boolean} this browser is the relay (writes cards, syncs tokens, answers players) */
+export function isRelay() {
+  return Boolean(current?.isRelay);
+}
+
+/** @param {string} key */
+function t(key) {
+  return game.i18n?.localize(key) ?? key;
+}
+
+/** @returns {import("./lib/relay.mjs").RelayUser[]} */
+function foundryUsers() {
+  return (game.users?.contents ?? []).map((u) => ({ id: u.id ?? "", isGM: Boolean(u.isGM), active: Boolean(u.active), role: Number(u.role ?? 0) }));
 }
 
 /**
- * This browser's way to the sidecar, in local or server mode. Events: "status" (status), "snapshot"
- * (snapshot), "message" (msg, source) for every reply and broadcast, "player-message" (msg) for what the
- * player-view connection receives.
+ * This browser's way to the sidecar. Events: "status" (status), "snapshot" (snapshot), "message" (msg,
+ * source, reply) for every reply and broadcast on this client's own view, "player-message" (msg) for what
+ * the relay's player view receives, "relay" (relayId) when the relay changes, "socket" (data, sender) for
+ * module-socket frames the client does not handle itself.
  */
 export class VerdictClient extends Emitter {
   constructor() {
     super();
-    /** @type {Connection|null} the connection this client's own requests use */
+    /** @type {Connection|null} this browser's own connection (GM key; in server mode a player's key) */
     this.own = null;
-    /** @type {Connection|null} active GM only: the player-view connection */
+    /** @type {Connection|null} relay only: the table-wide player key, bound to no user */
     this.playerView = null;
+    /** @type {Map<string, Connection>} relay in local mode: one connection per user, with that user's key */
+    this.userConns = new Map();
     /** @type {Status} */
     this.status = { state: "idle", reason: null };
     /** @type {Record<string, any>|null} the table as this client may see it */
     this.snapshot = null;
-    /** @type {Record<string, any>|null} active GM only: the table as players see it */
+    /** @type {Record<string, any>|null} relay only: the table as players see it */
     this.playerSnapshot = null;
     /** @type {string|null} */
     this.role = null;
     /** @type {Map<string, string>} check id -> faces, as the sidecar's ledger reported them to this client */
     this.known = new Map();
-    /** @type {Map<string, {resolve: Function, reject: Function, timer: any}>} relayed requests in flight */
+    /** @type {Map<string, {msg: Record<string, any>, resolve: Function, reject: Function, timer: any, sentTo: string|null}>} */
     this.relayed = new Map();
+    /** @type {string|null} the relay's user id */
+    this.relayId = null;
+    /** @type {Set<string>} GM users whose browser says it has the GM key */
+    this.holders = new Set();
+    /** @type {Map<string, string>} commitment (hash of a user's secret) -> user id, as their socket frames said */
+    this.commits = new Map();
+    /** This page's secret: its hash goes out in `hello`, the secret itself only in queries to the relay. */
+    this.secret = newId() + newId();
+    this.commit = sha256(this.secret);
+    this.started = false;
     this._socketBound = false;
+    this._warnedNoKey = false;
     /** @type {any} */ this._refreshTimer = null;
-    /** @type {any} */ this._gmProbe = null;
     /** @type {any} */ this._pvRefresh = null;
     /** @type {Map<string, Promise<Record<string, any>>>|null} */ this._verifying = null;
+    /** @type {Map<string, Promise<Connection|null>>} user id -> the user's connection being opened */
+    this._opening = new Map();
+    this._ownKey = "";
+    this._relayKey = "";
+    this._ownReadOnly = false;
+    /** @type {string|null} the relay whose status this page shows */
+    this._relayStatusFrom = null;
+    /** @type {Map<string, Record<string, any>>} check id -> this user's own copy (the replies to its rolls) */
+    this.mine = new Map();
   }
 
   get mode() {
     return setting("mode") === "server" ? "server" : "local";
   }
 
-  /**
-   * @param {string} state
-   * @param {string|null} [reason]
-   */
-  _setStatus(state, reason = null) {
-    this.status = { state, reason };
-    this.emit("status", this.status);
-    if (isActiveGM() && this.mode === "local") this._socketEmit({ t: "status", status: this._playerStatus() });
+  get me() {
+    return game.user?.id ?? null;
   }
 
-  /** @returns {Status} what players in local mode are told: the player view's state */
-  _playerStatus() {
-    const c = this.playerView;
-    if (!c) return { state: "offline", reason: game.i18n?.localize("VERDICT.Status.noPlayerKey") ?? "no player key" };
-    return { state: c.state, reason: c.reason };
+  get isRelay() {
+    return this.relayId !== null && this.relayId === this.me;
   }
+
+  /** This browser has the GM key (a client setting: never sent to anyone). */
+  get hasGmKey() {
+    return Boolean(game.user?.isGM && setting("gmKey") && setting("table"));
+  }
+
+  // --- lifecycle ----------------------------------------------------------------------------------
 
   start() {
+    current = this;
+    this.started = true;
     this._bindSocket();
-    const url = wsUrl(setting("url"));
-    const table = setting("table");
-    const user = game.user?.id ?? null;
-    const make = (/** @type {string} */ key) => new Connection({ url, table, key, client: CLIENT_NAME, user });
-    const gm = isActiveGM();
-    if (this.mode === "server" || gm) {
-      const key = game.user?.isGM ? setting("gmKey") : setting("playerKey");
-      if (!table || !key) {
-        this._setStatus("offline", game.i18n?.localize("VERDICT.Status.notConfigured") ?? "not configured");
-        return;
-      }
-      this.own = make(key);
-      this.own.on("state", (/** @type {string} */ s, /** @type {string|null} */ r) => this._setStatus(s, r));
-      this.own.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "own"));
-      this.own.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onMessage(m, "own", info.reply));
-      this.own.start();
-    }
-    if (gm && setting("playerKey") && table) {
-      this.playerView = make(setting("playerKey"));
-      this.playerView.on("state", () => {
-        if (this.mode === "local") this._socketEmit({ t: "status", status: this._playerStatus() });
-      });
-      this.playerView.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "player-view"));
-      this.playerView.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onPlayerView(m, info.reply));
-      this.playerView.start();
-    }
-    if (this.mode === "local" && !gm) {
-      this._setStatus("connecting", null);
-      this._socketEmit({ t: "hello", from: user });
-      this._gmProbe = setTimeout(() => {
-        if (this.status.state === "connecting") this._setStatus("offline", game.i18n?.localize("VERDICT.Status.noGM") ?? "no GM");
-      }, 3000);
-    }
+    this._registerQueries();
+    if (this.hasGmKey) this.holders.add(/** @type {string} */ (this.me));
+    this._announce();
+    this._socketEmit({ t: "hello", commit: this.commit, fresh: true });
+    this.evaluate();
   }
 
   stop() {
-    this.own?.stop();
-    this.playerView?.stop();
-    this.own = null;
-    this.playerView = null;
-    clearTimeout(this._gmProbe);
+    this._closeAll();
     for (const [id, p] of this.relayed) {
       clearTimeout(p.timer);
       p.reject(new RequestError("offline", "stopped"));
@@ -132,10 +148,211 @@ export class VerdictClient extends Emitter {
     }
   }
 
+  /** Settings changed: reconnect with them, without a reload. */
   restart() {
-    this.stop();
-    this.start();
+    this._closeAll();
+    if (this.hasGmKey) this.holders.add(/** @type {string} */ (this.me));
+    else this.holders.delete(/** @type {string} */ (this.me));
+    this._announce();
+    this.relayId = null;
+    this.evaluate();
   }
+
+  _closeAll() {
+    this.own?.stop();
+    this.playerView?.stop();
+    for (const c of this.userConns.values()) c.stop();
+    this.own = null;
+    this.playerView = null;
+    this.userConns.clear();
+    this._opening.clear();
+    this._ownKey = "";
+    this._relayKey = "";
+  }
+
+  /**
+   * Re-choose the relay and bring this browser's connections in line. Called at start, when a user
+   * connects or leaves (`userConnected`), and when a GM says whether it has the key.
+   */
+  evaluate() {
+    if (!this.started) return;
+    const before = this.relayId;
+    const users = foundryUsers();
+    for (const id of [...this.holders]) if (!users.some((u) => u.id === id && u.active && u.isGM)) this.holders.delete(id);
+    this.relayId = pickRelay(users, this.holders, game.users?.activeGM?.id ?? null);
+    this._reconcile();
+    if (before !== this.relayId) {
+      this.emit("relay", this.relayId);
+      if (this.isRelay) {
+        this._broadcastStatus();
+        if (this.playerSnapshot) this._socketEmit({ t: "snapshot", snapshot: this.playerSnapshot });
+      }
+      // Requests in flight go to the new relay with the same ids: the sidecar answers a repeat with its
+      // first reply, so a handover neither loses nor repeats a roll.
+      for (const entry of this.relayed.values()) if (entry.sentTo !== this.relayId) this._sendRelayed(entry);
+    }
+    this._showRelayStatus();
+  }
+
+  /** Open or close connections for this browser's place at the table (relay or not, mode, keys). */
+  _reconcile() {
+    const base = [this.mode, setting("table"), setting("url")].join("|");
+    const wantOwn = this.hasGmKey ? "gm" : this.mode === "server" ? "player" : "";
+    // A player connected read-only (no user key yet) asks again when the relay changes.
+    const ownKey = wantOwn ? `${wantOwn}|${base}${wantOwn === "player" && this._ownReadOnly ? `|${this.relayId}` : ""}` : "";
+    if (ownKey !== this._ownKey) {
+      this.own?.stop();
+      this.own = null;
+      this._ownReadOnly = false;
+      this._ownKey = ownKey;
+      if (wantOwn === "gm") {
+        this.own = this._make(setting("gmKey"), this.me);
+        this._wireOwn(this.own);
+      } else if (wantOwn === "player") {
+        this._openPlayer(ownKey);
+      }
+    }
+    const relayKey = this.isRelay && this.hasGmKey && setting("playerKey") ? base : "";
+    if (relayKey !== this._relayKey) {
+      this.playerView?.stop();
+      this.playerView = null;
+      for (const c of this.userConns.values()) c.stop();
+      this.userConns.clear();
+      this._opening.clear();
+      this._relayKey = relayKey;
+      if (relayKey) {
+        this.playerView = this._make(setting("playerKey"), null);
+        this.playerView.on("state", () => this._broadcastStatus());
+        this.playerView.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "player-view"));
+        this.playerView.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onPlayerView(m, info.reply));
+        this.playerView.start();
+      }
+    }
+    if (this.isRelay && !this.hasGmKey && game.user?.isGM) {
+      // The relay has no GM key (no connected GM has it): tell this GM how to connect, players why nothing answers.
+      if (!this._warnedNoKey) ui.notifications?.warn(t("VERDICT.Status.gmNeedsKey"), { permanent: true });
+      this._warnedNoKey = true;
+      this._setStatus("offline", t("VERDICT.Status.gmNeedsKey"));
+    }
+  }
+
+  /**
+   * @param {string} key
+   * @param {string|null} user  the Foundry user the key belongs to (null for the table-wide player key)
+   */
+  _make(key, user) {
+    return new Connection({ url: wsUrl(setting("url")), table: setting("table"), key, client: CLIENT_NAME, user });
+  }
+
+  /** @param {Connection} conn */
+  _wireOwn(conn) {
+    conn.on("state", (/** @type {string} */ s, /** @type {string|null} */ r) => {
+      this._setStatus(s, r);
+      if (this.isRelay) this._broadcastStatus();
+    });
+    conn.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "own"));
+    conn.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onMessage(m, "own", info.reply));
+    conn.start();
+  }
+
+  /**
+   * Server mode, a player: connect with this user's key (asked of the relay once, kept in this browser's
+   * storage), else with the table-wide player key, read-only.
+   * @param {string} ownKey  the connection plan this call serves (a newer plan cancels it)
+   */
+  async _openPlayer(ownKey) {
+    const table = setting("table");
+    const me = this.me;
+    if (!table || !me) {
+      this._setStatus("offline", t("VERDICT.Status.notConfigured"));
+      return;
+    }
+    const storeKey = `${MODULE_ID}.userKey.${table}.${me}`;
+    let userKey = globalThis.localStorage?.getItem(storeKey) ?? null;
+    for (let attempt = 0; !userKey && attempt < 3 && this.relayId && this.relayId !== me; attempt++) {
+      try {
+        const reply = await this._query(this.relayId, QUERY.userKey, { secret: this.secret });
+        if (typeof reply?.key === "string" && reply.key) {
+          userKey = String(reply.key);
+          globalThis.localStorage?.setItem(storeKey, userKey);
+        } else if (reply?.code === "unknown_sender" || reply?.code === "not_relay" || reply?.code === "offline") {
+          if (reply.code === "unknown_sender") this._newSecret();
+          await new Promise((r) => setTimeout(r, 400));
+          continue;
+        }
+      } catch (err) {
+        console.warn(`${MODULE_ID} | no user key from the relay`, err);
+      }
+      break;
+    }
+    if (this._ownKey !== ownKey || this.own) return;
+    const readOnly = !userKey;
+    const conn = userKey ? this._make(userKey, me) : setting("playerKey") ? this._make(setting("playerKey"), null) : null;
+    if (!conn) {
+      this._setStatus("offline", t("VERDICT.Status.notConfigured"));
+      return;
+    }
+    this.own = conn;
+    this._ownReadOnly = readOnly;
+    if (readOnly) this._ownKey = `${ownKey}|${this.relayId}`;
+    conn.on("state", (/** @type {string} */ s, /** @type {string|null} */ r) => {
+      // A refused user key (keys rotated): forget it, ask again on the next start.
+      if (userKey && s === "offline" && conn.lastError?.code) globalThis.localStorage?.removeItem(storeKey);
+      this._setStatus(s, r);
+    });
+    conn.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "own"));
+    conn.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onMessage(m, "own", info.reply));
+    conn.start();
+  }
+
+  // --- status -------------------------------------------------------------------------------------
+
+  /**
+   * @param {string} state
+   * @param {string|null} [reason]
+   */
+  _setStatus(state, reason = null) {
+    if (this.status.state === state && this.status.reason === reason) return;
+    this.status = { state, reason };
+    this.emit("status", this.status);
+  }
+
+  /** A browser without its own connection: the relay's state as this client knows it. */
+  _showRelayStatus() {
+    if (this.own) return;
+    if (this.isRelay) return;
+    if (this.relayId === null) this._setStatus("offline", t("VERDICT.Status.gmAway"));
+    else if (this._relayStatusFrom === null) this._setStatus("connecting", null);
+    else if (this._relayStatusFrom !== this.relayId) this._setStatus("reconnecting", t("VERDICT.Status.handover"));
+  }
+
+  /** @returns {Status} what browsers without a connection are told: the relay's ability to answer */
+  _playerStatus() {
+    if (!this.hasGmKey) return { state: "offline", reason: t("VERDICT.Status.gmNeedsKey") };
+    const own = this.own;
+    if (!own || own.state !== "open") return { state: own?.state ?? "offline", reason: own?.reason ?? null };
+    const c = this.playerView;
+    if (!c) return { state: "offline", reason: t("VERDICT.Status.noPlayerKey") };
+    return { state: c.state, reason: c.reason };
+  }
+
+  _broadcastStatus() {
+    if (this.isRelay) this._socketEmit({ t: "status", status: this._playerStatus() });
+  }
+
+  /** A fresh secret for this page, its hash announced (the relay will know the asker by it). */
+  _newSecret() {
+    this.secret = newId() + newId();
+    this.commit = sha256(this.secret);
+    this._socketEmit({ t: "hello", commit: this.commit, fresh: false });
+  }
+
+  /** Tell everyone whether this GM browser has the GM key (the relay rule prefers those that do). */
+  _announce() {
+    if (game.user?.isGM) this._socketEmit({ t: "key", has: this.hasGmKey });
+  }
+
+  // --- what arrives on the connections --------------------------------------------------------------
 
   /**
    * @param {Record<string, any>} welcome
@@ -165,8 +382,8 @@ export class VerdictClient extends Emitter {
   _setSnapshot(snapshot, source) {
     if (source === "player-view") {
       this.playerSnapshot = snapshot;
-      if (this.mode === "local") this._socketEmit({ t: "snapshot", snapshot });
-      return;
+      if (this.mode === "local" && this.isRelay) this._socketEmit({ t: "snapshot", snapshot });
+      if (this.own) return;
     }
     this.snapshot = snapshot;
     this.emit("snapshot", snapshot);
@@ -174,6 +391,7 @@ export class VerdictClient extends Emitter {
 
   /** @param {"own"|"player-view"|"relay"} source */
   _scheduleRefresh(source) {
+    if (source === "relay") return;
     if (source === "player-view") {
       clearTimeout(this._pvRefresh);
       this._pvRefresh = setTimeout(() => {
@@ -183,7 +401,7 @@ export class VerdictClient extends Emitter {
     }
     clearTimeout(this._refreshTimer);
     this._refreshTimer = setTimeout(() => {
-      this.request({ type: "state" }).then((r) => r.snapshot && this._setSnapshot(r.snapshot, source)).catch(() => {});
+      this.own?.request({ type: "state" }).then((r) => r.snapshot && this._setSnapshot(r.snapshot, "own")).catch(() => {});
     }, 120);
   }
 
@@ -194,26 +412,31 @@ export class VerdictClient extends Emitter {
    * @param {boolean} reply
    */
   _onMessage(msg, source, reply) {
-    if (msg.type === "rolled" || msg.type === "followed") {
+    if ((msg.type === "rolled" || msg.type === "followed") && msg.result) {
       this.known.set(msg.check, JSON.stringify(msg.result?.dice ?? []));
+    }
+    if (reply && (msg.type === "rolled" || msg.type === "followed")) {
+      // What this user may see of their own roll: cards that are shells draw it from here.
+      const prev = this.mine.get(msg.check);
+      this.mine.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? msg.label ?? null });
     }
     if (msg.type === "event") this._learn(msg.event);
     if (["rolled", "followed", "done", "event"].includes(msg.type)) {
-      if (msg.type !== "rolled" || (msg.events ?? []).length || msg.result?.system === "boons") this._scheduleRefresh(source);
+      if (msg.type !== "rolled" || (msg.events ?? []).length || msg.result?.system === "boons") this._scheduleRefresh(source === "own" ? "own" : "relay");
     }
     if (msg.type === "state" && msg.snapshot) this._setSnapshot(msg.snapshot, source);
     this.emit("message", msg, source, reply);
   }
 
   /**
-   * Active GM: what the player-view connection receives.
+   * Relay: what the player-view connection receives.
    * @param {Record<string, any>} msg
-   * @param {boolean} reply  a reply to a relayed request (already routed to its requester)
+   * @param {boolean} reply
    */
   _onPlayerView(msg, reply) {
     this.emit("player-message", msg);
     if (["rolled", "followed", "done", "event"].includes(msg.type)) this._scheduleRefresh("player-view");
-    if (!reply && this.mode === "local" && msg.type !== "pong" && msg.type !== "welcome" && msg.type !== "state") {
+    if (!reply && this.mode === "local" && this.isRelay && !["pong", "welcome", "state"].includes(msg.type)) {
       this._socketEmit({ t: "bc", msg });
     }
   }
@@ -221,22 +444,75 @@ export class VerdictClient extends Emitter {
   // --- requests -------------------------------------------------------------------------------------
 
   /**
-   * Send a request on this client's own view: directly, or through the active GM in local mode.
+   * Send a request on this client's own view: directly, or through the relay.
    * @param {Record<string, any>} msg
    * @returns {Promise<Record<string, any>>}
    */
   request(msg) {
     if (this.own) return this.own.request(msg);
-    if (this.mode === "server") return Promise.reject(new RequestError("offline", this.status.reason ?? "offline"));
+    if (this.isRelay) return Promise.reject(new RequestError("offline", this.status.reason ?? t("VERDICT.Status.gmNeedsKey")));
+    if (this.relayId === null) return Promise.reject(new RequestError("offline", t("VERDICT.Status.gmAway")));
     const id = typeof msg.id === "string" && msg.id ? msg.id : newId();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.relayed.delete(id);
-        reject(new RequestError("timeout", game.i18n?.localize("VERDICT.Status.noGM") ?? "no GM"));
-      }, 20000);
-      this.relayed.set(id, { resolve, reject, timer });
-      this._socketEmit({ t: "req", from: game.user?.id ?? null, msg: { ...msg, id } });
+      const entry = {
+        msg: { ...msg, id }, resolve, reject, sentTo: /** @type {string|null} */ (null),
+        timer: setTimeout(() => {
+          this.relayed.delete(id);
+          reject(new RequestError("timeout", this.relayId === null ? t("VERDICT.Status.gmAway") : t("VERDICT.Status.noAnswer")));
+        }, REQUEST_MS),
+      };
+      this.relayed.set(id, entry);
+      this._sendRelayed(entry);
     });
+  }
+
+  /**
+   * Ask the relay (a query to that one user). A failed query waits for the next relay; the answer is
+   * taken only from the user the query went to.
+   * @param {{msg: Record<string, any>, resolve: Function, reject: Function, timer: any, sentTo: string|null}} entry
+   */
+  _sendRelayed(entry) {
+    const to = this.relayId;
+    const id = entry.msg.id;
+    if (!to || to === this.me || !this.relayed.has(id)) return;
+    entry.sentTo = to;
+    const settle = (/** @type {Record<string, any>} */ reply) => {
+      if (this.relayed.get(id) !== entry) return;
+      if (reply?.type === "error" && (reply.code === "not_relay" || reply.code === "unknown_sender")) {
+        // The relay moved, or does not know this page's commitment (not heard yet, or copied by someone):
+        // a new secret, announced again, and the next try.
+        if (reply.code === "unknown_sender") this._newSecret();
+        entry.sentTo = null;
+        setTimeout(() => { if (this.relayed.get(id) === entry && entry.sentTo === null) this._sendRelayed(entry); }, 300);
+        return;
+      }
+      this.relayed.delete(id);
+      clearTimeout(entry.timer);
+      if (!reply || typeof reply !== "object") entry.reject(new RequestError("bad_reply", "the relay sent no answer"));
+      else if (reply.type === "error") entry.reject(new RequestError(reply.code, reply.message, reply));
+      else entry.resolve(reply);
+      if (reply && typeof reply === "object") this._onMessage(reply, "relay", true);
+    };
+    this._query(to, QUERY.request, { secret: this.secret, msg: entry.msg })
+      .then(settle)
+      .catch((err) => {
+        if (this.relayed.get(id) !== entry || entry.sentTo !== to) return;
+        console.warn(`${MODULE_ID} | the relay did not answer ${id}`, err);
+        entry.sentTo = null; // sent again when the relay changes; else the timer ends it
+      });
+  }
+
+  /**
+   * A targeted query to one user (Foundry v13+ `User#query`).
+   * @param {string} userId
+   * @param {string} name
+   * @param {Record<string, any>} data
+   * @returns {Promise<any>}
+   */
+  _query(userId, name, data) {
+    const user = /** @type {any} */ (game.users?.get(userId));
+    if (!user?.query) return Promise.reject(new Error(`no user ${userId} to ask`));
+    return user.query(name, data, { timeout: REQUEST_MS });
   }
 
   /**
@@ -280,13 +556,162 @@ export class VerdictClient extends Emitter {
     return /** @type {Promise<Record<string, any>>} */ (this._verifying.get(checkId));
   }
 
+  /** Can this browser change the table (GM operations)? Else why not. @returns {string|null} */
+  gmBlocked() {
+    if (!game.user?.isGM) return t("VERDICT.Error.gmOnly");
+    if (!this.hasGmKey) return t("VERDICT.Status.gmNeedsKey");
+    return null;
+  }
+
   /**
    * A GM operation on the table (complications, strain, lurking trials, extended checks, undo).
    * @param {Record<string, any>} op
    */
   gm(op) {
-    if (!this.own || !game.user?.isGM) return Promise.reject(new RequestError("forbidden", "GM only"));
+    const blocked = this.gmBlocked();
+    if (blocked || !this.own) return Promise.reject(new RequestError("forbidden", blocked ?? t("VERDICT.Status.offline")));
     return this.own.request({ type: "gm", op });
+  }
+
+  // --- the relay's side -------------------------------------------------------------------------------
+
+  _registerQueries() {
+    const config = /** @type {any} */ (globalThis).CONFIG;
+    if (!config) return;
+    config.queries ??= {};
+    config.queries[QUERY.request] = (/** @type {any} */ data) => this._answerRequest(data);
+    config.queries[QUERY.userKey] = (/** @type {any} */ data) => this._answerUserKey(data);
+  }
+
+  /**
+   * Who asks: the user whose `hello` announced the hash of this secret.
+   * @param {unknown} secret
+   * @returns {string|null}
+   */
+  _asker(secret) {
+    if (typeof secret !== "string" || secret.length < 16) return null;
+    return this.commits.get(sha256(secret)) || null;
+  }
+
+  /**
+   * Relay: a user's request (the `verdict.request` query). Returns the reply for that user alone.
+   * @param {{secret?: string, msg?: Record<string, any>}} data
+   */
+  async _answerRequest(data) {
+    const msg = data?.msg;
+    const id = msg && typeof msg.id === "string" ? msg.id : null;
+    if (!msg || !id) return { type: "error", id: null, code: "invalid_message", message: "a request needs an id" };
+    if (!this.isRelay) return { type: "error", id, code: "not_relay", message: "this browser does not relay" };
+    const user = this._asker(data.secret);
+    if (!user) return { type: "error", id, code: "unknown_sender", message: "say hello on the module socket first" };
+    if (!RELAYABLE.has(msg.type)) return { type: "error", id, code: "forbidden", message: "only the GM's own browser sends this request" };
+    // A relay that has just taken over may still be connecting: wait for it rather than refuse.
+    const status = await this._openOrTimeout(8000);
+    if (status.state !== "open") return { type: "error", id, code: "offline", message: status.reason ?? "offline" };
+    try {
+      const reply = await this._relay(msg, user);
+      return { ...reply, id };
+    } catch (err) {
+      return { type: "error", id, code: /** @type {any} */ (err).code ?? "error", message: /** @type {Error} */ (err).message };
+    }
+  }
+
+  /**
+   * The relay's status once its connections are open, or as it is after `ms`.
+   * @param {number} ms
+   * @returns {Promise<Status>}
+   */
+  async _openOrTimeout(ms) {
+    const until = Date.now() + ms;
+    let status = this._playerStatus();
+    while (status.state !== "open" && this.hasGmKey && this.isRelay && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 150));
+      status = this._playerStatus();
+    }
+    return status;
+  }
+
+  /**
+   * Send a user's request where the sidecar treats it as that user's: reads that every player may see on
+   * the player view, rolls and follow-ups on the user's own connection.
+   * @param {Record<string, any>} msg
+   * @param {string} user
+   */
+  async _relay(msg, user) {
+    const { id: _id, user: _claimed, ...rest } = msg;
+    const id = String(msg.id);
+    if (msg.type === "odds" || msg.type === "state" || msg.type === "ping") {
+      return /** @type {Connection} */ (this.playerView).request({ ...rest, id: `${user}:${id}` });
+    }
+    if (this.mode === "server") throw new RequestError("forbidden", t("VERDICT.Status.serverModeDirect"));
+    const conn = await this._userConn(user);
+    if (conn) return conn.request({ ...rest, id });
+    // A sidecar without user keys: the player view acts for the user (the older protocol).
+    /** @type {Record<string, any>} */
+    const out = { ...rest, id: `${user}:${id}` };
+    if (msg.type === "roll" || msg.type === "follow") out.user = user;
+    return /** @type {Connection} */ (this.playerView).request(out);
+  }
+
+  /**
+   * Relay: the connection bound to one user, opened on first use with the key the sidecar derives for
+   * that user. `null` when the sidecar has no user keys (an older sidecar).
+   * @param {string} user
+   * @returns {Promise<Connection|null>}
+   */
+  _userConn(user) {
+    const open = this.userConns.get(user);
+    if (open) return Promise.resolve(open);
+    let p = this._opening.get(user);
+    if (!p) {
+      p = this._userKey(user).then((key) => {
+        this._opening.delete(user);
+        if (!key) return null;
+        if (!this.isRelay) throw new RequestError("not_relay", "this browser no longer relays");
+        const conn = this._make(key, user);
+        this.userConns.set(user, conn);
+        conn.start();
+        return conn;
+      }, (err) => {
+        this._opening.delete(user);
+        throw err;
+      });
+      this._opening.set(user, p);
+    }
+    return p;
+  }
+
+  /**
+   * The user's key from the GM connection; null when the sidecar does not know `user_key`.
+   * @param {string} user
+   * @returns {Promise<string|null>}
+   */
+  async _userKey(user) {
+    if (!this.own) throw new RequestError("offline", t("VERDICT.Status.gmNeedsKey"));
+    try {
+      const reply = await this.own.request({ type: "user_key", user });
+      return typeof reply.key === "string" ? reply.key : null;
+    } catch (err) {
+      const code = /** @type {any} */ (err).code;
+      if (code === "unknown_type" || code === "invalid_message") return null;
+      throw err;
+    }
+  }
+
+  /**
+   * Relay, server mode: a user's key, to that user alone (the query's answer).
+   * @param {{secret?: string}} data
+   */
+  async _answerUserKey(data) {
+    if (!this.isRelay) return { code: "not_relay" };
+    const user = this._asker(data?.secret);
+    if (!user) return { code: "unknown_sender" };
+    try {
+      const key = await this._userKey(user);
+      return key ? { key } : { code: "unsupported" };
+    } catch (err) {
+      return { code: /** @type {any} */ (err).code ?? "error" };
+    }
   }
 
   // --- the module socket ----------------------------------------------------------------------------
@@ -304,74 +729,69 @@ export class VerdictClient extends Emitter {
 
   /**
    * @param {Record<string, any>} data
-   * @param {string|null} senderId  Foundry's sender, when the server names it
+   * @param {string|null} sender  the sender's user id as Foundry passes it; frames without one are dropped
    */
-  _onSocket(data, senderId) {
-    if (!data || typeof data !== "object") return;
-    const me = game.user?.id;
-    const gm = isActiveGM();
+  _onSocket(data, sender) {
+    if (!data || typeof data !== "object" || !sender) {
+      console.warn(`${MODULE_ID} | dropped a module-socket frame without a sender`);
+      return;
+    }
+    const senderUser = game.users?.get(sender);
+    if (!senderUser) return;
+    const relayFrame = ["status", "snapshot", "bc"].includes(data.t);
+    if (relayFrame && !fromRelay(sender, this.relayId)) {
+      console.warn(`${MODULE_ID} | dropped a "${data.t}" frame from ${sender}: only the relay (${this.relayId}) sends it`);
+      return;
+    }
     switch (data.t) {
-      case "req":
-        if (gm && this.mode === "local") this._relay(data.msg, senderId ?? data.from);
-        break;
       case "hello":
-        if (gm && this.mode === "local") {
-          this._socketEmit({ t: "status", status: this._playerStatus() });
-          if (this.playerSnapshot) this._socketEmit({ t: "snapshot", snapshot: this.playerSnapshot });
+        if (typeof data.commit === "string" && /^[0-9a-f]{64}$/.test(data.commit)) {
+          // One commitment, one user: a second user repeating it (a copy of someone's frame) makes it
+          // name nobody, and its owner picks a new secret when the relay says it does not know the asker.
+          const owner = this.commits.get(data.commit);
+          this.commits.set(data.commit, owner === undefined || owner === sender ? sender : "");
+        }
+        // A page that just started learns everyone's commitment and who holds the key.
+        if (data.fresh === true && senderUser.isGM) this._socketEmit({ t: "hello", commit: this.commit, fresh: false });
+        this._announce();
+        if (this.isRelay) {
+          this._broadcastStatus();
+          if (this.mode === "local" && this.playerSnapshot) this._socketEmit({ t: "snapshot", snapshot: this.playerSnapshot });
         }
         break;
-      case "rep":
-        if (data.to === me) {
-          const p = this.relayed.get(data.msg?.id);
-          if (!p) break;
-          this.relayed.delete(data.msg.id);
-          clearTimeout(p.timer);
-          if (data.msg.type === "error") p.reject(new RequestError(data.msg.code, data.msg.message, data.msg));
-          else p.resolve(data.msg);
-          this._onMessage(data.msg, "relay", true);
-        }
+      case "key": {
+        if (!senderUser.isGM) return;
+        const had = this.holders.has(sender);
+        if (data.has === true) this.holders.add(sender);
+        else this.holders.delete(sender);
+        if (had !== this.holders.has(sender)) this.evaluate();
         break;
-      case "bc":
-        if (!gm && this.mode === "local" && data.msg) this._onMessage(data.msg, "relay", false);
-        break;
+      }
       case "status":
-        if (!gm && this.mode === "local") {
-          clearTimeout(this._gmProbe);
-          this._setStatus(data.status?.state ?? "offline", data.status?.reason ?? null);
-        }
+        if (this.own) break;
+        this._relayStatusFrom = sender;
+        this._setStatus(String(data.status?.state ?? "offline"), data.status?.reason ?? null);
         break;
       case "snapshot":
-        if (!gm && this.mode === "local" && data.snapshot) this._setSnapshot(data.snapshot, "relay");
+        if (!this.own && this.mode === "local" && data.snapshot) this._setSnapshot(data.snapshot, "relay");
+        break;
+      case "bc":
+        if (!this.own && this.mode === "local" && data.msg) this._onMessage(data.msg, "relay", false);
+        break;
+      case "rep":
+      case "req":
+        // The frames of an older module: replies now travel as query answers, requests as queries.
+        console.warn(`${MODULE_ID} | dropped a "${data.t}" frame from ${sender}`);
         break;
       default:
-        this.emit("socket", data, senderId);
+        this.emit("socket", data, sender);
     }
   }
 
-  /**
-   * Active GM: send a player's request on the player-view connection and route the reply back.
-   * @param {Record<string, any>} msg
-   * @param {string|null} from
-   */
-  _relay(msg, from) {
-    const id = msg && typeof msg.id === "string" ? msg.id : null;
-    if (!id || !from) return;
-    const answer = (/** @type {Record<string, any>} */ reply) => this._socketEmit({ t: "rep", to: from, msg: reply });
-    if (!RELAYABLE.has(msg.type)) {
-      answer({ type: "error", id, code: "forbidden", message: "players cannot send this request" });
-      return;
-    }
-    const pv = this.playerView;
-    if (!pv) {
-      answer({ type: "error", id, code: "offline", message: this._playerStatus().reason ?? "offline" });
-      return;
-    }
-    // The request acts for the player who sent it: the sidecar keys follow-ups to the rolling user.
-    /** @type {Record<string, any>} */
-    const out = { ...msg, id: `${from}:${id}` };
-    if (msg.type === "roll" || msg.type === "follow") out.user = from;
-    pv.request(out)
-      .then((reply) => answer({ ...reply, id }))
-      .catch((/** @type {any} */ err) => answer({ type: "error", id, code: err.code ?? "error", message: err.message }));
+  /** A user connected or left: the relay may change; a new page needs the relay's state. */
+  onUserConnected() {
+    this._announce();
+    this.evaluate();
+    if (this.isRelay) this._broadcastStatus();
   }
 }

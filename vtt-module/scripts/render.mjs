@@ -1,7 +1,8 @@
-/** Template rendering across Foundry versions (v13 namespaces `renderTemplate`; v12 had a global). */
+/** Template rendering (v13+: `foundry.applications.handlebars.renderTemplate`). */
 
 import { TEMPLATES } from "./constants.mjs";
 import { buildCard, localizeCard } from "./lib/card-model.mjs";
+import { inert } from "./lib/inert.mjs";
 import { actorById } from "./documents.mjs";
 
 /**
@@ -10,9 +11,18 @@ import { actorById } from "./documents.mjs";
  * @returns {Promise<string>}
  */
 export async function render(name, data) {
-  const path = `${TEMPLATES}/${name}`;
-  const fn = foundry.applications?.handlebars?.renderTemplate ?? /** @type {any} */ (globalThis).renderTemplate;
-  return fn(path, data);
+  return foundry.applications.handlebars.renderTemplate(`${TEMPLATES}/${name}`, data);
+}
+
+/**
+ * Markup for a chat message's content: everything typed by a user shows literally, never as an inline
+ * roll or a content link (see lib/inert.mjs).
+ * @param {string} name
+ * @param {Record<string, any>} data
+ * @returns {Promise<string>}
+ */
+export async function renderMessage(name, data) {
+  return inert(await render(name, data));
 }
 
 /** @param {string} key */
@@ -36,5 +46,5 @@ export function tf(key, data) {
 export async function renderCard(entry, opts) {
   const actor = actorById(entry.actor);
   const model = localizeCard(buildCard(entry, { ...opts, actorName: actor?.name ?? null }), t);
-  return render("chat-card.hbs", model);
+  return renderMessage("chat-card.hbs", model);
 }

@@ -9,12 +9,12 @@
  */
 
 import { MODULE_ID } from "./constants.mjs";
-import { isActiveGM } from "./client.mjs";
+import { isRelay } from "./client.mjs";
 import { FIELDS, fieldActive, toneOf } from "./lib/systems.mjs";
 import { gatherCheck, gatherModel, gatherable, partRoll, resolvedOf } from "./lib/gather.mjs";
 import { signed } from "./lib/card-model.mjs";
 import { newId } from "./lib/protocol.mjs";
-import { render, t } from "./render.mjs";
+import { renderMessage, t } from "./render.mjs";
 import { findMessage, messageById } from "./documents.mjs";
 
 /**
@@ -82,8 +82,8 @@ function serial(work) {
  * @param {string|null} userId
  */
 export function requestRolled(cards, messageId, rolled, userId) {
-  if (!isActiveGM()) {
-    game.socket?.emit(`module.${MODULE_ID}`, { t: "request-rolled", from: userId, message: messageId, check: rolled.check, outcome: rolled.result?.outcome, system: rolled.result?.system });
+  if (!isRelay()) {
+    game.socket?.emit(`module.${MODULE_ID}`, { t: "request-rolled", message: messageId, check: rolled.check, outcome: rolled.result?.outcome, system: rolled.result?.system });
     return Promise.resolve();
   }
   return serial(async () => {
@@ -92,6 +92,9 @@ export function requestRolled(cards, messageId, rolled, userId) {
     if (!message || !request || !userId || !request.users.includes(userId)) return;
     // The outcome comes from the GM's own copy of the roll when it has one, not from the player's word.
     const full = cards?.full.get(rolled.check);
+    // A roll the GM connection saw made by someone else is not this user's to record.
+    const seen = cards?.pending.get(`rolled:${rolled.check}`)?.gm;
+    if (seen && seen.user && seen.user !== userId) return;
     const outcome = full?.outcome ?? rolled.result?.outcome ?? rolled.outcome;
     const rolls = { ...(request.rolls ?? {}), [userId]: { check: rolled.check, outcome, verified: Boolean(full) } };
     const next = { ...request, rolls };
@@ -104,7 +107,7 @@ export function requestRolled(cards, messageId, rolled, userId) {
  * @param {Record<string, any>} rolled
  */
 export function gatherRolled(rolled) {
-  if (!isActiveGM()) return Promise.resolve();
+  if (!isRelay()) return Promise.resolve();
   return serial(async () => {
     const message = requestMessage(rolled.gather);
     const request = /** @type {Record<string, any>|undefined} */ (message?.getFlag(MODULE_ID, "request"));
@@ -121,7 +124,7 @@ export function gatherRolled(rolled) {
  * @param {Record<string, any>|null} snapshot
  */
 export function syncGathers(snapshot) {
-  if (!snapshot?.gathers || !isActiveGM()) return Promise.resolve();
+  if (!snapshot?.gathers || !isRelay()) return Promise.resolve();
   return serial(async () => {
     for (const [id, g] of Object.entries(/** @type {Record<string, any>} */ (snapshot.gathers))) {
       const message = requestMessage(id);
@@ -188,7 +191,7 @@ export async function renderRequest(request) {
     outcomeLabel: r.outcomeKey ? t(r.outcomeKey) : null,
     netText: r.net !== null ? `${t("VERDICT.Fact.netSuccesses")} ${signed(r.net)}` : null,
   }));
-  return render("request-card.hbs", {
+  return renderMessage("request-card.hbs", {
     ...request,
     gathered,
     systemLabel: t(`VERDICT.System.${system}`),

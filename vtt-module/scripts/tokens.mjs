@@ -4,19 +4,60 @@
  */
 
 import { MODULE_ID, STATUS } from "./constants.mjs";
-import { isActiveGM } from "./client.mjs";
+import { isRelay } from "./client.mjs";
 import { actorById } from "./documents.mjs";
 
-/** Register the status effects (in `init`). */
+/**
+ * The statuses the sidecar owns, with their names; registered with `hud: false` (the table's state sets
+ * them, not a click on the token HUD).
+ * @type {Array<[{id: string, img: string}, string]>}
+ */
+const OWNED = [
+  [STATUS.condition, "VERDICT.Status.condition"],
+  [STATUS.wound, "VERDICT.Status.wound"],
+  [STATUS.scratch, "VERDICT.Status.scratch"],
+  [STATUS.takenDown, "VERDICT.Status.takenDown"],
+];
+
+/**
+ * Is a status registered? v13 keeps `CONFIG.statusEffects` as an array of entries; v14 (and systems that
+ * replace it) as an object keyed by id.
+ * @param {any} effects
+ * @param {string} id
+ */
+export function hasStatus(effects, id) {
+  if (Array.isArray(effects)) return effects.some((e) => e?.id === id);
+  return Boolean(effects && typeof effects === "object" && effects[id]);
+}
+
+/**
+ * Add the sidecar's statuses to a status list of either shape; returns how many were missing. Pure of
+ * Foundry (the list is passed in) so node units drive it.
+ * @param {any} effects  `CONFIG.statusEffects`
+ * @param {(key: string) => string} [name]  the entry's name (Foundry localizes `name` itself)
+ */
+export function addStatuses(effects, name = (k) => k) {
+  let added = 0;
+  for (const [s, key] of OWNED) {
+    if (hasStatus(effects, s.id)) continue;
+    const entry = { id: s.id, name: name(key), img: s.img, hud: false };
+    if (Array.isArray(effects)) effects.push(entry);
+    else effects[s.id] = entry;
+    added += 1;
+  }
+  return added;
+}
+
+/**
+ * Register the status effects: in `init`, and again in `setup`, `canvasReady` and before every toggle,
+ * because systems may rebuild `CONFIG.statusEffects` after `init` and drop what modules added.
+ */
 export function registerStatusEffects() {
-  const add = (/** @type {{id: string, img: string}} */ s, /** @type {string} */ name) => {
-    if (CONFIG.statusEffects.some((e) => e.id === s.id)) return;
-    CONFIG.statusEffects.push(/** @type {any} */ ({ id: s.id, name, img: s.img }));
-  };
-  add(STATUS.condition, "VERDICT.Status.condition");
-  add(STATUS.wound, "VERDICT.Status.wound");
-  add(STATUS.scratch, "VERDICT.Status.scratch");
-  add(STATUS.takenDown, "VERDICT.Status.takenDown");
+  const config = /** @type {any} */ (globalThis).CONFIG;
+  if (!config) return;
+  if (!config.statusEffects || typeof config.statusEffects !== "object") config.statusEffects = [];
+  const added = addStatuses(config.statusEffects);
+  if (added && added < OWNED.length) console.info(`${MODULE_ID} | status effects re-registered after a rebuild of CONFIG.statusEffects`);
 }
 
 /**
@@ -25,7 +66,7 @@ export function registerStatusEffects() {
  * @param {Record<string, any>} state  the snapshot's ActorState
  */
 export async function syncActor(actorId, state) {
-  if (!isActiveGM()) return;
+  if (!isRelay()) return;
   const actor = actorById(actorId);
   if (!actor) return;
   const want = {
@@ -35,7 +76,9 @@ export async function syncActor(actorId, state) {
     [STATUS.takenDown.id]: Boolean(state.taken_down),
   };
   for (const [id, active] of Object.entries(want)) {
-    if (actor.statuses.has(id) !== active) await actor.toggleStatusEffect(id, { active });
+    if (actor.statuses.has(id) === active) continue;
+    registerStatusEffects();
+    await actor.toggleStatusEffect(id, { active });
   }
   const strain = Number(state.strain ?? 0);
   if ((actor.getFlag(MODULE_ID, "strain") ?? 0) !== strain) await actor.setFlag(MODULE_ID, "strain", strain);
@@ -46,7 +89,7 @@ export async function syncActor(actorId, state) {
  * @param {Record<string, any>|null} snapshot
  */
 export async function syncAll(snapshot) {
-  if (!snapshot || !isActiveGM()) return;
+  if (!snapshot || !isRelay()) return;
   for (const [id, state] of Object.entries(snapshot.actors ?? {})) {
     try {
       await syncActor(id, /** @type {Record<string, any>} */ (state));

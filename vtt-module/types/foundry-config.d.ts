@@ -21,6 +21,7 @@ declare global {
       verdict?: {
         card?: Record<string, unknown>;
         request?: Record<string, unknown>;
+        trace?: { checkId: string; user: string };
       };
     };
   }

@@ -176,6 +176,11 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   async _onRender(context, options) {
     await super._onRender(context, options);
     const form = /** @type {HTMLFormElement} */ (this.element);
+    // Foundry writes the window title on the first render only: keep it in step with the rule set.
+    const title = this.title;
+    /** @type {any} */ (this.options.window).title = title;
+    const heading = form.querySelector(".window-header .window-title, .window-title");
+    if (heading && heading.textContent !== title) heading.textContent = title;
     if (!form.dataset.verdictBound) {
       form.dataset.verdictBound = "1";
       form.addEventListener("change", () => this.#onChange());

@@ -33,7 +33,9 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   };
 
   static PARTS = {
-    body: { template: `${TEMPLATES}/tracker.hbs`, scrollable: [".verdict-tracker-body"] },
+    // The part's root element is what scrolls: `""` names it (a selector would look inside it and find
+    // nothing, so the scroll position would reset on every snapshot).
+    body: { template: `${TEMPLATES}/tracker.hbs`, scrollable: [""] },
   };
 
   /** @type {Tracker|null} */
@@ -100,6 +102,29 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
       trials: TRIALS.map((x) => ({ value: x, label: t(`VERDICT.Trial.${x}`) })),
       facets: scene.facets ?? [],
     });
+  }
+
+  /**
+   * A GM browser without the GM key: the GM controls are off, with the reason (instead of failing).
+   * @param {any} context
+   * @param {any} options
+   */
+  async _onRender(context, options) {
+    await super._onRender(context, options);
+    const blocked = game.user?.isGM ? game.modules?.get(MODULE_ID)?.api?.client?.gmBlocked() ?? null : null;
+    const root = this.element;
+    root.querySelector(".verdict-gm-blocked")?.remove();
+    if (!blocked) return;
+    root.querySelectorAll(".verdict-tracker-body [data-action]").forEach((el) => {
+      if (/** @type {HTMLElement} */ (el).dataset.action === "extendedRoll") return;
+      /** @type {HTMLButtonElement} */ (el).disabled = true;
+      el.setAttribute("title", blocked);
+    });
+    const note = root.ownerDocument.createElement("p");
+    note.className = "verdict-gm-blocked";
+    note.setAttribute("role", "note");
+    note.textContent = `${t("VERDICT.Tracker.gmDisabled")}: ${blocked}`;
+    root.querySelector(".verdict-tracker-body")?.prepend(note);
   }
 
   /** @param {any} options */

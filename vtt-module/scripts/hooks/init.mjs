@@ -8,8 +8,7 @@ import { registerStatusEffects } from "../tokens.mjs";
 export default function init() {
   registerSettings();
   registerStatusEffects();
-  const load = foundry.applications?.handlebars?.loadTemplates ?? /** @type {any} */ (globalThis).loadTemplates;
-  load?.([`${TEMPLATES}/chat-card.hbs`, `${TEMPLATES}/request-card.hbs`, `${TEMPLATES}/odds.hbs`]);
+  foundry.applications.handlebars.loadTemplates([`${TEMPLATES}/chat-card.hbs`, `${TEMPLATES}/request-card.hbs`, `${TEMPLATES}/odds.hbs`]);
   const module = game.modules?.get(MODULE_ID);
   if (module) module.api = new VerdictApi(new VerdictClient(), null);
 }

@@ -1,42 +1,59 @@
 import { MODULE_ID } from "../constants.mjs";
 import { ChatCards } from "../chat.mjs";
-import { isActiveGM } from "../client.mjs";
+import { isRelay } from "../client.mjs";
 import { showStatus } from "../status.mjs";
-import { syncAll } from "../tokens.mjs";
+import { registerStatusEffects, syncActor, syncAll } from "../tokens.mjs";
 import { actorById } from "../documents.mjs";
 import { syncGathers } from "../requests.mjs";
+import { watchCopies } from "./render-chat-message.mjs";
 
-/** `ready`: connect, write cards (active GM), keep tokens in line with the table, show the status. */
+/** `ready`: connect, write cards (the relay), keep tokens in line with the table, show the status. */
 export default function ready() {
   const api = game.modules?.get(MODULE_ID)?.api;
   if (!api) return;
+  registerStatusEffects();
   const client = api.client;
   api.cards = new ChatCards(client);
+  watchCopies(client);
   client.on("status", showStatus);
   client.on("snapshot", (/** @type {Record<string, any>} */ snap) => {
     syncAll(snap);
     syncGathers(snap);
   });
-  client.on("socket", (/** @type {Record<string, any>} */ data, /** @type {string|null} */ sender) => onSocket(data, sender));
+  client.on("relay", () => {
+    // A new relay brings the tokens and request cards in line with the table at once.
+    if (isRelay() && client.snapshot) {
+      syncAll(client.snapshot);
+      syncGathers(client.snapshot);
+    }
+  });
+  client.on("socket", (/** @type {Record<string, any>} */ data, /** @type {string} */ sender) => onSocket(data, sender));
   showStatus(client.status);
   client.start();
 }
 
 /**
- * Module-socket messages other than the relay's own: what players ask the active GM to write.
+ * Module-socket frames users send the relay: a roll made for a request card, remembered dialog values,
+ * a GM's "apply" from a browser that does not relay. The sender is the one Foundry names, never a field
+ * of the frame.
  * @param {Record<string, any>} data
- * @param {string|null} sender
+ * @param {string} sender
  */
 function onSocket(data, sender) {
-  if (!isActiveGM()) return;
+  if (!isRelay()) return;
   const api = game.modules?.get(MODULE_ID)?.api;
-  const from = sender ?? data.from;
-  if (data.t === "request-rolled") {
-    api?.requestRolled(data.message, { check: data.check, outcome: data.outcome, result: null }, from);
-  } else if (data.t === "defaults") {
+  const user = game.users?.get(sender);
+  if (!user) return;
+  if (data.t === "request-rolled" && typeof data.message === "string" && typeof data.check === "string") {
+    api?.requestRolled(data.message, { check: data.check, outcome: data.outcome, result: null }, sender);
+  } else if (data.t === "defaults" && typeof data.system === "string") {
     // Only for an actor that user owns.
     const actor = actorById(data.actor);
-    const user = game.users?.get(from);
-    if (actor && user && actor.testUserPermission(user, "OWNER")) actor.setFlag(MODULE_ID, "defaults", { [data.system]: data.values });
+    if (actor && actor.testUserPermission(user, "OWNER")) actor.setFlag(MODULE_ID, "defaults", { [data.system]: data.values });
+  } else if (data.t === "apply" && user.isGM && Array.isArray(data.actors)) {
+    const snap = api?.client.snapshot;
+    for (const id of data.actors) if (typeof id === "string" && snap?.actors?.[id]) syncActor(id, snap.actors[id]);
+  } else {
+    console.warn(`${MODULE_ID} | dropped a "${String(data.t)}" frame from ${sender}`);
   }
 }

@@ -4,27 +4,44 @@ import { syncActor } from "../tokens.mjs";
 import { renderCard, t } from "../render.mjs";
 import { FIELDS } from "../lib/systems.mjs";
 import { partValues } from "../lib/gather.mjs";
+import { elementOf, fromMarkup, make } from "../lib/dom.mjs";
+import { isRelay } from "../client.mjs";
 
 /**
- * `renderChatMessageHTML` (v13): decorate Verdict cards for this viewer and attach their listeners.
+ * `renderChatMessageHTML` (v13+): decorate Verdict cards for this viewer and attach their listeners.
+ * Foundry calls it on the message's element before the chat log (or a popped-out log, in another
+ * window) inserts it: nothing here depends on the element being in a document yet.
  * @param {ChatMessage.Implementation} message
- * @param {HTMLElement} html
+ * @param {HTMLElement} element
  */
-export default function renderChatMessageHTML(message, html) {
+export default function renderChatMessageHTML(message, element) {
+  const html = elementOf(element);
+  if (!html) return;
   const card = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "card"));
   if (card) decorateCard(message, html, card);
   const request = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "request"));
   if (request) decorateRequest(message, html, request);
+  const trace = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "trace"));
+  if (trace) {
+    redraws.set(trace.checkId, () => decorateTrace(html, trace));
+    decorateTrace(html, trace);
+  }
 }
 
 /**
- * `renderChatMessage` (v12): the same, from a jQuery object.
- * @param {ChatMessage.Implementation} message
- * @param {any} jq
+ * A blind roll's trace: the roller's browser adds the roll's label from its own reply (the document
+ * holds no label, since every client receives every chat message).
+ * @param {HTMLElement} html
+ * @param {Record<string, any>} trace
  */
-export function renderChatMessageV12(message, jq) {
-  const html = jq?.[0] ?? jq;
-  if (html instanceof HTMLElement) renderChatMessageHTML(message, html);
+function decorateTrace(html, trace) {
+  const label = game.modules?.get(MODULE_ID)?.api?.client.mine.get(trace.checkId)?.label;
+  const header = html.querySelector(".verdict-trace .verdict-card-header");
+  if (!label || !header || header.querySelector(".verdict-trace-label")) return;
+  const h = make(header, "h3");
+  h.className = "verdict-trace-label";
+  h.textContent = String(label);
+  header.append(h);
 }
 
 /**
@@ -36,11 +53,46 @@ export function renderChatMessageV12(message, jq) {
  */
 export function verified(message, card) {
   const author = /** @type {any} */ (message).author ?? /** @type {any} */ (message).user;
-  if (!author?.isGM) return false;
+  // A self roll's card is written by its roller, and only as a shell: what it shows comes from the
+  // roller's own connection, never from the document.
+  const ownShell = card.mode === "self" && card.shell && author?.id && author.id === card.user;
+  if (!author?.isGM && !ownShell) return false;
   if (!card.checkId || typeof card.seq !== "number") return false;
   const known = game.modules?.get(MODULE_ID)?.api?.client.known.get(card.checkId);
   if (known !== undefined && !card.redacted && known !== JSON.stringify(card.result?.dice ?? [])) return false;
   return true;
+}
+
+/** @type {Map<string, () => void>} check id -> redraw this viewer's copy of its card (the newest element) */
+const redraws = new Map();
+
+/**
+ * This viewer's own copy of a card's check: a GM's from its own connection, the roller's from the
+ * replies to their requests. Null when this viewer has none.
+ * @param {Record<string, any>} card
+ * @returns {Record<string, any>|null}
+ */
+function ownCopy(card) {
+  const api = game.modules?.get(MODULE_ID)?.api;
+  if (game.user?.isGM) {
+    const full = api?.cards?.fullMsg.get(card.checkId);
+    if (full?.result) return full;
+  }
+  if (card.user && card.user === game.user?.id) {
+    const mine = api?.client.mine.get(card.checkId);
+    if (mine?.result) return mine;
+  }
+  return null;
+}
+
+/**
+ * Keep the drawn card in step with this viewer's own copy when a reply or broadcast brings a newer one.
+ * @param {import("../client.mjs").VerdictClient} client
+ */
+export function watchCopies(client) {
+  client.on("message", (/** @type {Record<string, any>} */ msg) => {
+    if ((msg.type === "rolled" || msg.type === "followed") && typeof msg.check === "string") setTimeout(() => redraws.get(msg.check)?.(), 0);
+  });
 }
 
 /**
@@ -52,24 +104,43 @@ function decorateCard(message, html, card) {
   const api = game.modules?.get(MODULE_ID)?.api;
   const isGM = Boolean(game.user?.isGM);
   const ok = verified(message, card);
-  const full = isGM ? api?.cards?.full.get(card.checkId) : undefined;
-  const root = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
+  let root = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
   if (!root) return;
-  if (full && card.redacted) {
-    // The GM's own view: the full result, never written to the shared document.
-    renderCard(/** @type {any} */ ({ ...card, result: full, redacted: false }), { isGM, verified: ok }).then((markup) => {
-      const tmp = document.createElement("div");
-      tmp.innerHTML = markup;
-      const fresh = /** @type {HTMLElement|null} */ (tmp.firstElementChild);
-      if (fresh && root.isConnected) {
+  const client = api?.client;
+  /**
+   * Draw this viewer's own copy in place of what the document holds (a player-safe copy or a shell). The
+   * copy is never written to the shared document. Swapped inside the message's element, whether or not the
+   * chat log has inserted it yet.
+   * @param {Record<string, any>} copy
+   */
+  const swap = (copy) => {
+    const entry = { ...card, result: copy.result, label: copy.label ?? card.label ?? null, redacted: false, shell: false };
+    renderCard(/** @type {any} */ (entry), { isGM, verified: ok }).then((markup) => {
+      const fresh = fromMarkup(html, markup);
+      if (fresh && root && root.parentNode && html.contains(root)) {
         root.replaceWith(fresh);
-        attach(message, fresh, card, ok);
+        root = fresh;
+        attach(message, fresh, entry, ok);
       }
-    });
+    }).catch((err) => console.error(`${MODULE_ID} | drawing this viewer's copy of a card failed`, err));
+  };
+  if (card.redacted || card.shell) {
+    const redraw = () => {
+      const copy = ownCopy(card);
+      if (copy) swap(copy);
+    };
+    redraws.set(card.checkId, redraw);
+    const copy = ownCopy(card);
+    if (copy) swap(copy);
+    else if (card.shell && client && (isGM ? client.own : card.user === game.user?.id)) {
+      // A shell this viewer may read but did not hear rolled (a reload, a later join): ask the ledger.
+      client.verify(card.checkId).then((reply) => {
+        if (reply.found && reply.result) swap({ result: reply.result, label: null });
+      }).catch(() => {});
+    }
   }
   attach(message, root, card, ok);
   // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it.
-  const client = api?.client;
   if (ok && client && !client.known.has(card.checkId) && client.status.state === "open") {
     client.verify(card.checkId).then((reply) => {
       const faces = reply.result ? JSON.stringify(reply.result.dice ?? []) : null;
@@ -88,7 +159,7 @@ function markUnverified(root) {
   root.classList.add("unverified");
   root.querySelectorAll("[data-roller-only], [data-gm-only]").forEach((el) => el.remove());
   if (root.querySelector(".verdict-unverified")) return;
-  const badge = document.createElement("p");
+  const badge = make(root, "p");
   badge.className = "verdict-unverified";
   badge.innerHTML = `<i class="fa-solid fa-triangle-exclamation"></i> ${t("VERDICT.Card.unverified")}`;
   root.prepend(badge);
@@ -106,6 +177,15 @@ function attach(_message, root, card, ok) {
   const me = game.user?.id;
   if (!ok) markUnverified(root);
   if (!isGM) root.querySelectorAll("[data-gm-only]").forEach((el) => el.remove());
+  const blocked = isGM ? api?.client.gmBlocked() ?? null : null;
+  if (blocked) {
+    // A GM browser without the GM key cannot act as the GM: say why instead of failing on click.
+    root.querySelectorAll("[data-gm-only] button").forEach((b) => {
+      /** @type {HTMLButtonElement} */ (b).disabled = true;
+      b.setAttribute("title", blocked);
+      /** @type {HTMLElement} */ (b).dataset.tooltip = blocked;
+    });
+  }
   const mayFollow = ok && (isGM || (card.user ? card.user === me : false));
   if (!mayFollow) root.querySelectorAll("[data-roller-only]").forEach((el) => el.remove());
   /**
@@ -144,9 +224,16 @@ function attach(_message, root, card, ok) {
   });
   root.querySelector("[data-verdict-apply]")?.addEventListener("click", async (ev) => {
     ev.preventDefault();
+    const ids = [card.actor, card.target].filter((id) => typeof id === "string" && id);
+    if (!isRelay()) {
+      // Only the relay writes tokens: ask it.
+      game.socket?.emit(`module.${MODULE_ID}`, { t: "apply", actors: ids });
+      ui.notifications?.info(t("VERDICT.Card.applyRelayed"));
+      return;
+    }
     const snap = api?.client.snapshot;
-    for (const id of [card.actor, card.target]) {
-      if (id && snap?.actors?.[id]) await syncActor(id, snap.actors[id]);
+    for (const id of ids) {
+      if (snap?.actors?.[id]) await syncActor(id, snap.actors[id]);
     }
     ui.notifications?.info(t("VERDICT.Card.applied"));
   });

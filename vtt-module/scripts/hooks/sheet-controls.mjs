@@ -21,13 +21,3 @@ export function getHeaderControlsActorSheetV2(app, entries) {
   if (controls.some((c) => c.action === "verdictRoll")) return;
   controls.unshift({ icon: "fa-solid fa-dice-d20", label: "VERDICT.Sheet.roll", action: "verdictRoll", ownership: "OWNER" });
 }
-
-/**
- * `getActorSheetHeaderButtons` (v12 sheets): the same as a header button.
- * @param {any} app
- * @param {Array<Record<string, any>>} buttons
- */
-export function getActorSheetHeaderButtons(app, buttons) {
-  if (!app.actor?.isOwner) return;
-  buttons.unshift({ label: "VERDICT.Sheet.roll", class: "verdict-roll", icon: "fas fa-dice-d20", onclick: () => openFor(app.actor) });
-}

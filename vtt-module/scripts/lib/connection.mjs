@@ -257,6 +257,12 @@ export class Connection extends Emitter {
    */
   request(msg) {
     const full = { ...msg, id: typeof msg.id === "string" && msg.id ? msg.id : newId() };
+    try {
+      encodeClient(full);
+    } catch (err) {
+      // A message this module cannot encode never waits for an answer that cannot come.
+      return Promise.reject(new RequestError(/** @type {any} */ (err).code ?? "invalid_message", /** @type {Error} */ (err).message));
+    }
     return new Promise((resolve, reject) => {
       const timeout = this.options.requestTimeout ?? 20000;
       const timer = this.timers.setTimeout(() => {

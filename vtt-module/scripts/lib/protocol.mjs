@@ -25,11 +25,12 @@ export const CLIENT_FIELDS = {
   state: [["id", undefined]],
   verify: [["id", undefined], ["check", undefined]],
   ping: [["id", ""]],
+  user_key: [["id", undefined], ["user", undefined]],
 };
 
 /** Message types the sidecar sends. Anything else is ignored (a newer sidecar may add types). */
 export const SERVER_TYPES = new Set([
-  "error", "welcome", "rolled", "followed", "done", "event", "state", "odds_result", "verified", "pong",
+  "error", "welcome", "rolled", "followed", "done", "event", "state", "odds_result", "verified", "pong", "user_key",
 ]);
 
 /** Roll modes, as the wire spells them. */

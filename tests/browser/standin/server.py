@@ -1,0 +1,273 @@
+"""The stand-in's Foundry server: serves the pages and the module, and relays between the clients of a world.
+
+Each user's page runs in its own browser context (its own localStorage, like a separate browser) and holds
+one websocket to this server, as Foundry's clients hold one socket.io connection. The server keeps each
+world's documents (chat messages, actors, world settings), decides who is connected, and relays the module
+socket and user queries. It records every frame it delivers to each user, so tests can check what a
+page could ever have received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aiohttp import WSMsgType, web
+
+# Foundry's CONST.USER_ROLES: PLAYER 1, TRUSTED 2, ASSISTANT 3, GAMEMASTER 4.
+USERS = [
+    {"id": "gm1", "name": "Gamemaster", "role": 4, "character": None},
+    {"id": "gm2", "name": "Assistant", "role": 3, "character": None},
+    {"id": "p1", "name": "Ayla", "role": 1, "character": "actorAyla"},
+    {"id": "p2", "name": "Bram", "role": 1, "character": "actorBram"},
+]
+ACTORS = [
+    {"id": "actorAyla", "name": "Ayla Thorn", "owner": "p1"},
+    {"id": "actorBram", "name": "Bram Ashdown", "owner": "p2"},
+]
+ROLE = {u["id"]: u["role"] for u in USERS}
+
+
+def _is_gm(user: str) -> bool:
+    """Foundry's User#isGM: the assistant and the full gamemaster roles."""
+    return ROLE.get(user, 0) >= 3
+
+
+def _merge(a: dict, b: dict) -> dict:
+    for k, v in b.items():
+        if isinstance(v, dict) and isinstance(a.get(k), dict):
+            _merge(a[k], v)
+        else:
+            a[k] = v
+    return a
+
+
+@dataclass
+class World:
+    id: str
+    settings: dict
+    generation: int = 13
+    system: str = "standin"
+    messages: list[dict] = field(default_factory=list)
+    actors: dict[str, dict] = field(default_factory=dict)
+    clients: dict[str, web.WebSocketResponse] = field(default_factory=dict)
+    # Every frame delivered to each user, as sent (for secrecy checks).
+    delivered: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    # Every module-socket frame each user emitted, with its sender as the server saw it.
+    emitted: list[dict] = field(default_factory=list)
+    queries: dict[str, tuple[str, str]] = field(default_factory=dict)  # query id -> (asking user, asked user)
+    # Users whose connection has stalled: frames to them are held back (a network that stops delivering).
+    stalled: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        for a in ACTORS:
+            self.actors[a["id"]] = {**a, "flags": {}, "statuses": []}
+
+    def active(self) -> list[str]:
+        return [u for u, ws in self.clients.items() if not ws.closed]
+
+
+class StandinServer:
+    """An aiohttp app in a thread of its own: static routes plus the world relay at /ws."""
+
+    def __init__(self, routes: dict[str, Path], index: Path) -> None:
+        self.routes = routes
+        self.index = index
+        self.worlds: dict[str, World] = {}
+        self.loop = asyncio.new_event_loop()
+        self.port = 0
+        self._runner: web.AppRunner | None = None
+
+    # --- lifecycle ------------------------------------------------------------------------------------
+    def start(self) -> str:
+        ready = threading.Event()
+        threading.Thread(target=self._run, args=(ready,), daemon=True).start()
+        if not ready.wait(10):
+            raise RuntimeError("the stand-in server did not start")
+        return f"http://127.0.0.1:{self.port}"
+
+    def _run(self, ready: threading.Event) -> None:
+        asyncio.set_event_loop(self.loop)
+        app = web.Application()
+        app.router.add_get("/ws", self._ws)
+        app.router.add_get("/{tail:.*}", self._static)
+        self._runner = web.AppRunner(app, access_log=None)
+        self.loop.run_until_complete(self._runner.setup())
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        self.loop.run_until_complete(site.start())
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        ready.set()
+        self.loop.run_forever()
+
+    def stop(self) -> None:
+        async def down() -> None:
+            if self._runner:
+                await self._runner.cleanup()
+
+        asyncio.run_coroutine_threadsafe(down(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+    def world(self, settings: dict, generation: int = 13, system: str = "standin") -> World:
+        w = World(id=secrets.token_hex(6), settings=dict(settings), generation=generation, system=system)
+        self.worlds[w.id] = w
+        return w
+
+    def call(self, fn, *args):
+        """Run ``fn(*args)`` on the server's loop (world state is only touched there)."""
+        async def run():
+            return fn(*args)
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+
+    # --- static files ---------------------------------------------------------------------------------
+    async def _static(self, request: web.Request) -> web.StreamResponse:
+        path = request.path
+        if path in ("/", "/index.html"):
+            return self._file(self.index)
+        for prefix, base in self.routes.items():
+            if path.startswith(prefix):
+                target = (base / path[len(prefix):]).resolve()
+                if base.resolve() in target.parents and target.is_file():
+                    return self._file(target)
+        raise web.HTTPNotFound()
+
+    @staticmethod
+    def _file(path: Path) -> web.FileResponse:
+        types = {".mjs": "text/javascript", ".js": "text/javascript", ".hbs": "text/plain", ".json": "application/json",
+                 ".css": "text/css", ".html": "text/html"}
+        headers = {"Cache-Control": "no-store"}
+        if path.suffix in types:
+            headers["Content-Type"] = types[path.suffix]
+        return web.FileResponse(path, headers=headers)
+
+    # --- the relay ------------------------------------------------------------------------------------
+    async def _send(self, world: World, user: str, frame: dict) -> None:
+        ws = world.clients.get(user)
+        if ws is None or ws.closed or user in world.stalled:
+            return
+        text = json.dumps(frame)
+        world.delivered[user].append(text)
+        try:
+            await ws.send_str(text)
+        except ConnectionError:
+            pass
+
+    async def _broadcast(self, world: World, frame: dict, *, exclude: str | None = None) -> None:
+        for user in world.active():
+            if user != exclude:
+                await self._send(world, user, frame)
+
+    async def _ws(self, request: web.Request) -> web.WebSocketResponse:
+        world = self.worlds.get(request.query.get("world", ""))
+        user = request.query.get("user", "")
+        ws = web.WebSocketResponse(heartbeat=None)
+        await ws.prepare(request)
+        if world is None or user not in ROLE:
+            await ws.close(code=4404, message=b"no such world or user")
+            return ws
+        old = world.clients.get(user)
+        if old is not None and not old.closed:
+            # Foundry lets a user be connected once: a second login ends the first connection.
+            await old.close(code=4409, message=b"logged in elsewhere")
+        world.clients[user] = ws
+        await self._send(world, user, {
+            "op": "init", "users": USERS, "active": world.active(), "messages": world.messages,
+            "actors": list(world.actors.values()), "settings": world.settings, "generation": world.generation,
+            "system": world.system,
+        })
+        # Foundry's server tells every other client that this user connected (hook `userConnected`).
+        await self._broadcast(world, {"op": "presence", "user": user, "active": True}, exclude=user)
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                try:
+                    frame = json.loads(msg.data)
+                except ValueError:
+                    continue
+                await self._handle(world, user, frame)
+        finally:
+            if world.clients.get(user) is ws:
+                del world.clients[user]
+                await self._broadcast(world, {"op": "presence", "user": user, "active": False})
+                world.stalled.discard(user)
+                # A query the user who left was asked fails for its asker; their own questions are dropped.
+                for qid, (asker, asked) in list(world.queries.items()):
+                    if asker == user or asked == user:
+                        world.queries.pop(qid, None)
+                    if asked == user and asker != user:
+                        await self._send(world, asker, {"op": "queryResult", "qid": qid, "error": f"User {user} is no longer active"})
+        return ws
+
+    async def _handle(self, world: World, user: str, f: dict) -> None:
+        op = f.get("op")
+        rid = f.get("rid")
+        if op == "emit":
+            # A module socket message: relayed to every other connected client, never echoed to its sender,
+            # with the sender's user id as the server knows it (not as the sender claims).
+            world.emitted.append({"sender": user, "name": f.get("name"), "data": f.get("data")})
+            await self._broadcast(world, {"op": "socket", "name": f.get("name"), "data": f.get("data"), "sender": user},
+                                  exclude=user)
+        elif op == "query":
+            # User#query: delivered to the one user named, answered to the asker only.
+            to = f.get("to")
+            if to not in world.active():
+                await self._send(world, user, {"op": "queryResult", "qid": f.get("qid"), "error": f"User {to} is not active"})
+                return
+            world.queries[f["qid"]] = (user, to)
+            await self._send(world, to, {"op": "query", "qid": f["qid"], "name": f.get("name"), "data": f.get("data")})
+        elif op == "queryReply":
+            asker, _ = world.queries.pop(f.get("qid"), (None, None))
+            if asker is not None:
+                await self._send(world, asker, {"op": "queryResult", "qid": f.get("qid"), "result": f.get("result"),
+                                                "error": f.get("error")})
+        elif op == "create":
+            # ChatMessage creation: the server sets the id, the author (the creating user) and the time.
+            data = dict(f.get("data") or {})
+            data.update(_id=secrets.token_hex(8), author=user, timestamp=len(world.messages) + 1)
+            data.setdefault("whisper", [])
+            data.setdefault("blind", False)
+            data.setdefault("flags", {})
+            world.messages.append(data)
+            # Every client receives every message, whispered or not: `ChatMessage#visible` hides it on the client.
+            await self._broadcast(world, {"op": "created", "data": data, "rid": None})
+            await self._send(world, user, {"op": "ack", "rid": rid, "data": data})
+        elif op == "updateMessage":
+            msg = next((m for m in world.messages if m["_id"] == f.get("id")), None)
+            # A chat message may be changed by its author or a GM (BaseChatMessage's update permission).
+            if msg is None or not (msg["author"] == user or _is_gm(user)):
+                await self._send(world, user, {"op": "ack", "rid": rid, "error": "You do not have permission to update this ChatMessage"})
+                return
+            changes = f.get("changes") or {}
+            changes.pop("author", None)
+            changes.pop("_id", None)
+            _merge(msg, changes)
+            await self._broadcast(world, {"op": "updatedMessage", "id": msg["_id"], "changes": changes})
+            await self._send(world, user, {"op": "ack", "rid": rid})
+        elif op == "updateActor":
+            actor = world.actors.get(f.get("id"))
+            # An actor may be changed by its owner or a GM (Actor ownership levels).
+            if actor is None or not (actor["owner"] == user or _is_gm(user)):
+                await self._send(world, user, {"op": "ack", "rid": rid, "error": "You do not have permission to update this Actor"})
+                return
+            if "flags" in f:
+                _merge(actor["flags"], f["flags"])
+            if "status" in f:
+                sid, on = f["status"]["id"], bool(f["status"]["active"])
+                actor["statuses"] = [s for s in actor["statuses"] if s != sid] + ([sid] if on else [])
+            await self._broadcast(world, {"op": "updatedActor", "id": actor["id"], "flags": f.get("flags"),
+                                          "status": f.get("status"), "by": user})
+            await self._send(world, user, {"op": "ack", "rid": rid})
+        elif op == "setting":
+            # World settings: only a GM may write them; every client receives the new value.
+            if not _is_gm(user):
+                await self._send(world, user, {"op": "ack", "rid": rid, "error": "Only a GM may change world settings"})
+                return
+            world.settings[f["key"]] = f.get("value")
+            await self._broadcast(world, {"op": "setting", "key": f["key"], "value": f.get("value")})
+            await self._send(world, user, {"op": "ack", "rid": rid})

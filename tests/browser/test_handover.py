@@ -1,0 +1,118 @@
+"""Several GMs: Foundry's active GM is the connected GM with the highest role (then the lowest id), and it
+moves when GMs come and go. Exactly one browser relays for the table and writes its cards; when the active
+GM leaves, the next one takes over without losing or duplicating a roll, or says what it needs."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from .helpers import API, connected
+
+pytestmark = pytest.mark.browser
+
+ROLL = (
+    "(label) => {API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', scene: 'scene1', label}})"
+    ".then((r) => ({{ok: true, check: r.check, label: r.label}}), (e) => ({{ok: false, code: e.code ?? null, error: String(e.message ?? e)}}))"
+).format(API=API)
+
+
+def cards(table) -> list[dict]:
+    """The world's Verdict cards, as the server stores them."""
+    return [m for m in table.messages() if (m.get("flags") or {}).get("verdict", {}).get("card")]
+
+
+def test_the_assistant_gm_takes_over_when_the_active_gm_leaves(table):
+    gm1 = table.open("gm1")
+    gm2 = table.open("gm2", gm_key=True)
+    ayla = table.open("p1")
+    connected(gm1, ayla)
+    assert ayla.evaluate("game.users.activeGM.id") == "gm1"
+    first = ayla.evaluate(ROLL, "Before the handover")
+    assert first["ok"], first
+    ayla.wait_for_selector(".verdict-card .verdict-label:has-text('Before the handover')", timeout=5000)
+
+    table.leave("gm1")
+    # Foundry now names the assistant the active GM; its browser holds the key and relays.
+    ayla.wait_for_function("game.users.activeGM?.id === 'gm2'", timeout=5000)
+    connected(gm2, ayla)
+    second = ayla.evaluate(ROLL, "After the handover")
+    assert second["ok"], f"the player's roll after the handover failed: {second}"
+    for page in (gm2, ayla):
+        page.wait_for_selector(".verdict-card .verdict-label:has-text('After the handover')", timeout=5000)
+
+    # The full GM comes back and is Foundry's active GM again: still one card per roll.
+    gm1 = table.open("gm1")
+    ayla.wait_for_function("game.users.activeGM?.id === 'gm1'", timeout=5000)
+    connected(gm1, gm2, ayla)
+    third = ayla.evaluate(ROLL, "After the return")
+    assert third["ok"], f"the player's roll after the GM came back failed: {third}"
+    ayla.wait_for_selector(".verdict-card .verdict-label:has-text('After the return')", timeout=5000)
+    ayla.wait_for_timeout(1200)  # room for a second writer to show itself
+    labels = [m["flags"]["verdict"]["card"]["label"] for m in cards(table)]
+    assert labels == ["Before the handover", "After the handover", "After the return"], labels
+    assert all(m["author"] in ("gm1", "gm2") for m in cards(table))
+
+
+def test_a_gm_without_the_key_becomes_active_and_is_told_what_to_do(table):
+    gm1 = table.open("gm1")
+    gm2 = table.open("gm2", gm_key=False)
+    ayla = table.open("p1")
+    connected(gm1, ayla)
+    table.leave("gm1")
+    ayla.wait_for_function("game.users.activeGM?.id === 'gm2'", timeout=5000)
+    # The assistant is told that its browser needs the GM key (a notification or the status line).
+    gm2.wait_for_function(
+        """() => window.__notes.some((n) => /GM key/i.test(n.text))
+              || /GM key/i.test(document.querySelector('#verdict-status')?.textContent ?? '')""",
+        timeout=5000,
+    )
+    assert gm2.get_attribute("#verdict-status", "data-state") != "open"
+    # The player sees at once that nobody relays, and a roll is refused at once instead of timing out.
+    ayla.wait_for_function("document.querySelector('#verdict-status')?.dataset.state !== 'open'", timeout=5000)
+    start = time.monotonic()
+    refused = ayla.evaluate(ROLL, "Nobody relays")
+    assert not refused["ok"], refused
+    assert time.monotonic() - start < 5, "the roll waited for a timeout instead of being refused"
+    assert cards(table) == []
+
+
+def test_a_roll_in_flight_when_the_relay_drops_is_answered_once(table):
+    """The active GM's network stalls with a player's roll on its way to it, then the GM drops out: the
+    assistant GM takes over and the roll is answered once, with one card."""
+    gm1 = table.open("gm1")
+    gm2 = table.open("gm2", gm_key=True)
+    ayla = table.open("p1")
+    connected(gm1, gm2, ayla)
+    table.stall("gm1")
+    ayla.evaluate(f"window.__inflight = ({ROLL})('In flight')")
+    ayla.wait_for_timeout(300)
+    table.leave("gm1")
+    reply = ayla.evaluate("window.__inflight")
+    assert reply["ok"], f"the roll in flight was lost: {reply}"
+    ayla.wait_for_selector(".verdict-card .verdict-label:has-text('In flight')", timeout=10000)
+    gm2.wait_for_selector(".verdict-card .verdict-label:has-text('In flight')", timeout=5000)
+    ayla.wait_for_timeout(1000)
+    labels = [m["flags"]["verdict"]["card"]["label"] for m in cards(table)]
+    assert labels == ["In flight"], labels
+
+
+def test_a_gm_who_does_not_relay_gets_working_or_explained_controls(table):
+    """A second GM (not the relay): the tracker's GM controls act through the relay, or are disabled with a
+    reason, never enabled and silently doing nothing."""
+    gm1, gm2 = table.open("gm1"), table.open("gm2", gm_key=False)
+    connected(gm1)
+    gm1.click("#scene-controls [data-tool='verdict-tracker']")
+    gm1.locator(".verdict-tracker").wait_for()
+    gm2.click("#scene-controls [data-tool='verdict-tracker']")
+    tracker = gm2.locator(".verdict-tracker")
+    tracker.wait_for()
+    add = tracker.locator(".verdict-add [data-action=add]")
+    if add.count() == 0 or add.is_disabled():
+        reason = tracker.inner_text()
+        assert "key" in reason.lower() or "relay" in reason.lower(), f"GM controls are off without a reason: {reason!r}"
+        return
+    tracker.locator(".verdict-add [name=text]").fill("Added by the assistant")
+    add.click()
+    gm1.wait_for_selector(".verdict-tracker .verdict-complication:has-text('Added by the assistant')", timeout=5000)

@@ -1,0 +1,151 @@
+// The module's client with a fake Foundry: who it believes, where its requests go across a relay handover,
+// and what the relay answers a query whose asker it cannot name. No sidecar: the player's browser in local
+// mode holds no connection, and the relay's answers are exercised without one.
+import { test, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { sha256 } from "../../vtt-module/scripts/lib/sha256.mjs";
+
+/** A small Foundry: users (with `query` delivered to a handler table per user), settings, the socket. */
+function world(me, { gmKeyFor = [], mode = "local" } = {}) {
+  const emitted = [];
+  const queries = [];
+  const users = new Map();
+  for (const [id, role] of [["gm1", 4], ["gm2", 3], ["p1", 1], ["p2", 1]]) {
+    users.set(id, {
+      id, role, isGM: role >= 3, active: true, name: id,
+      query: (name, data) => new Promise((resolve, reject) => queries.push({ to: id, name, data, resolve, reject })),
+    });
+  }
+  const collection = {
+    get: (id) => users.get(id),
+    get contents() { return [...users.values()]; },
+    // Foundry's rule: the connected GM with the highest role, then the lowest id.
+    get activeGM() {
+      return [...users.values()].filter((u) => u.isGM && u.active).sort((a, b) => b.role - a.role || (a.id < b.id ? -1 : 1))[0] ?? null;
+    },
+    filter: (fn) => [...users.values()].filter(fn),
+  };
+  const values = { "verdict.mode": mode, "verdict.table": "T", "verdict.url": "http://localhost:8765", "verdict.playerKey": "pk",
+    "verdict.gmKey": gmKeyFor.includes(me) ? "gk" : "", "verdict.system": "facets" };
+  globalThis.game = {
+    user: users.get(me), users: collection,
+    settings: { get: (scope, key) => values[`${scope}.${key}`] },
+    socket: { emit: (name, data) => emitted.push({ name, data }), on: () => {} },
+    i18n: { localize: (k) => k },
+  };
+  globalThis.ui = { notifications: { warn: () => {}, info: () => {}, error: () => {} } };
+  globalThis.CONFIG = {};
+  return { users, emitted, queries };
+}
+
+let VerdictClient;
+beforeEach(async () => {
+  world("p1");
+  ({ VerdictClient } = await import("../../vtt-module/scripts/client.mjs"));
+});
+
+test("a player believes relay frames only from the relay's user id as Foundry names the sender", () => {
+  const w = world("p1", { gmKeyFor: ["gm1"] });
+  const client = new VerdictClient();
+  client.start();
+  client._onSocket({ t: "key", has: true }, "gm1");
+  assert.equal(client.relayId, "gm1");
+  const seen = { status: 0, snapshot: 0, message: 0 };
+  client.on("status", () => seen.status++);
+  client.on("snapshot", () => seen.snapshot++);
+  client.on("message", () => seen.message++);
+  const before = { ...client.status };
+  // Another player forges every kind of relay frame, with a `from` naming the GM.
+  for (const t of ["status", "snapshot", "bc"]) {
+    client._onSocket({ t, from: "gm1", status: { state: "open", reason: null }, snapshot: { seq: 99 }, msg: { type: "rolled", check: "x", result: { dice: [6] } } }, "p2");
+  }
+  // A frame without a sender, and an old-style reply.
+  client._onSocket({ t: "status", status: { state: "open" } }, null);
+  client._onSocket({ t: "rep", to: "p1", msg: { id: "r1", type: "rolled" } }, "gm1");
+  assert.deepEqual(seen, { status: 0, snapshot: 0, message: 0 });
+  assert.deepEqual(client.status, before);
+  assert.equal(client.snapshot, null);
+  // A player cannot make itself a key holder, nor the relay.
+  client._onSocket({ t: "key", has: true }, "p2");
+  assert.equal(client.relayId, "gm1");
+  // The real relay is believed.
+  client._onSocket({ t: "status", status: { state: "open", reason: null } }, "gm1");
+  assert.equal(client.status.state, "open");
+  client._onSocket({ t: "snapshot", snapshot: { seq: 3 } }, "gm1");
+  assert.equal(client.snapshot?.seq, 3);
+  void w;
+});
+
+test("a player's request goes to the relay alone, and moves to the next relay with the same id", async () => {
+  const w = world("p1", { gmKeyFor: ["gm1", "gm2"] });
+  const client = new VerdictClient();
+  client.start();
+  client._onSocket({ t: "key", has: true }, "gm1");
+  client._onSocket({ t: "key", has: true }, "gm2");
+  assert.equal(client.relayId, "gm1");
+  // The hello carries only the hash of the page's secret; the secret travels in queries to the relay.
+  const hello = w.emitted.find((e) => e.data.t === "hello");
+  assert.equal(hello.data.commit, sha256(client.secret));
+  assert.ok(!JSON.stringify(w.emitted).includes(client.secret));
+
+  const pending = client.roll({ check: { system: "facets", pool: 2 } });
+  assert.equal(w.queries.length, 1);
+  assert.equal(w.queries[0].to, "gm1");
+  assert.equal(w.queries[0].name, "verdict.request");
+  const id = w.queries[0].data.msg.id;
+  // gm1 leaves before answering: Foundry names gm2 the active GM, and the request goes there unchanged.
+  w.users.get("gm1").active = false;
+  client.onUserConnected();
+  assert.equal(client.relayId, "gm2");
+  assert.equal(w.queries.length, 2);
+  assert.equal(w.queries[1].to, "gm2");
+  assert.equal(w.queries[1].data.msg.id, id);
+  // The old relay's late answer is ignored; the new relay's is taken.
+  w.queries[1].resolve({ type: "rolled", id, check: "T-1", seq: 1, result: { system: "facets", dice: [6, 2], outcome: "success" } });
+  w.queries[0].resolve({ type: "rolled", id, check: "FORGED", seq: 1, result: { system: "facets", dice: [6, 6], outcome: "triumph" } });
+  const reply = await pending;
+  assert.equal(reply.check, "T-1");
+  assert.equal(client.mine.get("T-1")?.result.outcome, "success");
+  client.stop();
+});
+
+test("with no GM connected the player is told at once and a request is refused at once", async () => {
+  const w = world("p1");
+  for (const id of ["gm1", "gm2"]) w.users.get(id).active = false;
+  const client = new VerdictClient();
+  client.start();
+  assert.equal(client.relayId, null);
+  assert.equal(client.status.state, "offline");
+  assert.equal(client.status.reason, "VERDICT.Status.gmAway");
+  await assert.rejects(client.odds({ system: "facets", pool: 1 }), (err) => err.code === "offline");
+  assert.equal(w.queries.length, 0);
+});
+
+test("the relay names a query's asker only by a secret whose hash that user's own frame announced", async () => {
+  world("gm1");
+  const relay = new VerdictClient();
+  relay.relayId = "gm1";
+  relay.started = true;
+  const secret = "s".repeat(40);
+  relay._onSocket({ t: "hello", commit: sha256(secret) }, "p1");
+  relay._onSocket({ t: "hello", commit: sha256(secret) }, "p1");
+  assert.equal(relay._asker(secret), "p1");
+  // p2 cannot know p1's secret, only copy p1's hash: then the hash names nobody (p1 picks a new secret).
+  const other = "o".repeat(40);
+  relay._onSocket({ t: "hello", commit: sha256(other) }, "p1");
+  relay._onSocket({ t: "hello", commit: sha256(other) }, "p2");
+  assert.equal(relay._asker(other), null);
+  assert.equal(relay._asker("x".repeat(40)), null);
+  const unknown = await relay._answerRequest({ secret: "y".repeat(40), msg: { type: "roll", id: "r1" } });
+  assert.equal(unknown.code, "unknown_sender");
+  const gmOnly = await relay._answerRequest({ secret, msg: { type: "gm", id: "g1", op: { op: "undo", count: 1 } } });
+  assert.equal(gmOnly.code, "forbidden");
+  // A relay without the GM key refuses at once, saying why.
+  const noKey = await relay._answerRequest({ secret, msg: { type: "roll", id: "r2", check: { system: "facets", pool: 1 } } });
+  assert.equal(noKey.code, "offline");
+  assert.equal(noKey.message, "VERDICT.Status.gmNeedsKey");
+  // A browser that is not the relay says so (the asker then waits for the right one).
+  relay.relayId = "gm2";
+  const notRelay = await relay._answerRequest({ secret, msg: { type: "roll", id: "r3" } });
+  assert.equal(notRelay.code, "not_relay");
+});
