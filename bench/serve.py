@@ -36,10 +36,12 @@ from .common import raise_nofile
 
 async def serve_verdict(data: Path, tables: int, ledger_url: str | None = None) -> tuple[web.AppRunner, list[list[str]]]:
     from sidecar.server.app import Settings, create_app
-    from sidecar.state.ledger import open_ledger
+    from sidecar.state.ledger import SqliteLedger, open_ledger
 
     data.mkdir(parents=True, exist_ok=True)
-    ledger = open_ledger(ledger_url, data)  # SQLite in data, or a shared PostgreSQL ledger
+    # SQLite in data (committing as BENCH_COMMIT says: loop, the default, or thread), or a shared PostgreSQL ledger
+    commit = os.environ.get("BENCH_COMMIT")
+    ledger = SqliteLedger(data / "verdict.sqlite3", commit=commit) if commit and not ledger_url else open_ledger(ledger_url, data)
     keys = [ledger.create_table(f"bench-{i}") for i in range(tables)]
     settings = Settings(host="127.0.0.1", port=0, data=data, rate=1e9, burst=1e9, max_connections=1_000_000,
                         max_per_address=1_000_000, hello_timeout=600.0)
