@@ -144,5 +144,9 @@ if __name__ == "__main__":
         import cProfile
 
         cProfile.run("asyncio.run(main())", os.environ["BENCH_PROFILE"])
+    elif os.environ.get("BENCH_LOOP") == "uvloop":  # Verdict and the echo alike, so the ratios stay fair
+        import uvloop
+
+        uvloop.run(main())
     else:
         asyncio.run(main())
