@@ -22,7 +22,7 @@ from .common import Row, data_dir, percentile, run_clients, start_server
 
 def _rtt(server: Any, count: int, warmup: int) -> dict[str, Any]:
     tables = server.info["tables"] or [["echo", "-", "-"]]
-    table, gm, _ = tables[0]
+    table, gm = tables[0][:2]
     out = run_clients("bench.clients", ["rtt", server.url, table, gm, "--count", str(count),
                                         "--warmup", str(warmup)], 1, timeout=600)[0]
     if out["errors"]:

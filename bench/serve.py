@@ -4,7 +4,7 @@
     python -m bench.serve echo --reply-size BYTES
 
 Listens on 127.0.0.1 on a free port and prints one JSON line: ``{"port": P, "pid": ..., "tables":
-[[table, gm_key, player_key], ...]}``; then serves until stdin closes or SIGTERM.
+[[table, gm_key, player_key, {user: user_key}], ...]}``; then serves until stdin closes or SIGTERM.
 
 Verdict runs as ``verdict serve`` builds it (:func:`sidecar.server.app.create_app`, the same
 websocket settings), with two differences a benchmark needs: the rate limits and connection caps are
@@ -48,7 +48,18 @@ async def serve_verdict(data: Path, tables: int, ledger_url: str | None = None) 
     app = create_app(settings, ledger)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
-    return runner, [[k.table, k.gm, k.player] for k in keys]
+    from sidecar.state.keys import derive_user_key
+
+    # A player rolls as a user with that user's own key (the table-wide player key binds to no user).
+    users = {}
+    for k in keys:
+        secret = ledger.user_secret(k.table)
+        users[k.table] = {f"player-{j}": derive_user_key(secret, f"player-{j}") for j in range(1, USER_KEYS + 1)} if secret else {}
+    return runner, [[k.table, k.gm, k.player, users[k.table]] for k in keys]
+
+
+USER_KEYS = 15
+"""Per-user player keys made per table (``player-1`` ...): enough for tables of up to 16."""
 
 
 async def echo(request: web.Request) -> web.WebSocketResponse:

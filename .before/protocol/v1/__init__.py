@@ -1,0 +1,1 @@
+"""Protocol v1: Structs for every message, check and result."""

@@ -1,0 +1,78 @@
+"""`challenge`: d20 + modifiers against a Challenge Level (rules/challenge.md, RULINGS.md)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .base import Action, Check, Result
+
+ChallengeOutcome = Literal["epic_success", "success", "success_at_cost", "failure", "epic_failure"]
+ChallengeOption = Literal["game_changer", "strain"]
+"""The two options after beating the CL by 2 or 3: +1 game changer, or less strain."""
+
+
+class ChallengeCheck(Check, tag="challenge"):
+    """A `challenge` check: one d20 + ``modifier`` against the Challenge Level ``cl`` (1 or more).
+
+    ``complication`` names a complication the hero is addressing: the check is then that complication
+    turned into a challenge. The result echoes it as ``addresses``; the table removes it on a success.
+    ``dice`` is the d20's face when the die was rolled at the table.
+    """
+
+    cl: int = 1
+    modifier: int = 0
+    complication: str | None = None
+    dice: list[int] | None = None
+
+
+class ChallengeResult(Result, tag="challenge"):
+    outcome: ChallengeOutcome
+    dice: list[int]
+    """The d20, as one face."""
+    total: int
+    """d20 + modifier."""
+    level: int
+    """The ladder level the total reaches (0 for totals of 0 or less)."""
+    cl: int
+    margin: int
+    """level − CL. A natural 1 is an epic failure whatever the margin."""
+    success: bool
+    """True for ``success_at_cost``, ``success`` and ``epic_success``."""
+    strain: int
+    """The change in the hero's strain this result causes (negative lowers it; the table never goes below 0).
+    After a +2/+3 result it is 0 until the ``strain`` option is chosen."""
+    choice: list[ChallengeOption] | None = None
+    """The options offered after beating the CL by 2 or 3 (``["game_changer", "strain"]``), else null."""
+    strain_option: int | None = None
+    """With a choice: the strain change the ``strain`` option gives (−1 after +2, −2 after +3)."""
+    chosen: ChallengeOption | None = None
+    """The option taken by the ``challenge_choice`` follow-up; null until it is made."""
+    game_changers: int = 0
+    """Game changers gained: 1 once ``game_changer`` is chosen."""
+    condition: bool = False
+    """True when the hero receives a new condition (an epic failure). A fourth one takes the hero down:
+    the table keeps the running count."""
+    complication: Literal["add", "remove", "removed"] | None = None
+    """The GM adds a complication (epic failure) or removes an open one (epic success): ``remove`` until the
+    GM's ``challenge_remove_complication`` follow-up chose it, then ``removed``."""
+    addresses: str | None = None
+    """The complication this check addresses (the check's ``complication``); removed on a success."""
+    natural: int = 0
+    """The face of the d20."""
+
+
+class ChallengeChoice(Action, tag="challenge_choice"):
+    """After beating the CL by 2 or 3: take +1 game changer, or the strain reduction. Made once."""
+
+    option: ChallengeOption
+
+
+class ChallengeRemoveComplication(Action, tag="challenge_remove_complication"):
+    """After an epic success, the GM removes a complication: the chosen open one of the roll's scene. The GM's
+    to make, once. Players see the action without the complication's id (it may have been off-screen); the
+    removal itself reaches whoever may see that complication."""
+
+    complication: str
+
+
+FOLLOWUPS: tuple[type, ...] = (ChallengeChoice, ChallengeRemoveComplication)

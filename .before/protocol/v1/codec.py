@@ -1,0 +1,138 @@
+"""Encoding and decoding of v1 frames, with errors that say what to fix.
+
+JSON text frames for browsers; MessagePack for Python clients that negotiate
+``verdict.v1+msgpack``. Unknown types, garbage, missing fields and unknown fields raise
+:class:`ProtocolError` with a stable code. Unknown fields are refused in every client message and
+in every Struct nested in one (checks, participants, pools, actions, GM operations), with the
+field's name and where it sits (``$.check.opponent``): a misspelled field would otherwise be
+dropped and the request done without it. Frames nested too deeply, integers outside 64-bit
+signed range and text fields longer than :data:`MAX_TEXT` raise it too.
+
+What the sidecar sends (results, events, snapshots) is decoded leniently: a client keeps reading
+the messages of a newer sidecar that added a field, since what it does not know it only shows.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from .messages import CLIENT_TYPES, AnyClientMessage, AnyServerMessage
+
+CLIENT_TAGS = frozenset(t.__struct_config__.tag for t in CLIENT_TYPES)
+
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+MAX_TEXT = 1024
+"""Longest string a client may send in any field (labels, complication texts, names, ids), in characters."""
+
+
+class ProtocolError(ValueError):
+    def __init__(self, code: str, message: str, id: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.id = id
+
+
+class _Envelope(msgspec.Struct, forbid_unknown_fields=False):
+    type: Any = None
+    id: Any = None
+
+
+_json_encoder = msgspec.json.Encoder()
+_msgpack_encoder = msgspec.msgpack.Encoder()
+_client_json = msgspec.json.Decoder(AnyClientMessage)
+_client_msgpack = msgspec.msgpack.Decoder(AnyClientMessage)
+_server_json = msgspec.json.Decoder(AnyServerMessage)
+_server_msgpack = msgspec.msgpack.Decoder(AnyServerMessage)
+_env_json = msgspec.json.Decoder(_Envelope)
+_env_msgpack = msgspec.msgpack.Decoder(_Envelope)
+
+
+def encode(msg: Any, msgpack: bool = False) -> bytes:
+    return _msgpack_encoder.encode(msg) if msgpack else _json_encoder.encode(msg)
+
+
+def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
+    """Decode a client frame, or raise :class:`ProtocolError` naming what is wrong."""
+    dec, env_dec = (_client_msgpack, _env_msgpack) if msgpack else (_client_json, _env_json)
+    try:
+        msg = dec.decode(data)
+    except msgspec.DecodeError as exc:
+        detail = str(exc)
+    except RecursionError:
+        raise ProtocolError("invalid_message", "the frame is nested too deeply") from None
+    else:
+        _check_values(msg, getattr(msg, "id", None))
+        return msg
+    try:
+        env = env_dec.decode(data)
+    except msgspec.DecodeError:
+        raise ProtocolError("bad_frame", "the frame is not a JSON object" if not msgpack else "the frame is not a MessagePack map") from None
+    except RecursionError:
+        raise ProtocolError("invalid_message", "the frame is nested too deeply") from None
+    rid = env.id if isinstance(env.id, str) else None
+    if env.type is None:
+        raise ProtocolError("bad_message", "the message has no `type` field", rid)
+    if not isinstance(env.type, str):
+        raise ProtocolError("invalid_message", "`type` is a string naming the message, e.g. \"roll\"", rid)
+    if env.type not in CLIENT_TAGS:
+        raise ProtocolError(
+            "unknown_type",
+            f"unknown message type {env.type!r}; expected one of: {', '.join(sorted(CLIENT_TAGS))}",
+            rid,
+        )
+    raise ProtocolError("invalid_message", f"invalid {env.type!r} message: {_explain(detail)}", rid)
+
+
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`(?: - at `(?P<at>[^`]*)`)?$")
+
+
+def _explain(detail: str) -> str:
+    """msgspec's error, with an unknown field named with its full path (``$.check.opponent.abilty``)."""
+    hit = _UNKNOWN.match(detail)
+    if hit is None:
+        return detail
+    where = hit["at"] or "$"
+    return f"unknown field `{hit['name']}` at `{where}.{hit['name']}`; no such field here: check its spelling and place"
+
+
+def _check_values(value: Any, rid: Any, path: str = "") -> None:
+    """Integers fit 64 signed bits and text fits :data:`MAX_TEXT`, everywhere in a decoded message."""
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, int):
+        if not INT_MIN <= value <= INT_MAX:
+            raise ProtocolError("invalid_message", f"`{path}`: integers are limited to 64-bit signed values",
+                                rid if isinstance(rid, str) else None)
+    elif isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise ProtocolError("text_too_long", f"`{path}` has {len(value)} characters; at most {MAX_TEXT}",
+                                rid if isinstance(rid, str) and len(rid) <= MAX_TEXT else None)
+    elif isinstance(value, msgspec.Struct):
+        for name in value.__struct_fields__:
+            _check_values(getattr(value, name), rid, f"{path}.{name}" if path else name)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _check_values(item, rid, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for k, item in value.items():
+            _check_values(k, rid, path)
+            _check_values(item, rid, f"{path}.{k}")
+
+
+def request_id(data: bytes | str, msgpack: bool = False) -> str | None:
+    """The ``id`` of a frame that will not be handled (rate limited), so the refusal names it."""
+    if msgpack and isinstance(data, str):
+        return None  # a text frame on a MessagePack socket: refused as such
+    try:
+        env = (_env_msgpack if msgpack else _env_json).decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return env.id if isinstance(env.id, str) and len(env.id) <= MAX_TEXT else None
+
+
+def decode_server(data: bytes | str, msgpack: bool = False) -> Any:
+    return (_server_msgpack if msgpack else _server_json).decode(data)

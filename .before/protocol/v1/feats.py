@@ -1,0 +1,58 @@
+"""`feats`: 3d8 in a fixed order read against the Feat table (rules/feats.md, RULINGS.md)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .base import Check, Result
+
+FeatsDie = Literal["white", "red", "blue"]
+"""The three d8 in their fixed order: first white, second red, third blue."""
+
+
+class FeatsCheck(Check, tag="feats"):
+    """A `feats` check. The Feat level is given in exactly one way:
+
+    - ``ability`` and ``difficulty``: level = difficulty − ability;
+    - ``ability`` and ``opposing`` (the opponent's ability or skill): level = opposing − ability;
+    - ``level`` alone.
+
+    ``wyrd`` buys that many unrolled 8s before the roll (5 WP each); ``wyrd_dice`` names the dice set
+    to 8 (default: first die first). A level above +8 is achieved only with ``wyrd_feat`` (20 WP),
+    without dice; a level below −8 succeeds without dice.
+
+    ``dice`` holds the faces of the dice actually rolled, in order white, red, blue, leaving out the
+    dice bought with Wyrd (so ``[w, b]`` when red was bought); ``[]`` when nothing is rolled.
+    """
+
+    ability: int | None = None
+    difficulty: int | None = None
+    opposing: int | None = None
+    level: int | None = None
+    wyrd: int = 0
+    wyrd_dice: list[FeatsDie] | None = None
+    wyrd_feat: bool = False
+    dice: list[int] | None = None
+
+
+class FeatsResult(Result, tag="feats"):
+    outcome: Literal["success", "failure"]
+    dice: list[int]
+    """All three faces in order white, red, blue, bought dice as 8; ``[]`` when no roll was made."""
+    level: int
+    success: bool
+    best_level: int | None
+    """The highest Feat-table level whose row the roll satisfies (null if none, or no roll)."""
+    worst_level: int | None
+    """The lowest Feat-table level whose row the roll fails (null if none, or no roll)."""
+    degree: int
+    """best_level − level on a success, worst_level − level on a failure; 0 without a roll."""
+    bought: list[FeatsDie]
+    """The dice set to 8 with Wyrd, in order white, red, blue."""
+    cost: int
+    """Wyrd Points spent: 5 per bought 8, or 20 for a feat above +8."""
+    automatic: bool = False
+    """True when no dice were rolled: a level below −8, or a feat above +8 bought with Wyrd."""
+
+
+FOLLOWUPS: tuple[type, ...] = ()

@@ -1,0 +1,242 @@
+"""Protocol v1 messages: what clients send and what the sidecar answers.
+
+Client messages form a tagged union on ``type``; so do server messages. Every client
+request carries ``id``, a client-chosen idempotency key that the reply echoes: a
+repeated ``id`` is answered with the first reply and never rolls twice.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+import msgspec
+
+from .base import PROTOCOL, Probability
+from .odds import AnyOdds
+from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyResult
+from .table import OPS, AnyEvent, Sequenced, Snapshot
+
+AnyOp = Union[OPS]  # type: ignore[valid-type]
+
+Role = Literal["gm", "player", "observer"]
+RollMode = Literal["public", "gm", "blind", "self"]
+
+
+class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True):
+    """Base of what a client sends. Unknown fields are refused here and in every nested Struct
+    (checks, actions, GM operations): a misspelled field is an ``invalid_message`` naming it."""
+
+
+class ServerMessage(msgspec.Struct, tag_field="type", omit_defaults=False):
+    """Base of what the sidecar sends."""
+
+
+# --- client -> server ---------------------------------------------------------------
+
+
+class Hello(ClientMessage, tag="hello"):
+    """First frame on every socket. ``since`` is the last event seq the client saw."""
+
+    table: str
+    key: str
+    protocol: int = PROTOCOL
+    client: str = ""
+    since: int | None = None
+    user: str | None = None
+    """Who is at this client (a Foundry user id). With a GM key: the GM's own id. With a user key: the user
+    it was issued for (a key that does not match is refused). With the table-wide player key: refused
+    (``user_key_required``); that key binds to no user."""
+
+
+class Roll(ClientMessage, tag="roll"):
+    """Roll a check (or read given faces when ``check.dice`` is set)."""
+
+    id: str
+    check: AnyCheck  # type: ignore[valid-type]
+    actor: str | None = None
+    target: str | None = None
+    """The opponent who takes the opponent's harm (`facets` conflicts)."""
+    scene: str | None = None
+    mode: RollMode = "public"
+    label: str | None = None
+    extended: str | None = None
+    """The extended check this roll adds to (`boons`)."""
+    gather: str | None = None
+    """The gathered check (group or opposed) this roll is a part of; ``part`` names which."""
+    part: str | None = None
+    user: str | None = None
+    """On behalf of this user (a GM client relaying a player's request); defaults to the connection's user.
+    Other roles get ``forbidden``."""
+
+
+class Odds(ClientMessage, tag="odds"):
+    """Exact odds of a check. Changes nothing and is not logged."""
+
+    id: str
+    check: AnyCheck  # type: ignore[valid-type]
+
+
+class Follow(ClientMessage, tag="follow"):
+    """A follow-up on an earlier check, named by the ``check`` id its ``rolled`` carried."""
+
+    id: str
+    check: str
+    action: AnyAction  # type: ignore[valid-type]
+    user: str | None = None
+    """On behalf of this user: GM connections only, like ``roll.user``."""
+
+
+class Gm(ClientMessage, tag="gm"):
+    """A GM operation on the table state. Other roles get ``forbidden``."""
+
+    id: str
+    op: AnyOp  # type: ignore[valid-type]
+
+
+class State(ClientMessage, tag="state"):
+    """Ask for the table's current snapshot, as this connection may see it."""
+
+    id: str
+
+
+class Verify(ClientMessage, tag="verify"):
+    """Is this check in the ledger? A chat card whose check is not, or differs, is unverified."""
+
+    id: str
+    check: str
+
+
+class Ping(ClientMessage, tag="ping"):
+    id: str = ""
+
+
+class UserKey(ClientMessage, tag="user_key"):
+    """The key that binds a connection to ``user`` (GM only): ``hello {key, user}`` with it is that player."""
+
+    id: str
+    user: str
+
+
+# --- server -> client ---------------------------------------------------------------
+
+
+class Error(ServerMessage, tag="error"):
+    """A request that could not be done. ``code`` is stable; ``message`` says what to fix."""
+
+    code: str
+    message: str
+    id: str | None = None
+
+
+class Welcome(ServerMessage, tag="welcome"):
+    protocol: int
+    server: str
+    role: Role
+    table: str
+    seq: int
+    """The table's newest event seq."""
+    events: list[Sequenced] = []
+    """The events missed since ``hello.since``, as this role may see them."""
+    snapshot: Snapshot | None = None
+    """The whole state instead, when the client is new or too far behind."""
+
+
+class Rolled(ServerMessage, tag="rolled"):
+    """A resolved check, sent to the roller (echoing ``id``) and broadcast to the table."""
+
+    id: str
+    check: str
+    """The check id that follow-ups name."""
+    seq: int
+    result: AnyResult | None  # type: ignore[valid-type]
+    """``null`` for a blind roll's roller: only the GM sees a blind result."""
+    by: Role
+    user: str | None = None
+    actor: str | None = None
+    target: str | None = None
+    scene: str | None = None
+    mode: RollMode = "public"
+    label: str | None = None
+    extended: str | None = None
+    gather: str | None = None
+    part: str | None = None
+    events: list[Sequenced] = []
+    """The consequences this roll applied (strain, harm, complications, …)."""
+
+
+class Followed(ServerMessage, tag="followed"):
+    """A follow-up applied to a check: the check's result as it now stands."""
+
+    id: str
+    check: str
+    seq: int
+    action: AnyAction  # type: ignore[valid-type]
+    result: AnyResult | None  # type: ignore[valid-type]
+    by: Role
+    user: str | None = None
+    events: list[Sequenced] = []
+
+
+class Done(ServerMessage, tag="done"):
+    """A GM operation applied: the events it recorded."""
+
+    id: str
+    seq: int
+    events: list[Sequenced] = []
+
+
+class EventBroadcast(ServerMessage, tag="event"):
+    """An event others caused (GM operations and their consequences), as this connection may see it."""
+
+    seq: int
+    event: AnyEvent  # type: ignore[valid-type]
+
+
+class StateReply(ServerMessage, tag="state"):
+    id: str
+    snapshot: Snapshot
+
+
+class Verified(ServerMessage, tag="verified"):
+    """The ledger's word on a check: ``found``, and its current result as this connection may see it."""
+
+    id: str
+    check: str
+    found: bool
+    seq: int | None = None
+    result: AnyResult | None = None  # type: ignore[valid-type]
+
+
+class OddsReply(ServerMessage, tag="odds_result"):
+    id: str
+    check: AnyCheck  # type: ignore[valid-type]
+    odds: AnyOdds  # type: ignore[valid-type]
+
+
+class Pong(ServerMessage, tag="pong"):
+    id: str = ""
+
+
+class UserKeyReply(ServerMessage, tag="user_key"):
+    id: str
+    user: str
+    key: str
+
+
+CLIENT_TYPES: tuple[type, ...] = (Hello, Roll, Odds, Follow, Gm, State, Verify, Ping, UserKey)
+SERVER_TYPES: tuple[type, ...] = (
+    Error, Welcome, Rolled, Followed, Done, EventBroadcast, StateReply, OddsReply, Verified, Pong, UserKeyReply,
+)
+AnyClientMessage = Union[CLIENT_TYPES]  # type: ignore[valid-type]
+AnyServerMessage = Union[SERVER_TYPES]  # type: ignore[valid-type]
+
+__all__ = [
+    "Probability",
+    "SYSTEMS",
+    "CHECK_TYPES",
+    "RESULT_TYPES",
+    "ACTION_TYPES",
+    "AnyCheck",
+    "AnyResult",
+    "AnyAction",
+]

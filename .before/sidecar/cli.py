@@ -1,0 +1,364 @@
+"""`verdict`: the sidecar's command line.
+
+    verdict serve [--host H] [--port P] [--data DIR] [--ledger URL] [--log-format json|console] [--allow-origin O ...]
+    verdict roll SYSTEM [options] [--json]      roll a check here, with the sidecar's dice
+    verdict read SYSTEM --dice F,F,... [options] [--json]   read faces rolled by hand
+    verdict odds SYSTEM [options] [--json]      the exact odds of a check
+    verdict table [--ledger URL] create NAME | list | rotate-keys ID | user-key ID USER | export ID --format jsonl|markdown
+
+The ledger is SQLite in the data directory unless ``--ledger`` (or ``$VERDICT_LEDGER``) names a
+PostgreSQL database, ``postgresql://USER:PASSWORD@HOST/DB``, which several sidecars may share.
+
+The options of roll, read and odds come from the rule set's check: `verdict roll facets --help`.
+Bad arguments exit with status 2 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from protocol.v1.systems import CHECK_TYPES
+from sidecar import __version__
+
+CHECKS: dict[str, type] = {t.__struct_config__.tag: t for t in CHECK_TYPES}  # type: ignore[attr-defined]
+DEFAULT_DATA = "var"
+
+
+class CliError(Exception):
+    """A usage error: printed as one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (and ``--help`` for the rest)."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _data_dir(value: str | None) -> Path:
+    return Path(value or os.environ.get("VERDICT_DATA") or DEFAULT_DATA)
+
+
+def _ledger_url(value: str | None) -> str | None:
+    return value or os.environ.get("VERDICT_LEDGER") or None
+
+
+def _open_ledger(args: argparse.Namespace) -> Any:
+    from .state.ledger import open_ledger
+
+    try:
+        return open_ledger(_ledger_url(args.ledger), _data_dir(args.data))
+    except (ValueError, ImportError, ConnectionError, RuntimeError) as exc:
+        raise CliError(f"--ledger: {exc}") from None
+
+
+# --- check options from the Struct --------------------------------------------------
+
+
+def _unwrap(tp: Any) -> tuple[Any, bool]:
+    """(the type without ``None``, whether ``None`` was allowed)."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return (args[0] if len(args) == 1 else tp), len(args) < len(typing.get_args(tp))
+    return tp, False
+
+
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _json_example(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    item = typing.get_args(tp)[0] if origin is list else tp
+    fields = [f.name for f in msgspec.structs.fields(item)][:3] if _is_struct(item) else []
+    obj = "{" + ", ".join(f'"{n}": …' for n in fields) + "}"
+    return f"'[{obj}, …]'" if origin is list else f"'{obj}'"
+
+
+def _add_check_options(parser: argparse.ArgumentParser, check_type: type, dice: str) -> None:
+    hints = typing.get_type_hints(check_type)
+    for f in msgspec.structs.fields(check_type):
+        tp, _ = _unwrap(hints[f.name])
+        flag = "--" + f.name.replace("_", "-")
+        default = None if f.default is msgspec.NODEFAULT else f.default
+        origin = typing.get_origin(tp)
+        if f.name == "dice":
+            if dice == "none":
+                continue
+            parser.add_argument(flag, dest=f.name, metavar="F,F,...", required=dice == "required",
+                                help="the faces, comma-separated, in the order the rule set reads them")
+        elif tp is bool:
+            parser.add_argument(flag, dest=f.name, action="store_true", help="(default: off)")
+        elif tp is int:
+            note = f"(default: {default})"
+            if dice == "required" and POOL_FROM_DICE.get(check_type.__struct_config__.tag, ("",))[0] == f.name:  # type: ignore[attr-defined]
+                note = "(default: 0, the desperate 2d6; with other than 2 --dice, their number)"
+            parser.add_argument(flag, dest=f.name, type=int, metavar="N", default=None, help=note)
+        elif tp is str:
+            parser.add_argument(flag, dest=f.name, metavar="TEXT", default=None, help=f"(default: {default})")
+        elif origin is Literal:
+            choices = typing.get_args(tp)
+            parser.add_argument(flag, dest=f.name, choices=choices, default=None, help=f"(default: {default})")
+        elif origin is list and not _is_struct(typing.get_args(tp)[0]):
+            (item,) = typing.get_args(tp)
+            parser.add_argument(flag, dest=f.name, metavar="A,B,...", default=None,
+                                help=f"comma-separated {getattr(item, '__name__', 'values')}")
+        else:
+            parser.add_argument(flag, dest=f.name, metavar="JSON", default=None,
+                                help="JSON, e.g. " + _json_example(tp))
+
+
+def _check_from_args(system: str, args: argparse.Namespace) -> Any:
+    check_type = CHECKS[system]
+    hints = typing.get_type_hints(check_type)
+    values: dict[str, Any] = {"system": system}
+    for f in msgspec.structs.fields(check_type):
+        raw = getattr(args, f.name, None)
+        if raw is None or raw is False:
+            continue
+        tp, _ = _unwrap(hints[f.name])
+        origin = typing.get_origin(tp)
+        if origin is list and isinstance(raw, str) and not _is_struct(typing.get_args(tp)[0]):
+            (item,) = typing.get_args(tp)
+            parts = [p.strip() for p in raw.split(",") if p.strip()]
+            if item is int:
+                try:
+                    values[f.name] = [int(p) for p in parts]
+                except ValueError:
+                    raise CliError(f"--{f.name.replace('_', '-')}: expected whole numbers separated by commas, got {raw!r}") from None
+            else:
+                values[f.name] = parts
+        elif isinstance(raw, str) and tp not in (str,) and origin is not Literal:
+            try:
+                values[f.name] = json.loads(raw)
+            except json.JSONDecodeError:
+                raise CliError(f"--{f.name.replace('_', '-')}: expected a JSON object, got {raw!r}") from None
+        else:
+            values[f.name] = raw
+    try:
+        return msgspec.convert(values, check_type)
+    except msgspec.ValidationError as exc:
+        raise CliError(f"{system}: {_explain(str(exc))}") from None
+
+
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)` - at `\$\.(?P<option>[a-z_]+)(?P<rest>[^`]*)`$")
+
+
+def _explain(detail: str) -> str:
+    """A validation error in terms of the command line: an unknown field names its option and place."""
+    hit = _UNKNOWN.match(detail)
+    if hit is None:
+        return detail
+    flag = "--" + hit["option"].replace("_", "-")
+    where = f" (at {hit['rest']})" if hit["rest"] else ""
+    return f"{flag}: unknown field `{hit['name']}`{where}; no such field here: check its spelling"
+
+
+# --- commands -----------------------------------------------------------------------
+
+
+def _print_result(result: Any, as_json: bool, describe: Any) -> None:
+    if as_json:
+        sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
+    else:
+        print(describe(result))
+
+
+# `verdict read facets --dice 6,6,2`: a pool left out is the dice on the table (pool = dice brought + helping
+# - hindering). Two dice keep the documented default, pool 0: the desperate roll of 2d6.
+POOL_FROM_DICE = {
+    "facets": ("pool", lambda a, n: n - (a.helping or 0) + (a.hindering or 0)),
+}
+DESPERATE_DICE = 2
+
+
+def cmd_roll(args: argparse.Namespace) -> int:
+    from sidecar import engine
+
+    infer = POOL_FROM_DICE.get(args.system)
+    if infer is not None and getattr(args, "dice", None) and getattr(args, infer[0]) is None and not getattr(args, "group", None):
+        n = len([x for x in args.dice.split(",") if x.strip()])
+        if n != DESPERATE_DICE:
+            setattr(args, infer[0], max(0, infer[1](args, n)))
+    check = _check_from_args(args.system, args)
+    system = engine.SYSTEMS[args.system]
+    try:
+        result = engine.resolve(check)
+    except engine.CheckError as exc:
+        raise CliError(exc.message) from None
+    _print_result(result, args.json, system.describe)
+    return 0
+
+
+def cmd_odds(args: argparse.Namespace) -> int:
+    from sidecar import engine
+
+    check = _check_from_args(args.system, args)
+    try:
+        from sidecar.engine.odds import describe as describe_odds
+        from sidecar.engine.odds import odds
+    except ImportError:
+        raise CliError("odds are not available in this build") from None
+    try:
+        answer = odds(check)
+    except engine.CheckError as exc:
+        raise CliError(exc.message) from None
+    _print_result(answer, args.json, describe_odds)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .server.run import serve
+
+    ledger = _open_ledger(args)
+    return serve(
+        host=args.host, port=args.port, data=_data_dir(args.data), log_format=args.log_format,
+        allow_origins=tuple(args.allow_origin) if args.allow_origin else None,
+        metrics_token=args.metrics_token or os.environ.get("VERDICT_METRICS_TOKEN") or None,
+        limits={"rate": args.rate, "burst": 2 * args.rate if args.rate else None, "hello_timeout": args.hello_timeout, "max_connections": args.max_connections,
+                "max_per_address": args.max_per_address,
+                "trusted_proxies": tuple(args.trust_proxy) if args.trust_proxy else None},
+        ledger=ledger,
+    )
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from .tables import export_table, print_keys
+
+    ledger = _open_ledger(args)
+    try:
+        if args.table_cmd == "create":
+            keys = ledger.create_table(args.name)
+            if args.json:
+                print(json.dumps({"table": keys.table, "name": args.name, "gm": keys.gm, "player": keys.player,
+                                  "observer": keys.observer}))
+            else:
+                print_keys(args.name, keys)
+        elif args.table_cmd == "list":
+            rows = ledger.tables()
+            if not rows:
+                print("no tables yet: verdict table create NAME")
+            for info in rows:
+                print(f"{info.id}  {info.name}")
+        elif args.table_cmd == "rotate-keys":
+            try:
+                keys = ledger.rotate_keys(args.id)
+            except KeyError:
+                raise CliError(f"no table {args.id!r}; see `verdict table list`") from None
+            info = ledger.table(args.id)
+            print_keys(info.name if info else args.id, keys)
+        elif args.table_cmd == "user-key":
+            from .state.keys import MAX_USER, derive_user_key
+
+            if not args.user or len(args.user) > MAX_USER:
+                raise CliError(f"USER is a Foundry user id of 1 to {MAX_USER} characters")
+            secret = ledger.user_secret(args.id)
+            if secret is None:
+                raise CliError(f"no table {args.id!r}; see `verdict table list`")
+            print(derive_user_key(secret, args.user))
+        elif args.table_cmd == "export":
+            if ledger.table(args.id) is None:
+                raise CliError(f"no table {args.id!r}; see `verdict table list`")
+            sys.stdout.write(export_table(ledger, args.id, args.format))
+    finally:
+        ledger.close()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="verdict",
+        description="Verdict: check resolution for Foundry VTT. Run the sidecar, roll and read checks, see the odds, manage tables.",
+    )
+    parser.add_argument("--version", action="version", version=f"verdict {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+
+    serve = sub.add_parser("serve", help="run the sidecar", description="Run the sidecar: websocket at /ws, /healthz, /metrics, the Foundry module at /module/module.json.")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port (default: 8765)")
+    serve.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
+    serve.add_argument("--ledger", metavar="URL",
+                       help="where tables and events are kept: postgresql://USER:PASSWORD@HOST/DB, shared by several "
+                            "sidecars (default: $VERDICT_LEDGER, else SQLite in the data directory)")
+    serve.add_argument("--log-format", choices=("json", "console"), default=None,
+                       help="log format (default: console on a terminal, json otherwise)")
+    serve.add_argument("--allow-origin", action="append", metavar="ORIGIN",
+                       help="a browser origin allowed to connect, e.g. https://foundry.example.org (repeatable; "
+                            "default: the local Foundry origins on loopback, none on other addresses)")
+    serve.add_argument("--metrics-token", metavar="TOKEN",
+                       help="let clients off loopback read /metrics with `Authorization: Bearer TOKEN` "
+                            "(default: $VERDICT_METRICS_TOKEN; without it /metrics answers loopback only)")
+    serve.add_argument("--rate", type=float, metavar="N",
+                       help="requests per second one socket may sustain (default: 20; a requester over all its sockets: "
+                            "twice that; one address: 8 times)")
+    serve.add_argument("--hello-timeout", type=float, metavar="SECONDS",
+                       help="close sockets that have not said hello by then (default: 10)")
+    serve.add_argument("--max-connections", type=int, metavar="N",
+                       help="open websockets at most (default: 1000, fewer if the open-file limit is lower)")
+    serve.add_argument("--max-per-address", type=int, metavar="N",
+                       help="open websockets from one remote address at most (default: 64)")
+    serve.add_argument("--trust-proxy", action="append", metavar="ADDR",
+                       help="address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client, "
+                            "for the per-address limits (repeatable; default: none)")
+    serve.set_defaults(func=cmd_serve)
+
+    for name, func, dice, what in (
+        ("roll", cmd_roll, "none", "roll a check with the sidecar's dice"),
+        ("read", cmd_roll, "required", "read faces rolled by hand"),
+        ("odds", cmd_odds, "none", "the exact odds of a check"),
+    ):
+        p = sub.add_parser(name, help=what, description=what.capitalize() + ". Options depend on the rule set.")
+        systems = p.add_subparsers(dest="system", required=True, metavar="SYSTEM", parser_class=Parser)
+        for system, check_type in CHECKS.items():
+            sp = systems.add_parser(system, help=(sys.modules[check_type.__module__].__doc__ or "").split("\n")[0])
+            _add_check_options(sp, check_type, dice)
+            sp.add_argument("--json", action="store_true", help="print the result object exactly as on the wire")
+            sp.set_defaults(func=func)
+
+    table = sub.add_parser("table", help="manage tables and their keys")
+    table.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
+    table.add_argument("--ledger", metavar="URL", help="a PostgreSQL ledger, postgresql://... (default: $VERDICT_LEDGER, else SQLite)")
+    tsub = table.add_subparsers(dest="table_cmd", required=True, metavar="ACTION", parser_class=Parser)
+    create = tsub.add_parser("create", help="create a table and print its keys (once)")
+    create.add_argument("name")
+    create.add_argument("--json", action="store_true", help="print the id and keys as one JSON object")
+    tsub.add_parser("list", help="list tables")
+    rotate = tsub.add_parser("rotate-keys", help="replace a table's keys and user keys (the old ones stop working)")
+    rotate.add_argument("id")
+    ukey = tsub.add_parser(
+        "user-key", help="print the key that binds a player's connection to one Foundry user",
+        description="Print USER's player key for table ID: `hello` with it and `user: USER` is that player, and no "
+                    "one else. rotate-keys invalidates every user key.",
+    )
+    ukey.add_argument("id")
+    ukey.add_argument("user")
+    export = tsub.add_parser("export", help="write a table's session log")
+    export.add_argument("id")
+    export.add_argument("--format", choices=("jsonl", "markdown"), default="markdown")
+    table.set_defaults(func=cmd_table)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except CliError as exc:
+        sys.stderr.write(f"verdict: {exc}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

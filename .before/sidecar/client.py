@@ -1,0 +1,128 @@
+"""A small websockets client for the Verdict protocol: used by the CLI, the tests and the benchmarks.
+
+    async with Client.connect("ws://127.0.0.1:8765/ws", table, key) as c:
+        rolled = await c.request(m.Roll(id=c.new_id(), check=FacetsCheck(pool=3)))
+
+Replies are matched to requests by ``id``; broadcasts and events land in :attr:`Client.inbox`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import uuid
+from typing import Any
+
+import websockets
+from websockets.asyncio.client import ClientConnection, connect
+
+from protocol.v1 import codec
+from protocol.v1 import messages as m
+from protocol.v1.base import SUBPROTOCOL, SUBPROTOCOL_MSGPACK
+
+
+class RequestFailed(Exception):
+    """The sidecar answered a request with an ``error``."""
+
+    def __init__(self, error: m.Error) -> None:
+        super().__init__(f"{error.code}: {error.message}")
+        self.error = error
+        self.code = error.code
+
+
+class Client:
+    def __init__(self, ws: ClientConnection, msgpack: bool) -> None:
+        self.ws = ws
+        self.msgpack = msgpack
+        self.welcome: m.Welcome | None = None
+        self.inbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.seq = 0
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self._ids = itertools.count(1)
+        self._prefix = uuid.uuid4().hex[:8]
+        self._reader: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def connect(
+        cls, url: str, table: str, key: str, *, user: str | None = None, since: int | None = None,
+        msgpack: bool = False, origin: str | None = None, client: str = "verdict-python",
+    ) -> Client:
+        ws = await connect(
+            url,
+            subprotocols=[SUBPROTOCOL_MSGPACK if msgpack else SUBPROTOCOL],  # type: ignore[list-item]
+            compression=None,
+            origin=origin,  # type: ignore[arg-type]
+            max_size=2**22,
+        )
+        self = cls(ws, msgpack)
+        await ws.send(codec.encode(m.Hello(table=table, key=key, client=client, since=since, user=user), msgpack) if msgpack
+                      else codec.encode(m.Hello(table=table, key=key, client=client, since=since, user=user)).decode())
+        first = codec.decode_server(await ws.recv(), msgpack)
+        if isinstance(first, m.Error):
+            await ws.close()
+            raise RequestFailed(first)
+        self.welcome = first
+        self.seq = first.seq
+        self._reader = asyncio.create_task(self._read())
+        return self
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def new_id(self) -> str:
+        return f"{self._prefix}-{next(self._ids)}"
+
+    async def send(self, msg: Any) -> None:
+        data = codec.encode(msg, self.msgpack)
+        await self.ws.send(data if self.msgpack else data.decode())
+
+    async def send_raw(self, data: str | bytes) -> None:
+        await self.ws.send(data)
+
+    async def request(self, msg: Any, timeout: float = 10.0) -> Any:
+        """Send a request and wait for the reply with its ``id``; an ``error`` raises :class:`RequestFailed`."""
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[msg.id] = fut
+        try:
+            await self.send(msg)
+            reply = await asyncio.wait_for(fut, timeout)
+        finally:
+            self._waiting.pop(msg.id, None)
+        if isinstance(reply, m.Error):
+            raise RequestFailed(reply)
+        return reply
+
+    async def next(self, timeout: float = 5.0) -> Any:
+        """The next message that was not a reply to one of this client's requests."""
+        return await asyncio.wait_for(self.inbox.get(), timeout)
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                msg = codec.decode_server(frame if isinstance(frame, bytes) else frame.encode(), self.msgpack)
+                self._track(msg)
+                rid = getattr(msg, "id", None)
+                fut = self._waiting.get(rid) if rid else None
+                if fut is not None and not fut.done():
+                    fut.set_result(msg)
+                else:
+                    self.inbox.put_nowait(msg)
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            for fut in self._waiting.values():
+                if not fut.done():
+                    fut.set_exception(ConnectionError("connection closed"))
+            self.inbox.put_nowait(None)
+
+    def _track(self, msg: Any) -> None:
+        for s in [getattr(msg, "seq", 0) or 0, *(e.seq for e in getattr(msg, "events", []) or [])]:
+            self.seq = max(self.seq, s)
+
+    async def close(self) -> None:
+        await self.ws.close()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)

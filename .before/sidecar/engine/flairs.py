@@ -1,0 +1,701 @@
+"""`flairs` (rules/flairs.md, RULINGS.md): a d6 pool read by its highest kept die.
+
+Pool = rank + edges. Roll it, then each cut removes the highest remaining die. The highest kept die
+reads 1–3 `failure`, 4–5 `conflict`, 6 `triumph` (a simple check: 4+ `success`, else `failure`).
+No dice in the pool, or cuts >= pool, is desperate: 2d6, the lowest kept, every pair tainted.
+
+Matching dice are counted over every rolled die, removed ones included: a group of k equal dice gives
+k − 1. A group that lost a die to a cut is tainted: all of its k − 1 are trials, whatever the outcome.
+Untainted groups give flairs on a conflict or triumph and trials on a failure.
+
+Trials on a result (``trials``) are all that stand: those from matching dice, one for darkness, the
+lurking trials not banished, and the devil's bargain's. Pair and darkness trials are the Judge's choice
+(unnamed until `flairs_name_trials`).
+
+Decisions where the texts leave room (each documented where it is applied):
+
+- ``kept`` and ``removed`` partition the dice: on a desperate roll the higher die is ``removed``.
+- After a devil's bargain the highest kept die is read, also on a desperate roll (kept = the lowest of
+  the two, plus the new die), so that the new die can change the outcome as the text promises; the
+  pairs stay all tainted on a desperate roll.
+- A chosen flair banishes one lurking trial it opposes (a flair applies once per result); a second
+  lurking trial of the same name stands.
+- A simple check has no flairs or trials (RULINGS): darkness adds none to it, and lurking trials (set
+  by the Judge for a full check) are refused on it and on group checks rather than silently dropped. A
+  devil's bargain is open to it (RULINGS excludes only group checks): the named trial stands.
+- "If you accept a devil's bargain and a trial is already chosen by the Judge, you can incur the same
+  trial twice": a bargain may follow the Judge naming the trials, and also the reveal of the lurking
+  trials (they too are trials the Judge chose). Only one bargain per check. The re-read keeps the
+  Judge's names for the trials that still stand, matched by the face of their pair (a pair that only
+  the new die makes is unnamed until the Judge names it); revealed lurking trials stay revealed and
+  stand. A flair choice made before the bargain (on a failure: of no flairs) is set aside, so flairs
+  the new die earns can be chosen; once the lurking trials are revealed they banish none of them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import msgspec
+
+from protocol.v1.base import Action
+from protocol.v1.flairs import (
+    FlairsBargain,
+    FlairsCheck,
+    FlairsChoose,
+    FlairsMatch,
+    FlairsNameTrials,
+    FlairsParticipantResult,
+    FlairsResult,
+    FlairsReveal,
+    FlairsSetLurking,
+    FlairsTrial,
+)
+
+from .dice import Dice, check_faces
+from .errors import CheckError, DiceError, FollowUpError
+
+FLAIRS: tuple[str, ...] = ("careful", "swift", "quiet", "unscathed", "impressive", "composed")
+TRIALS: tuple[str, ...] = ("costly", "slow", "loud", "harmful", "foolish", "chaotic")
+BANISHES: dict[str, str] = dict(zip(FLAIRS, TRIALS))
+"""Each flair and the trial it banishes (RULINGS: careful→costly, swift→slow, …)."""
+
+
+class FlairsRules(msgspec.Struct, frozen=True):
+    """The numbers of `flairs`, as data. Defaults are RULINGS.md's."""
+
+    sides: int = 6
+    triumph_face: int = 6
+    conflict_face: int = 4
+    """The highest kept die at or above this (and below ``triumph_face``) is a conflict."""
+    simple_success_face: int = 4
+    """A simple check succeeds with its highest kept die at or above this."""
+    desperate_dice: int = 2
+    bargain_dice: int = 1
+    darkness_trials: int = 1
+    group_success_num: int = 1
+    group_success_den: int = 2
+    """A group check succeeds when successes / participants >= num / den (at least half)."""
+    random_trials: tuple[str, ...] = TRIALS
+    """A random trial: a d``len`` over these, face 1 first."""
+    max_dice: int = 30
+    max_lurking: int = 12
+    max_participants: int = 12
+
+
+RULES = FlairsRules()
+JUDGES_CHOICE = "Judge's choice"
+
+
+# --- checking the check -----------------------------------------------------------------
+
+
+def lurking_count(check: FlairsCheck) -> int:
+    """The number of lurking trials: ``lurking``, or the number of names when ``lurking`` is 0."""
+    if check.lurking == 0 and check.lurking_trials:
+        return len(check.lurking_trials)
+    return check.lurking
+
+
+def pool_of(rank: int, edges: int) -> int:
+    return rank + edges
+
+
+def is_desperate(rank: int, edges: int, cuts: int) -> bool:
+    """No dice in the pool, or as many cuts as dice (or more): 2d6, the lowest kept."""
+    n = pool_of(rank, edges)
+    return n == 0 or cuts >= n
+
+
+def _pool_sizes(rank: int, edges: int, cuts: int, rules: FlairsRules) -> list[int]:
+    n = rules.desperate_dice if is_desperate(rank, edges, cuts) else pool_of(rank, edges)
+    return [rules.sides] * n
+
+
+def _check_trials(names: Sequence[object], what: str, code_cls: type[CheckError] = CheckError) -> None:
+    for t in names:
+        if t not in TRIALS:
+            raise code_cls(
+                f"flairs: {what}: {t!r} is not a trial; the six trials are {', '.join(TRIALS)}",
+                code="unknown_trial",
+            )
+
+
+def _validate_pool(who: str, rank: int, edges: int, cuts: int, rules: FlairsRules) -> None:
+    for name, value in (("rank", rank), ("edges", edges), ("cuts", cuts)):
+        if value < 0:
+            raise CheckError(f"flairs: {who}{name} cannot be negative (got {value}); a pool of no dice is rolled desperate")
+    if pool_of(rank, edges) > rules.max_dice:
+        raise CheckError(
+            f"flairs: {who}a pool of rank + edges = {pool_of(rank, edges)} dice is more than the limit of {rules.max_dice}",
+            code="too_many_dice",
+        )
+
+
+def validate(check: FlairsCheck, rules: FlairsRules = RULES) -> None:
+    if check.group is not None:
+        _validate_group(check, rules)
+        return
+    if check.trap:
+        raise CheckError(
+            "flairs: a room trap is a group check (`trap` needs `group`, the participants)", code="trap_needs_group"
+        )
+    _validate_pool("", check.rank, check.edges, check.cuts, rules)
+    if check.lurking < 0:
+        raise CheckError(f"flairs: lurking cannot be negative (got {check.lurking})")
+    if check.lurking_trials is not None:
+        _check_trials(check.lurking_trials, "lurking_trials")
+        if check.lurking and len(check.lurking_trials) != check.lurking:
+            raise CheckError(
+                f"flairs: the Judge warned of {check.lurking} lurking trial(s) but named {len(check.lurking_trials)}; "
+                "give as many names as `lurking` (or leave `lurking` at 0 to count the names)",
+                code="lurking_count_mismatch",
+            )
+    if lurking_count(check) > rules.max_lurking:
+        raise CheckError(
+            f"flairs: {lurking_count(check)} lurking trials is more than the limit of {rules.max_lurking}",
+            code="too_many_lurking",
+        )
+    if check.simple and lurking_count(check):
+        raise CheckError(
+            "flairs: a simple check cannot generate flairs or trials, so it takes no lurking trials; "
+            "make a full check, or drop `lurking`",
+            code="simple_check_trials",
+        )
+
+
+def _validate_group(check: FlairsCheck, rules: FlairsRules) -> None:
+    group = check.group or []
+    if not group:
+        raise CheckError("flairs: a group check needs at least one participant", code="empty_group")
+    if len(group) > rules.max_participants:
+        raise CheckError(
+            f"flairs: {len(group)} participants is more than the limit of {rules.max_participants}",
+            code="too_many_participants",
+        )
+    if check.rank or check.edges or check.cuts or check.lurking or check.lurking_trials or check.darkness:
+        raise CheckError(
+            "flairs: in a group check each participant makes a simple check with their own rank, edges and cuts; "
+            "leave the check's rank, edges, cuts, lurking and darkness unset",
+            code="group_check_fields",
+        )
+    names = [p.name for p in group]
+    for name in names:
+        if names.count(name) > 1:
+            raise CheckError(
+                f"flairs: participant {name!r} appears twice in the group check; give each a distinct name",
+                code="duplicate_participant",
+            )
+    for p in group:
+        _validate_pool(f"participant {p.name!r}: ", p.rank, p.edges, p.cuts, rules)
+
+
+def sizes(check: FlairsCheck, rules: FlairsRules = RULES) -> list[int]:
+    """The dice to roll for the pool(s): rank + edges d6, or 2d6 when desperate; a group's concatenated.
+
+    Lurking trials' draws are not included (:func:`roll` appends them).
+    """
+    if check.group is not None:
+        return [s for p in check.group for s in _pool_sizes(p.rank, p.edges, p.cuts, rules)]
+    return _pool_sizes(check.rank, check.edges, check.cuts, rules)
+
+
+def _draws_needed(check: FlairsCheck) -> int:
+    """Lurking trials the sidecar must draw at roll time: counted but not named."""
+    if check.group is not None or check.lurking_trials is not None:
+        return 0
+    return check.lurking
+
+
+def roll(check: FlairsCheck, rng: Dice, rules: FlairsRules = RULES) -> list[int]:
+    """The pool's faces; then, for lurking trials counted but not named, one d6 each (random trials).
+
+    :func:`read` takes the same list, so a roll is reproduced exactly from its faces.
+    """
+    validate(check, rules)
+    faces = rng.roll_sizes(sizes(check, rules))
+    draws = _draws_needed(check)
+    if draws:
+        faces += rng.roll(len(rules.random_trials), draws)
+    return faces
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def trial_for_face(face: int, rules: FlairsRules = RULES) -> str:
+    """A random trial from its die face: 1 is the first trial in RULINGS' order."""
+    return rules.random_trials[face - 1]
+
+
+def random_trial(rng: Dice, rules: FlairsRules = RULES) -> str:
+    """A random trial: a d6 over the six trials in RULINGS' order."""
+    return trial_for_face(rng.roll(len(rules.random_trials))[0], rules)
+
+
+class _Pool(NamedTuple):
+    kept: list[int]
+    removed: list[int]
+    highest: int
+
+
+def split(faces: Sequence[int], cuts: int, desperate: bool) -> _Pool:
+    """Apply cuts (or keep the lowest of a desperate roll): kept in rolled order, removed highest first."""
+    kept = list(faces)
+    removed: list[int] = []
+    if desperate:
+        low = kept.index(min(kept))
+        keep = kept.pop(low)
+        removed = sorted(kept, reverse=True)
+        return _Pool([keep], removed, keep)
+    for _ in range(min(cuts, len(kept))):
+        # Each cut removes the highest remaining die.
+        top = kept.index(max(kept))
+        removed.append(kept.pop(top))
+    return _Pool(kept, removed, max(kept))
+
+
+def outcome_of(highest: int, simple: bool, rules: FlairsRules = RULES) -> str:
+    if simple:
+        return "success" if highest >= rules.simple_success_face else "failure"
+    if highest >= rules.triumph_face:
+        return "triumph"
+    if highest >= rules.conflict_face:
+        return "conflict"
+    return "failure"
+
+
+def matches_of(
+    rolled: Sequence[int], removed: Sequence[int], desperate: bool, outcome: str
+) -> list[FlairsMatch]:
+    """Groups of equal dice over every rolled die (removed ones included), highest face first."""
+    lost = set(removed)
+    out = []
+    for face, count in sorted(Counter(rolled).items(), reverse=True):
+        if count < 2:
+            continue
+        # A group that lost a die to a cut is tainted; on a desperate roll every pair is.
+        tainted = desperate or face in lost
+        gives = "trials" if tainted or outcome == "failure" else "flairs"
+        out.append(FlairsMatch(face=face, count=count, tainted=tainted, gives=gives, amount=count - 1))  # type: ignore[arg-type]
+    return out
+
+
+class _State(NamedTuple):
+    """Everything a result depends on beyond the check: rebuilt by every follow-up."""
+
+    faces: list[int]
+    """The pool's faces as rolled (no bargain die)."""
+    lurking_names: list[str] | None
+    lurking_dice: list[int] | None
+    bargain: str | None = None
+    bargain_die: int | None = None
+    chosen: bool = False
+    chosen_flairs: tuple[str, ...] = ()
+    gm_revealed: bool = False
+    judged: tuple[str | None, ...] | None = None
+    """The Judge's names for the pair and darkness trials, in the order of ``standing`` (None: unnamed)."""
+    banished: tuple[str, ...] | None = None
+    """Lurking trials banished, once settled by the choice (None: from ``chosen_flairs``)."""
+
+
+def _build(check: FlairsCheck, st: _State, rules: FlairsRules) -> FlairsResult:
+    desperate = is_desperate(check.rank, check.edges, check.cuts)
+    pool = split(st.faces, check.cuts, desperate)
+    kept, removed = pool.kept, pool.removed
+    rolled = list(st.faces)
+    if st.bargain_die is not None:
+        # The new die joins the kept dice; earlier cuts are not re-applied to it.
+        kept = kept + [st.bargain_die]
+        rolled.append(st.bargain_die)
+    highest = max(kept)
+    outcome = outcome_of(highest, check.simple, rules)
+
+    matches = [] if check.simple else matches_of(rolled, removed, desperate, outcome)
+    flairs = sum(m.amount for m in matches if m.gives == "flairs")
+    standing: list[FlairsTrial] = []
+    for m in matches:
+        if m.gives == "trials":
+            standing += [FlairsTrial(source="pair", tainted=m.tainted) for _ in range(m.amount)]
+    if check.darkness and not check.simple:  # a simple check cannot generate trials, darkness's included
+        standing += [FlairsTrial(source="darkness") for _ in range(rules.darkness_trials)]
+    if st.judged is not None:
+        names = list(st.judged) + [None] * (len(standing) - len(st.judged))
+        standing = [msgspec.structs.replace(t, name=n) for t, n in zip(standing, names)]  # type: ignore[arg-type]
+    judges = len(standing)
+
+    n_lurking = lurking_count(check)
+    remaining: list[str | None] = list(st.lurking_names) if st.lurking_names is not None else [None] * n_lurking
+    banished: list[str] = []
+    if st.banished is not None:
+        for name in st.banished:
+            if name in remaining:
+                remaining.remove(name)
+                banished.append(name)
+    else:
+        for flair in st.chosen_flairs:
+            # Each chosen flair banishes one lurking trial it opposes.
+            opposite = BANISHES[flair]
+            if opposite in remaining:
+                remaining.remove(opposite)
+                banished.append(opposite)
+    standing += [FlairsTrial(source="lurking", name=n) for n in remaining]  # type: ignore[arg-type]
+    if st.bargain is not None:
+        standing.append(FlairsTrial(source="bargain", name=st.bargain))  # type: ignore[arg-type]
+
+    return FlairsResult(
+        outcome=outcome,  # type: ignore[arg-type]
+        dice=rolled,
+        kept=kept,
+        removed=removed,
+        flairs=flairs,
+        trials=len(standing),
+        tainted=sum(1 for t in standing if t.tainted),
+        desperate=desperate,
+        highest=highest,
+        simple=check.simple,
+        pool=pool_of(check.rank, check.edges),
+        matches=matches,
+        standing=standing,
+        darkness=check.darkness,
+        lurking=n_lurking,
+        lurking_trials=list(st.lurking_names) if st.lurking_names is not None else None,  # type: ignore[arg-type]
+        lurking_dice=list(st.lurking_dice) if st.lurking_dice is not None else None,
+        revealed=n_lurking == 0 or st.chosen or st.gm_revealed,
+        chosen=st.chosen,
+        chosen_flairs=list(st.chosen_flairs),  # type: ignore[arg-type]
+        banished=banished,  # type: ignore[arg-type]
+        bargain=st.bargain,  # type: ignore[arg-type]
+        bargain_die=st.bargain_die,
+        named=st.judged is not None and all(t.name is not None for t in standing[:judges]),
+    )
+
+
+def _read_group(check: FlairsCheck, faces: Sequence[int], rules: FlairsRules) -> FlairsResult:
+    faces = check_faces(faces, sizes(check, rules), "this flairs group check")
+    parts: list[FlairsParticipantResult] = []
+    at = 0
+    for p in check.group or []:
+        n = len(_pool_sizes(p.rank, p.edges, p.cuts, rules))
+        own = faces[at : at + n]
+        at += n
+        desperate = is_desperate(p.rank, p.edges, p.cuts)
+        pool = split(own, p.cuts, desperate)
+        parts.append(
+            FlairsParticipantResult(
+                name=p.name,
+                outcome=outcome_of(pool.highest, True, rules),  # type: ignore[arg-type]
+                dice=own,
+                kept=pool.kept,
+                removed=pool.removed,
+                highest=pool.highest,
+                desperate=desperate,
+            )
+        )
+    successes = sum(1 for r in parts if r.outcome == "success")
+    ok = successes * rules.group_success_den >= rules.group_success_num * len(parts)
+    springs: list[str] = []
+    if check.trap and not ok:
+        # The participant with the lowest result springs the trap; all tied lowest are named.
+        low = min(r.highest for r in parts)
+        springs = [r.name for r in parts if r.highest == low]
+    return FlairsResult(
+        outcome="success" if ok else "failure",
+        dice=faces,
+        kept=[f for r in parts for f in r.kept],
+        removed=[f for r in parts for f in r.removed],
+        flairs=0,
+        trials=0,
+        tainted=0,
+        desperate=False,
+        highest=None,
+        simple=True,
+        group=parts,
+        trap=check.trap,
+        springs=springs,
+    )
+
+
+def read(check: FlairsCheck, faces: Sequence[int], rules: FlairsRules = RULES) -> FlairsResult:
+    """Read faces in the order rolled, before cuts.
+
+    For lurking trials counted but not named, the faces may go on with one d6 per lurking trial (as
+    :func:`roll` gives them): those draw the trials. Without them the names stay unset until the
+    Judge sets them (`flairs_set_lurking`).
+    """
+    validate(check, rules)
+    if check.group is not None:
+        return _read_group(check, faces, rules)
+    need = sizes(check, rules)
+    draws = _draws_needed(check)
+    lurking_names: list[str] | None = list(check.lurking_trials) if check.lurking_trials is not None else None
+    lurking_dice: list[int] | None = None
+    if draws and len(faces) == len(need) + draws:
+        lurking_dice = check_faces(faces[len(need) :], [len(rules.random_trials)] * draws, "the lurking trials' draws")
+        lurking_names = [trial_for_face(f, rules) for f in lurking_dice]
+        faces = faces[: len(need)]
+    elif draws and len(faces) != len(need):
+        raise DiceError(
+            f"this flairs pool needs {len(need)} dice (or {len(need) + draws} with one d6 per lurking trial "
+            f"to draw them), got {len(faces)}"
+        )
+    faces = check_faces(faces, need, "this flairs pool")
+    return _build(check, _State(faces=faces, lurking_names=lurking_names, lurking_dice=lurking_dice), rules)
+
+
+# --- follow-ups ---------------------------------------------------------------------------
+
+
+def _state_of(result: FlairsResult) -> _State:
+    faces = list(result.dice[:-1]) if result.bargain_die is not None else list(result.dice)
+    names = tuple(t.name for t in result.standing if t.source in ("pair", "darkness"))
+    judged = names if result.named or any(n is not None for n in names) else None
+    return _State(
+        faces=faces,
+        lurking_names=list(result.lurking_trials) if result.lurking_trials is not None else None,
+        lurking_dice=list(result.lurking_dice) if result.lurking_dice is not None else None,
+        bargain=result.bargain,
+        bargain_die=result.bargain_die,
+        chosen=result.chosen,
+        chosen_flairs=tuple(result.chosen_flairs),
+        gm_revealed=result.revealed and not result.chosen and result.lurking > 0,
+        judged=judged,  # type: ignore[arg-type]
+        banished=tuple(result.banished) if result.chosen else None,
+    )
+
+
+def _given_or_rolled(given: list[int] | None, count: int, rng: Dice, what: str, rules: FlairsRules) -> list[int]:
+    if given is not None:
+        return check_faces(given, [rules.sides] * count, what)
+    return rng.roll(rules.sides, count)
+
+
+def _bargain(check: FlairsCheck, result: FlairsResult, action: FlairsBargain, rng: Dice, rules: FlairsRules) -> FlairsResult:
+    if check.group is not None:
+        raise FollowUpError(
+            "flairs: you cannot enter a devil's bargain during a group check (it relies on collective skill)",
+            code="bargain_in_group_check",
+        )
+    if check.rank < 1:
+        raise FollowUpError(
+            "flairs: a devil's bargain salvages a failed check with a skill you have (rank 1 or more); this check is at rank 0",
+            code="bargain_needs_rank",
+        )
+    if result.bargain is not None:
+        raise FollowUpError(
+            f"flairs: you can only benefit from one devil's bargain per check, and `{result.bargain}` was already accepted",
+            code="bargain_twice",
+        )
+    if result.outcome != "failure":
+        raise FollowUpError(
+            f"flairs: a devil's bargain is only offered after a failure; this check is a {result.outcome}",
+            code="bargain_not_failure",
+        )
+    _check_trials([action.trial], "the devil's bargain", FollowUpError)
+    die = _given_or_rolled(action.dice, rules.bargain_dice, rng, "the devil's bargain die", rules)
+    st = _state_of(result)._replace(bargain=action.trial, bargain_die=die[0])
+    if result.chosen:
+        # A failure earns no flairs, so the choice made was of none: it only revealed the lurking trials.
+        # They stay revealed; the choice is open again for what the new die earns.
+        st = st._replace(chosen=False, chosen_flairs=(), banished=None, gm_revealed=result.lurking > 0)
+    if st.judged is not None:
+        st = st._replace(judged=_judged_after(result, _build(check, st._replace(judged=None), rules)))
+    return _build(check, st, rules)
+
+
+def _judged_after(before: FlairsResult, after: FlairsResult) -> tuple[str | None, ...]:
+    """The Judge's names carried to a re-read: each pair's names stay with its face, darkness's with darkness.
+
+    A trial that no longer stands (its pair now gives flairs) drops its name; a new one is unnamed.
+    """
+    by_face: dict[int, list[str | None]] = {}
+    judged = [t for t in before.standing if t.source in ("pair", "darkness")]
+    at = 0
+    for m in before.matches:
+        if m.gives == "trials":
+            by_face[m.face] = [t.name for t in judged[at : at + m.amount]]
+            at += m.amount
+    dark = [t.name for t in judged[at:]]
+    out: list[str | None] = []
+    for m in after.matches:
+        if m.gives == "trials":
+            names = by_face.get(m.face, [])
+            out += [names[i] if i < len(names) else None for i in range(m.amount)]
+    out += [dark[i] if i < len(dark) else None for i in range(sum(1 for t in after.standing if t.source == "darkness"))]
+    return tuple(out)
+
+
+def _choose(check: FlairsCheck, result: FlairsResult, action: FlairsChoose, rules: FlairsRules) -> FlairsResult:
+    if check.simple or check.group is not None:
+        raise FollowUpError(
+            "flairs: a simple (or group) check cannot generate flairs, so there is no flair choice",
+            code="choice_in_simple_check",
+        )
+    if result.chosen:
+        raise FollowUpError(
+            f"flairs: the flair choice is made once, and was already made ({', '.join(result.chosen_flairs) or 'no flairs'})",
+            code="flairs_already_chosen",
+        )
+    late = result.revealed and result.lurking > 0
+    if late and result.bargain is None:
+        raise FollowUpError(
+            "flairs: the Judge already revealed the lurking trials of this result; there is no flair choice left",
+            code="already_revealed",
+        )
+    for f in action.flairs:
+        if f not in FLAIRS:
+            raise FollowUpError(f"flairs: {f!r} is not a flair; the six flairs are {', '.join(FLAIRS)}", code="unknown_flair")
+    for f in action.flairs:
+        if action.flairs.count(f) > 1:
+            raise FollowUpError(
+                f"flairs: you cannot apply the same flair twice to a result (`{f}` chosen {action.flairs.count(f)} times)",
+                code="flair_chosen_twice",
+            )
+    if len(action.flairs) > result.flairs:
+        raise FollowUpError(
+            f"flairs: {len(action.flairs)} flairs chosen but this result earned {result.flairs}",
+            code="too_many_flairs",
+        )
+    if result.lurking and result.lurking_trials is None:
+        raise FollowUpError(
+            "flairs: the lurking trials are not set yet; the Judge sets them (`flairs_set_lurking`) before the choice",
+            code="lurking_not_set",
+        )
+    st = _state_of(result)._replace(chosen=True, chosen_flairs=tuple(action.flairs))
+    if late:  # flairs the devil's bargain earned after the reveal: the trials are known, none is banished
+        st = st._replace(banished=(), gm_revealed=False)
+    return _build(check, st, rules)
+
+
+def _reveal(check: FlairsCheck, result: FlairsResult, rules: FlairsRules) -> FlairsResult:
+    if not result.lurking:
+        raise FollowUpError("flairs: this check has no lurking trials to reveal", code="no_lurking_trials")
+    if result.revealed:
+        raise FollowUpError("flairs: the lurking trials are already revealed", code="already_revealed")
+    if result.flairs > 0:
+        raise FollowUpError(
+            f"flairs: this result earned {result.flairs} flair(s): the player chooses them first "
+            "(`flairs_choose`), which reveals the lurking trials",
+            code="reveal_before_choice",
+        )
+    if result.lurking_trials is None:
+        raise FollowUpError(
+            "flairs: the lurking trials are not set yet; set them (`flairs_set_lurking`) before revealing",
+            code="lurking_not_set",
+        )
+    return _build(check, _state_of(result)._replace(gm_revealed=True), rules)
+
+
+def _names_from(
+    trials: list[str] | None, dice: list[int] | None, count: int, rng: Dice, what: str, rules: FlairsRules
+) -> tuple[list[str], list[int] | None]:
+    if trials is not None and dice is not None:
+        raise FollowUpError(f"flairs: {what}: give the trials' names or the dice that draw them, not both", code="trials_and_dice")
+    if trials is not None:
+        _check_trials(trials, what, FollowUpError)
+        if len(trials) != count:
+            raise FollowUpError(f"flairs: {what}: {count} trial(s) to name, got {len(trials)}", code="trial_count_mismatch")
+        return list(trials), None
+    faces = (
+        check_faces(dice, [len(rules.random_trials)] * count, what)
+        if dice is not None
+        else rng.roll(len(rules.random_trials), count)
+    )
+    return [trial_for_face(f, rules) for f in faces], faces
+
+
+def _set_lurking(check: FlairsCheck, result: FlairsResult, action: FlairsSetLurking, rng: Dice, rules: FlairsRules) -> FlairsResult:
+    if not result.lurking:
+        raise FollowUpError("flairs: this check has no lurking trials to set", code="no_lurking_trials")
+    if result.lurking_trials is not None:
+        raise FollowUpError("flairs: the lurking trials of this check are already set", code="lurking_already_set")
+    names, faces = _names_from(action.trials, action.dice, result.lurking, rng, "the lurking trials", rules)
+    return _build(check, _state_of(result)._replace(lurking_names=names, lurking_dice=faces), rules)
+
+
+def _name_trials(check: FlairsCheck, result: FlairsResult, action: FlairsNameTrials, rng: Dice, rules: FlairsRules) -> FlairsResult:
+    if result.named:
+        raise FollowUpError("flairs: the Judge's trials of this check are already named", code="trials_already_named")
+    current = [t.name for t in result.standing if t.source in ("pair", "darkness")]
+    count = sum(1 for n in current if n is None)
+    if count == 0:
+        raise FollowUpError(
+            "flairs: this result has no trials of the Judge's choice (from pairs or darkness) to name",
+            code="no_trials_to_name",
+        )
+    names, _ = _names_from(action.trials, action.dice, count, rng, "the Judge's trials", rules)
+    fill = iter(names)
+    judged = tuple(n if n is not None else next(fill) for n in current)
+    return _build(check, _state_of(result)._replace(judged=judged), rules)
+
+
+def follow(
+    check: FlairsCheck, result: FlairsResult, action: Action, rng: Dice, rules: FlairsRules = RULES
+) -> FlairsResult:
+    """Apply a follow-up to the (unredacted) result; returns the new result, the old one untouched."""
+    if isinstance(action, FlairsBargain):
+        return _bargain(check, result, action, rng, rules)
+    if isinstance(action, FlairsChoose):
+        return _choose(check, result, action, rules)
+    if isinstance(action, FlairsReveal):
+        return _reveal(check, result, rules)
+    if isinstance(action, FlairsSetLurking):
+        return _set_lurking(check, result, action, rng, rules)
+    if isinstance(action, FlairsNameTrials):
+        return _name_trials(check, result, action, rng, rules)
+    raise FollowUpError(
+        "flairs: the follow-ups are `flairs_bargain`, `flairs_choose`, `flairs_reveal`, `flairs_set_lurking` and "
+        f"`flairs_name_trials`, not {type(action).__name__}",
+        code="unknown_followup",
+    )
+
+
+# --- showing ------------------------------------------------------------------------------
+
+
+def redact(result: FlairsResult) -> FlairsResult:
+    """The player-safe copy: lurking trials' names (and the dice that drew them) hidden until revealed."""
+    if result.revealed:
+        return result
+    return msgspec.structs.replace(
+        result,
+        lurking_trials=None,
+        lurking_dice=None,
+        standing=[FlairsTrial(source=t.source) if t.source == "lurking" else t for t in result.standing],
+    )
+
+
+def describe(result: FlairsResult) -> str:
+    """A short human answer for the terminal."""
+    if result.group is not None:
+        lines = [f"flairs group check  →  {result.outcome}"]
+        for p in result.group:
+            lines.append(f"  {p.name}: dice {p.dice} kept {p.kept}  →  {p.outcome}{' (desperate)' if p.desperate else ''}")
+        if result.springs:
+            lines.append(f"the trap is sprung by {', '.join(result.springs)}")
+        return "\n".join(lines)
+    head = f"flairs  dice {result.dice}"
+    if result.removed:
+        head += f"  kept {result.kept}"
+    if result.desperate:
+        head += " (desperate: lowest kept)"
+    lines = [f"{head}  →  {result.outcome}"]
+    if not result.simple:
+        parts = [f"{result.flairs} flair{'s' if result.flairs != 1 else ''}", f"{result.trials} trial{'s' if result.trials != 1 else ''}"]
+        if result.tainted:
+            parts[-1] += f" ({result.tainted} tainted)"
+        lines.append(", ".join(parts))
+        named = [f"{t.name or ('hidden' if t.source == 'lurking' else JUDGES_CHOICE)} ({t.source})" for t in result.standing]
+        if named:
+            lines.append("trials: " + ", ".join(named))
+        if result.lurking and not result.revealed:
+            lines.append(f"{result.lurking} lurking trial{'s' if result.lurking != 1 else ''}, not yet revealed")
+        if result.chosen_flairs:
+            lines.append("flairs chosen: " + ", ".join(result.chosen_flairs))
+        if result.banished:
+            lines.append("banished: " + ", ".join(result.banished))
+        if result.bargain:
+            lines.append(f"devil's bargain: {result.bargain} (die {result.bargain_die})")
+    return "\n".join(lines)

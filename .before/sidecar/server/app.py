@@ -1,0 +1,593 @@
+"""The aiohttp application: ``/ws``, ``/healthz``, ``/metrics`` and ``/module/``.
+
+One websocket per client, subprotocol ``verdict.v1`` (JSON) or ``verdict.v1+msgpack``.
+The first frame is ``hello``; a wrong key is answered ``unauthorized`` and the socket
+closed with 4401. Every later bad frame gets an ``error`` and the socket stays up.
+Hostile clients meet limits here: connection caps (total and per address), hello and
+partial-frame timeouts (4408), token buckets per socket, requester and address, a bounded
+send buffer (a peer that stops reading is cut), and odds computed off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import socket
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from ipaddress import ip_address, ip_network
+from pathlib import Path
+from typing import Any
+
+import structlog
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from protocol.v1 import codec
+from protocol.v1 import messages as m
+from protocol.v1.base import SUBPROTOCOL, SUBPROTOCOL_MSGPACK
+from protocol.v1.codec import ProtocolError
+from sidecar import __version__
+from sidecar.engine import CheckError
+from sidecar.state.keys import MAX_USER, Refused, authenticate, derive_user_key
+from sidecar.state.ledger import Ledger, SqliteLedger
+from sidecar.state.table import ActionError
+
+from . import module as vtt_module
+from .hub import Connection, Hub
+from .metrics import Metrics
+
+log = structlog.get_logger("verdict.server")
+
+LOCAL_FOUNDRY_ORIGINS = (
+    "http://localhost:30000",
+    "http://127.0.0.1:30000",
+    "https://localhost:30000",
+    "https://127.0.0.1:30000",
+)
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    data: Path = Path("var")
+    allow_origins: tuple[str, ...] | None = None
+    """``None``: the local Foundry origins when serving on loopback, none else otherwise."""
+    max_frame: int = 64 * 1024
+    rate: float = 20.0
+    """Requests per second a connection may sustain."""
+    burst: float = 40.0
+    hello_timeout: float = 10.0
+    """A socket that has not said hello this long after opening is closed (4408)."""
+    frame_timeout: float = 10.0
+    """A frame begun and not finished this long is a stalled peer: the socket is cut."""
+    key_rate: float | None = None
+    """Requests per second one requester (a GM or a player bound to a user) may sustain over all its
+    sockets, so reconnecting does not refill; ``None``: twice ``rate``."""
+    address_rate: float | None = None
+    """Requests per second one remote address may sustain over all its sockets; ``None``: 8 x ``rate``."""
+    max_connections: int = 1000
+    """Open websockets at most; more are refused (503, ``too_many_connections``)."""
+    max_per_address: int = 64
+    """Open websockets from one remote address at most (429, ``too_many_connections``)."""
+    send_buffer: int = 64 * 1024
+    """The kernel's send buffer per socket: with the slow-peer check it bounds what an unread peer holds."""
+    odds_queue: int = 32
+    """Odds requests waiting for the odds worker at most; more are refused (``busy``)."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses or networks (CIDR) of reverse proxies whose ``X-Forwarded-For`` names the client: per-address
+    limits and the /metrics check then apply to the client, not to the proxy."""
+    metrics_token: str | None = None
+    """``/metrics`` answers loopback clients, and others that send ``Authorization: Bearer <token>``."""
+
+    def origins(self) -> frozenset[str]:
+        if self.allow_origins is not None:
+            return frozenset(o.rstrip("/") for o in self.allow_origins)
+        return frozenset(LOCAL_FOUNDRY_ORIGINS) if _is_loopback(self.host) else frozenset()
+
+
+def client_address(request: web.Request) -> str:
+    """The remote address, or the client a trusted reverse proxy names (the last ``X-Forwarded-For`` entry)."""
+    peer = request.remote or ""
+    trusted = request.app[SETTINGS].trusted_proxies
+    forwarded = request.headers.get("X-Forwarded-For")
+    if not trusted or not forwarded:
+        return peer
+    try:
+        addr = ip_address(peer)
+        if not any(addr in ip_network(net, strict=False) for net in trusted):
+            return peer
+        return str(ip_address(forwarded.split(",")[-1].strip()))
+    except ValueError:
+        return peer
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Limiter:
+    """Token buckets by name (a requester, a remote address), forgotten once full and idle."""
+
+    def __init__(self, rate: float, burst: float, max_names: int = 10_000) -> None:
+        self.rate, self.burst, self.max_names = rate, burst, max_names
+        self.buckets: dict[object, list[float]] = {}
+
+    def take(self, name: object, cost: float, now: float) -> bool:
+        b = self.buckets.get(name)
+        if b is None:
+            if len(self.buckets) >= self.max_names:
+                self._forget(now)
+            b = self.buckets[name] = [self.burst, now]
+        b[0] = min(self.burst, b[0] + (now - b[1]) * self.rate)
+        b[1] = now
+        if b[0] < 1:
+            return False
+        b[0] -= cost
+        return True
+
+    def _forget(self, now: float) -> None:
+        full = [k for k, (tokens, t) in self.buckets.items() if tokens + (now - t) * self.rate >= self.burst]
+        for k in full or list(self.buckets)[: len(self.buckets) // 2]:
+            del self.buckets[k]
+
+
+class Throttled:
+    """Log an event at most once per interval, with how many were left out."""
+
+    def __init__(self, interval: float = 10.0) -> None:
+        self.interval = interval
+        self.last: dict[str, tuple[float, int]] = {}
+
+    def warning(self, event: str, **kw: Any) -> None:
+        now = time.monotonic()
+        last, skipped = self.last.get(event, (-1e9, 0))
+        if now - last < self.interval:
+            self.last[event] = (last, skipped + 1)
+            return
+        self.last[event] = (now, 0)
+        log.warning(event, left_out=skipped, **kw)
+
+
+HUB = web.AppKey("hub", Hub)
+SETTINGS = web.AppKey("settings", Settings)
+METRICS = web.AppKey("metrics", Metrics)
+SOCKETS = web.AppKey("sockets", set)
+MODULE_ZIP = web.AppKey("module_zip", dict)
+LIMITS = web.AppKey("limits", dict)
+PEERS = web.AppKey("peers", dict)
+THROTTLED = web.AppKey("throttled", Throttled)
+
+
+def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Application:
+    app = web.Application()
+    ledger = ledger or SqliteLedger(settings.data / "verdict.sqlite3")
+    metrics = Metrics()
+    app[SETTINGS] = settings
+    app[METRICS] = metrics
+    app[HUB] = Hub(ledger, metrics)
+    if getattr(ledger, "shared", False):  # other sidecars append to the same tables
+        from .bus import Bus
+
+        Bus(app[HUB], ledger).attach(app)
+    app[SOCKETS] = set()
+    app[MODULE_ZIP] = {}
+    app[LIMITS] = {
+        "key": Limiter(settings.key_rate or 2 * settings.rate, 2 * settings.burst),
+        "address": Limiter(settings.address_rate or 8 * settings.rate, 8 * settings.burst),
+    }
+    app[PEERS] = {}
+    app[THROTTLED] = Throttled()
+    app[ODDS] = {"pool": ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdict-odds"), "waiting": 0}
+    app.on_startup.append(_start_watchdog)
+    app.router.add_get("/ws", websocket)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/metrics", metrics_view)
+    app.router.add_get("/module/module.json", module_manifest)
+    app.router.add_get("/module/verdict.zip", module_zip)
+    app.on_shutdown.append(_close_sockets)
+    app.on_cleanup.append(_close_ledger)
+    return app
+
+
+WATCHDOG = web.AppKey("watchdog", asyncio.Task)
+LIVE = web.AppKey("live", set)
+
+
+async def _start_watchdog(app: web.Application) -> None:
+    app[LIVE] = set()
+    app[WATCHDOG] = asyncio.get_running_loop().create_task(_watchdog(app))
+
+
+async def _watchdog(app: web.Application) -> None:
+    """Close sockets that never said hello, and cut those stalled in the middle of a frame."""
+    settings = app[SETTINGS]
+    tick = max(0.05, min(1.0, settings.hello_timeout / 4, settings.frame_timeout / 4))
+    while True:
+        await asyncio.sleep(tick)
+        now = time.monotonic()
+        for sock in list(app[LIVE]):
+            if sock.ws.closed:
+                continue
+            if sock.conn is None and now - sock.opened > settings.hello_timeout:
+                app[THROTTLED].warning("hello_timeout", remote=sock.remote)
+                sock.close(4408, b"no hello in time")
+            elif sock.partial_since is not None and not sock.busy and now - sock.partial_since > settings.frame_timeout:
+                app[THROTTLED].warning("frame_timeout", remote=sock.remote)
+                sock.close(4408, b"frame not finished in time")
+
+
+async def _close_sockets(app: web.Application) -> None:
+    if WATCHDOG in app:
+        app[WATCHDOG].cancel()
+    for ws in list(app[SOCKETS]):
+        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutting down")
+
+
+async def _close_ledger(app: web.Application) -> None:
+    app[ODDS]["pool"].shutdown(wait=False, cancel_futures=True)
+    app[HUB].ledger.close()
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return web.json_response(
+        {"status": "ok", "protocol": [SUBPROTOCOL], "encodings": {SUBPROTOCOL: "json", SUBPROTOCOL_MSGPACK: "msgpack"},
+         "version": __version__}
+    )
+
+
+def _metrics_allowed(request: web.Request) -> bool:
+    remote = client_address(request)
+    if _is_loopback(remote):
+        return True
+    token = request.app[SETTINGS].metrics_token
+    given = request.headers.get("Authorization", "")
+    return bool(token) and hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+
+
+async def metrics_view(request: web.Request) -> web.Response:
+    if not _metrics_allowed(request):
+        return web.json_response(
+            {"type": "error", "code": "metrics_forbidden",
+             "message": "/metrics answers loopback clients; from elsewhere send `Authorization: Bearer <token>` "
+                        "with the token given to `verdict serve --metrics-token`"},
+            status=403,
+        )
+    return web.Response(text=request.app[METRICS].render(), content_type="text/plain", charset="utf-8")
+
+
+def _base_url(request: web.Request) -> str:
+    return f"{request.scheme}://{request.host}"
+
+
+async def module_manifest(request: web.Request) -> web.Response:
+    try:
+        data = vtt_module.manifest(_base_url(request))
+    except FileNotFoundError:
+        raise web.HTTPNotFound(text="the Foundry module is not bundled with this sidecar") from None
+    return web.json_response(data, headers={"Access-Control-Allow-Origin": "*"})
+
+
+async def module_zip(request: web.Request) -> web.Response:
+    cache = request.app[MODULE_ZIP]
+    if "zip" not in cache:  # built once, on first request (the module's files do not change while serving)
+        if "building" not in cache:
+            cache["building"] = asyncio.get_running_loop().run_in_executor(None, vtt_module.build_zip)
+        try:
+            cache["zip"] = await cache["building"]
+        except FileNotFoundError:
+            cache.pop("building", None)
+            raise web.HTTPNotFound(text="the Foundry module is not bundled with this sidecar") from None
+    data = cache["zip"]
+    return web.Response(
+        body=data, content_type="application/zip",
+        headers={"Content-Disposition": 'attachment; filename="verdict.zip"', "Access-Control-Allow-Origin": "*"},
+    )
+
+
+@dataclass(eq=False)
+class Socket:
+    """Per-socket state while it lives."""
+
+    ws: web.WebSocketResponse
+    msgpack: bool
+    transport: Any = None
+    conn: Connection | None = None
+    hub: Any = None
+    tokens: float = 0.0
+    refreshed: float = field(default_factory=time.monotonic)
+    remote: str = ""
+    opened: float = field(default_factory=time.monotonic)
+    partial_since: float | None = None
+    """When bytes of a frame not yet complete first arrived."""
+    busy: bool = False
+    throttled: Any = None
+
+    def backlog(self) -> int:
+        transport = self.transport
+        return transport.get_write_buffer_size() if transport is not None and not transport.is_closing() else 0
+
+    def close(self, code: int, reason: bytes) -> None:
+        """Say why, then cut the transport: a peer that does not read never holds the socket open."""
+        if self.hub is not None and self.conn is not None:
+            self.hub.connections.discard(self.conn)
+        loop = asyncio.get_running_loop()
+        loop.create_task(self.ws.close(code=code, message=reason))
+        transport = self.transport
+        if transport is not None:
+            loop.call_later(0.5, transport.abort)
+
+    async def drop(self) -> None:
+        if self.throttled is not None:
+            self.throttled.warning("slow_peer_dropped", backlog=self.backlog(), remote=self.remote)
+        # 1013 "try again later": the client reconnects and gets what it missed from its last seq.
+        self.close(WSCloseCode.TRY_AGAIN_LATER, b"reading too slowly")
+
+    def on_data(self) -> None:
+        if self.partial_since is None:
+            self.partial_since = time.monotonic()
+
+    async def send(self, data: bytes) -> None:
+        # msgspec already produced UTF-8 bytes: send them as the frame, without a decode and re-encode.
+        await self.ws.send_frame(data, WSMsgType.BINARY if self.msgpack else WSMsgType.TEXT)
+
+
+async def websocket(request: web.Request) -> web.StreamResponse:
+    settings = request.app[SETTINGS]
+    origin = request.headers.get("Origin")
+    if origin is not None and origin.rstrip("/") not in settings.origins():
+        log.warning("origin_refused", origin=origin)
+        return web.json_response(
+            {"type": "error", "code": "origin_not_allowed",
+             "message": f"origin {origin} is not allowed; start the sidecar with --allow-origin {origin}"},
+            status=403,
+        )
+    offered = [p.strip() for p in request.headers.get("Sec-WebSocket-Protocol", "").split(",") if p.strip()]
+    if offered and not {SUBPROTOCOL, SUBPROTOCOL_MSGPACK} & set(offered):
+        return web.json_response(
+            {"type": "error", "code": "unsupported_subprotocol",
+             "message": f"this sidecar speaks {SUBPROTOCOL} (JSON) or {SUBPROTOCOL_MSGPACK}, not {', '.join(offered)}"},
+            status=400,
+        )
+    app = request.app
+    remote = client_address(request)
+    peers = app[PEERS]
+    if len(app[SOCKETS]) >= settings.max_connections or peers.get(remote, 0) >= settings.max_per_address:
+        total = len(app[SOCKETS]) >= settings.max_connections
+        app[THROTTLED].warning("connection_refused", remote=remote, open=len(app[SOCKETS]))
+        app[METRICS].errors["too_many_connections"] += 1
+        return web.json_response(
+            {"type": "error", "code": "too_many_connections",
+             "message": "the sidecar has as many connections as it takes; try again later" if total
+             else f"at most {settings.max_per_address} connections from one address; close some and try again"},
+            status=503 if total else 429, headers={"Retry-After": "5"},
+        )
+    ws = web.WebSocketResponse(
+        protocols=(SUBPROTOCOL, SUBPROTOCOL_MSGPACK),
+        compress=False,  # permessage-deflate costs tens of KiB per connection and time on small frames
+        heartbeat=30.0,
+        autoping=False,  # pings and pongs come to _serve: any complete frame ends a partial one
+        max_msg_size=settings.max_frame * 16,  # larger frames are refused by us, politely, below
+    )
+    peers[remote] = peers.get(remote, 0) + 1
+    app[SOCKETS].add(ws)
+    sock = Socket(ws=ws, msgpack=False, transport=request.transport, tokens=settings.burst, remote=remote,
+                  throttled=app[THROTTLED])
+    try:
+        await ws.prepare(request)
+        sock.msgpack = ws.ws_protocol == SUBPROTOCOL_MSGPACK
+        _watch(request, sock, settings)
+        app[LIVE].add(sock)
+        app[METRICS].connections += 1
+        try:
+            await _serve(app, sock)
+        finally:
+            app[METRICS].connections -= 1
+    finally:
+        app[LIVE].discard(sock)
+        app[SOCKETS].discard(ws)
+        peers[remote] -= 1
+        if not peers[remote]:
+            del peers[remote]
+        if sock.conn is not None and sock.hub is not None:
+            sock.hub.connections.discard(sock.conn)
+    return ws
+
+
+def _watch(request: web.Request, sock: Socket, settings: Settings) -> None:
+    """Bound the kernel's send buffer, and note when bytes of a frame arrive (for the frame timeout)."""
+    raw = sock.transport.get_extra_info("socket") if sock.transport is not None else None
+    if raw is not None:
+        try:
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, settings.send_buffer)
+        except OSError:
+            pass
+    protocol = request.protocol
+    heartbeat = getattr(protocol, "_data_received_cb", None)
+
+    def on_data() -> None:
+        sock.on_data()
+        if heartbeat is not None:
+            heartbeat()
+
+    protocol._data_received_cb = on_data  # type: ignore[attr-defined]
+
+
+async def _serve(app: web.Application, sock: Socket) -> None:
+    ws = sock.ws
+    async for frame in ws:
+        sock.partial_since = None
+        if frame.type == WSMsgType.TEXT:
+            data: bytes | str = frame.data
+        elif frame.type == WSMsgType.BINARY:
+            data = frame.data
+        elif frame.type == WSMsgType.PING:
+            await ws.pong(frame.data)
+            continue
+        elif frame.type == WSMsgType.ERROR:
+            log.info("socket_error", error=str(ws.exception()))
+            break
+        else:
+            continue
+        sock.busy = True
+        try:
+            if not await _frame(app, sock, data):
+                break
+        finally:
+            sock.busy = False
+
+
+async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
+    """Handle one frame; ``False`` when the socket is to close (a refused hello)."""
+    settings = app[SETTINGS]
+    start = time.perf_counter()
+    # Every frame is charged, refused ones too, and a large one as several.
+    if not _take_token(app, sock, settings, 1 + len(data) // settings.max_frame):
+        rid = codec.request_id(data, sock.msgpack) if len(data) <= settings.max_frame else None
+        await _error(app, sock, rid, "rate_limited",
+                     f"slow down: at most {settings.rate:g} requests per second; retry this request shortly")
+        return True
+    if len(data) > settings.max_frame:
+        await _error(app, sock, None, "frame_too_large", f"frames are limited to {settings.max_frame} bytes")
+        return True
+    if isinstance(data, str) == sock.msgpack:
+        await _error(app, sock, None, "bad_frame",
+                     "this socket speaks MessagePack (verdict.v1+msgpack): send binary frames" if sock.msgpack
+                     else "this socket speaks JSON (verdict.v1): send text frames")
+        return True
+    try:
+        msg = codec.decode_client(data if isinstance(data, bytes) else data.encode(), sock.msgpack)
+    except ProtocolError as exc:
+        await _error(app, sock, exc.id, exc.code, exc.message)
+        return True
+    kind = type(msg).__struct_config__.tag
+    app[METRICS].requests[kind] += 1
+    try:
+        if sock.conn is None:
+            if not isinstance(msg, m.Hello):
+                await _error(app, sock, getattr(msg, "id", None), "hello_required", "send `hello` first")
+                return True
+            return await _hello(app, sock, msg)
+        await _dispatch(app, sock, msg)
+    except ActionError as exc:
+        await _error(app, sock, getattr(msg, "id", None), exc.code, exc.message)
+    except CheckError as exc:
+        await _error(app, sock, getattr(msg, "id", None), exc.code, exc.message)
+    except Exception:
+        log.exception("request_failed", type=kind)
+        await _error(app, sock, getattr(msg, "id", None), "internal_error", "the sidecar failed on this request; it is logged")
+    app[METRICS].observe(time.perf_counter() - start)
+    return True
+
+
+def _take_token(app: web.Application, sock: Socket, settings: Settings, cost: int = 1) -> bool:
+    """Charge the socket, its remote address (not a GM's) and (after hello) its requester; all must have tokens."""
+    now = time.monotonic()
+    sock.tokens = min(settings.burst, sock.tokens + (now - sock.refreshed) * settings.rate)
+    sock.refreshed = now
+    if sock.tokens < 1:
+        return False
+    limits = app[LIMITS]
+    conn = sock.conn
+    # The GM is not charged to its address: players flooding from the GM's address cannot lock the GM out.
+    if (conn is None or conn.role != "gm") and not limits["address"].take(sock.remote, cost, now):
+        return False
+    if conn is not None and conn.user is not None and not limits["key"].take((sock.hub.table.id, conn.role, conn.user), cost, now):
+        return False
+    sock.tokens -= cost  # may go below 0: a large frame is paid off before the next is taken
+    return True
+
+
+async def _error(app: web.Application, sock: Socket, rid: Any, code: str, message: str) -> None:
+    app[METRICS].errors[code] += 1
+    if sock.ws.closed:
+        return
+    await sock.send(codec.encode(m.Error(code=code, message=message, id=rid if isinstance(rid, str) else None), sock.msgpack))
+
+
+async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
+    hub_all = app[HUB]
+    if hello.protocol != 1:
+        await _error(app, sock, None, "unsupported_protocol", f"this sidecar speaks protocol 1, not {hello.protocol}")
+        await sock.ws.close(code=4400, message=b"unsupported protocol")
+        return False
+    hub = hub_all.table(hello.table)
+    try:
+        if hub is None:
+            raise Refused("unauthorized", "unknown table or wrong key for it")
+        who = authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
+    except Refused as exc:
+        await _error(app, sock, None, exc.code, exc.message)
+        await sock.ws.close(code=4401, message=b"unauthorized")
+        return False
+    role = who.role
+    # A GM without a user id still gets one of its own, so its `self` rolls come back to it.
+    user = who.user if who.user is not None or role != "gm" else f"anon-{uuid.uuid4().hex[:8]}"
+    conn = Connection(
+        send=sock.send, role=role, user=user, msgpack=sock.msgpack,
+        backlog=sock.backlog, drop=sock.drop,
+    )
+    sock.conn, sock.hub = conn, hub
+    async with hub.lock:  # no action lands between the welcome's seq and the first broadcast
+        await hub_all.refresh(hub)
+        welcome = hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
+        await sock.send(codec.encode(welcome, sock.msgpack))
+        hub.connections.add(conn)
+    log.info("joined", table=hello.table, role=role, client=hello.client)
+    return True
+
+
+async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
+    hub_all, conn, hub = app[HUB], sock.conn, sock.hub
+    assert conn is not None
+    if isinstance(msg, (m.Roll, m.Follow, m.Gm)):
+        await hub_all.request(hub, conn, msg)
+    elif isinstance(msg, m.Odds):
+        await sock.send(codec.encode(await _odds_off_loop(app, msg), sock.msgpack))
+    elif isinstance(msg, m.State):
+        await sock.send(codec.encode(m.StateReply(id=msg.id, snapshot=hub.table.snapshot(conn.viewer)), sock.msgpack))
+    elif isinstance(msg, m.Verify):
+        await sock.send(codec.encode(hub.table.verify(msg, conn.viewer), sock.msgpack))
+    elif isinstance(msg, m.Ping):
+        await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))
+    elif isinstance(msg, m.UserKey):
+        if conn.role != "gm":
+            raise ActionError("forbidden", "only the GM can get a user's key")
+        if not msg.user or len(msg.user) > MAX_USER:
+            raise ActionError("invalid_message", f"`user` is a Foundry user id of 1 to {MAX_USER} characters")
+        secret = hub_all.ledger.user_secret(hub.table.id)
+        key = derive_user_key(secret, msg.user)
+        await sock.send(codec.encode(m.UserKeyReply(id=msg.id, user=msg.user, key=key), sock.msgpack))
+    elif isinstance(msg, m.Hello):
+        await _error(app, sock, None, "already_joined", "this socket already said hello; open a new one for another table")
+
+
+ODDS = web.AppKey("odds", dict)
+
+
+async def _odds_off_loop(app: web.Application, msg: m.Odds) -> m.OddsReply:
+    """Odds are computed on one worker thread, a bounded number waiting: a flood of large checks slows
+    the odds, never the table (the loop only waits for the answer)."""
+    state = app[ODDS]
+    if state["waiting"] >= app[SETTINGS].odds_queue:
+        raise ActionError("busy", "the sidecar is computing many odds right now; retry this request shortly")
+    state["waiting"] += 1
+    try:
+        return await asyncio.get_running_loop().run_in_executor(state["pool"], _odds, msg)
+    finally:
+        state["waiting"] -= 1
+
+
+def _odds(msg: m.Odds) -> m.OddsReply:
+    try:
+        from sidecar.engine.odds import odds
+    except ImportError:
+        raise ActionError("unsupported", "odds are not available in this build") from None
+    return m.OddsReply(id=msg.id, check=msg.check, odds=odds(msg.check))

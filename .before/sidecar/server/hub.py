@@ -1,0 +1,311 @@
+"""Tables held in memory, their connections, and the path of a request through them.
+
+A request takes a table's lock, is turned into events by :class:`~sidecar.state.table.Table`,
+is appended to the ledger (durable before anyone hears of it), is committed to the
+projection, and is answered: the requester gets its reply, everyone else on the
+table gets what they may see of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from protocol.v1 import codec
+from protocol.v1 import messages as m
+from protocol.v1 import table as t
+from sidecar.state.ledger import Behind, Ledger, StoredRequest
+from sidecar.state.table import ActionError, Pending, Table
+from sidecar.state.visibility import Viewer, view
+
+from .metrics import Metrics
+
+log = structlog.get_logger("verdict.hub")
+
+REPLY_CACHE = 4096
+REPLY_CACHE_BYTES = 8 * 1024 * 1024
+"""Replies kept in memory per table, by count and by bytes; older ones are read back from the ledger."""
+RESYNC_LIMIT = 1000
+"""A client further behind than this many events gets a snapshot instead of the events."""
+
+
+@dataclass(eq=False)
+class Connection:
+    """One websocket: who is there and how to talk to them."""
+
+    send: Any  # async (bytes) -> None
+    role: str
+    user: str | None
+    msgpack: bool = False
+    backlog: Any = None
+    """() -> bytes waiting in the socket's write buffer (the peer has not read them yet)."""
+    drop: Any = None
+    """async () -> None: close a peer that reads too slowly (it reconnects and resyncs from its seq)."""
+
+    @property
+    def viewer(self) -> Viewer:
+        return Viewer(self.role, self.user)
+
+    def request_key(self, rid: str) -> str:
+        """A request id is an idempotency key per requester: the same id from someone else is another request."""
+        return json.dumps([self.role, self.user, rid], separators=(",", ":"))
+
+
+def client_request_id(key: str) -> str:
+    """The id the client chose, from a stored request key (:meth:`Connection.request_key`)."""
+    if key.startswith("["):
+        try:
+            role_user_id = json.loads(key)
+        except ValueError:
+            return key
+        if isinstance(role_user_id, list) and len(role_user_id) == 3 and isinstance(role_user_id[2], str):
+            return role_user_id[2]
+    return key  # stored before ids were kept per requester
+
+
+@dataclass(eq=False)
+class TableHub:
+    table: Table
+    connections: set[Connection] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    replies: OrderedDict[str, tuple[str, bytes]] = field(default_factory=OrderedDict)
+    reply_bytes: int = 0
+    known: set[str] = field(default_factory=set)
+    """Every request id this table has answered: a new id needs no look-up in the ledger."""
+    inflight: dict[str, asyncio.Future[None]] = field(default_factory=dict)
+
+
+class Hub:
+    def __init__(self, ledger: Ledger, metrics: Metrics | None = None) -> None:
+        self.ledger = ledger
+        self.metrics = metrics or Metrics()
+        self.tables: dict[str, TableHub] = {}
+        self.bus: Any = None
+        """Set when other sidecars share the ledger (:mod:`.bus`): it brings a table up to the ledger's head."""
+
+    async def refresh(self, hub: TableHub) -> None:
+        """Apply and tell what other sidecars appended to this table; the caller holds ``hub.lock``."""
+        if self.bus is not None:
+            await self.bus.catch_up(hub)
+
+    def table(self, table_id: str) -> TableHub | None:
+        hub = self.tables.get(table_id)
+        if hub is None:
+            if self.ledger.table(table_id) is None:
+                return None
+            table = Table(table_id, self.ledger)
+            table.load()
+            hub = self.tables[table_id] = TableHub(table, known=set(self.ledger.request_ids(table_id)))
+        return hub
+
+    # --- joining ------------------------------------------------------------------
+
+    def welcome(self, hub: TableHub, conn: Connection, since: int | None, server: str) -> m.Welcome:
+        table = hub.table
+        if since is not None and 0 <= since <= table.head and table.head - since <= RESYNC_LIMIT:
+            return m.Welcome(
+                protocol=1, server=server, role=conn.role, table=table.id, seq=table.head,  # type: ignore[arg-type]
+                events=table.visible(since, conn.viewer),
+            )
+        return m.Welcome(
+            protocol=1, server=server, role=conn.role, table=table.id, seq=table.head,  # type: ignore[arg-type]
+            snapshot=table.snapshot(conn.viewer),
+        )
+
+    # --- requests -----------------------------------------------------------------
+
+    async def request(self, hub: TableHub, conn: Connection, msg: Any) -> None:
+        """Handle a state-changing request (roll, follow, gm) idempotently, per requester."""
+        rid = conn.request_key(msg.id)
+        while rid in hub.inflight:  # the same id is being handled right now: wait, then answer from it
+            await asyncio.shield(hub.inflight[rid])
+        stored = hub.replies.get(rid)
+        if stored is None and rid in hub.known:
+            row = self.ledger.request(hub.table.id, rid)
+            stored = (row.role, row.reply) if row else None
+        if stored is not None:
+            return await self._answer(conn, rid, *stored)
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        hub.inflight[rid] = done
+        try:
+            # One action at a time per table: seqs are assigned, made durable, applied and told in order,
+            # so every client hears a table's events in seq order.
+            async with hub.lock:
+                pending, reply_msg, build = self._prepare(hub, conn, msg)
+                reply = codec.encode(reply_msg)
+                try:
+                    try:
+                        await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
+                    except Behind:  # another sidecar appended first, or answered this id: again, in turn
+                        again = await self.bus.again(hub, rid, conn.role, lambda: self._prepare(hub, conn, msg))
+                        if isinstance(again, StoredRequest):
+                            return await self._answer(conn, rid, again.role, again.reply)
+                        pending, reply_msg, build, reply = again
+                except ConnectionError:
+                    raise ActionError("ledger_unavailable", "the ledger cannot be reached; retry this request shortly") from None
+                hub.table.commit(pending)
+                hub.replies[rid] = (conn.role, reply)
+                hub.reply_bytes += len(reply)
+                hub.known.add(rid)
+                while len(hub.replies) > REPLY_CACHE or hub.reply_bytes > REPLY_CACHE_BYTES:
+                    hub.reply_bytes -= len(hub.replies.popitem(last=False)[1][1])
+                await _safe_send(conn, reply if not conn.msgpack else _to_msgpack(reply))
+                await self._fanout(hub, conn, pending, build)
+        finally:
+            del hub.inflight[rid]
+            done.set_result(None)
+
+    async def _answer(self, conn: Connection, rid: str, role: str, reply: bytes) -> None:
+        """Answer a request id already answered on this table with its first reply."""
+        if role != conn.role:
+            raise ActionError("duplicate_id", f"request id {rid!r} was already used on this table; use a fresh id")
+        await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
+
+    def _prepare(self, hub: TableHub, conn: Connection, msg: Any) -> tuple[Pending, Any, Any]:
+        table = hub.table
+        if isinstance(msg, (m.Roll, m.Follow)):
+            _may_act(conn, msg)
+        if isinstance(msg, m.Roll):
+            user = msg.user if msg.user is not None else conn.user
+            pending = table.prepare_roll(msg, conn.viewer, user)
+            tag = type(msg.check).__struct_config__.tag
+            self.metrics.rolls[tag] += 1
+
+            def build(viewer: Viewer, requester: bool = False) -> Any:
+                return _rolled(msg, pending, viewer, conn.role, user, table, requester)
+
+            build.owner = build.actor = user  # type: ignore[attr-defined]
+            return pending, build(Viewer(conn.role, user), True), build
+        if isinstance(msg, m.Follow):
+            user = msg.user if msg.user is not None else conn.user
+            pending = table.prepare_follow(msg, conn.viewer, user)
+
+            def build(viewer: Viewer, requester: bool = False) -> Any:
+                return _followed(msg, pending, viewer, conn.role, user, table, requester)
+
+            build.owner = pending.events[0][1].owner  # the roller: what others see follows the roll's visibility
+            build.actor = user  # type: ignore[attr-defined]
+            return pending, build(Viewer(conn.role, user), True), build
+        if isinstance(msg, m.Gm):
+            if conn.role != "gm":
+                raise ActionError("forbidden", "only the GM can do that")
+            pending = table.prepare_op(msg.op)
+            return pending, m.Done(id=msg.id, seq=pending.events[-1][0], events=table.view_pending(pending, conn.viewer)), None
+        raise ActionError("unknown_type", "not a request")
+
+    async def _fanout(self, hub: TableHub, origin: Connection, pending: Pending, build: Any) -> None:
+        """Tell everyone else on the table what they may see; one encoding per kind of viewer.
+
+        A kind of viewer is the role, whether the viewer is the roll's owner (whose visibility every event of
+        the action follows) and whether it is the one who acted (who hears of it, even of a blind one)."""
+        owner = getattr(build, "owner", None)
+        actor = getattr(build, "actor", None)
+        cache: dict[tuple[str, object, bool, bool], list[bytes]] = {}
+        for conn in list(hub.connections):
+            if conn is origin:
+                continue
+            mine = conn.user is not None
+            if build is None:  # a GM op: an `undone` names only the seqs each user may know of
+                key = (conn.role, conn.user if conn.role != "gm" else None, False, conn.msgpack)
+            else:
+                key = (conn.role, mine and conn.user == owner, mine and conn.user == actor, conn.msgpack)
+            frames = cache.get(key)
+            if frames is None:
+                frames = cache[key] = self._frames(hub, conn, pending, build)
+            for data in frames:
+                await _safe_send(conn, data)
+
+    def _frames(self, hub: TableHub, conn: Connection, pending: Pending, build: Any) -> list[bytes]:
+        if build is not None:  # a roll or a follow-up: one message with its visible consequences
+            msg = build(conn.viewer)
+            return [] if msg is None else [codec.encode(msg, conn.msgpack)]
+        return [  # a GM op: each visible event on its own
+            codec.encode(m.EventBroadcast(seq=s.seq, event=s.event), conn.msgpack)
+            for s in hub.table.view_pending(pending, conn.viewer)
+        ]
+
+
+def _may_act(conn: Connection, msg: Any) -> None:
+    """Only a GM connection acts on behalf of a user; a player acts as the user its key is bound to."""
+    what = "roll" if isinstance(msg, m.Roll) else "follow up checks"
+    if conn.role == "observer":
+        raise ActionError("forbidden", f"observers watch; they cannot {what}")
+    if conn.role == "gm":
+        return
+    if msg.user is not None:
+        raise ActionError("forbidden", "only the GM's connection may act on behalf of a user; leave `user` out")
+    if conn.user is None:
+        raise ActionError(
+            "forbidden", f"this connection uses the table-wide player key, which binds to no user and cannot {what}; "
+            "ask the GM for your user key",
+        )
+
+
+SLOW_PEER_BYTES = 32 * 1024
+"""A peer with this much unread is dropped before a send could wait on it under a table's lock."""
+
+
+async def _safe_send(conn: Connection, data: bytes) -> None:
+    # Sends happen under the table's lock; a send only waits when the socket's buffer passes its high-water
+    # mark (64 KiB). Keeping every peer far below it means one stalled browser never holds up the table.
+    if conn.backlog is not None and conn.backlog() > SLOW_PEER_BYTES:
+        if conn.drop is not None:
+            await conn.drop()
+        return
+    try:
+        await conn.send(data)
+    except (ConnectionError, RuntimeError):  # the peer went away; its handler cleans up
+        pass
+
+
+def _to_msgpack(reply: bytes) -> bytes:
+    return codec.encode(codec.decode_server(reply), msgpack=True)
+
+
+def _seen(pending: Pending, viewer: Viewer, user: str | None, requester: bool) -> tuple[object | None, bool]:
+    """The action's first event as ``viewer`` may see it, and whether they hear of the action at all.
+
+    The requester, and the roller on another of their sockets, always hear of it: for a blind roll
+    they learn only that it happened (the event is ``None``)."""
+    _, st = pending.events[0]
+    ev = view(st.event, st.vis, st.owner, viewer)
+    told = ev is not None or requester or (viewer.user is not None and viewer.user == user)
+    return ev, told
+
+
+def _consequences(pending: Pending, viewer: Viewer, table: Table) -> list[t.Sequenced]:
+    return table.view_pending(Pending(pending.events[1:]), viewer)
+
+
+def _rolled(
+    msg: m.Roll, pending: Pending, viewer: Viewer, role: str, user: str | None, table: Table, requester: bool
+) -> m.Rolled | None:
+    ev, told = _seen(pending, viewer, user, requester)
+    if not told:
+        return None
+    return m.Rolled(
+        id=msg.id, check=pending.check_id or "", seq=pending.first,
+        result=ev.result if ev is not None else None, by=role,  # type: ignore[arg-type, attr-defined]
+        user=user, actor=msg.actor, target=msg.target, scene=pending.events[0][1].event.scene,  # type: ignore[attr-defined]
+        mode=msg.mode, label=msg.label, extended=msg.extended, gather=msg.gather, part=msg.part,
+        events=_consequences(pending, viewer, table) if ev is not None else [],
+    )
+
+
+def _followed(
+    msg: m.Follow, pending: Pending, viewer: Viewer, role: str, user: str | None, table: Table, requester: bool
+) -> m.Followed | None:
+    ev, told = _seen(pending, viewer, user, requester)
+    if not told:
+        return None
+    return m.Followed(
+        id=msg.id, check=msg.check, seq=pending.first,
+        action=ev.action if ev is not None else msg.action,  # type: ignore[attr-defined]
+        result=ev.result if ev is not None else None, by=role,  # type: ignore[arg-type, attr-defined]
+        user=user, events=_consequences(pending, viewer, table),
+    )

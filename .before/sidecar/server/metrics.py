@@ -1,0 +1,50 @@
+"""A few Prometheus metrics, rendered as text at ``/metrics`` (no client library needed)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+@dataclass
+class Metrics:
+    connections: int = 0
+    rolls: Counter[str] = field(default_factory=Counter)
+    requests: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    latency_buckets: list[int] = field(default_factory=lambda: [0] * len(BUCKETS))
+    latency_sum: float = 0.0
+    latency_count: int = 0
+
+    def observe(self, seconds: float) -> None:
+        self.latency_sum += seconds
+        self.latency_count += 1
+        for i, b in enumerate(BUCKETS):
+            if seconds <= b:
+                self.latency_buckets[i] += 1
+
+    def render(self) -> str:
+        out = [
+            "# HELP verdict_connections Open websocket connections.",
+            "# TYPE verdict_connections gauge",
+            f"verdict_connections {self.connections}",
+            "# HELP verdict_rolls_total Checks resolved, by rule set.",
+            "# TYPE verdict_rolls_total counter",
+        ]
+        out += [f'verdict_rolls_total{{system="{k}"}} {v}' for k, v in sorted(self.rolls.items())]
+        out += ["# HELP verdict_requests_total Requests handled, by type.", "# TYPE verdict_requests_total counter"]
+        out += [f'verdict_requests_total{{type="{k}"}} {v}' for k, v in sorted(self.requests.items())]
+        out += ["# HELP verdict_errors_total Error replies, by code.", "# TYPE verdict_errors_total counter"]
+        out += [f'verdict_errors_total{{code="{k}"}} {v}' for k, v in sorted(self.errors.items())]
+        out += [
+            "# HELP verdict_request_seconds Time from a request frame to its reply.",
+            "# TYPE verdict_request_seconds histogram",
+        ]
+        for b, n in zip(BUCKETS, self.latency_buckets):
+            out.append(f'verdict_request_seconds_bucket{{le="{b}"}} {n}')
+        out.append(f'verdict_request_seconds_bucket{{le="+Inf"}} {self.latency_count}')
+        out.append(f"verdict_request_seconds_sum {self.latency_sum:.6f}")
+        out.append(f"verdict_request_seconds_count {self.latency_count}")
+        return "\n".join(out) + "\n"

@@ -1,0 +1,59 @@
+"""Who a key lets in: the three table-wide keys, and the per-user player keys derived from a table's secret.
+
+A user key is ``HMAC-SHA256(table secret, user id)``: the server can derive it again at every
+``hello`` without storing it, and ``verdict table rotate-keys`` replaces the secret, so every user
+key derived before stops working. The table-wide player key binds to no user.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+MAX_USER = 128
+"""Longest Foundry user id accepted (Foundry's are 16 characters)."""
+
+
+def derive_user_key(secret: bytes, user: str) -> str:
+    mac = hmac.new(secret, b"verdict-user-key\x00" + user.encode(), hashlib.sha256).digest()
+    return "u" + base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+@dataclass(frozen=True)
+class Identity:
+    role: str
+    user: str | None
+    """The user the connection is bound to (a user key, or the GM's own id); ``None``: no one."""
+
+
+class Refused(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def authenticate(ledger: object, table_id: str, key: str, user: str | None) -> Identity:
+    """The identity ``key`` (and ``hello.user``) gives on ``table_id``, or :class:`Refused`."""
+    if user is not None and (not user or len(user) > MAX_USER):
+        raise Refused("unauthorized", "unknown table or wrong key for it")
+    role = ledger.role_for(table_id, key)  # type: ignore[attr-defined]
+    if role == "gm":
+        return Identity("gm", user)
+    if role == "player":
+        if user is not None:
+            raise Refused(
+                "user_key_required",
+                "the table-wide player key binds to no user; to act as a user, connect with that user's own user key "
+                "(the GM gets it with `user_key` or `verdict table user-key`)",
+            )
+        return Identity("player", None)
+    if role == "observer":
+        return Identity("observer", None)  # observers watch the public view; a claimed user changes nothing
+    if user is not None:
+        secret = ledger.user_secret(table_id)  # type: ignore[attr-defined]
+        if secret is not None and hmac.compare_digest(derive_user_key(secret, user), key):
+            return Identity("player", user)
+    raise Refused("unauthorized", "unknown table or wrong key for it")

@@ -1,0 +1,228 @@
+"""Projections: the table's state folded from its events.
+
+The same fold serves the GM (over every event) and a player (over the events that
+player may see), so a player's snapshot can hold nothing the player was not told.
+Undone actions are skipped: an ``undone`` event rebuilds the fold without them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from protocol.v1 import table as t
+
+TAKEN_DOWN_AT = 4
+"""RULINGS (`challenge`): receiving a fourth condition takes the hero down."""
+
+
+class Projection:
+    """Per actor, per scene and per extended check state, plus the checks open to follow-ups."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.scene: str | None = None
+        self.actors: dict[str, t.ActorState] = {}
+        self.scenes: dict[str, t.SceneState] = {}
+        self.extended: dict[str, t.ExtendedState] = {}
+        self.complications: dict[str, t.Complication] = {}
+        self.lurking: dict[str, t.Lurking] = {}
+        self.checks: dict[str, t.RollEvent] = {}
+        self.gathers: dict[str, t.GatherState] = {}
+        self.undone: set[int] = set()
+        self._log: list[tuple[int, object]] = []
+
+    @classmethod
+    def build(cls, events: Iterable[tuple[int, object]]) -> Projection:
+        p = cls()
+        for seq, ev in events:
+            p.apply(seq, ev)
+        return p
+
+    # --- accessors ----------------------------------------------------------------
+
+    def actor(self, name: str) -> t.ActorState:
+        a = self.actors.get(name)
+        if a is None:
+            a = self.actors[name] = t.ActorState(conditions=[], facets=[])
+        return a
+
+    def scene_state(self, name: str) -> t.SceneState:
+        s = self.scenes.get(name)
+        if s is None:
+            s = self.scenes[name] = t.SceneState(complications=[], facets=[], lurking=[])
+        return s
+
+    def open_lurking(self, actor: str | None, scene: str | None) -> t.Lurking | None:
+        """The oldest lurking trials waiting for this actor, else for anyone in this scene."""
+        for lk in self.lurking.values():
+            if lk.actor is not None and lk.actor == actor:
+                return lk
+        for lk in self.lurking.values():
+            if lk.actor is None and lk.scene is not None and lk.scene == scene:
+                return lk
+        return None
+
+    def facet(self, fid: str) -> tuple[t.Facet, list[t.Facet]] | None:
+        """The open facet with this id and the list that holds it (an actor's or a scene's)."""
+        for holder in (*self.actors.values(), *self.scenes.values()):
+            for f in holder.facets:
+                if f.id == fid:
+                    return f, holder.facets
+        return None
+
+    def snapshot(self) -> t.Snapshot:
+        scenes: dict[str, t.SceneState] = {}
+        for name in sorted(set(self.scenes) | {c.scene for c in self.complications.values()} | {
+            lk.scene for lk in self.lurking.values() if lk.scene
+        }):
+            base = self.scenes.get(name) or t.SceneState()
+            scenes[name] = t.SceneState(
+                complications=[c for c in self.complications.values() if c.scene == name],
+                facets=list(base.facets),
+                lurking=[lk for lk in self.lurking.values() if lk.scene == name],
+            )
+        actor_lurking = [lk for lk in self.lurking.values() if lk.scene is None]
+        if actor_lurking:
+            scenes.setdefault("", t.SceneState()).lurking.extend(actor_lurking)
+        return t.Snapshot(
+            seq=self.seq,
+            scene=self.scene,
+            actors={k: msgspec.structs.replace(v) for k, v in sorted(self.actors.items())},
+            scenes=scenes,
+            extended=dict(self.extended),
+            gathers=dict(self.gathers),
+        )
+
+    # --- the fold -----------------------------------------------------------------
+
+    def apply(self, seq: int, ev: object) -> None:
+        self.seq = max(self.seq, seq)
+        self._log.append((seq, ev))
+        if isinstance(ev, t.Undone):
+            self.undone.update(ev.seqs)
+            self._rebuild()
+            return
+        self._fold(seq, ev)
+
+    def _rebuild(self) -> None:
+        log, undone, seq = self._log, self.undone, self.seq
+        self.__init__()  # type: ignore[misc]
+        self._log, self.undone, self.seq = log, undone, seq
+        for s, ev in log:
+            if not isinstance(ev, t.Undone):
+                self._fold(s, ev)
+
+    def _fold(self, seq: int, ev: object) -> None:
+        if seq in self.undone or getattr(ev, "cause", 0) in self.undone:
+            return
+        match ev:
+            case t.RollEvent():
+                self.checks[ev.check_id] = ev
+            case t.FollowEvent():
+                rec = self.checks.get(ev.check_id)
+                if rec is not None:
+                    self.checks[ev.check_id] = msgspec.structs.replace(rec, result=ev.result)
+            case t.StrainChanged():
+                a = self.actor(ev.actor)
+                value = ev.set if ev.set is not None else a.strain + (ev.delta or 0)
+                a.strain = max(0, value)  # strain never goes below 0
+            case t.GameChangerGained():
+                a = self.actor(ev.actor)
+                a.game_changers = max(0, a.game_changers + ev.count)
+            case t.ConditionAdded():
+                a = self.actor(ev.actor)
+                a.conditions.append(t.Condition(id=ev.condition, text=ev.text))
+            case t.ConditionRemoved():
+                a = self.actor(ev.actor)
+                a.conditions = [c for c in a.conditions if c.id != ev.condition]
+                if len(a.conditions) < TAKEN_DOWN_AT:
+                    a.taken_down = False
+            case t.TakenDown():
+                self.actor(ev.actor).taken_down = True
+            case t.HarmTaken():
+                a = self.actor(ev.actor)
+                if ev.harm == "wound":
+                    a.wounds += 1
+                else:
+                    a.scratches += 1
+            case t.FacetCreated():
+                f = t.Facet(facet=ev.facet, nature=ev.nature, id=ev.id or f"f{seq}")
+                if ev.scene is not None:
+                    self.scene_state(ev.scene).facets.append(f)
+                elif ev.actor is not None:
+                    self.actor(ev.actor).facets.append(f)
+            case t.FacetRenamed():
+                found = self.facet(ev.facet)
+                if found is not None:
+                    found[0].facet = ev.text
+            case t.FacetRemoved():
+                found = self.facet(ev.facet)
+                if found is not None:
+                    found[1].remove(found[0])
+            case t.HarmHealed():
+                a = self.actor(ev.actor)
+                if ev.harm == "wound":
+                    a.wounds = max(0, a.wounds - ev.count)
+                else:
+                    a.scratches = max(0, a.scratches - ev.count)
+            case t.ComplicationAdded():
+                self.complications[ev.complication] = t.Complication(
+                    id=ev.complication, scene=ev.scene, text=ev.text, origin=ev.origin, hidden=ev.hidden
+                )
+                self.scene_state(ev.scene)
+            case t.ComplicationEdited():
+                c = self.complications.get(ev.complication)
+                if c is not None:
+                    c.text = ev.text
+            case t.ComplicationRevealed():
+                c = self.complications.get(ev.complication)
+                if c is None:  # a player learns of it only now
+                    self.complications[ev.complication] = t.Complication(
+                        id=ev.complication, scene=ev.scene, text=ev.text, origin=ev.origin, hidden=False
+                    )
+                    self.scene_state(ev.scene)
+                else:
+                    c.hidden = False
+            case t.ComplicationRemoved():
+                self.complications.pop(ev.complication, None)
+            case t.ComplicationConverted():
+                c = self.complications.get(ev.complication)
+                if c is not None:
+                    c.cl = ev.cl
+            case t.WyrdChanged():
+                a = self.actor(ev.actor)
+                a.wyrd += ev.delta
+            case t.LurkingTrialsSet():
+                self.lurking[ev.lurking] = t.Lurking(
+                    id=ev.lurking, count=ev.count, trials=list(ev.trials) or None, actor=ev.actor, scene=ev.scene
+                )
+            case t.LurkingTrialsUsed():
+                self.lurking.pop(ev.lurking, None)
+            case t.ExtendedStarted():
+                self.extended[ev.extended] = t.ExtendedState(
+                    id=ev.extended, name=ev.name, threshold=ev.threshold, time_unit=ev.time_unit, limit=ev.limit,
+                    trial=ev.trial, crisis=ev.crisis, actor=ev.actor, scene=ev.scene,
+                )
+            case t.ExtendedProgressed():
+                x = self.extended.get(ev.extended)
+                if x is not None:
+                    x.progress, x.attempts, x.status = ev.progress, ev.attempts, ev.status
+            case t.GatherStarted():
+                self.gathers[ev.gather] = t.GatherState(
+                    id=ev.gather, name=ev.name, check=ev.check, parts=list(ev.parts), rolled={}, scene=ev.scene
+                )
+            case t.GatherPartRolled():
+                g = self.gathers.get(ev.gather)
+                if g is not None:
+                    g.rolled[ev.part] = list(ev.faces)
+            case t.GatherResolved():
+                g = self.gathers.get(ev.gather)
+                if g is not None:
+                    g.result = ev.result
+            case t.SceneActivated():
+                self.scene = ev.scene
+                self.scene_state(ev.scene)
+            case _:
+                pass

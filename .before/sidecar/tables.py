@@ -1,0 +1,127 @@
+"""Table housekeeping for the CLI: printing keys and exporting a session log."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from datetime import datetime, timezone
+from typing import IO, Any
+
+import msgspec
+
+from protocol.v1 import table as t
+from sidecar.state.ledger import Ledger, TableKeys
+from sidecar.state.table import Stored, _dec
+
+
+def print_keys(name: str, keys: TableKeys, file: IO[str] | None = None) -> None:
+    out = file or sys.stdout
+    print("", file=out)
+    print(f"  Verdict table {name!r}", file=out)
+    print(f"    table id      {keys.table}", file=out)
+    print(f"    GM key        {keys.gm}", file=out)
+    print(f"    player key    {keys.player}", file=out)
+    print(f"    observer key  {keys.observer}", file=out)
+    print("  Keep the GM key secret; it is shown only now (keys are stored hashed).", file=out)
+    print("", file=out, flush=True)
+
+
+def _rows(ledger: Ledger, table_id: str) -> list[tuple[int, Stored]]:
+    return [(seq, _dec.decode(data)) for seq, data in ledger.events(table_id)]
+
+
+def export_table(ledger: Ledger, table_id: str, fmt: str) -> str:
+    rows = _rows(ledger, table_id)
+    if fmt == "jsonl":
+        out = io.StringIO()
+        for seq, st in rows:
+            obj = {"seq": seq, "visibility": st.vis, "event": msgspec.to_builtins(st.event)}
+            out.write(json.dumps(obj, separators=(",", ":")) + "\n")
+        return out.getvalue()
+    return _markdown(ledger, table_id, rows)
+
+
+def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> str:
+    info = ledger.table(table_id)
+    title = info.name if info else table_id
+    lines = [f"# Session log: {title}", ""]
+    if info:
+        lines += [f"Table `{table_id}`, created {datetime.fromtimestamp(info.created, timezone.utc):%Y-%m-%d %H:%M} UTC.", ""]
+    undone = {s for _, st in rows if isinstance(st.event, t.Undone) for s in st.event.seqs}
+    facets: dict[str, str] = {}  # facet id -> its name as last written, for the GM's renames and removals
+    for seq, st in rows:
+        ev = st.event
+        text = _line(ev, facets)
+        if isinstance(ev, t.FacetCreated):
+            facets[ev.id or f"f{seq}"] = ev.facet
+        elif isinstance(ev, t.FacetRenamed):
+            facets[ev.facet] = ev.text
+        if text is None:
+            continue
+        mark = " *(undone)*" if seq in undone else ""
+        hidden = " *(GM only)*" if st.vis == "gm" else ""
+        lines.append(f"- **#{seq}**{hidden}{mark} {text}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _who(ev: Any) -> str:
+    return ev.actor or ev.user or ev.by
+
+
+def _line(ev: Any, facets: dict[str, str] | None = None) -> str | None:
+    facets = facets or {}
+    match ev:
+        case t.RollEvent():
+            r = ev.result
+            system = type(r).__struct_config__.tag
+            label = f" ({ev.label})" if ev.label else ""
+            return f"{_who(ev)} rolled `{system}`{label}: dice {list(r.dice)} → **{r.outcome.replace('_', ' ')}**"
+        case t.FollowEvent():
+            action = msgspec.to_builtins(ev.action)
+            return f"{ev.user or ev.by} followed up check {ev.check_id}: {action} → **{ev.result.outcome.replace('_', ' ')}**"
+        case t.StrainChanged():
+            return f"{ev.actor}: strain set to {ev.set}" if ev.set is not None else f"{ev.actor}: strain {ev.delta:+d}"
+        case t.GameChangerGained():
+            return f"{ev.actor}: +{ev.count} game changer"
+        case t.ConditionAdded():
+            return f"{ev.actor}: new condition ({ev.text})"
+        case t.ConditionRemoved():
+            return f"{ev.actor}: condition removed"
+        case t.TakenDown():
+            return f"{ev.actor} is **taken down**"
+        case t.HarmTaken():
+            return f"{ev.actor} takes a {ev.harm}"
+        case t.FacetCreated():
+            return f"{ev.nature} facet “{ev.facet}” on {ev.scene or ev.actor}"
+        case t.FacetRenamed():
+            return f"facet “{facets.get(ev.facet, ev.facet)}” renamed “{ev.text}”"
+        case t.FacetRemoved():
+            return f"facet “{facets.get(ev.facet, ev.facet)}” removed"
+        case t.HarmHealed():
+            return f"{ev.actor}: {ev.count} {ev.harm}{'s' if ev.count != 1 else ''} healed"
+        case t.ComplicationAdded():
+            return f"complication in {ev.scene} ({ev.origin.replace('_', ' ')}): {ev.text}"
+        case t.ComplicationEdited():
+            return f"complication {ev.complication} now reads: {ev.text}"
+        case t.ComplicationRevealed():
+            return f"complication revealed: {ev.text}"
+        case t.ComplicationRemoved():
+            return f"complication {ev.complication} removed"
+        case t.ComplicationConverted():
+            return f"complication {ev.complication} addressed as a challenge at CL {ev.cl}"
+        case t.WyrdChanged():
+            return f"{ev.actor}: {ev.delta:+d} Wyrd Points"
+        case t.LurkingTrialsSet():
+            return f"{ev.count} lurking trial(s) set for {ev.actor or ev.scene}: {', '.join(ev.trials)}"
+        case t.ExtendedStarted():
+            limit = f", at most {ev.limit} attempts" if ev.limit else ""
+            return f"extended check “{ev.name}”: {ev.threshold} net successes, one roll per {ev.time_unit}{limit}"
+        case t.ExtendedProgressed():
+            return f"extended check progress +{ev.added}: {ev.progress} after {ev.attempts} attempt(s), {ev.status.replace('_', ' ')}"
+        case t.SceneActivated():
+            return f"scene: {ev.scene}"
+        case t.Undone():
+            return f"undo of events {ev.seqs}"
+    return None

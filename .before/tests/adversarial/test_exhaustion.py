@@ -1,0 +1,331 @@
+"""Exhaustion at small limits: idle sockets, connection floods, a low file limit, reconnecting floods,
+oversize frames, peers that never read or trickle a frame, odds floods, a player's state on a long table."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import websockets
+from aiohttp.test_utils import TestServer
+
+from protocol.v1 import messages as m
+from protocol.v1 import table as t
+from protocol.v1.boons import BoonsCheck
+from protocol.v1.facets import FacetsCheck
+from sidecar.client import Client, RequestFailed
+from sidecar.engine import odds as odds_module
+from sidecar.server.app import LIVE, SOCKETS, Settings, create_app
+from sidecar.state.keys import derive_user_key
+from sidecar.state.ledger import SqliteLedger
+from sidecar.state.table import Table
+from sidecar.state.visibility import Viewer
+from tests.conftest import ROOT, free_port
+
+from .conftest import Raw
+
+
+class Small:
+    """A real sidecar in this process with small limits."""
+
+    def __init__(self, tmp_path: Path, **limits):
+        self.ledger = SqliteLedger(tmp_path / "v.sqlite3")
+        self.keys = self.ledger.create_table("t")
+        self.app = create_app(Settings(data=tmp_path, **limits), self.ledger)
+        self.server = TestServer(self.app, host="127.0.0.1", port=free_port())
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.server.port}/ws"
+
+    def user_key(self, user: str) -> str:
+        return derive_user_key(self.ledger.user_secret(self.keys.table), user)
+
+    async def __aenter__(self):
+        await self.server.start_server()
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.server.close()
+
+
+async def _idle(url: str, source: str = "127.0.0.1"):
+    return await websockets.connect(url, subprotocols=["verdict.v1"], compression=None, local_addr=(source, 0))
+
+
+async def _closed_code(ws, timeout: float) -> int | None:
+    try:
+        await asyncio.wait_for(ws.recv(), timeout)
+    except websockets.ConnectionClosed as exc:
+        return exc.rcvd.code if exc.rcvd else 1006
+    raise AssertionError("a frame instead of a close")
+
+
+async def test_idle_sockets_time_out_and_caps_refuse_clearly(tmp_path):
+    async with Small(tmp_path, hello_timeout=0.6, max_connections=12, max_per_address=8) as s:
+        idle = [await _idle(s.url) for _ in range(8)]
+        with pytest.raises(websockets.InvalidStatus) as e:
+            await _idle(s.url)
+        assert e.value.response.status_code == 429 and b"too_many_connections" in e.value.response.body
+        idle += [await _idle(s.url, "127.0.0.2") for _ in range(4)]
+        with pytest.raises(websockets.InvalidStatus) as e:
+            await _idle(s.url, "127.0.0.3")
+        assert e.value.response.status_code == 503 and b"too_many_connections" in e.value.response.body
+        # nobody said hello: every idle socket is closed with 4408, and the GM gets in
+        codes = await asyncio.gather(*(_closed_code(ws, 5) for ws in idle))
+        assert set(codes) == {4408}
+        gm = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
+        assert isinstance(await gm.request(m.Ping(id="p")), m.Pong)
+        await gm.close()
+
+
+@pytest.mark.slow
+def test_a_low_file_limit_does_not_lock_the_gm_out(tmp_path):
+    """`verdict serve` under a file limit of 64, flooded with sockets that never say hello."""
+    data, port = tmp_path / "data", free_port()
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port), "--data", str(data), "--log-format", "json",
+         "--hello-timeout", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, preexec_fn=limit,
+    )
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.05)
+        keys = dict(line.split(" ", 1) for line in (data / "default-table.keys").read_text().splitlines())
+        url = f"ws://127.0.0.1:{port}/ws"
+
+        async def flood():
+            results = await asyncio.gather(*(_idle(url) for _ in range(150)), return_exceptions=True)
+            opened = [r for r in results if not isinstance(r, BaseException)]
+            refused = [r for r in results if isinstance(r, websockets.InvalidStatus)]
+            # every attempt was either let in or refused with a clear status: none hit the file limit
+            assert refused and len(opened) + len(refused) == 150
+            assert all(r.response.status_code in (429, 503) for r in refused)
+            await asyncio.sleep(2.5)  # the hello timeout closes the idle ones
+            gm = await Client.connect(url, keys["table"], keys["gm"], user="gm")
+            assert isinstance(await gm.request(m.Ping(id="in")), m.Pong)
+            await gm.close()
+            for ws in opened:
+                await ws.close()
+
+        asyncio.run(flood())
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=15)
+    log = out + err
+    assert len(log) < 20_000, f"{len(log)} bytes of log"  # one warning per interval, not per attempt
+    assert b"Traceback" not in log
+
+
+async def test_rate_limits_hold_across_reconnects_and_addresses(tmp_path):
+    async with Small(tmp_path, rate=5, burst=5) as s:
+        # one requester over four sockets: its own bucket (twice a socket's), not four fresh ones
+        socks = [await Client.connect(s.url, s.keys.table, s.user_key("alice"), user="alice") for _ in range(4)]
+        ok = 0
+        for c in socks:
+            for i in range(8):
+                await c.send(m.Ping(id=f"{i}"))
+            got = [await c.next() for _ in range(8)]
+            ok += sum(isinstance(x, m.Pong) for x in got)
+        assert ok <= 14, ok  # 4 x 5 without a per-requester limit
+        for c in socks:
+            await c.close()
+        # many sockets from one address with the table-wide key (no requester): the address's bucket
+        await asyncio.sleep(1.5)
+        socks = [await Client.connect(s.url, s.keys.table, s.keys.player) for _ in range(12)]
+        ok = 0
+        for c in socks:
+            for i in range(5):
+                await c.send(m.Ping(id=f"{i}"))
+            got = [await c.next() for _ in range(5)]
+            ok += sum(isinstance(x, m.Pong) for x in got)
+        assert ok <= 48, ok  # 12 x 5 without a per-address limit
+        for c in socks:
+            await c.close()
+
+
+async def test_oversize_frames_are_charged(tmp_path):
+    async with Small(tmp_path, rate=5, burst=5) as s:
+        c = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
+        for _ in range(10):
+            await c.send_raw(json.dumps({"type": "ping", "id": "big", "pad": "x" * 300_000}))
+        got = [(await c.next()).code for _ in range(10)]
+        assert got.count("frame_too_large") <= 2 and got.count("rate_limited") >= 8, got
+        await c.close()
+
+
+async def test_a_peer_that_never_reads_is_cut(tmp_path):
+    async with Small(tmp_path, rate=1e6, burst=1e6) as s:
+        raw = socket.socket()
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        raw.connect(("127.0.0.1", s.server.port))
+        raw.setblocking(False)
+        slow = await websockets.connect(s.url, sock=raw, subprotocols=["verdict.v1"], compression=None, max_queue=1)
+        await slow.send(json.dumps({"type": "hello", "table": s.keys.table, "key": s.keys.player}))
+        gm = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
+        start = time.monotonic()
+        for i in range(400):  # ~2 KiB each: far more than a bounded send buffer holds
+            await gm.request(m.Roll(id=f"fast-{i}", check=FacetsCheck(pool=2), label="x" * 1000), timeout=5)
+        elapsed = time.monotonic() - start
+        await asyncio.sleep(1.0)  # the close is said, then the transport is cut
+        assert len(s.app[LIVE]) == 1, "the slow peer's socket is still open on the server"
+        assert elapsed < 10
+        slow.transport.abort()
+        await gm.close()
+
+
+async def test_a_trickled_frame_times_out(tmp_path):
+    async with Small(tmp_path, frame_timeout=0.6) as s:
+        c = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
+        reader, writer = await asyncio.open_connection("127.0.0.1", s.server.port)
+        writer.write(
+            b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            b"Sec-WebSocket-Protocol: verdict.v1\r\n\r\n"
+        )
+        assert b"101" in await reader.readuntil(b"\r\n\r\n")
+        frame = b"\x81\xfe\x01\x00" + b"\x00\x00\x00\x00" + b"{" * 256  # masked text frame, 256 bytes
+        start = time.monotonic()
+        cut = None
+        for byte in frame:
+            try:
+                writer.write(bytes([byte]))
+                await writer.drain()
+                await asyncio.sleep(0.2)
+                if reader.at_eof():
+                    cut = time.monotonic() - start
+                    break
+                chunk = await asyncio.wait_for(reader.read(1024), 0.01) if not reader.at_eof() else b""
+                if reader.at_eof() or (chunk and chunk[:1] == b"\x88"):
+                    cut = time.monotonic() - start
+                    break
+            except (asyncio.TimeoutError,):
+                continue
+            except ConnectionError:
+                cut = time.monotonic() - start
+                break
+        assert cut is not None and cut < 5, cut
+        assert isinstance(await c.request(m.Ping(id="alive")), m.Pong)
+        writer.close()
+        await c.close()
+
+
+async def test_an_odds_flood_does_not_starve_others(sidecar):
+    odds_module.clear_cache()
+    flooders = [await sidecar.client("player", user=f"f{i}") for i in range(6)]
+    gm = await sidecar.client("gm")
+    stop = asyncio.Event()
+    counts = {"odds": 0, "busy": 0}
+
+    async def flood(c, k):
+        n = 0
+        while not stop.is_set():
+            n += 1
+            check = BoonsCheck(ability=5, boon=5, bane=5, trial=4, crisis=1, threshold=50 + k * 100_000 + n, time_unit="h",
+                               limit=40)
+            try:
+                await c.request(m.Odds(id=c.new_id(), check=check))
+                counts["odds"] += 1
+            except RequestFailed as e:
+                counts["busy"] += e.code == "busy"
+
+    tasks = [asyncio.create_task(flood(c, k)) for k, c in enumerate(flooders)]
+    await asyncio.sleep(0.3)
+    rtts = []
+    end = time.monotonic() + 2.5
+    while time.monotonic() < end:
+        t0 = time.perf_counter()
+        await gm.request(m.Ping(id=gm.new_id()))
+        rtts.append(time.perf_counter() - t0)
+        await asyncio.sleep(0.01)
+    stop.set()
+    await asyncio.gather(*tasks)
+    rtts.sort()
+    p99 = rtts[int(len(rtts) * 0.99) - 1]
+    print(f"odds flood: {counts['odds']} odds answered; ping p50 {statistics.median(rtts) * 1000:.1f} ms, "
+          f"p99 {p99 * 1000:.1f} ms, max {rtts[-1] * 1000:.1f} ms over {len(rtts)} pings")
+    assert counts["odds"] > 20
+    assert statistics.median(rtts) < 0.05 and p99 < 0.25, rtts[-5:]
+    for c in (*flooders, gm):
+        await c.close()
+
+
+async def test_a_players_state_is_o_state_on_a_long_table(sidecar):
+    table = Table(sidecar.keys.table, sidecar.ledger)
+    table.load()
+    rows = []
+    for i in range(30_000):  # a long session, written as the server writes it
+        if i % 3:
+            pending = table.prepare_op(t.StrainSet(actor=f"A{i % 7}", strain=i % 5))
+        else:
+            pending = table.prepare_roll(m.Roll(id="x", check=FacetsCheck(pool=2), mode="gm" if i % 2 else "public"),
+                                         Viewer("player", "p1"), "p1")
+        rows += pending.encoded()
+        table.commit(pending)
+    sidecar.ledger.append_sync(table.id, rows, None)  # one transaction: the events the server would have written
+    p = await sidecar.client("player", user="p2")
+    gm = await sidecar.client("gm")
+    await p.request(m.State(id="warm"))  # the first builds the player's projection once
+    times = {"player": [], "gm": []}
+    for who, c in (("player", p), ("gm", gm)):
+        for i in range(20):
+            t0 = time.perf_counter()
+            await c.request(m.State(id=f"s{i}"))
+            times[who].append(time.perf_counter() - t0)
+    worst = max(times["player"])
+    print(f"state on 30,000 events: player worst {worst * 1000:.1f} ms, gm worst {max(times['gm']) * 1000:.1f} ms")
+    assert worst < 0.03, times["player"]
+    # and it stays current: a GM op reaches the player's projection without a rebuild
+    await gm.request(m.Gm(id="late", op=t.StrainSet(actor="Late", strain=3)))
+    assert (await p.request(m.State(id="after"))).snapshot.actors["Late"].strain == 3
+    await p.close()
+    await gm.close()
+
+
+def test_the_odds_cache_is_bounded_by_bytes(monkeypatch):
+    monkeypatch.setattr(odds_module, "CACHE_BYTES", 200_000)
+    odds_module.clear_cache()
+    for n in range(300):
+        odds_module.odds(BoonsCheck(ability=5, boon=5, bane=5, trial=5, threshold=10 + n, time_unit="h"))
+    assert 0 < odds_module.cache_bytes() <= 200_000
+    odds_module.clear_cache()
+
+
+async def test_behind_a_trusted_proxy_the_client_address_counts(tmp_path):
+    """Behind Caddy every socket comes from the proxy: its X-Forwarded-For names the client, and only a
+    trusted proxy's does."""
+    async with Small(tmp_path, max_per_address=2, trusted_proxies=("127.0.0.0/8",)) as s:
+        socks = []
+        for client in ("203.0.113.1", "203.0.113.1", "203.0.113.2"):
+            socks.append(await websockets.connect(s.url, subprotocols=["verdict.v1"],
+                                                  additional_headers={"X-Forwarded-For": client}))
+        with pytest.raises(websockets.InvalidStatus) as e:
+            await websockets.connect(s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "203.0.113.1"})
+        assert e.value.response.status_code == 429
+        for ws in socks:
+            await ws.close()
+    async with Small(tmp_path / "b", max_per_address=2) as s:  # not trusted: the header changes nothing
+        socks = [await websockets.connect(s.url, subprotocols=["verdict.v1"],
+                                          additional_headers={"X-Forwarded-For": f"203.0.113.{i}"}) for i in range(2)]
+        with pytest.raises(websockets.InvalidStatus):
+            await websockets.connect(s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "198.51.100.9"})
+        for ws in socks:
+            await ws.close()

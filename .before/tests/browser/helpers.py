@@ -1,0 +1,26 @@
+"""What the browser tests share: the module's API handle, waiting for connections, the tracker."""
+
+from __future__ import annotations
+
+API = "game.modules.get('verdict').api"
+
+
+def connected(*pages) -> None:
+    """Wait until each page's status light says the sidecar is connected."""
+    for page in pages:
+        page.wait_for_selector("#verdict-status[data-state='open']", timeout=15000)
+
+
+def add_complications(gm, hidden: str, revealed: str):
+    """From the GM's tracker: one hidden complication, then one revealed. Returns the tracker."""
+    gm.click("#scene-controls [data-tool='verdict-tracker']")
+    tracker = gm.locator(".verdict-tracker")
+    tracker.wait_for()
+    tracker.locator(".verdict-add [name=text]").fill(hidden)
+    tracker.locator(".verdict-add [data-action=add]").click()
+    tracker.locator(".verdict-complication.is-hidden").wait_for(timeout=5000)
+    tracker.locator(".verdict-add [name=text]").fill(revealed)
+    tracker.locator(".verdict-add [name=hidden]").uncheck()
+    tracker.locator(".verdict-add [data-action=add]").click()
+    gm.wait_for_function("document.querySelectorAll('.verdict-tracker .verdict-complication').length === 2", timeout=5000)
+    return tracker

@@ -1,0 +1,59 @@
+"""A card of each rule set, rolled from the GM's dialog, with a screenshot of each."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import API
+
+pytestmark = pytest.mark.browser
+
+
+CHECKS = {
+    "challenge": {"system": "challenge", "cl": 3, "modifier": 4, "dice": [9]},
+    "feats": {"system": "feats", "ability": 10, "difficulty": 12, "wyrd": 0, "dice": [8, 7, 3]},
+    "boons": {"system": "boons", "ability": 3, "boon": 1, "bane": 1, "trial": 2, "crisis": 0, "dice": [8, 5, 2, 4, 3, 7, 1]},
+}
+
+
+def test_dialog_and_card_of_each_rule_set(table, shot):
+    gm = table.open("gm1")
+    gm.wait_for_selector("#verdict-status[data-state='open']", timeout=10000)
+    for system in ("facets", "challenge", "flairs", "feats", "boons"):
+        gm.evaluate(f"{API}.roll({{system: '{system}', label: 'A {system} check'}})")
+        dialog = gm.locator(".verdict-roll-dialog")
+        dialog.wait_for()
+        dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=5000)
+        assert dialog.locator(".verdict-odds-legend").inner_text().count("%") >= 2
+        shot(gm, ".verdict-roll-dialog", f"dialog-{system}.png")
+        dialog.locator("button[type=submit]").click()
+        dialog.wait_for(state="detached")
+        card = gm.locator(f".verdict-card[data-system='{system}']")
+        card.wait_for(timeout=5000)
+        assert card.locator(".verdict-outcome").inner_text().strip()
+        shot(gm, ".chat-message:last-child", f"card-{system}.png")
+    for system, check in CHECKS.items():
+        gm.evaluate(f"{API}.client.roll({{check: {check!r}, label: 'Given faces'}})".replace("True", "true"))
+    gm.wait_for_function("document.querySelectorAll('.verdict-card').length === 8", timeout=5000)
+    boons = gm.locator(".verdict-card[data-system='boons']").last
+    assert boons.locator(".die.boons-ability").count() == 3
+    shot(gm, ".chat-message:last-child", "card-boons-given.png")
+
+
+def test_dice_so_nice_throws_the_real_faces(table):
+    gm = table.open("gm1")
+    gm.wait_for_selector("#verdict-status[data-state='open']", timeout=10000)
+    gm.evaluate("""() => {
+      window.__throws = [];
+      game.dice3d = {show: (data, user, sync) => { window.__throws.push({data, sync}); return Promise.resolve(true); }};
+    }""")
+    gm.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3, dice: [6, 2, 5]}}, label: 'Thrown'}})")
+    gm.evaluate(f"{API}.client.roll({{check: {CHECKS['boons']!r}, label: 'Thrown boons'}})")
+    gm.wait_for_function("window.__throws.length === 2", timeout=5000)
+    throws = gm.evaluate("window.__throws")
+    facets = throws[0]["data"]["throws"][0]["dice"]
+    assert [(d["result"], d["type"]) for d in facets] == [(6, "d6"), (2, "d6"), (5, "d6")]
+    assert throws[0]["sync"] is True  # every player sees the same throw
+    boons = throws[1]["data"]["throws"][0]["dice"]
+    assert [d["result"] for d in boons] == CHECKS["boons"]["dice"]
+    assert [d["type"] for d in boons] == ["d8", "d8", "d8", "d6", "d6", "d8", "d8"]

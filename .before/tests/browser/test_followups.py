@@ -1,0 +1,122 @@
+"""The card follow-ups beyond the challenge choice, each clicked in a real browser against a real sidecar:
+the devil's bargain on a flairs failure, the next roll of an extended boons check the GM started in the
+tracker, and Wyrd bought in the feats dialog before the roll."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import API, connected
+
+pytestmark = pytest.mark.browser
+
+
+def test_devils_bargain_on_a_flairs_failure(table, shot):
+    gm, player = table.open("gm1", "flairs"), table.open("p1", "flairs")
+    connected(gm, player)
+    player.evaluate(f"{API}.client.roll({{check: {{system: 'flairs', rank: 2, dice: [3, 2]}}, actor: 'actorAyla', scene: 'scene1', label: 'Pick the lock'}})")
+    card = player.locator(".verdict-card[data-system='flairs']")
+    card.wait_for(timeout=5000)
+    assert card.get_attribute("data-outcome") == "failure"
+    bargain = card.locator(".verdict-bargain")
+    assert bargain.count() == 1
+    # Only the roller may bargain.
+    bram = table.open("p2", "flairs")
+    connected(bram)
+    bram.wait_for_selector(".verdict-card[data-system='flairs']", timeout=5000)
+    assert bram.locator(".verdict-card .verdict-bargain").count() == 0
+    shot(player, ".chat-message:last-child", "card-flairs-failure.png")
+    bargain.locator("select[name=bargain-trial]").select_option("costly")
+    bargain.locator("[data-verdict-bargain]").click()
+    for page in (gm, player, bram):
+        page.wait_for_selector(".verdict-card[data-system='flairs'] dd:has-text('Costly')", timeout=5000)
+        c = page.locator(".verdict-card[data-system='flairs']")
+        # The bargain adds a die to the kept ones; it can be taken only once.
+        assert c.locator(".verdict-dice .die").count() == 3
+        assert c.locator(".verdict-bargain").count() == 0
+    card = gm.evaluate("game.messages.contents[0].flags.verdict.card")
+    assert card["actions"] == [{"action": "flairs_bargain", "trial": "costly", "dice": None}]
+    assert card["result"]["bargain"] == "costly" and len(card["result"]["dice"]) == 3
+    shot(player, ".chat-message:last-child", "card-flairs-bargain.png")
+
+
+def test_next_extended_roll_from_the_card(table, shot):
+    gm, player = table.open("gm1", "boons"), table.open("p1", "boons")
+    connected(gm, player)
+    gm.click("#scene-controls [data-tool='verdict-tracker']")
+    tracker = gm.locator(".verdict-tracker")
+    tracker.wait_for()
+    form = tracker.locator(".verdict-extended-form")
+    form.locator("[name=name]").fill("Decipher the ledger")
+    form.locator("[name=threshold]").fill("40")
+    form.locator("[name=trial]").fill("1")
+    form.locator("[data-action=extendedStart]").click()
+    tracker.locator(".verdict-extended li:has-text('Decipher the ledger')").wait_for(timeout=5000)
+
+    player.click("#scene-controls [data-tool='verdict-tracker']")
+    ptracker = player.locator(".verdict-tracker")
+    row = ptracker.locator(".verdict-extended li:has-text('Decipher the ledger')")
+    row.wait_for(timeout=5000)
+    row.locator("[data-action=extendedRoll]").click()
+    dialog = player.locator(".verdict-roll-dialog")
+    dialog.wait_for()
+    assert dialog.locator("[name='field.trial']").is_disabled()
+    assert dialog.locator("[name='field.trial']").input_value() == "1"
+    dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=5000)
+    dialog.locator("button[type=submit]").click()
+    dialog.wait_for(state="detached")
+
+    card = player.locator(".verdict-card[data-system='boons']").last
+    card.wait_for(timeout=5000)
+    assert "/ 40" in card.inner_text()
+    nxt = card.locator("[data-verdict-follow*='extended_next']")
+    assert nxt.count() == 1
+    assert gm.locator(".verdict-card[data-system='boons'] [data-verdict-follow*='extended_next']").count() == 1
+    shot(player, ".chat-message:last-child", "card-boons-extended.png")
+    nxt.click()
+    dialog = player.locator(".verdict-roll-dialog")
+    dialog.wait_for()
+    assert dialog.locator("[name='label']").input_value() == "Decipher the ledger"
+    dialog.locator("button[type=submit]").click()
+    dialog.wait_for(state="detached")
+    player.wait_for_function("document.querySelectorAll('.verdict-card[data-system=\"boons\"]').length === 2", timeout=5000)
+    xid = gm.evaluate(f"Object.keys({API}.client.snapshot.extended)[0]")
+    gm.wait_for_function(f"{API}.client.snapshot.extended['{xid}'].attempts === 2", timeout=5000)
+    cards = gm.evaluate("game.messages.contents.map(m => m.flags.verdict.card).filter(Boolean)")
+    assert [c["extended"] for c in cards] == [xid, xid]
+    assert [c["result"]["extended"]["attempts"] for c in cards] == [1, 2]
+
+
+def test_wyrd_bought_in_the_dialog(table, shot):
+    gm, player = table.open("gm1", "feats"), table.open("p1", "feats")
+    connected(gm, player)
+    gm.evaluate(f"{API}.client.gm({{op: 'wyrd_grant', actor: 'actorAyla', amount: 12}})")
+    player.wait_for_function(f"{API}.client.snapshot?.actors?.actorAyla?.wyrd === 12", timeout=5000)
+    player.evaluate(f"{API}.roll({{actor: 'actorAyla', system: 'feats', label: 'Outrun the hounds'}})")
+    dialog = player.locator(".verdict-roll-dialog")
+    dialog.wait_for()
+    dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=5000)
+    assert dialog.locator("[data-wyrd-have]").inner_text() == "12"
+    assert dialog.locator("[data-wyrd-cost]").inner_text() == "0"
+    # A feat three levels up: 1 in 16 without Wyrd.
+    dialog.locator("[name='field.difficulty']").fill("13")
+    player.wait_for_selector(".verdict-roll-dialog .verdict-odds-legend li[data-outcome=success] .exact:text-is('1/16')", timeout=5000)
+    before = dialog.locator(".verdict-odds-legend").inner_text()
+    dialog.locator("[name='field.wyrd']").fill("1")
+    dialog.locator("[name='field.wyrd_dice'][value=red]").check()
+    # The sidecar prices the purchase and the odds change with it.
+    player.wait_for_selector(".verdict-roll-dialog [data-wyrd-cost]:text-is('5')", timeout=5000)
+    assert dialog.locator(".verdict-odds-legend").inner_text() != before
+    assert dialog.locator(".verdict-odds-legend li[data-outcome=success] .exact").inner_text() == "1/4"
+    shot(player, ".verdict-roll-dialog", "dialog-feats-wyrd.png")
+    dialog.locator("button[type=submit]").click()
+    dialog.wait_for(state="detached")
+    card = player.locator(".verdict-card[data-system='feats']")
+    card.wait_for(timeout=5000)
+    text = card.inner_text()
+    assert "Bought with Wyrd" in text and "red" in text
+    assert card.locator("dd:right-of(dt:has-text('Wyrd spent'))").first.inner_text() == "5"
+    red = card.locator(".die.feat-red")
+    assert red.inner_text() == "8" and "bought" in red.get_attribute("class")
+    gm.wait_for_function(f"{API}.client.snapshot?.actors?.actorAyla?.wyrd === 7", timeout=5000)
+    shot(player, ".chat-message:last-child", "card-feats-wyrd.png")

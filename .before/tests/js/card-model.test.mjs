@@ -1,0 +1,130 @@
+// Card view models from the golden `rolled` vectors, the odds bar, the dialog's checks, and every
+// string the module shows present in lang/en.json.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { buildCard, localizeCard } from "../../vtt-module/scripts/lib/card-model.mjs";
+import { oddsSegments, percent, succeeds } from "../../vtt-module/scripts/lib/odds.mjs";
+import { FIELDS, OUTCOMES, SYSTEMS, buildCheck, defaults, valuesFromCheck } from "../../vtt-module/scripts/lib/systems.mjs";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const vector = (name) => JSON.parse(readFileSync(`${ROOT}protocol/vectors/${name}`, "utf8"));
+const en = JSON.parse(readFileSync(`${ROOT}vtt-module/lang/en.json`, "utf8"));
+const lookup = (key) => key.split(".").reduce((o, k) => (o && typeof o === "object" ? o[k] : undefined), en);
+const localize = (key) => {
+  const v = lookup(key);
+  if (typeof v !== "string") throw new Error(`missing string ${key}`);
+  return v;
+};
+const entryOf = (rolled) => ({ checkId: rolled.check, seq: rolled.seq, result: rolled.result, by: rolled.by, user: rolled.user, mode: rolled.mode, label: rolled.label });
+
+for (const system of SYSTEMS) {
+  test(`a ${system} card from the golden vector`, () => {
+    const rolled = vector(`rolled_${system}.json`);
+    const model = localizeCard(buildCard(entryOf(rolled), { isGM: true }), localize);
+    assert.equal(model.system, system);
+    assert.equal(model.outcome, rolled.result.outcome);
+    assert.equal(model.outcomeLabel, localize(`VERDICT.Outcome.${system}.${rolled.result.outcome}`));
+    assert.notEqual(model.tone, "neutral");
+    assert.equal(model.dice.length, rolled.result.dice.length);
+    for (const f of model.facts) assert.ok(!/@VERDICT|undefined|NaN/.test(f.text), `${system}: ${f.label} = ${f.text}`);
+  });
+}
+
+test("facets: the die read is marked, harm is spelled out", () => {
+  const model = localizeCard(buildCard({ checkId: "c", seq: 1, by: "player", result: {
+    system: "facets", outcome: "costly_success", dice: [5, 1, 1], pool: 3, desperate: false, highest: 5, kind: "opposition",
+    domain: "physical", harm: { opponent: ["scratch"], character: ["scratch"] }, facet: null, cost: true, discord: null, suggestion: "It takes longer",
+  } }), localize);
+  assert.deepEqual(model.dice.map((d) => d.cls.includes("read")), [true, false, false]);
+  assert.ok(model.facts.some((f) => f.label === "Opponent takes" && f.text === "a scratch"));
+  assert.equal(model.suggestion, "It takes longer");
+});
+
+test("challenge: the +2 choice offers both options until one is chosen", () => {
+  const r = { system: "challenge", outcome: "success", dice: [12], total: 12, level: 3, cl: 1, margin: 2, success: true, strain: 0, choice: ["game_changer", "strain"], chosen: null };
+  const open = buildCard({ checkId: "c", seq: 1, by: "player", result: r });
+  assert.deepEqual(open.followups.map((b) => b.action), [{ action: "challenge_choice", option: "game_changer" }, { action: "challenge_choice", option: "strain" }]);
+  const done = buildCard({ checkId: "c", seq: 2, by: "player", result: { ...r, chosen: "strain", strain: -1 } });
+  assert.equal(done.followups.length, 0);
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", result: r }, { canFollow: false }).followups.length, 0);
+});
+
+test("flairs: a failure offers the bargain, open flairs the choice; hidden lurking trials stay secret", () => {
+  const base = { system: "flairs", dice: [3, 3, 2], kept: [3, 3, 2], removed: [], flairs: 0, trials: 1, tainted: 0, desperate: false, simple: false,
+    standing: [{ source: "pair", name: null, tainted: false }, { source: "lurking", name: null, tainted: false }], lurking: 1, lurking_trials: null, revealed: false, chosen: false, named: false, bargain: null };
+  const fail = localizeCard(buildCard({ checkId: "c", seq: 1, by: "player", result: { ...base, outcome: "failure" } }), localize);
+  assert.ok(fail.bargain);
+  assert.ok(fail.choose, "lurking trials ask for the (possibly empty) flair choice");
+  assert.ok(fail.facts.some((f) => f.label === "Lurking trials" && f.text === "1 (secret)"));
+  assert.equal(fail.gmFollowups.length, 2, "the Judge may reveal or name trials");
+  const won = buildCard({ checkId: "c", seq: 2, by: "player", result: { ...base, outcome: "conflict", flairs: 2, chosen: true, lurking_trials: ["loud"], revealed: true, banished: ["loud"] } });
+  assert.equal(won.choose, null);
+  assert.equal(won.bargain, null);
+});
+
+test("the odds bar reads the sidecar's outcome list in the rule set's order", () => {
+  const odds = { system: "facets", outcome: [
+    { value: "triumph", chance: { num: 2, den: 27, p: 2 / 27 } }, { value: "success", chance: { num: 25, den: 72, p: 25 / 72 } },
+    { value: "costly_success", chance: { num: 49, den: 108, p: 49 / 108 } }, { value: "failure", chance: { num: 5, den: 54, p: 5 / 54 } },
+    { value: "catastrophe", chance: { num: 7, den: 216, p: 7 / 216 } }], succeeds: { num: 7, den: 8, p: 0.875 }, pool: 3 };
+  const segs = oddsSegments("facets", odds);
+  assert.deepEqual(segs.map((s) => s.outcome), OUTCOMES.facets.map(([o]) => o));
+  assert.equal(segs[0].exact, "2/27");
+  assert.equal(segs[2].pct, "45.4%");
+  assert.ok(Math.abs(segs.reduce((a, s) => a + s.width, 0) - 100) < 0.05);
+  assert.equal(succeeds(odds), "87.5%");
+  assert.equal(percent(0), "0%");
+  assert.equal(percent(0.00001), "<0.1%");
+  assert.deepEqual(oddsSegments("facets", null), []);
+  assert.deepEqual(oddsSegments("feats", { success: { num: 1, den: 4, p: 0.25 }, failure: 0.75 }).map((s) => s.pct), ["25.0%", "75.0%"]);
+});
+
+test("dialog values become checks in the Struct's field order, and back", () => {
+  assert.deepEqual(buildCheck("facets", defaults("facets")), { system: "facets", pool: 1, helping: 0, hindering: 0, kind: "obstacle", domain: "physical" });
+  const opposed = buildCheck("boons", { ...defaults("boons"), check_type: "opposed", opponent_ability: 3 });
+  assert.deepEqual(opposed.opponent, { ability: 3, boon: 0, bane: 0 });
+  assert.equal("threshold" in opposed, false);
+  assert.equal(valuesFromCheck(opposed).check_type, "opposed");
+  const assisted = buildCheck("boons", { ...defaults("boons"), check_type: "assisted", rank: "2", assists: "1, 3" });
+  assert.deepEqual(assisted.assists, [1, 3]);
+  assert.equal(assisted.rank, 2);
+  assert.equal("level" in buildCheck("feats", defaults("feats")), false, "an empty optional level is left to the sidecar");
+});
+
+test("the dialog's fields exist on the protocol's check Structs", () => {
+  for (const system of SYSTEMS) {
+    const src = readFileSync(`${ROOT}protocol/v1/${system}.py`, "utf8");
+    const cls = src.slice(src.indexOf(`class ${system[0].toUpperCase()}${system.slice(1)}Check(`));
+    const body = cls.slice(0, cls.indexOf("\nclass ") > 0 ? cls.indexOf("\nclass ") : undefined);
+    for (const f of FIELDS[system]) {
+      if (f.wire === false) continue;
+      const name = f.group ?? f.name;
+      assert.match(body, new RegExp(`\\n    ${name}:`), `${system}.${name} is not a field of the check`);
+    }
+  }
+});
+
+test("every string the module shows is in lang/en.json", () => {
+  const keys = new Set();
+  const scan = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory()) scan(p);
+      else if (/\.(mjs|hbs)$/.test(e.name)) for (const m of readFileSync(p, "utf8").matchAll(/["'`](VERDICT\.[A-Za-z_.]+[A-Za-z_])["'`]/g)) keys.add(m[1]);
+    }
+  };
+  scan(`${ROOT}vtt-module/scripts`);
+  scan(`${ROOT}vtt-module/templates`);
+  for (const system of SYSTEMS) {
+    for (const [o] of OUTCOMES[system]) keys.add(`VERDICT.Outcome.${system}.${o}`);
+    for (const f of FIELDS[system]) {
+      keys.add(`VERDICT.Field.${system}.${f.name}`);
+      for (const o of f.options ?? []) keys.add(`VERDICT.Option.${f.name}.${o}`);
+    }
+    keys.add(`VERDICT.System.${system}`);
+  }
+  for (const m of ["public", "gm", "blind", "self"]) keys.add(`VERDICT.Mode.${m}`);
+  const missing = [...keys].filter((k) => typeof lookup(k) !== "string");
+  assert.deepEqual(missing, []);
+});

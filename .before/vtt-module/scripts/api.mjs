@@ -1,0 +1,117 @@
+/**
+ * The public API: `game.modules.get("verdict").api`. Macros call `api.roll({...})`.
+ */
+
+import { MODULE_ID } from "./constants.mjs";
+import { RollDialog } from "./apps/roll-dialog.mjs";
+import { Tracker } from "./apps/tracker.mjs";
+import { isActiveGM } from "./client.mjs";
+import { buildCheck, defaults } from "./lib/systems.mjs";
+import { t } from "./render.mjs";
+import { postRequest, requestRolled } from "./requests.mjs";
+import { setting } from "./settings.mjs";
+import { actorById } from "./documents.mjs";
+
+/**
+ * @typedef {object} RollRequest
+ * @property {string|null} [actor]         actor id (default: the user's character)
+ * @property {string} [system]             rule set (default: the world's)
+ * @property {Record<string, any>} [values] field values
+ * @property {string} [mode]               "public" | "gm" | "blind" | "self"
+ * @property {string|null} [label]
+ * @property {boolean} [dialog]            false: roll at once without the dialog
+ */
+
+export class VerdictApi {
+  /**
+   * @param {import("./client.mjs").VerdictClient} client
+   * @param {import("./chat.mjs").ChatCards|null} cards
+   */
+  constructor(client, cards) {
+    this.client = client;
+    this.cards = cards;
+    this.RollDialog = RollDialog;
+    this.Tracker = Tracker;
+  }
+
+  /**
+   * Open the roll dialog (or roll at once with `dialog: false`). Resolves with the dialog, or the
+   * `rolled` reply.
+   * @param {RollRequest} [req]
+   */
+  async roll(req = {}) {
+    const actor = req.actor ?? game.user?.character?.id ?? null;
+    if (req.dialog === false) {
+      const system = req.system ?? (setting("system") || "facets");
+      const actorDoc = actorById(actor);
+      const remembered = /** @type {Record<string, any>} */ (actorDoc?.getFlag(MODULE_ID, "defaults")?.[system] ?? {});
+      const values = { ...defaults(system), ...remembered, ...(req.values ?? {}) };
+      return this.client.roll({
+        check: buildCheck(system, values), actor, mode: req.mode ?? "public", label: req.label ?? null,
+        scene: canvas?.scene?.id ?? null,
+      });
+    }
+    const dialog = new RollDialog({ actor, system: req.system, values: req.values, mode: req.mode, label: req.label ?? null });
+    await dialog.render({ force: true });
+    return dialog;
+  }
+
+  /** GM: open the dialog that prepares a roll request for players. */
+  async prepareRequest() {
+    const dialog = new RollDialog({ prepare: true });
+    await dialog.render({ force: true });
+    return dialog;
+  }
+
+  openTracker() {
+    return Tracker.open();
+  }
+
+  /**
+   * Remember a roll's values on the actor. Only the active GM writes documents: a player's client asks it.
+   * @param {string|null} actorId
+   * @param {string} system
+   * @param {Record<string, any>} values
+   */
+  rememberDefaults(actorId, system, values) {
+    if (!actorId) return;
+    if (isActiveGM()) {
+      actorById(actorId)?.setFlag(MODULE_ID, "defaults", { [system]: values });
+    } else {
+      game.socket?.emit(`module.${MODULE_ID}`, { t: "defaults", from: game.user?.id, actor: actorId, system, values });
+    }
+  }
+
+  /**
+   * A hotbar macro that opens the dialog for this actor and rule set.
+   * @param {{actor: string|null, system: string, values?: Record<string, any>, slot?: number}} opts
+   */
+  async createMacro(opts) {
+    const actor = actorById(opts.actor);
+    const name = `${t("VERDICT.Macro.name")}${actor ? `: ${actor.name}` : ""}`;
+    const args = JSON.stringify({ actor: opts.actor, system: opts.system, values: opts.values ?? {} });
+    const command = `game.modules.get("${MODULE_ID}").api.roll(${args});`;
+    const macro = await Macro.create({ name, type: "script", command, img: "icons/svg/dice-target.svg" });
+    if (macro) await game.user?.assignHotbarMacro(macro, opts.slot);
+    return macro;
+  }
+
+  /**
+   * GM: post a prepared check to chosen players as a card with a Roll button; a gathered check (a
+   * `flairs` group check, a `boons` opposed check) is started on the table first.
+   * @param {import("./requests.mjs").RequestSpec} req
+   */
+  postRequest(req) {
+    return postRequest(this.client, req);
+  }
+
+  /**
+   * A participant rolled for a (not gathered) request card: the active GM records it on the card.
+   * @param {string} messageId
+   * @param {Record<string, any>} rolled
+   * @param {string|null} [userId]
+   */
+  requestRolled(messageId, rolled, userId = game.user?.id ?? null) {
+    return requestRolled(this.cards, messageId, rolled, userId);
+  }
+}

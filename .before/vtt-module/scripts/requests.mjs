@@ -1,0 +1,205 @@
+/**
+ * GM roll requests: a card posted to chosen players with a Roll button that opens their dialog prefilled.
+ *
+ * A gathered request (a `flairs` group check, a `boons` opposed check) starts the whole check on the
+ * table first (`gather_start`). Each participant's button rolls their part; the card shows every part
+ * as the sidecar reports it and, with the last part, the whole check's outcome (and who springs a room
+ * trap). The active GM's client is the only writer of the card, and it writes from its own connection's
+ * `rolled` messages, never from a player's word.
+ */
+
+import { MODULE_ID } from "./constants.mjs";
+import { isActiveGM } from "./client.mjs";
+import { FIELDS, fieldActive, toneOf } from "./lib/systems.mjs";
+import { gatherCheck, gatherModel, gatherable, partRoll, resolvedOf } from "./lib/gather.mjs";
+import { signed } from "./lib/card-model.mjs";
+import { newId } from "./lib/protocol.mjs";
+import { render, t } from "./render.mjs";
+import { findMessage, messageById } from "./documents.mjs";
+
+/**
+ * @typedef {object} RequestSpec
+ * @property {string} system
+ * @property {Record<string, any>} values
+ * @property {string} [mode]
+ * @property {string|null} [label]
+ * @property {string[]} users   who is asked to roll (a request that does not gather)
+ * @property {boolean} [group]  gather every roll into one check
+ * @property {import("./lib/gather.mjs").Participant[]} [participants]  `flairs` group: who rolls, with their pools
+ * @property {boolean} [trap]   `flairs` group: a room trap
+ * @property {Record<string, string>} [sides]  `boons` opposed: the user who rolls `actor` and `defender`
+ * @property {string|null} [scene]
+ */
+
+/**
+ * @param {import("./client.mjs").VerdictClient} client
+ * @param {RequestSpec} req
+ */
+export async function postRequest(client, req) {
+  const gms = game.users?.filter((u) => u.isGM).map((u) => u.id) ?? [];
+  const base = { id: newId(), system: req.system, values: req.values, mode: req.mode ?? "public", label: req.label ?? null };
+  /** @type {Record<string, any>} */
+  let request;
+  if (req.group && gatherable(req.system, req.values)) {
+    const check = gatherCheck(req.system, req.values, req.participants ?? [], req.trap);
+    const done = await client.gm({ op: "gather_start", check, name: req.label ?? "", scene: req.scene ?? null });
+    const started = (done.events ?? []).map((/** @type {any} */ s) => s?.event).find((/** @type {any} */ e) => e?.kind === "gather_started");
+    if (!started) throw new Error("gather_start recorded no gathered check");
+    const owner = (/** @type {string} */ part) => (req.system === "flairs"
+      ? (req.participants ?? []).find((p) => p.name === part)?.user
+      : req.sides?.[part]) ?? game.user?.id ?? "";
+    const parts = started.parts.map((/** @type {string} */ name) => ({ name, user: owner(name) }));
+    request = {
+      ...base, users: [...new Set(parts.map((/** @type {{user: string}} */ p) => p.user))], group: true,
+      gather: started.gather, check: started.check, parts, partRolls: {}, result: null,
+    };
+  } else {
+    request = { ...base, users: req.users, group: false, rolls: {} };
+  }
+  return ChatMessage.create({
+    content: await renderRequest(request),
+    whisper: [...new Set([...request.users, ...gms])],
+    flags: { [MODULE_ID]: { request } },
+  });
+}
+
+/** Card updates in arrival order: two parts rolled at once must both land on the card. */
+let queue = Promise.resolve();
+
+/**
+ * @param {() => Promise<void>} work
+ */
+function serial(work) {
+  queue = queue.then(work).catch((err) => console.error(`${MODULE_ID} | updating a request card failed`, err));
+  return queue;
+}
+
+/**
+ * A participant rolled for a request card that does not gather: the active GM records it.
+ * @param {import("./chat.mjs").ChatCards|null} cards
+ * @param {string} messageId
+ * @param {Record<string, any>} rolled
+ * @param {string|null} userId
+ */
+export function requestRolled(cards, messageId, rolled, userId) {
+  if (!isActiveGM()) {
+    game.socket?.emit(`module.${MODULE_ID}`, { t: "request-rolled", from: userId, message: messageId, check: rolled.check, outcome: rolled.result?.outcome, system: rolled.result?.system });
+    return Promise.resolve();
+  }
+  return serial(async () => {
+    const message = messageById(messageId);
+    const request = /** @type {Record<string, any>|undefined} */ (message?.getFlag(MODULE_ID, "request"));
+    if (!message || !request || !userId || !request.users.includes(userId)) return;
+    // The outcome comes from the GM's own copy of the roll when it has one, not from the player's word.
+    const full = cards?.full.get(rolled.check);
+    const outcome = full?.outcome ?? rolled.result?.outcome ?? rolled.outcome;
+    const rolls = { ...(request.rolls ?? {}), [userId]: { check: rolled.check, outcome, verified: Boolean(full) } };
+    const next = { ...request, rolls };
+    await message.update({ content: await renderRequest(next), flags: { [MODULE_ID]: { request: next } } });
+  });
+}
+
+/**
+ * Active GM: a part of a gathered check was rolled (the GM connection's `rolled`, with `gather`).
+ * @param {Record<string, any>} rolled
+ */
+export function gatherRolled(rolled) {
+  if (!isActiveGM()) return Promise.resolve();
+  return serial(async () => {
+    const message = requestMessage(rolled.gather);
+    const request = /** @type {Record<string, any>|undefined} */ (message?.getFlag(MODULE_ID, "request"));
+    if (!message || !request || !(request.parts ?? []).some((/** @type {any} */ p) => p.name === rolled.part)) return;
+    const partRolls = { ...(request.partRolls ?? {}), [rolled.part]: partRoll(rolled) };
+    const next = { ...request, partRolls, result: resolvedOf(rolled) ?? request.result ?? null };
+    await message.update({ content: await renderRequest(next), flags: { [MODULE_ID]: { request: next } } });
+  });
+}
+
+/**
+ * Active GM: bring gathered request cards in line with the snapshot's `gathers` (parts rolled while this
+ * client was away, or a result it missed).
+ * @param {Record<string, any>|null} snapshot
+ */
+export function syncGathers(snapshot) {
+  if (!snapshot?.gathers || !isActiveGM()) return Promise.resolve();
+  return serial(async () => {
+    for (const [id, g] of Object.entries(/** @type {Record<string, any>} */ (snapshot.gathers))) {
+      const message = requestMessage(id);
+      const request = /** @type {Record<string, any>|undefined} */ (message?.getFlag(MODULE_ID, "request"));
+      if (!message || !request) continue;
+      const partRolls = { ...(request.partRolls ?? {}) };
+      let changed = false;
+      for (const [part, faces] of Object.entries(g.rolled ?? {})) {
+        if (partRolls[part]) continue;
+        const user = request.parts.find((/** @type {any} */ p) => p.name === part)?.user ?? null;
+        partRolls[part] = { check: "", user, outcome: null, dice: faces };
+        changed = true;
+      }
+      const result = request.result ?? g.result ?? null;
+      if (result !== request.result) changed = true;
+      if (!changed) continue;
+      const next = { ...request, partRolls, result };
+      await message.update({ content: await renderRequest(next), flags: { [MODULE_ID]: { request: next } } });
+    }
+  });
+}
+
+/**
+ * The chat message holding a gathered check's request card.
+ * @param {string} gather
+ */
+export function requestMessage(gather) {
+  return findMessage((m) => /** @type {any} */ (m.getFlag(MODULE_ID, "request"))?.gather === gather);
+}
+
+/**
+ * The request card's HTML.
+ * @param {Record<string, any>} request
+ */
+export async function renderRequest(request) {
+  const system = request.system;
+  const values = request.values ?? {};
+  const gathered = Boolean(request.gather);
+  /** @type {Array<{label: string, text: string}>} */
+  let facts;
+  if (gathered && system === "flairs") {
+    facts = request.check?.trap ? [{ label: t("VERDICT.Request.trap"), text: t("VERDICT.Yes") }] : [];
+  } else {
+    facts = (FIELDS[system] ?? [])
+      .filter((f) => f.wire !== false && fieldActive(f, values) && values[f.name] !== null && values[f.name] !== undefined && values[f.name] !== "")
+      .filter((f) => !(Array.isArray(values[f.name]) && !values[f.name].length))
+      // A count left at its default of none says nothing worth a line.
+      .filter((f) => !(values[f.name] === 0 && f.default === 0) && values[f.name] !== false)
+      .map((f) => ({ label: t(`VERDICT.Field.${system}.${f.name}`), text: f.options ? t(`VERDICT.Option.${f.name}.${values[f.name]}`) : String(values[f.name]) }));
+  }
+  const participants = gathered ? [] : request.users.map((/** @type {string} */ id) => {
+    const roll = request.rolls?.[id];
+    return {
+      id, name: game.users?.get(id)?.name ?? id,
+      outcomeLabel: roll ? t(`VERDICT.Outcome.${system}.${roll.outcome}`) : null,
+      tone: roll ? toneOf(system, roll.outcome) : null,
+    };
+  });
+  const g = gathered ? gatherModel(request, (id) => game.users?.get(id)?.name ?? id) : null;
+  const rows = (g?.rows ?? []).map((/** @type {any} */ r) => ({
+    ...r,
+    partLabel: r.partKey ? t(r.partKey) : r.part,
+    showUser: Boolean(r.partKey) || r.userName !== r.part,
+    outcomeLabel: r.outcomeKey ? t(r.outcomeKey) : null,
+    netText: r.net !== null ? `${t("VERDICT.Fact.netSuccesses")} ${signed(r.net)}` : null,
+  }));
+  return render("request-card.hbs", {
+    ...request,
+    gathered,
+    systemLabel: t(`VERDICT.System.${system}`),
+    facts,
+    participants,
+    rows,
+    groupOutcomeLabel: g?.outcomeKey
+      ? `${t(system === "boons" ? "VERDICT.Request.part.actor" : "VERDICT.Request.groupOutcome")}: ${t(g.outcomeKey)}` : null,
+    groupTone: g?.tone ?? null,
+    springsText: g?.springs.length ? g.springs.join(", ") : null,
+    winnerLabel: g?.winnerKey ? t(g.winnerKey) : null,
+    netText: g?.net !== null && g?.net !== undefined ? signed(g.net) : null,
+  });
+}

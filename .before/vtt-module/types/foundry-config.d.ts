@@ -1,0 +1,32 @@
+// Declarations the type checker needs: the module's settings, flags and API. Not loaded by Foundry.
+import type { VerdictApi } from "../scripts/api.mjs";
+
+declare global {
+  interface SettingConfig {
+    "verdict.url": string;
+    "verdict.table": string;
+    "verdict.playerKey": string;
+    "verdict.gmKey": string;
+    "verdict.mode": string;
+    "verdict.system": string;
+  }
+  interface FlagConfig {
+    Actor: {
+      verdict?: {
+        defaults?: Record<string, Record<string, unknown>>;
+        strain?: number;
+      };
+    };
+    ChatMessage: {
+      verdict?: {
+        card?: Record<string, unknown>;
+        request?: Record<string, unknown>;
+      };
+    };
+  }
+  interface ModuleConfig {
+    verdict: { api: VerdictApi };
+  }
+}
+
+export {};
