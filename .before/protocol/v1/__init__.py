@@ -1,1 +1,0 @@
-"""Protocol v1: Structs for every message, check and result."""
