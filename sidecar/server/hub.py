@@ -157,7 +157,12 @@ class Hub:
                 hub.known.add(rid)
                 while len(hub.replies) > REPLY_CACHE or hub.reply_bytes > REPLY_CACHE_BYTES:
                     hub.reply_bytes -= len(hub.replies.popitem(last=False)[1][1])
-                await _safe_send(conn, reply if not conn.msgpack else _to_msgpack(reply))
+                # A MessagePack client gets the reply encoded from the message in hand, not decoded from the stored JSON.
+                data = reply if not conn.msgpack else codec.encode(reply_msg, msgpack=True)
+                if conn.write is not None and (conn.backlog is None or conn.backlog() <= SLOW_PEER_BYTES):
+                    conn.write(ws_frame(data, conn.msgpack))  # one write, no coroutine chain
+                else:
+                    await _safe_send(conn, data)
                 await self._fanout(hub, conn, pending, build)
         finally:
             del hub.inflight[rid]
