@@ -303,8 +303,9 @@ def plan_file(server: Server, connections: int, per_table: int = 8) -> Path:
     """Which connection joins which table as whom: one GM and the rest players, distinct users."""
     tables = server.info["tables"] or [[f"echo-{i}", "-", "-"] for i in range(connections // per_table)]
     plan = []
-    for table, gm, player in tables[: connections // per_table]:
-        plan.append([table, [[gm, "gm"], *[[player, f"player-{j}"] for j in range(1, per_table)]]])
+    for table, gm, player, *rest in tables[: connections // per_table]:
+        users = rest[0] if rest else {}
+        plan.append([table, [[gm, "gm"], *[[users.get(f"player-{j}", player), f"player-{j}"] for j in range(1, per_table)]]])
     fd, name = tempfile.mkstemp(prefix="verdict-bench-plan-", suffix=".json")
     with os.fdopen(fd, "w") as f:
         json.dump({"tables": plan}, f)

@@ -25,14 +25,15 @@ from sidecar.engine import Dice, resolve
 
 from .common import Row
 
-# (rule set, what the check is, the check, the closest d20 expression, target ratio)
+# (rule set, what the check is, the check, the closest d20 expression, target ratio): issue 14 asks every
+# rule set for 3× its d20 expression, `facets` and `challenge` as they were or better, `feats` 1.5× at least.
 CASES: list[tuple[str, str, Any, str, float]] = [
     ("facets", "5-die pool", FacetsCheck(pool=5), "5d6kh1", 5.0),
     ("challenge", "d20 + 3 vs CL 3", ChallengeCheck(cl=3, modifier=3), "1d20+3", 1.5),
-    ("flairs", "6-die pool, 1 cut", FlairsCheck(rank=4, edges=2, cuts=1), "6d6ph1kh1", 5.0),
+    ("flairs", "6-die pool, 1 cut", FlairsCheck(rank=4, edges=2, cuts=1), "6d6ph1kh1", 3.0),
     ("feats", "ability 5 vs difficulty 3", FeatsCheck(ability=5, difficulty=3), "3d8", 1.5),
     ("boons", "6 dice: 3 ability, boon, bane, trial", BoonsCheck(ability=3, boon=1, bane=1, trial=1),
-     "3d8+2d6+1d8", 5.0),
+     "3d8+2d6+1d8", 3.0),
 ]
 
 

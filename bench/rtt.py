@@ -5,10 +5,16 @@ The client is another process (:mod:`bench.clients` ``rtt``, the ``websockets`` 
 ledger on the disk (an fsync per commit: what a host pays) and on tmpfs (the same work without the
 fsync); the anchor is a bare aiohttp echo server answering the same request with a frame of the
 size of Verdict's reply, in the same run.
+
+The targets (issue 14) are against the floor a durable roll cannot go under, measured in the same run:
+on the disk, p50 at most the echo's p50 plus one durable commit (a one-row SQLite WAL commit with
+``synchronous=FULL`` in the ledger's directory) plus 60 µs, p99 at most 1.5× that sum; on tmpfs,
+where the commit is nearly free, p50 at most 1.5× the echo's.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from .common import Row, data_dir, percentile, run_clients, start_server
@@ -16,7 +22,7 @@ from .common import Row, data_dir, percentile, run_clients, start_server
 
 def _rtt(server: Any, count: int, warmup: int) -> dict[str, Any]:
     tables = server.info["tables"] or [["echo", "-", "-"]]
-    table, gm, _ = tables[0]
+    table, gm = tables[0][:2]
     out = run_clients("bench.clients", ["rtt", server.url, table, gm, "--count", str(count),
                                         "--warmup", str(warmup)], 1, timeout=600)[0]
     if out["errors"]:
@@ -24,13 +30,47 @@ def _rtt(server: Any, count: int, warmup: int) -> dict[str, Any]:
     return out
 
 
+def durable_commit(directory: Path, count: int = 400) -> float:
+    """p50 of one durable commit in ``directory``: a one-row SQLite insert in WAL mode with
+    ``synchronous=FULL`` (an fsync per commit), in a file of its own. The floor of a roll's round trip."""
+    import sqlite3
+    import time
+
+    path = directory / "floor.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB NOT NULL)")
+        row = b"e" * 480
+        out = []
+        for i in range(count + 20):
+            t = time.perf_counter()
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("INSERT INTO t (k, v) VALUES (?, ?)", (i, row))
+            db.execute("COMMIT")
+            if i >= 20:
+                out.append((time.perf_counter() - t) * 1e6)
+        return percentile(out, 50)
+    finally:
+        db.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+SLACK_US = 60.0
+"""What the issue allows a roll's round trip above the echo and one durable commit."""
+
+
 def run(full: bool = False) -> list[Row]:
     count, warmup = (20000, 1000) if full else (3000, 300)
     results: dict[str, dict[str, Any]] = {}
+    commits: dict[str, float] = {}
     size = 0
     for where in ("disk", "tmpfs"):
         d = data_dir(where)
         try:
+            commits[d.label] = durable_commit(d.path)
             with start_server("verdict", data=d.path) as server:
                 results[d.label] = out = _rtt(server, count, warmup)
                 size = size or out["reply_size"]
@@ -42,17 +82,28 @@ def run(full: bool = False) -> list[Row]:
     e50, e99 = percentile(echo["latencies_us"], 50), percentile(echo["latencies_us"], 99)
     for label, out in results.items():
         lat = out["latencies_us"]
+        p50, p99 = percentile(lat, 50), percentile(lat, 99)
         note = f"{count:,} round trips; reply {out['reply_size']} B"
-        rows.append(Row("round trip", f"p50, ledger on {label}", percentile(lat, 50), "aiohttp echo p50", e50, "µs",
-                        higher_is_better=False, target=1.3, note=note))
-        rows.append(Row("round trip", f"p99, ledger on {label}", percentile(lat, 99), "aiohttp echo p99", e99, "µs",
-                        higher_is_better=False, target=1.5, note=note))
+        floor = e50 + commits[label] + SLACK_US
+        anchor = f"echo p50 {e50:.0f} + commit {commits[label]:.0f} + {SLACK_US:g}"
+        if label == "tmpfs":  # the commit is nearly free here: the target is on the echo alone
+            rows.append(Row("round trip", f"p50, ledger on {label}", p50, "echo p50", e50, "µs",
+                            higher_is_better=False, target=1.5, note=note))
+            rows.append(Row("round trip", f"p99, ledger on {label}", p99, "echo p99", e99, "µs",
+                            higher_is_better=False, target=1.5, note=note + "; the issue sets no p99 here: 1.5× the echo's"))
+        else:
+            rows.append(Row("round trip", f"p50, ledger on {label}", p50, anchor, floor, "µs",
+                            higher_is_better=False, target=1.0, note=note + "; the floor: echo + one durable commit"))
+            rows.append(Row("round trip", f"p99, ledger on {label}", p99, anchor, floor, "µs",
+                            higher_is_better=False, target=1.5, note=note))
+        rows.append(Row("round trip, part", f"one durable commit (the floor's), {label}", commits[label], "", 0, "µs",
+                        higher_is_better=False, note="p50; a one-row SQLite WAL commit, synchronous=FULL, same directory"))
     return rows + parts()
 
 
-def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float]:
-    """p50 of a durable append through the writer thread, and of the same commit run directly
-    (no thread hand-off), in this process: what a roll's round trip cannot do without."""
+def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float, float]:
+    """p50 of a durable append committed on the loop's thread, through the writer thread, and of the
+    same commit run directly, in this process: what a roll's round trip cannot do without."""
     import asyncio
     import time
 
@@ -60,19 +111,24 @@ def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float]:
 
     d = data_dir(where)
     try:
+        event, reply = b"e" * 400, b"r" * 480
+        appended = {}
+        for commit in ("loop", "thread"):
+            ledger = SqliteLedger(d.path / f"{commit}.sqlite3", commit=commit)
+            table = ledger.create_table("parts").table
+
+            async def appends() -> list[float]:
+                out = []
+                for i in range(count):
+                    t = time.perf_counter()
+                    await ledger.append(table, [(i + 1, event)], (f"a-{i}", "gm", reply))
+                    out.append((time.perf_counter() - t) * 1e6)
+                return out
+
+            appended[commit] = percentile(asyncio.run(appends()), 50)
+            ledger.close()
         ledger = SqliteLedger(d.path / "verdict.sqlite3")
         table = ledger.create_table("parts").table
-        event, reply = b"e" * 400, b"r" * 480
-
-        async def through_thread() -> list[float]:
-            out = []
-            for i in range(count):
-                t = time.perf_counter()
-                await ledger.append(table, [(i + 1, event)], (f"a-{i}", "gm", reply))
-                out.append((time.perf_counter() - t) * 1e6)
-            return out
-
-        appended = asyncio.run(through_thread())
         db = ledger._connect()
         direct = []
         for i in range(count):
@@ -81,7 +137,7 @@ def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float]:
             direct.append((time.perf_counter() - t) * 1e6)
         db.close()
         ledger.close()
-        return d.label, percentile(appended, 50), percentile(direct, 50)
+        return d.label, appended["loop"], appended["thread"], percentile(direct, 50)
     finally:
         d.cleanup()
 
@@ -89,8 +145,10 @@ def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float]:
 def parts() -> list[Row]:
     rows = []
     for where in ("disk", "tmpfs"):
-        label, appended, direct = _ledger_parts(where)
-        rows.append(Row("round trip, part", f"durable append via the writer thread, {label}", appended, "", 0, "µs",
+        label, on_loop, threaded, direct = _ledger_parts(where)
+        rows.append(Row("round trip, part", f"durable append committed on the loop's thread, {label}", on_loop, "", 0,
+                        "µs", higher_is_better=False, note="p50; the commit below plus a turn of the loop (the default does this for a lone append)"))
+        rows.append(Row("round trip, part", f"durable append via the writer thread, {label}", threaded, "", 0, "µs",
                         higher_is_better=False, note="p50; the commit below plus the hand-off to and from the thread"))
         rows.append(Row("round trip, part", f"the same commit run directly, {label}", direct, "", 0, "µs",
                         higher_is_better=False, note="p50; SQLite WAL, synchronous=FULL"))

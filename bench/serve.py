@@ -4,7 +4,7 @@
     python -m bench.serve echo --reply-size BYTES
 
 Listens on 127.0.0.1 on a free port and prints one JSON line: ``{"port": P, "pid": ..., "tables":
-[[table, gm_key, player_key], ...]}``; then serves until stdin closes or SIGTERM.
+[[table, gm_key, player_key, {user: user_key}], ...]}``; then serves until stdin closes or SIGTERM.
 
 Verdict runs as ``verdict serve`` builds it (:func:`sidecar.server.app.create_app`, the same
 websocket settings), with two differences a benchmark needs: the rate limits and connection caps are
@@ -36,17 +36,30 @@ from .common import raise_nofile
 
 async def serve_verdict(data: Path, tables: int, ledger_url: str | None = None) -> tuple[web.AppRunner, list[list[str]]]:
     from sidecar.server.app import Settings, create_app
-    from sidecar.state.ledger import open_ledger
+    from sidecar.state.ledger import SqliteLedger, open_ledger
 
     data.mkdir(parents=True, exist_ok=True)
-    ledger = open_ledger(ledger_url, data)  # SQLite in data, or a shared PostgreSQL ledger
+    # SQLite in data (committing as BENCH_COMMIT says: loop, the default, or thread), or a shared PostgreSQL ledger
+    commit = os.environ.get("BENCH_COMMIT")
+    ledger = SqliteLedger(data / "verdict.sqlite3", commit=commit) if commit and not ledger_url else open_ledger(ledger_url, data)
     keys = [ledger.create_table(f"bench-{i}") for i in range(tables)]
     settings = Settings(host="127.0.0.1", port=0, data=data, rate=1e9, burst=1e9, max_connections=1_000_000,
                         max_per_address=1_000_000, hello_timeout=600.0)
     app = create_app(settings, ledger)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
-    return runner, [[k.table, k.gm, k.player] for k in keys]
+    from sidecar.state.keys import derive_user_key
+
+    # A player rolls as a user with that user's own key (the table-wide player key binds to no user).
+    users = {}
+    for k in keys:
+        secret = ledger.user_secret(k.table)
+        users[k.table] = {f"player-{j}": derive_user_key(secret, f"player-{j}") for j in range(1, USER_KEYS + 1)} if secret else {}
+    return runner, [[k.table, k.gm, k.player, users[k.table]] for k in keys]
+
+
+USER_KEYS = 15
+"""Per-user player keys made per table (``player-1`` ...): enough for tables of up to 16."""
 
 
 async def echo(request: web.Request) -> web.WebSocketResponse:
@@ -142,5 +155,9 @@ if __name__ == "__main__":
         import cProfile
 
         cProfile.run("asyncio.run(main())", os.environ["BENCH_PROFILE"])
+    elif os.environ.get("BENCH_LOOP") == "uvloop":  # Verdict and the echo alike, so the ratios stay fair
+        import uvloop
+
+        uvloop.run(main())
     else:
         asyncio.run(main())

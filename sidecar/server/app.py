@@ -335,6 +335,14 @@ class Socket:
         if self.partial_since is None:
             self.partial_since = time.monotonic()
 
+    def write(self, frame: bytes) -> bool:
+        """Write an already framed message (see :func:`~.hub.ws_frame`) in one call; False if closing."""
+        transport = self.transport
+        if transport is None or transport.is_closing() or self.ws.closed:
+            return False
+        transport.write(frame)
+        return True
+
     async def send(self, data: bytes) -> None:
         # msgspec already produced UTF-8 bytes: send them as the frame, without a decode and re-encode.
         await self.ws.send_frame(data, WSMsgType.BINARY if self.msgpack else WSMsgType.TEXT)
@@ -533,7 +541,7 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
     user = who.user if who.user is not None or role != "gm" else f"anon-{uuid.uuid4().hex[:8]}"
     conn = Connection(
         send=sock.send, role=role, user=user, msgpack=sock.msgpack,
-        backlog=sock.backlog, drop=sock.drop,
+        backlog=sock.backlog, drop=sock.drop, write=sock.write,
     )
     sock.conn, sock.hub = conn, hub
     async with hub.lock:  # no action lands between the welcome's seq and the first broadcast

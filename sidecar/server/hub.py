@@ -46,6 +46,9 @@ class Connection:
     """() -> bytes waiting in the socket's write buffer (the peer has not read them yet)."""
     drop: Any = None
     """async () -> None: close a peer that reads too slowly (it reconnects and resyncs from its seq)."""
+    write: Any = None
+    """(bytes) -> bool: write an already framed websocket message in one call, without awaiting
+    (False when the socket is closing); the fan-out frames a message once for all who see the same."""
 
     @property
     def viewer(self) -> Viewer:
@@ -154,7 +157,12 @@ class Hub:
                 hub.known.add(rid)
                 while len(hub.replies) > REPLY_CACHE or hub.reply_bytes > REPLY_CACHE_BYTES:
                     hub.reply_bytes -= len(hub.replies.popitem(last=False)[1][1])
-                await _safe_send(conn, reply if not conn.msgpack else _to_msgpack(reply))
+                # A MessagePack client gets the reply encoded from the message in hand, not decoded from the stored JSON.
+                data = reply if not conn.msgpack else codec.encode(reply_msg, msgpack=True)
+                if conn.write is not None and (conn.backlog is None or conn.backlog() <= SLOW_PEER_BYTES):
+                    conn.write(ws_frame(data, conn.msgpack))  # one write, no coroutine chain
+                else:
+                    await _safe_send(conn, data)
                 await self._fanout(hub, conn, pending, build)
         finally:
             del hub.inflight[rid]
@@ -205,7 +213,8 @@ class Hub:
         the action follows) and whether it is the one who acted (who hears of it, even of a blind one)."""
         owner = getattr(build, "owner", None)
         actor = getattr(build, "actor", None)
-        cache: dict[tuple[str, object, bool, bool], list[bytes]] = {}
+        cache: dict[tuple[str, object, bool, bool], tuple[list[bytes], bytes]] = {}
+        slow: list[Connection] = []
         for conn in list(hub.connections):
             if conn is origin:
                 continue
@@ -214,11 +223,25 @@ class Hub:
                 key = (conn.role, conn.user if conn.role != "gm" else None, False, conn.msgpack)
             else:
                 key = (conn.role, mine and conn.user == owner, mine and conn.user == actor, conn.msgpack)
-            frames = cache.get(key)
-            if frames is None:
-                frames = cache[key] = self._frames(hub, conn, pending, build)
-            for data in frames:
-                await _safe_send(conn, data)
+            entry = cache.get(key)
+            if entry is None:
+                frames = self._frames(hub, conn, pending, build)
+                # The same bytes on the wire for everyone of this kind: websocket frames from a server are
+                # not masked, so they are framed once and each socket gets them in one write.
+                entry = cache[key] = (frames, b"".join(ws_frame(f, conn.msgpack) for f in frames))
+            frames, wire = entry
+            if not frames:
+                continue
+            if conn.write is None:
+                for data in frames:
+                    await _safe_send(conn, data)
+            elif conn.backlog is not None and conn.backlog() > SLOW_PEER_BYTES:
+                slow.append(conn)
+            else:
+                conn.write(wire)
+        for conn in slow:  # after everyone else has been told: dropping one awaits nothing of the others
+            if conn.drop is not None:
+                await conn.drop()
 
     def _frames(self, hub: TableHub, conn: Connection, pending: Pending, build: Any) -> list[bytes]:
         if build is not None:  # a roll or a follow-up: one message with its visible consequences
@@ -261,6 +284,20 @@ async def _safe_send(conn: Connection, data: bytes) -> None:
         await conn.send(data)
     except (ConnectionError, RuntimeError):  # the peer went away; its handler cleans up
         pass
+
+
+def ws_frame(payload: bytes, binary: bool) -> bytes:
+    """One unmasked, unfragmented websocket frame (RFC 6455 5.2) as a server sends it: FIN, the
+    text or binary opcode, the length, the payload."""
+    first = 0x82 if binary else 0x81
+    n = len(payload)
+    if n < 126:
+        head = bytes((first, n))
+    elif n < 65536:
+        head = bytes((first, 126)) + n.to_bytes(2, "big")
+    else:
+        head = bytes((first, 127)) + n.to_bytes(8, "big")
+    return head + payload
 
 
 def _to_msgpack(reply: bytes) -> bytes:

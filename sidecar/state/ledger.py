@@ -4,8 +4,13 @@
 batch of events atomically (with the reply of the request that caused them, for
 idempotency), read events since a seq, manage tables and their keys.
 :class:`SqliteLedger` is the embedded default: one SQLite file in WAL mode with
-``synchronous=FULL``, written by one thread that commits concurrent appends together
-(group commit), so an event is on disk before anyone is told of it.
+``synchronous=FULL`` that commits concurrent appends together (group commit), so an event is on
+disk before anyone is told of it. The appends of one turn of the event loop share a commit; it runs
+on the loop's own thread (``commit="loop"``: no hand-off), on a writer thread of its own
+(``commit="thread"``: the loop goes on during the fsync), or, by default (``commit="auto"``), on the
+loop when the turn brought a single append and the writer is idle (one client: no hand-off), and on
+the writer thread when several share it or the writer is still busy (under load: the loop keeps
+reading and preparing while the disk syncs).
 :class:`~sidecar.state.ledger_pg.PostgresLedger` (``--ledger postgresql://...``) is the same interface
 over a database that several sidecars share; its appends may raise :class:`Behind`.
 """
@@ -140,7 +145,17 @@ def open_ledger(url: str | None, data: Path) -> Ledger:
 class SqliteLedger:
     """The embedded ledger: ``<data>/verdict.sqlite3`` in WAL mode."""
 
-    def __init__(self, path: str | Path, synchronous: str = "FULL") -> None:
+    COMMITS = ("auto", "loop", "thread")
+
+    def __init__(self, path: str | Path, synchronous: str = "FULL", commit: str = "auto") -> None:
+        """``commit="loop"`` commits on the event loop's thread, once per turn of the loop for all the
+        appends of that turn: no hand-off to another thread and back, at the price of the loop waiting
+        for the fsync. ``commit="thread"`` commits on a writer thread while the loop goes on, and wakes
+        the loop through its self-pipe. ``commit="auto"`` takes the first for a lone append while the
+        writer is idle and the second otherwise. Only one of the two commits at any time."""
+        if commit not in self.COMMITS:
+            raise ValueError(f"commit must be one of {', '.join(self.COMMITS)}, not {commit!r}")
+        self.commit = commit
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._synchronous = synchronous
@@ -153,6 +168,10 @@ class SqliteLedger:
         self._writer: threading.Thread | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self._pending: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], tuple]]] = {}
+        self._wdb: sqlite3.Connection | None = None
+        self._inflight = 0
+        """Appends handed to the writer thread and not yet settled (read and written on the loop's thread)."""
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -271,13 +290,46 @@ class SqliteLedger:
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None:
         """Append atomically; returns once the events are durable. Concurrent appends share a commit."""
-        if self._writer is None:
-            self._writer = threading.Thread(target=self._write_loop, name="verdict-ledger", daemon=True)
-            self._writer.start()
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
-        self._queue.put((loop, fut, (table_id, events, request)))
+        pending = self._pending.get(loop)
+        if pending is None:  # the first append of this turn: commit them all once the turn's work is done
+            pending = self._pending[loop] = []
+            loop.call_soon(self._flush, loop)
+        pending.append((fut, (table_id, events, request)))
         await fut
+
+    def _flush(self, loop: asyncio.AbstractEventLoop, direct: bool = False) -> None:
+        """Commit every append of the loop's last turn in one transaction, then settle their futures.
+
+        ``call_soon`` runs this after the callbacks already due, so all the appends that the turn's
+        reads led to share the commit (and its fsync)."""
+        items = self._pending.pop(loop, [])
+        if not items:
+            return
+        if not direct and (self.commit == "thread" or (self.commit == "auto" and (len(items) > 1 or self._inflight))):
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_loop, name="verdict-ledger", daemon=True)
+                self._writer.start()
+            self._inflight += len(items)
+            for fut, work in items:
+                self._queue.put((loop, fut, work))
+            return
+        # Here the writer thread is idle (nothing in flight), so this is the only commit under way.
+        error: BaseException | None = None
+        try:
+            if self._wdb is None:
+                self._wdb = self._connect()
+            self._write(self._wdb, [work for _, work in items])
+        except BaseException as exc:  # the whole batch failed; every waiter hears it
+            error = exc
+        for fut, _ in items:
+            _settle(fut, error)
+
+    def _settled(self, futs: list[asyncio.Future[None]], error: BaseException | None) -> None:
+        """On the loop's thread: the writer committed (or failed) these appends."""
+        self._inflight -= len(futs)
+        _settle_all(futs, error)
 
     def _write_loop(self) -> None:
         db = self._connect()
@@ -306,13 +358,18 @@ class SqliteLedger:
             for loop, fut, _ in items:
                 by_loop.setdefault(loop, []).append(fut)
             for loop, futs in by_loop.items():
-                loop.call_soon_threadsafe(_settle_all, futs, error)
+                loop.call_soon_threadsafe(self._settled, futs, error)
             if stop:
                 break
         db.close()
 
     def close(self) -> None:
         """Finish the pending writes and close; closing twice is harmless."""
+        for loop in list(self._pending):
+            self._flush(loop, direct=True)
+        if self._wdb is not None:
+            self._wdb.close()
+            self._wdb = None
         if self._writer is not None:
             self._queue.put(None)
             self._writer.join(timeout=10)

@@ -1,0 +1,68 @@
+"""The SQLite ledger's ways of committing: on the loop's thread, on the writer thread, or chosen per turn."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from sidecar.state.ledger import SqliteLedger
+
+
+@pytest.mark.parametrize("commit", SqliteLedger.COMMITS)
+def test_every_append_is_stored_once_committed(tmp_path: Path, commit: str) -> None:
+    ledger = SqliteLedger(tmp_path / "v.sqlite3", commit=commit)
+    tables = [ledger.create_table(f"t{i}").table for i in range(5)]
+
+    async def main() -> None:
+        await ledger.append(tables[0], [(1, b"lone")], ("r-lone", "gm", b"reply"))
+        # Appends made in one turn of the loop share a commit; each table's seqs stay in order.
+        for seq in range(2, 6):
+            await asyncio.gather(*(ledger.append(t, [(seq, b"e%d" % seq)], (f"r-{t}-{seq}", "gm", b"r")) for t in tables[1:]))
+
+    asyncio.run(main())
+    ledger.close()
+    again = SqliteLedger(tmp_path / "v.sqlite3")
+    assert again.events(tables[0]) == [(1, b"lone")]
+    for t in tables[1:]:
+        assert again.events(t) == [(seq, b"e%d" % seq) for seq in range(2, 6)]
+        assert again.request(t, f"r-{t}-5") is not None
+    again.close()
+
+
+def test_auto_commits_a_lone_append_on_the_loop_and_a_group_on_the_writer(tmp_path: Path) -> None:
+    ledger = SqliteLedger(tmp_path / "v.sqlite3")
+    assert ledger.commit == "auto"
+    a, b = ledger.create_table("a").table, ledger.create_table("b").table
+
+    async def main() -> None:
+        await ledger.append(a, [(1, b"x")], None)
+        assert ledger._writer is None  # no hand-off for a lone append
+        await asyncio.gather(ledger.append(a, [(2, b"y")], None), ledger.append(b, [(1, b"z")], None))
+        assert ledger._writer is not None and ledger._inflight == 0
+
+    asyncio.run(main())
+    assert ledger.events(a) == [(1, b"x"), (2, b"y")] and ledger.events(b) == [(1, b"z")]
+    ledger.close()
+
+
+def test_a_failed_commit_fails_every_append_of_its_turn_and_stores_none(tmp_path: Path) -> None:
+    ledger = SqliteLedger(tmp_path / "v.sqlite3", commit="loop")
+    a = ledger.create_table("a").table
+
+    async def main() -> list[object]:
+        await ledger.append(a, [(1, b"x")], None)
+        # seq 1 again: the primary key refuses it, and the other append of the same turn goes with it
+        return await asyncio.gather(ledger.append(a, [(1, b"dup")], None), ledger.append(a, [(2, b"y")], None),
+                                    return_exceptions=True)
+
+    results = asyncio.run(main())
+    assert all(isinstance(r, Exception) for r in results)
+    assert ledger.events(a) == [(1, b"x")]
+    ledger.close()
+
+
+def test_an_unknown_commit_mode_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="commit must be one of"):
+        SqliteLedger(tmp_path / "v.sqlite3", commit="sometimes")
