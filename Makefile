@@ -28,8 +28,13 @@ serve: $(STAMP)
 # The JavaScript side (npm packages, node units, the type check, the browser tests, the zip).
 include mk/js.mk
 
-test: test-python test-js typecheck test-browser
+test: lint test-python test-js typecheck test-browser
 	@echo "all suites passed"
+
+# The Python gate: ruff's lint rules and its formatter (pinned in the test extra).
+lint: $(STAMP)
+	$(BIN)/ruff check sidecar protocol tests bench
+	$(BIN)/ruff format --check sidecar protocol tests bench
 
 test-python: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not browser"

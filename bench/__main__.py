@@ -13,7 +13,7 @@ import inspect
 import os
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .common import ROOT, Row, dict_table, machine, raise_nofile, table
 
@@ -49,13 +49,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-append", action="store_true", help="print, but do not append to BENCHMARKS.md")
     args = p.parse_args(argv)
     raise_nofile()
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     load_before = os.getloadavg()
-    command = "python -m bench" + (" --full" if args.full else "") + (f" --only {' '.join(args.only)}" if args.only else "")
-    head = [f"### {started:%Y-%m-%d %H:%M} UTC, {'full' if args.full else 'quick'}", "",
-            f"- command: `{command}` (`make bench` runs `python -m bench`)",
-            f"- machine: {machine()}",
-            f"- load average before: {load_before[0]:.2f} (1 min)", ""]
+    command = (
+        "python -m bench" + (" --full" if args.full else "") + (f" --only {' '.join(args.only)}" if args.only else "")
+    )
+    head = [
+        f"### {started:%Y-%m-%d %H:%M} UTC, {'full' if args.full else 'quick'}",
+        "",
+        f"- command: `{command}` (`make bench` runs `python -m bench`)",
+        f"- machine: {machine()}",
+        f"- load average before: {load_before[0]:.2f} (1 min)",
+        "",
+    ]
     print("\n".join(head), flush=True)
     sections = []
     t0 = time.monotonic()

@@ -105,7 +105,9 @@ def _mine(plan: dict[str, Any], index: int, of: int) -> list[tuple[str, str, str
     return [(*c, i) for i, c in enumerate(conns)][index::of]
 
 
-async def _connect_all(url: str, mine: list[tuple[str, str, str, int]]) -> tuple[aiohttp.ClientSession, list[Conn], int]:
+async def _connect_all(
+    url: str, mine: list[tuple[str, str, str, int]]
+) -> tuple[aiohttp.ClientSession, list[Conn], int]:
     """Open this process's connections; ``url`` may list several servers (comma-separated): the
     connections go to them in turn, as a round-robin balancer would send them."""
     urls = url.split(",")
@@ -118,7 +120,7 @@ async def _connect_all(url: str, mine: list[tuple[str, str, str, int]]) -> tuple
         async with gate:
             try:
                 return await _connect(session, urls[i % len(urls)], t, k, u)
-            except (aiohttp.ClientError, ConnectionError, asyncio.TimeoutError, OSError):
+            except (TimeoutError, aiohttp.ClientError, ConnectionError, OSError):
                 failures += 1
                 return None
 
@@ -152,7 +154,7 @@ async def load(url: str, plan: dict[str, Any], index: int, of: int, duration: fl
             try:
                 await c.ws.send_str(ROLL % c.rid)
                 reply = await asyncio.wait_for(c.done, 10.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 timeouts += 1
                 continue
             except (ConnectionError, aiohttp.ClientError, RuntimeError):
@@ -169,8 +171,16 @@ async def load(url: str, plan: dict[str, Any], index: int, of: int, duration: fl
         await c.ws.close()
     await asyncio.gather(*readers, return_exceptions=True)
     await session.close()
-    return {"connections": len(conns), "connect_failures": failures, "completed": len(lat), "elapsed": elapsed,
-            "latencies_us": [round(x) for x in lat], "errors": errors, "timeouts": timeouts, "received": received}
+    return {
+        "connections": len(conns),
+        "connect_failures": failures,
+        "completed": len(lat),
+        "elapsed": elapsed,
+        "latencies_us": [round(x) for x in lat],
+        "errors": errors,
+        "timeouts": timeouts,
+        "received": received,
+    }
 
 
 async def idle(url: str, plan: dict[str, Any], index: int, of: int) -> dict[str, Any]:

@@ -36,8 +36,10 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return (f"{os.cpu_count()} cores ({cpu or platform.machine()}), Python {platform.python_version()}, "
-            f"{platform.system()} {platform.release()}")
+    return (
+        f"{os.cpu_count()} cores ({cpu or platform.machine()}), Python {platform.python_version()}, "
+        f"{platform.system()} {platform.release()}"
+    )
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -95,8 +97,10 @@ def fmt(v: float) -> str:
 
 def table(rows: Sequence[Row]) -> str:
     """A Markdown table of ``rows``."""
-    out = ["| figure | case | Verdict | anchor | anchor's | ratio | target | met | note |",
-           "| --- | --- | ---: | --- | ---: | ---: | --- | --- | --- |"]
+    out = [
+        "| figure | case | Verdict | anchor | anchor's | ratio | target | met | note |",
+        "| --- | --- | ---: | --- | ---: | ---: | --- | --- | --- |",
+    ]
     for r in rows:
         if r.limit is not None:
             target, met = f"< {r.limit:g} {r.unit}", "yes" if r.met else "**no**"
@@ -107,8 +111,10 @@ def table(rows: Sequence[Row]) -> str:
             met = "yes" if r.met else "**no**"
         anchor_value = fmt(r.anchor_value) if r.anchor else ""
         ratio = f"{r.ratio:.2f}×" if r.anchor and r.anchor_value else ""
-        out.append(f"| {r.figure} | {r.case} | {fmt(r.value)} {r.unit} | {r.anchor} | {anchor_value} | {ratio} | "
-                   f"{target} | {met} | {r.note} |")
+        out.append(
+            f"| {r.figure} | {r.case} | {fmt(r.value)} {r.unit} | {r.anchor} | {anchor_value} | {ratio} | "
+            f"{target} | {met} | {r.note} |"
+        )
     return "\n".join(out)
 
 
@@ -178,8 +184,15 @@ class Server:
         self.stop()
 
 
-def start_server(kind: str, *, data: Path | None = None, tables: int = 1, reply_size: int = 0,
-                 timeout: float = 120.0, ledger: str | None = None) -> Server:
+def start_server(
+    kind: str,
+    *,
+    data: Path | None = None,
+    tables: int = 1,
+    reply_size: int = 0,
+    timeout: float = 120.0,
+    ledger: str | None = None,
+) -> Server:
     """Start ``python -m bench.serve`` and wait for the line that says where it listens."""
     cmd = [python(), "-m", "bench.serve", kind, "--tables", str(tables), "--reply-size", str(reply_size)]
     if data is not None:
@@ -200,8 +213,15 @@ def start_server(kind: str, *, data: Path | None = None, tables: int = 1, reply_
 
 def run_clients(module: str, args: list[str], count: int, timeout: float) -> list[dict[str, Any]]:
     """Run ``count`` client processes of ``python -m <module> <args>`` that each print one JSON line."""
-    procs = [subprocess.Popen([python(), "-m", module, *args, "--index", str(i), "--of", str(count)],
-                              cwd=ROOT, stdout=subprocess.PIPE, text=True) for i in range(count)]
+    procs = [
+        subprocess.Popen(
+            [python(), "-m", module, *args, "--index", str(i), "--of", str(count)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(count)
+    ]
     out = []
     try:
         for p in procs:
@@ -260,9 +280,16 @@ class ClientProcs:
     """Client processes that connect, say ``ready``, wait for a line on stdin, and print a JSON result."""
 
     def __init__(self, module: str, args: list[str], count: int) -> None:
-        self.procs = [subprocess.Popen([python(), "-m", module, *args, "--index", str(i), "--of", str(count)],
-                                       cwd=ROOT, stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
-                      for i in range(count)]
+        self.procs = [
+            subprocess.Popen(
+                [python(), "-m", module, *args, "--index", str(i), "--of", str(count)],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stdin=subprocess.PIPE,
+                text=True,
+            )
+            for i in range(count)
+        ]
 
     def ready(self) -> None:
         for p in self.procs:
@@ -305,7 +332,9 @@ def plan_file(server: Server, connections: int, per_table: int = 8) -> Path:
     plan = []
     for table, gm, player, *rest in tables[: connections // per_table]:
         users = rest[0] if rest else {}
-        plan.append([table, [[gm, "gm"], *[[users.get(f"player-{j}", player), f"player-{j}"] for j in range(1, per_table)]]])
+        plan.append(
+            [table, [[gm, "gm"], *[[users.get(f"player-{j}", player), f"player-{j}"] for j in range(1, per_table)]]]
+        )
     fd, name = tempfile.mkstemp(prefix="verdict-bench-plan-", suffix=".json")
     with os.fdopen(fd, "w") as f:
         json.dump({"tables": plan}, f)

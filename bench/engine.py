@@ -32,8 +32,13 @@ CASES: list[tuple[str, str, Any, str, float]] = [
     ("challenge", "d20 + 3 vs CL 3", ChallengeCheck(cl=3, modifier=3), "1d20+3", 1.5),
     ("flairs", "6-die pool, 1 cut", FlairsCheck(rank=4, edges=2, cuts=1), "6d6ph1kh1", 3.0),
     ("feats", "ability 5 vs difficulty 3", FeatsCheck(ability=5, difficulty=3), "3d8", 1.5),
-    ("boons", "6 dice: 3 ability, boon, bane, trial", BoonsCheck(ability=3, boon=1, bane=1, trial=1),
-     "3d8+2d6+1d8", 3.0),
+    (
+        "boons",
+        "6 dice: 3 ability, boon, bane, trial",
+        BoonsCheck(ability=3, boon=1, bane=1, trial=1),
+        "3d8+2d6+1d8",
+        3.0,
+    ),
 ]
 
 
@@ -62,7 +67,7 @@ def run(full: bool = False) -> list[Row]:
         d20.roll(expr)
         ours, theirs = 0.0, 0.0
         for _ in range(rounds):
-            ours = max(ours, _rate(lambda: resolve(check, rng), seconds))
-            theirs = max(theirs, _rate(lambda: d20.roll(expr), seconds))
+            ours = max(ours, _rate(lambda check=check: resolve(check, rng), seconds))
+            theirs = max(theirs, _rate(lambda expr=expr: d20.roll(expr), seconds))
         rows.append(Row("engine", f"`{system}` {what}", ours, f"d20 `{expr}`", theirs, "res/s", target=target))
     return rows

@@ -46,7 +46,9 @@ def _port() -> int:
 async def _fuzz(url: str, keys: dict[str, str], msgpack: bool, n: int) -> int:
     rng = random.Random(7 + msgpack)
     sent = 0
-    ws = await websockets.connect(url, subprotocols=["verdict.v1+msgpack" if msgpack else "verdict.v1"], compression=None)
+    ws = await websockets.connect(
+        url, subprotocols=["verdict.v1+msgpack" if msgpack else "verdict.v1"], compression=None
+    )
     hello = {"type": "hello", "table": keys["table"], "key": keys["gm"], "user": "fuzz"}
     await ws.send(msgspec.msgpack.encode(hello) if msgpack else json.dumps(hello))
     await ws.recv()
@@ -56,13 +58,15 @@ async def _fuzz(url: str, keys: dict[str, str], msgpack: bool, n: int) -> int:
         try:
             while True:  # drain without waiting on frames that get no reply
                 await asyncio.wait_for(ws.recv(), 0.002)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
     await ws.close()
     return sent
 
 
-async def _load(url: str, keys: dict[str, str], user_keys: dict[str, str], seconds: float, flood: bool = True) -> dict[str, float]:
+async def _load(
+    url: str, keys: dict[str, str], user_keys: dict[str, str], seconds: float, flood: bool = True
+) -> dict[str, float]:
     stop = asyncio.Event()
     counts = {"odds": 0, "rolls": 0, "refused": 0, "reconnects": 0}
 
@@ -78,8 +82,9 @@ async def _load(url: str, keys: dict[str, str], user_keys: dict[str, str], secon
             counts["reconnects"] += 1
             for _ in range(50):
                 n += 1
-                check = BoonsCheck(ability=5, boon=5, bane=5, trial=4, crisis=1, threshold=50 + k * 10**6 + n,
-                                   time_unit="h", limit=40)
+                check = BoonsCheck(
+                    ability=5, boon=5, bane=5, trial=4, crisis=1, threshold=50 + k * 10**6 + n, time_unit="h", limit=40
+                )
                 try:
                     await c.request(m.Odds(id=c.new_id(), check=check))
                     counts["odds"] += 1
@@ -116,8 +121,13 @@ async def _load(url: str, keys: dict[str, str], user_keys: dict[str, str], secon
     await asyncio.gather(*tasks, return_exceptions=True)
     await gm.close()
     times.sort()
-    return {"n": len(times), "p50": statistics.median(times), "p99": times[max(0, int(len(times) * 0.99) - 1)],
-            "max": times[-1], **counts}
+    return {
+        "n": len(times),
+        "p50": statistics.median(times),
+        "p99": times[max(0, int(len(times) * 0.99) - 1)],
+        "max": times[-1],
+        **counts,
+    }
 
 
 def main() -> None:
@@ -125,8 +135,21 @@ def main() -> None:
     print(f"data and server log in {data}")
     port = _port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port), "--data", str(data), "--log-format", "json"],
-        stdout=subprocess.DEVNULL, stderr=open(data / "server.log", "wb"), cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "sidecar.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--data",
+            str(data),
+            "--log-format",
+            "json",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=open(data / "server.log", "wb"),
+        cwd=ROOT,
     )
     try:
         deadline = time.monotonic() + 15
@@ -140,8 +163,13 @@ def main() -> None:
         keys = dict(line.split(" ", 1) for line in (data / "default-table.keys").read_text().splitlines())
         user_keys = {}
         for user in [f"o{k}" for k in range(4)] + ["r0", "r1"]:
-            out = subprocess.run([sys.executable, "-m", "sidecar.cli", "table", "--data", str(data), "user-key",
-                                  keys["table"], user], capture_output=True, text=True, cwd=ROOT, check=True)
+            out = subprocess.run(
+                [sys.executable, "-m", "sidecar.cli", "table", "--data", str(data), "user-key", keys["table"], user],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+                check=True,
+            )
             user_keys[user] = out.stdout.strip()
         url = f"ws://127.0.0.1:{port}/ws"
         rss0 = _rss(proc.pid)
@@ -156,13 +184,19 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=15)
-    print(f"RSS: {rss0 / 2**20:.1f} MiB at start, {rss1 / 2**20:.1f} MiB after {sent:,} fuzzed frames, "
-          f"{rss2 / 2**20:.1f} MiB after the load; server alive: {alive}")
-    print(f"GM roll alone ({quiet['n']} rolls over 3 s): p50 {quiet['p50'] * 1000:.1f} ms, p99 {quiet['p99'] * 1000:.1f} ms, "
-          f"worst {quiet['max'] * 1000:.1f} ms")
-    print(f"GM roll under load ({load['n']} rolls over 10 s): p50 {load['p50'] * 1000:.1f} ms, p99 {load['p99'] * 1000:.1f} ms, "
-          f"worst {load['max'] * 1000:.1f} ms; flood answered {load['odds']:,} odds and {load['rolls']:,} rolls, "
-          f"refused {load['refused']:,} requests, {load['reconnects']} connections")
+    print(
+        f"RSS: {rss0 / 2**20:.1f} MiB at start, {rss1 / 2**20:.1f} MiB after {sent:,} fuzzed frames, "
+        f"{rss2 / 2**20:.1f} MiB after the load; server alive: {alive}"
+    )
+    print(
+        f"GM roll alone ({quiet['n']} rolls over 3 s): p50 {quiet['p50'] * 1000:.1f} ms, p99 {quiet['p99'] * 1000:.1f} ms, "
+        f"worst {quiet['max'] * 1000:.1f} ms"
+    )
+    print(
+        f"GM roll under load ({load['n']} rolls over 10 s): p50 {load['p50'] * 1000:.1f} ms, p99 {load['p99'] * 1000:.1f} ms, "
+        f"worst {load['max'] * 1000:.1f} ms; flood answered {load['odds']:,} odds and {load['rolls']:,} rolls, "
+        f"refused {load['refused']:,} requests, {load['reconnects']} connections"
+    )
 
 
 if __name__ == "__main__":

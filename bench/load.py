@@ -23,8 +23,9 @@ PROCESSES = 2
 def _load(server: Any, connections: int, duration: float) -> dict[str, Any]:
     plan = plan_file(server, connections)
     try:
-        with ClientProcs("bench.clients", ["load", server.url, "--plan", str(plan), "--duration", str(duration)],
-                         PROCESSES) as clients:
+        with ClientProcs(
+            "bench.clients", ["load", server.url, "--plan", str(plan), "--duration", str(duration)], PROCESSES
+        ) as clients:
             clients.ready()
             cpu0, t0 = server.cpu(), time.monotonic()
             clients.go()
@@ -37,9 +38,16 @@ def _load(server: Any, connections: int, duration: float) -> dict[str, Any]:
     elapsed = max(r["elapsed"] for r in results)
     errors = sum(r["errors"] + r["timeouts"] + r["connect_failures"] for r in results)
     errors += connections - sum(r["connections"] for r in results) - sum(r["connect_failures"] for r in results)
-    return {"rate": completed / elapsed, "p99": percentile(lat, 99), "p50": percentile(lat, 50), "errors": errors,
-            "cpu": cpu, "received": sum(r["received"] for r in results) / elapsed,
-            "timeouts": sum(r["timeouts"] for r in results), "error_replies": sum(r["errors"] for r in results)}
+    return {
+        "rate": completed / elapsed,
+        "p99": percentile(lat, 99),
+        "p50": percentile(lat, 50),
+        "errors": errors,
+        "cpu": cpu,
+        "received": sum(r["received"] for r in results) / elapsed,
+        "timeouts": sum(r["timeouts"] for r in results),
+        "error_replies": sum(r["errors"] for r in results),
+    }
 
 
 def run(full: bool = False, connections: int = 1000) -> list[Row]:
@@ -56,15 +64,57 @@ def run(full: bool = False, connections: int = 1000) -> list[Row]:
         echo = _load(server, connections, duration)
     rows = []
     for label, r in results.items():
-        note = (f"{connections:,} connections, {duration:g} s; p50 {r['p50'] / 1000:.1f} ms; "
-                f"server CPU {r['cpu']:.2f} s/s (echo {echo['cpu']:.2f}); frames out {r['received']:,.0f}/s")
-        rows.append(Row("load", f"rolls/s, ledger on {label}", r["rate"], "echo broadcast", echo["rate"], "/s",
-                        target=0.7, note=note))
-        rows.append(Row("load", f"p99 latency, ledger on {label}", r["p99"] / 1000, "echo p99", echo["p99"] / 1000,
-                        "ms", higher_is_better=False, target=2.0))
-        rows.append(Row("load", f"server CPU per roll, ledger on {label}", r["cpu"] / r["rate"] * 1e6, "echo's per roll",
-                        echo["cpu"] / echo["rate"] * 1e6, "µs", higher_is_better=False,
-                        note="the server's own cost, less moved by other work on the machine than the rates"))
-        rows.append(Row("load", f"errors, ledger on {label}", r["errors"], "", 0, "", higher_is_better=False, limit=1,
-                        note="must be 0" + (f"; echo had {echo['errors']}" if echo["errors"] else "")))
+        note = (
+            f"{connections:,} connections, {duration:g} s; p50 {r['p50'] / 1000:.1f} ms; "
+            f"server CPU {r['cpu']:.2f} s/s (echo {echo['cpu']:.2f}); frames out {r['received']:,.0f}/s"
+        )
+        rows.append(
+            Row(
+                "load",
+                f"rolls/s, ledger on {label}",
+                r["rate"],
+                "echo broadcast",
+                echo["rate"],
+                "/s",
+                target=0.7,
+                note=note,
+            )
+        )
+        rows.append(
+            Row(
+                "load",
+                f"p99 latency, ledger on {label}",
+                r["p99"] / 1000,
+                "echo p99",
+                echo["p99"] / 1000,
+                "ms",
+                higher_is_better=False,
+                target=2.0,
+            )
+        )
+        rows.append(
+            Row(
+                "load",
+                f"server CPU per roll, ledger on {label}",
+                r["cpu"] / r["rate"] * 1e6,
+                "echo's per roll",
+                echo["cpu"] / echo["rate"] * 1e6,
+                "µs",
+                higher_is_better=False,
+                note="the server's own cost, less moved by other work on the machine than the rates",
+            )
+        )
+        rows.append(
+            Row(
+                "load",
+                f"errors, ledger on {label}",
+                r["errors"],
+                "",
+                0,
+                "",
+                higher_is_better=False,
+                limit=1,
+                note="must be 0" + (f"; echo had {echo['errors']}" if echo["errors"] else ""),
+            )
+        )
     return rows

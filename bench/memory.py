@@ -55,12 +55,32 @@ def run(full: bool = False) -> list[Row]:
         d.cleanup()
     echo = _measure("echo", counts)
     gc.collect()
-    rows = [Row("memory", "RSS idle", ours[0] / 2**20, "echo idle", echo[0] / 2**20, "MiB", higher_is_better=False,
-                note=f"{max(counts) // 8} tables created")]
+    rows = [
+        Row(
+            "memory",
+            "RSS idle",
+            ours[0] / 2**20,
+            "echo idle",
+            echo[0] / 2**20,
+            "MiB",
+            higher_is_better=False,
+            note=f"{max(counts) // 8} tables created",
+        )
+    ]
     for n in counts:
-        rows.append(Row("memory", f"RSS, {n:,} idle connections", ours[n] / 2**20, f"echo, {n:,}", echo[n] / 2**20,
-                        "MiB", higher_is_better=False))
+        rows.append(
+            Row(
+                "memory",
+                f"RSS, {n:,} idle connections",
+                ours[n] / 2**20,
+                f"echo, {n:,}",
+                echo[n] / 2**20,
+                "MiB",
+                higher_is_better=False,
+            )
+        )
         per, echo_per = (ours[n] - ours[0]) / n / 1024, (echo[n] - echo[0]) / n / 1024
-        rows.append(Row("memory", f"per connection, {n:,}", per, "echo", echo_per, "KiB", higher_is_better=False,
-                        limit=64))
+        rows.append(
+            Row("memory", f"per connection, {n:,}", per, "echo", echo_per, "KiB", higher_is_better=False, limit=64)
+        )
     return rows

@@ -183,7 +183,11 @@ SHAPES: list[tuple[str, Any, Callable[[Any], Any]]] = [
     ("feats 3d8, 1 Wyrd", FeatsCheck(level=6, wyrd=1), icepool_feats),
     ("boons 5 dice", BoonsCheck(ability=3, trial=2), icepool_boons),
     ("boons 20 dice", BoonsCheck(ability=6, boon=3, bane=3, trial=4, crisis=4), icepool_boons),
-    ("boons opposed 20 dice", BoonsCheck(ability=5, boon=3, bane=2, opponent=BoonsPool(ability=5, boon=2, bane=3)), icepool_boons),
+    (
+        "boons opposed 20 dice",
+        BoonsCheck(ability=5, boon=3, bane=2, opponent=BoonsPool(ability=5, boon=2, bane=3)),
+        icepool_boons,
+    ),
 ]
 
 
@@ -248,7 +252,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         cold = _median_us(_cold(check), 20 if quick else 100)
         first = _median_us(_cold(check, tables=True), 20 if quick else 100)
         cached = _cached_us(check, 5 if quick else 15)
-        icepool_us = _median_us(lambda: ice(check), 3 if quick else 7)
+        icepool_us = _median_us(lambda ice=ice, check=check: ice(check), 3 if quick else 7)
         rows.append(
             {
                 "shape": name,

@@ -23,8 +23,9 @@ from .common import Row, data_dir, percentile, run_clients, start_server
 def _rtt(server: Any, count: int, warmup: int) -> dict[str, Any]:
     tables = server.info["tables"] or [["echo", "-", "-"]]
     table, gm = tables[0][:2]
-    out = run_clients("bench.clients", ["rtt", server.url, table, gm, "--count", str(count),
-                                        "--warmup", str(warmup)], 1, timeout=600)[0]
+    out = run_clients(
+        "bench.clients", ["rtt", server.url, table, gm, "--count", str(count), "--warmup", str(warmup)], 1, timeout=600
+    )[0]
     if out["errors"]:
         raise RuntimeError(f"{out['errors']} round trips were answered with an error")
     return out
@@ -87,17 +88,71 @@ def run(full: bool = False) -> list[Row]:
         floor = e50 + commits[label] + SLACK_US
         anchor = f"echo p50 {e50:.0f} + commit {commits[label]:.0f} + {SLACK_US:g}"
         if label == "tmpfs":  # the commit is nearly free here: the target is on the echo alone
-            rows.append(Row("round trip", f"p50, ledger on {label}", p50, "echo p50", e50, "µs",
-                            higher_is_better=False, target=1.5, note=note))
-            rows.append(Row("round trip", f"p99, ledger on {label}", p99, "echo p99", e99, "µs",
-                            higher_is_better=False, target=1.5, note=note + "; the issue sets no p99 here: 1.5× the echo's"))
+            rows.append(
+                Row(
+                    "round trip",
+                    f"p50, ledger on {label}",
+                    p50,
+                    "echo p50",
+                    e50,
+                    "µs",
+                    higher_is_better=False,
+                    target=1.5,
+                    note=note,
+                )
+            )
+            rows.append(
+                Row(
+                    "round trip",
+                    f"p99, ledger on {label}",
+                    p99,
+                    "echo p99",
+                    e99,
+                    "µs",
+                    higher_is_better=False,
+                    target=1.5,
+                    note=note + "; the issue sets no p99 here: 1.5× the echo's",
+                )
+            )
         else:
-            rows.append(Row("round trip", f"p50, ledger on {label}", p50, anchor, floor, "µs",
-                            higher_is_better=False, target=1.0, note=note + "; the floor: echo + one durable commit"))
-            rows.append(Row("round trip", f"p99, ledger on {label}", p99, anchor, floor, "µs",
-                            higher_is_better=False, target=1.5, note=note))
-        rows.append(Row("round trip, part", f"one durable commit (the floor's), {label}", commits[label], "", 0, "µs",
-                        higher_is_better=False, note="p50; a one-row SQLite WAL commit, synchronous=FULL, same directory"))
+            rows.append(
+                Row(
+                    "round trip",
+                    f"p50, ledger on {label}",
+                    p50,
+                    anchor,
+                    floor,
+                    "µs",
+                    higher_is_better=False,
+                    target=1.0,
+                    note=note + "; the floor: echo + one durable commit",
+                )
+            )
+            rows.append(
+                Row(
+                    "round trip",
+                    f"p99, ledger on {label}",
+                    p99,
+                    anchor,
+                    floor,
+                    "µs",
+                    higher_is_better=False,
+                    target=1.5,
+                    note=note,
+                )
+            )
+        rows.append(
+            Row(
+                "round trip, part",
+                f"one durable commit (the floor's), {label}",
+                commits[label],
+                "",
+                0,
+                "µs",
+                higher_is_better=False,
+                note="p50; a one-row SQLite WAL commit, synchronous=FULL, same directory",
+            )
+        )
     return rows + parts()
 
 
@@ -117,7 +172,7 @@ def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float, floa
             ledger = SqliteLedger(d.path / f"{commit}.sqlite3", commit=commit)
             table = ledger.create_table("parts").table
 
-            async def appends() -> list[float]:
+            async def appends(ledger: SqliteLedger = ledger, table: str = table) -> list[float]:
                 out = []
                 for i in range(count):
                     t = time.perf_counter()
@@ -146,10 +201,40 @@ def parts() -> list[Row]:
     rows = []
     for where in ("disk", "tmpfs"):
         label, on_loop, threaded, direct = _ledger_parts(where)
-        rows.append(Row("round trip, part", f"durable append committed on the loop's thread, {label}", on_loop, "", 0,
-                        "µs", higher_is_better=False, note="p50; the commit below plus a turn of the loop (the default does this for a lone append)"))
-        rows.append(Row("round trip, part", f"durable append via the writer thread, {label}", threaded, "", 0, "µs",
-                        higher_is_better=False, note="p50; the commit below plus the hand-off to and from the thread"))
-        rows.append(Row("round trip, part", f"the same commit run directly, {label}", direct, "", 0, "µs",
-                        higher_is_better=False, note="p50; SQLite WAL, synchronous=FULL"))
+        rows.append(
+            Row(
+                "round trip, part",
+                f"durable append committed on the loop's thread, {label}",
+                on_loop,
+                "",
+                0,
+                "µs",
+                higher_is_better=False,
+                note="p50; the commit below plus a turn of the loop (the default does this for a lone append)",
+            )
+        )
+        rows.append(
+            Row(
+                "round trip, part",
+                f"durable append via the writer thread, {label}",
+                threaded,
+                "",
+                0,
+                "µs",
+                higher_is_better=False,
+                note="p50; the commit below plus the hand-off to and from the thread",
+            )
+        )
+        rows.append(
+            Row(
+                "round trip, part",
+                f"the same commit run directly, {label}",
+                direct,
+                "",
+                0,
+                "µs",
+                higher_is_better=False,
+                note="p50; SQLite WAL, synchronous=FULL",
+            )
+        )
     return rows

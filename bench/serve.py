@@ -34,17 +34,31 @@ from aiohttp import WSMsgType, web
 from .common import raise_nofile
 
 
-async def serve_verdict(data: Path, tables: int, ledger_url: str | None = None) -> tuple[web.AppRunner, list[list[str]]]:
+async def serve_verdict(
+    data: Path, tables: int, ledger_url: str | None = None
+) -> tuple[web.AppRunner, list[list[str]]]:
     from sidecar.server.app import Settings, create_app
     from sidecar.state.ledger import SqliteLedger, open_ledger
 
     data.mkdir(parents=True, exist_ok=True)
     # SQLite in data (committing as BENCH_COMMIT says: loop, the default, or thread), or a shared PostgreSQL ledger
     commit = os.environ.get("BENCH_COMMIT")
-    ledger = SqliteLedger(data / "verdict.sqlite3", commit=commit) if commit and not ledger_url else open_ledger(ledger_url, data)
+    ledger = (
+        SqliteLedger(data / "verdict.sqlite3", commit=commit)
+        if commit and not ledger_url
+        else open_ledger(ledger_url, data)
+    )
     keys = [ledger.create_table(f"bench-{i}") for i in range(tables)]
-    settings = Settings(host="127.0.0.1", port=0, data=data, rate=1e9, burst=1e9, max_connections=1_000_000,
-                        max_per_address=1_000_000, hello_timeout=600.0)
+    settings = Settings(
+        host="127.0.0.1",
+        port=0,
+        data=data,
+        rate=1e9,
+        burst=1e9,
+        max_connections=1_000_000,
+        max_per_address=1_000_000,
+        hello_timeout=600.0,
+    )
     app = create_app(settings, ledger)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
@@ -54,7 +68,9 @@ async def serve_verdict(data: Path, tables: int, ledger_url: str | None = None) 
     users = {}
     for k in keys:
         secret = ledger.user_secret(k.table)
-        users[k.table] = {f"player-{j}": derive_user_key(secret, f"player-{j}") for j in range(1, USER_KEYS + 1)} if secret else {}
+        users[k.table] = (
+            {f"player-{j}": derive_user_key(secret, f"player-{j}") for j in range(1, USER_KEYS + 1)} if secret else {}
+        )
     return runner, [[k.table, k.gm, k.player, users[k.table]] for k in keys]
 
 

@@ -66,8 +66,9 @@ def _cluster_cpu(pg: Any) -> float:
 
 def _rtt(url: str, info: dict[str, Any], count: int) -> float:
     table, gm = info["tables"][0][:2]
-    out = run_clients("bench.clients", ["rtt", url, table, gm, "--count", str(count), "--warmup", "100"], 1,
-                      timeout=300)
+    out = run_clients(
+        "bench.clients", ["rtt", url, table, gm, "--count", str(count), "--warmup", "100"], 1, timeout=300
+    )
     return percentile(out[0]["latencies_us"], 50)
 
 
@@ -115,20 +116,68 @@ def run(full: bool = False, connections: int = 1000) -> list[Row]:
     rows = []
     base_cost = base["cpu"] / base["rate"] * 1e6
     for n, r in results.items():
-        note = (f"{cores} cores; {connections:,} connections, {duration:g} s; p50 {r['p50'] / 1000:.1f} ms; "
-                f"CPU of sidecars + PostgreSQL {r['cpu']:.2f} s/s; errors {r['errors']}: {r['timeouts']} replies later "
-                f"than 10 s, {r['error_replies']} error replies (SQLite: {base['errors']})")
-        rows.append(Row("several", f"rolls/s, {n} sidecar{'s' if n > 1 else ''} on PostgreSQL", r["rate"],
-                        "1 sidecar on SQLite", base["rate"], "/s", note=note))
-        rows.append(Row("several", f"p99 latency, {n} sidecar{'s' if n > 1 else ''} on PostgreSQL", r["p99"] / 1000,
-                        "SQLite p99", base["p99"] / 1000, "ms", higher_is_better=False))
-        rows.append(Row("several", f"errors, {n} sidecar{'s' if n > 1 else ''} on PostgreSQL", r["errors"], "", 0, "",
-                        higher_is_better=False, note="must be 0"))
+        note = (
+            f"{cores} cores; {connections:,} connections, {duration:g} s; p50 {r['p50'] / 1000:.1f} ms; "
+            f"CPU of sidecars + PostgreSQL {r['cpu']:.2f} s/s; errors {r['errors']}: {r['timeouts']} replies later "
+            f"than 10 s, {r['error_replies']} error replies (SQLite: {base['errors']})"
+        )
+        rows.append(
+            Row(
+                "several",
+                f"rolls/s, {n} sidecar{'s' if n > 1 else ''} on PostgreSQL",
+                r["rate"],
+                "1 sidecar on SQLite",
+                base["rate"],
+                "/s",
+                note=note,
+            )
+        )
+        rows.append(
+            Row(
+                "several",
+                f"p99 latency, {n} sidecar{'s' if n > 1 else ''} on PostgreSQL",
+                r["p99"] / 1000,
+                "SQLite p99",
+                base["p99"] / 1000,
+                "ms",
+                higher_is_better=False,
+            )
+        )
+        rows.append(
+            Row(
+                "several",
+                f"errors, {n} sidecar{'s' if n > 1 else ''} on PostgreSQL",
+                r["errors"],
+                "",
+                0,
+                "",
+                higher_is_better=False,
+                note="must be 0",
+            )
+        )
     one = results[SIDECARS[0]]
-    rows.append(Row("several", "server CPU per roll, PostgreSQL (1 sidecar + database)",
-                    one["cpu"] / one["rate"] * 1e6, "SQLite", base_cost, "µs", higher_is_better=False,
-                    note=f"under the load above; both ledgers durable on {fs}"))
-    rows.append(Row("several", "one roll's round trip (p50, alone), PostgreSQL", rtts[1] / 1000,
-                    "SQLite", base_rtt / 1000, "ms", higher_is_better=False,
-                    note="one connection, one request at a time: a commit each"))
+    rows.append(
+        Row(
+            "several",
+            "server CPU per roll, PostgreSQL (1 sidecar + database)",
+            one["cpu"] / one["rate"] * 1e6,
+            "SQLite",
+            base_cost,
+            "µs",
+            higher_is_better=False,
+            note=f"under the load above; both ledgers durable on {fs}",
+        )
+    )
+    rows.append(
+        Row(
+            "several",
+            "one roll's round trip (p50, alone), PostgreSQL",
+            rtts[1] / 1000,
+            "SQLite",
+            base_rtt / 1000,
+            "ms",
+            higher_is_better=False,
+            note="one connection, one request at a time: a commit each",
+        )
+    )
     return rows

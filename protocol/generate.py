@@ -23,8 +23,14 @@ def schema() -> str:
         "title": "Verdict protocol v1",
         "description": "Every websocket message of protocol v1 (subprotocol verdict.v1). Generated from protocol/v1/*.py.",
         "oneOf": [
-            {"title": "client message", "anyOf": [{"$ref": f"#/$defs/{t.__name__}"} for t in AnyClientMessage.__args__]},
-            {"title": "server message", "anyOf": [{"$ref": f"#/$defs/{t.__name__}"} for t in AnyServerMessage.__args__]},
+            {
+                "title": "client message",
+                "anyOf": [{"$ref": f"#/$defs/{t.__name__}"} for t in AnyClientMessage.__args__],
+            },
+            {
+                "title": "server message",
+                "anyOf": [{"$ref": f"#/$defs/{t.__name__}"} for t in AnyServerMessage.__args__],
+            },
         ],
         "$defs": components,
     }

@@ -97,8 +97,13 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type, dice: 
         if f.name == "dice":
             if dice == "none":
                 continue
-            parser.add_argument(flag, dest=f.name, metavar="F,F,...", required=dice == "required",
-                                help="the faces, comma-separated, in the order the rule set reads them")
+            parser.add_argument(
+                flag,
+                dest=f.name,
+                metavar="F,F,...",
+                required=dice == "required",
+                help="the faces, comma-separated, in the order the rule set reads them",
+            )
         elif tp is bool:
             parser.add_argument(flag, dest=f.name, action="store_true", help="(default: off)")
         elif tp is int:
@@ -113,11 +118,15 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type, dice: 
             parser.add_argument(flag, dest=f.name, choices=choices, default=None, help=f"(default: {default})")
         elif origin is list and not _is_struct(typing.get_args(tp)[0]):
             (item,) = typing.get_args(tp)
-            parser.add_argument(flag, dest=f.name, metavar="A,B,...", default=None,
-                                help=f"comma-separated {getattr(item, '__name__', 'values')}")
+            parser.add_argument(
+                flag,
+                dest=f.name,
+                metavar="A,B,...",
+                default=None,
+                help=f"comma-separated {getattr(item, '__name__', 'values')}",
+            )
         else:
-            parser.add_argument(flag, dest=f.name, metavar="JSON", default=None,
-                                help="JSON, e.g. " + _json_example(tp))
+            parser.add_argument(flag, dest=f.name, metavar="JSON", default=None, help="JSON, e.g. " + _json_example(tp))
 
 
 def _check_from_args(system: str, args: argparse.Namespace) -> Any:
@@ -137,14 +146,19 @@ def _check_from_args(system: str, args: argparse.Namespace) -> Any:
                 try:
                     values[f.name] = [int(p) for p in parts]
                 except ValueError:
-                    raise CliError(ErrorCode.USAGE, f"--{f.name.replace('_', '-')}: expected whole numbers separated by commas, got {raw!r}") from None
+                    raise CliError(
+                        ErrorCode.USAGE,
+                        f"--{f.name.replace('_', '-')}: expected whole numbers separated by commas, got {raw!r}",
+                    ) from None
             else:
                 values[f.name] = parts
         elif isinstance(raw, str) and tp not in (str,) and origin is not Literal:
             try:
                 values[f.name] = json.loads(raw)
             except json.JSONDecodeError:
-                raise CliError(ErrorCode.USAGE, f"--{f.name.replace('_', '-')}: expected a JSON object, got {raw!r}") from None
+                raise CliError(
+                    ErrorCode.USAGE, f"--{f.name.replace('_', '-')}: expected a JSON object, got {raw!r}"
+                ) from None
         else:
             values[f.name] = raw
     try:
@@ -153,7 +167,9 @@ def _check_from_args(system: str, args: argparse.Namespace) -> Any:
         raise CliError(ErrorCode.USAGE, f"{system}: {_explain(str(exc))}") from None
 
 
-_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)` - at `\$\.(?P<option>[a-z_]+)(?P<rest>[^`]*)`$")
+_UNKNOWN = re.compile(
+    r"^Object contains unknown field `(?P<name>[^`]*)` - at `\$\.(?P<option>[a-z_]+)(?P<rest>[^`]*)`$"
+)
 
 
 def _explain(detail: str) -> str:
@@ -188,7 +204,12 @@ def cmd_roll(args: argparse.Namespace) -> int:
     from sidecar import engine
 
     infer = POOL_FROM_DICE.get(args.system)
-    if infer is not None and getattr(args, "dice", None) and getattr(args, infer[0]) is None and not getattr(args, "group", None):
+    if (
+        infer is not None
+        and getattr(args, "dice", None)
+        and getattr(args, infer[0]) is None
+        and not getattr(args, "group", None)
+    ):
         n = len([x for x in args.dice.split(",") if x.strip()])
         if n != DESPERATE_DICE:
             setattr(args, infer[0], max(0, infer[1](args, n)))
@@ -224,12 +245,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     ledger = _open_ledger(args)
     return serve(
-        host=args.host, port=args.port, data=_data_dir(args.data), log_format=args.log_format,
+        host=args.host,
+        port=args.port,
+        data=_data_dir(args.data),
+        log_format=args.log_format,
         allow_origins=tuple(args.allow_origin) if args.allow_origin else None,
         metrics_token=args.metrics_token or os.environ.get("VERDICT_METRICS_TOKEN") or None,
-        limits={"rate": args.rate, "burst": 2 * args.rate if args.rate else None, "hello_timeout": args.hello_timeout, "max_connections": args.max_connections,
-                "max_per_address": args.max_per_address,
-                "trusted_proxies": tuple(args.trust_proxy) if args.trust_proxy else None},
+        limits={
+            "rate": args.rate,
+            "burst": 2 * args.rate if args.rate else None,
+            "hello_timeout": args.hello_timeout,
+            "max_connections": args.max_connections,
+            "max_per_address": args.max_per_address,
+            "trusted_proxies": tuple(args.trust_proxy) if args.trust_proxy else None,
+        },
         ledger=ledger,
     )
 
@@ -242,8 +271,17 @@ def cmd_table(args: argparse.Namespace) -> int:
         if args.table_cmd == "create":
             keys = ledger.create_table(args.name)
             if args.json:
-                print(json.dumps({"table": keys.table, "name": args.name, "gm": keys.gm, "player": keys.player,
-                                  "observer": keys.observer}))
+                print(
+                    json.dumps(
+                        {
+                            "table": keys.table,
+                            "name": args.name,
+                            "gm": keys.gm,
+                            "player": keys.player,
+                            "observer": keys.observer,
+                        }
+                    )
+                )
             else:
                 print_keys(args.name, keys)
         elif args.table_cmd == "list":
@@ -285,33 +323,68 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"verdict {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
-    serve = sub.add_parser("serve", help="run the sidecar", description="Run the sidecar: websocket at /ws, /healthz, /metrics, the Foundry module at /module/module.json.")
+    serve = sub.add_parser(
+        "serve",
+        help="run the sidecar",
+        description="Run the sidecar: websocket at /ws, /healthz, /metrics, the Foundry module at /module/module.json.",
+    )
     serve.add_argument("--host", default=config.HOST, help=f"address to listen on (default: {config.HOST})")
     serve.add_argument("--port", type=int, default=config.PORT, help=f"port (default: {config.PORT})")
     serve.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
-    serve.add_argument("--ledger", metavar="URL",
-                       help="where tables and events are kept: postgresql://USER:PASSWORD@HOST/DB, shared by several "
-                            "sidecars (default: $VERDICT_LEDGER, else SQLite in the data directory)")
-    serve.add_argument("--log-format", choices=("json", "console"), default=None,
-                       help="log format (default: console on a terminal, json otherwise)")
-    serve.add_argument("--allow-origin", action="append", metavar="ORIGIN",
-                       help="a browser origin allowed to connect, e.g. https://foundry.example.org (repeatable; "
-                            "default: the local Foundry origins on loopback, none on other addresses)")
-    serve.add_argument("--metrics-token", metavar="TOKEN",
-                       help="let clients off loopback read /metrics with `Authorization: Bearer TOKEN` "
-                            "(default: $VERDICT_METRICS_TOKEN; without it /metrics answers loopback only)")
-    serve.add_argument("--rate", type=float, metavar="N",
-                       help="requests per second one socket may sustain (default: 20; a requester over all its sockets: "
-                            "twice that; one address: 8 times)")
-    serve.add_argument("--hello-timeout", type=float, metavar="SECONDS",
-                       help="close sockets that have not said hello by then (default: 10)")
-    serve.add_argument("--max-connections", type=int, metavar="N",
-                       help="open websockets at most (default: 1000, fewer if the open-file limit is lower)")
-    serve.add_argument("--max-per-address", type=int, metavar="N",
-                       help="open websockets from one remote address at most (default: 64)")
-    serve.add_argument("--trust-proxy", action="append", metavar="ADDR",
-                       help="address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client, "
-                            "for the per-address limits (repeatable; default: none)")
+    serve.add_argument(
+        "--ledger",
+        metavar="URL",
+        help="where tables and events are kept: postgresql://USER:PASSWORD@HOST/DB, shared by several "
+        "sidecars (default: $VERDICT_LEDGER, else SQLite in the data directory)",
+    )
+    serve.add_argument(
+        "--log-format",
+        choices=("json", "console"),
+        default=None,
+        help="log format (default: console on a terminal, json otherwise)",
+    )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="a browser origin allowed to connect, e.g. https://foundry.example.org (repeatable; "
+        "default: the local Foundry origins on loopback, none on other addresses)",
+    )
+    serve.add_argument(
+        "--metrics-token",
+        metavar="TOKEN",
+        help="let clients off loopback read /metrics with `Authorization: Bearer TOKEN` "
+        "(default: $VERDICT_METRICS_TOKEN; without it /metrics answers loopback only)",
+    )
+    serve.add_argument(
+        "--rate",
+        type=float,
+        metavar="N",
+        help="requests per second one socket may sustain (default: 20; a requester over all its sockets: "
+        "twice that; one address: 8 times)",
+    )
+    serve.add_argument(
+        "--hello-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="close sockets that have not said hello by then (default: 10)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help="open websockets at most (default: 1000, fewer if the open-file limit is lower)",
+    )
+    serve.add_argument(
+        "--max-per-address", type=int, metavar="N", help="open websockets from one remote address at most (default: 64)"
+    )
+    serve.add_argument(
+        "--trust-proxy",
+        action="append",
+        metavar="ADDR",
+        help="address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client, "
+        "for the per-address limits (repeatable; default: none)",
+    )
     serve.set_defaults(func=cmd_serve)
 
     for name, func, dice, what in (
@@ -329,7 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     table = sub.add_parser("table", help="manage tables and their keys")
     table.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
-    table.add_argument("--ledger", metavar="URL", help="a PostgreSQL ledger, postgresql://... (default: $VERDICT_LEDGER, else SQLite)")
+    table.add_argument(
+        "--ledger", metavar="URL", help="a PostgreSQL ledger, postgresql://... (default: $VERDICT_LEDGER, else SQLite)"
+    )
     tsub = table.add_subparsers(dest="table_cmd", required=True, metavar="ACTION", parser_class=Parser)
     create = tsub.add_parser("create", help="create a table and print its keys (once)")
     create.add_argument("name")
@@ -338,9 +413,10 @@ def build_parser() -> argparse.ArgumentParser:
     rotate = tsub.add_parser("rotate-keys", help="replace a table's keys and user keys (the old ones stop working)")
     rotate.add_argument("id")
     ukey = tsub.add_parser(
-        "user-key", help="print the key that binds a player's connection to one Foundry user",
+        "user-key",
+        help="print the key that binds a player's connection to one Foundry user",
         description="Print USER's player key for table ID: `hello` with it and `user: USER` is that player, and no "
-                    "one else. rotate-keys invalidates every user key.",
+        "one else. rotate-keys invalidates every user key.",
     )
     ukey.add_argument("id")
     ukey.add_argument("user")

@@ -47,8 +47,16 @@ class Client:
 
     @classmethod
     async def connect(
-        cls, url: str, table: str, key: str, *, user: str | None = None, since: int | None = None,
-        msgpack: bool = False, origin: str | None = None, client: str = "verdict-python",
+        cls,
+        url: str,
+        table: str,
+        key: str,
+        *,
+        user: str | None = None,
+        since: int | None = None,
+        msgpack: bool = False,
+        origin: str | None = None,
+        client: str = "verdict-python",
     ) -> Client:
         ws = await connect(
             url,
@@ -58,8 +66,11 @@ class Client:
             max_size=2**22,
         )
         self = cls(ws, msgpack)
-        await ws.send(codec.encode(m.Hello(table=table, key=key, client=client, since=since, user=user), msgpack) if msgpack
-                      else codec.encode(m.Hello(table=table, key=key, client=client, since=since, user=user)).decode())
+        await ws.send(
+            codec.encode(m.Hello(table=table, key=key, client=client, since=since, user=user), msgpack)
+            if msgpack
+            else codec.encode(m.Hello(table=table, key=key, client=client, since=since, user=user)).decode()
+        )
         first = codec.decode_server(await ws.recv(), msgpack)
         if isinstance(first, m.Error):
             await ws.close()

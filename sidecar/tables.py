@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import IO, Any
 
 import msgspec
@@ -47,7 +47,10 @@ def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> 
     title = info.name if info else table_id
     lines = [f"# Session log: {title}", ""]
     if info:
-        lines += [f"Table `{table_id}`, created {datetime.fromtimestamp(info.created, timezone.utc):%Y-%m-%d %H:%M} UTC.", ""]
+        lines += [
+            f"Table `{table_id}`, created {datetime.fromtimestamp(info.created, UTC):%Y-%m-%d %H:%M} UTC.",
+            "",
+        ]
     undone = {s for _, st in rows if isinstance(st.event, t.Undone) for s in st.event.seqs}
     facets: dict[str, str] = {}  # facet id -> its name as last written, for the GM's renames and removals
     for seq, st in rows:

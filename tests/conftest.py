@@ -89,16 +89,42 @@ class Process:
     def user_key(self, user: str) -> str:
         """The user's key, as a GM gets it: `verdict table user-key`."""
         out = subprocess.run(
-            [sys.executable, "-m", "sidecar.cli", "table", "--data", str(self.data), "user-key", self.keys().table, user],
-            capture_output=True, text=True, cwd=ROOT, check=True,
+            [
+                sys.executable,
+                "-m",
+                "sidecar.cli",
+                "table",
+                "--data",
+                str(self.data),
+                "user-key",
+                self.keys().table,
+                user,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
         )
         return out.stdout.strip()
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(self.port), "--data", str(self.data),
-             "--log-format", "json", *self.extra],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
+            [
+                sys.executable,
+                "-m",
+                "sidecar.cli",
+                "serve",
+                "--port",
+                str(self.port),
+                "--data",
+                str(self.data),
+                "--log-format",
+                "json",
+                *self.extra,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         deadline = time.monotonic() + 15
@@ -108,7 +134,9 @@ class Process:
                     return
             except OSError:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(self.proc.stdout.read().decode() if self.proc.stdout else "sidecar died")
+                    raise RuntimeError(
+                        self.proc.stdout.read().decode() if self.proc.stdout else "sidecar died"
+                    ) from None
                 time.sleep(0.05)
         raise RuntimeError("the sidecar did not start")
 

@@ -17,14 +17,20 @@ import tempfile
 import uuid
 from pathlib import Path
 
-MISSING = ("no PostgreSQL server binaries (initdb, pg_ctl): install Debian's `postgresql` package "
-           "(.ci/run does) or put them on PATH")
+MISSING = (
+    "no PostgreSQL server binaries (initdb, pg_ctl): install Debian's `postgresql` package "
+    "(.ci/run does) or put them on PATH"
+)
 
 
 def bin_dir() -> Path | None:
     """Where ``initdb`` and ``pg_ctl`` are: ``$PG_BIN``, the newest Debian version, or PATH."""
     candidates = [os.environ.get("PG_BIN", "")]
-    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name) if Path(p).parent.name.isdigit() else 0, reverse=True)
+    candidates += sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"),
+        key=lambda p: int(Path(p).parent.name) if Path(p).parent.name.isdigit() else 0,
+        reverse=True,
+    )
     which = shutil.which("initdb")
     if which:
         candidates.append(str(Path(which).parent))
@@ -65,13 +71,35 @@ class PgServer:
             raise RuntimeError(f"{Path(args[0]).name} failed: {r.stderr.strip() or r.stdout.strip()}")
 
     def start(self) -> PgServer:
-        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8",
-                  "--no-sync", "--no-instructions")
+        self._run(
+            str(self.bin / "initdb"),
+            "-D",
+            str(self.data),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--no-instructions",
+        )
         opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c max_connections=200"
         if not self.durable:  # the tests kill sidecars, never the database: skip its fsyncs
             opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(self.dir / "log"), "-w",
-                  "-t", "60", "start")
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            opts,
+            "-l",
+            str(self.dir / "log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
         return self
 
     def url(self, db: str = "postgres") -> str:

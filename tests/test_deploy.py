@@ -12,11 +12,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose is not installed (.ci/run installs it)")
+@pytest.mark.skipif(
+    shutil.which("docker-compose") is None, reason="docker-compose is not installed (.ci/run installs it)"
+)
 def test_compose_file_is_valid_and_complete():
     r = subprocess.run(
-        ["docker-compose", "-f", "compose.yaml", "config"], cwd=ROOT, capture_output=True, text=True, timeout=60,
-        env={"PATH": "/usr/bin:/bin", "FOUNDRY_ORIGIN": "https://foundry.example.org", "VERDICT_DOMAIN": "v.example.org"},
+        ["docker-compose", "-f", "compose.yaml", "config"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "FOUNDRY_ORIGIN": "https://foundry.example.org",
+            "VERDICT_DOMAIN": "v.example.org",
+        },
     )
     assert r.returncode == 0, r.stderr
     cfg = r.stdout
@@ -37,17 +47,35 @@ def _yaml(text: str) -> dict:
     """Parse YAML with the interpreter docker-compose runs on (it depends on PyYAML; the test venv does not)."""
     shebang = Path(shutil.which("docker-compose") or "").read_text(errors="replace").splitlines()[0]
     python = shebang[2:].split()[0] if shebang.startswith("#!") and "python" in shebang else "python3"
-    r = subprocess.run([python, "-c", "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)"],
-                       input=text, capture_output=True, text=True, timeout=60, check=True)
+    r = subprocess.run(
+        [python, "-c", "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)"],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return json.loads(r.stdout)
 
 
-@pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose is not installed (.ci/run installs it)")
+@pytest.mark.skipif(
+    shutil.which("docker-compose") is None, reason="docker-compose is not installed (.ci/run installs it)"
+)
 def test_several_sidecars_compose_file_is_valid_and_complete():
-    env = {"PATH": "/usr/bin:/bin", "FOUNDRY_ORIGIN": "https://foundry.example.org", "VERDICT_DOMAIN": "v.example.org",
-           "POSTGRES_PASSWORD": "pw-for-the-test"}
-    r = subprocess.run(["docker-compose", "-f", "compose.postgres.yaml", "config"], cwd=ROOT, capture_output=True,
-                       text=True, timeout=60, env=env)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "FOUNDRY_ORIGIN": "https://foundry.example.org",
+        "VERDICT_DOMAIN": "v.example.org",
+        "POSTGRES_PASSWORD": "pw-for-the-test",
+    }
+    r = subprocess.run(
+        ["docker-compose", "-f", "compose.postgres.yaml", "config"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     cfg = _yaml(r.stdout)
     services = cfg["services"]
@@ -70,6 +98,12 @@ def test_several_sidecars_compose_file_is_valid_and_complete():
         assert f"{name}:8765" in caddy
     assert "health_uri /healthz" in caddy and "lb_policy" in caddy
     # Without a database password the file refuses to start, saying what is missing.
-    r = subprocess.run(["docker-compose", "-f", "compose.postgres.yaml", "config"], cwd=ROOT, capture_output=True,
-                       text=True, timeout=60, env={k: v for k, v in env.items() if k != "POSTGRES_PASSWORD"})
+    r = subprocess.run(
+        ["docker-compose", "-f", "compose.postgres.yaml", "config"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in env.items() if k != "POSTGRES_PASSWORD"},
+    )
     assert r.returncode != 0 and "POSTGRES_PASSWORD" in r.stderr

@@ -71,14 +71,17 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
     try:
         env = env_dec.decode(data)
     except msgspec.DecodeError:
-        raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not a JSON object" if not msgpack else "the frame is not a MessagePack map") from None
+        raise ProtocolError(
+            ErrorCode.BAD_FRAME,
+            "the frame is not a JSON object" if not msgpack else "the frame is not a MessagePack map",
+        ) from None
     except RecursionError:
         raise ProtocolError(ErrorCode.INVALID_MESSAGE, "the frame is nested too deeply") from None
     rid = env.id if isinstance(env.id, str) else None
     if env.type is None:
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "the message has no `type` field", rid)
     if not isinstance(env.type, str):
-        raise ProtocolError(ErrorCode.INVALID_MESSAGE, "`type` is a string naming the message, e.g. \"roll\"", rid)
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, '`type` is a string naming the message, e.g. "roll"', rid)
     if env.type not in CLIENT_TAGS:
         raise ProtocolError(
             ErrorCode.UNKNOWN_TYPE,
@@ -106,12 +109,18 @@ def _check_values(value: Any, rid: Any, path: str = "") -> None:
         return
     if isinstance(value, int):
         if not INT_MIN <= value <= INT_MAX:
-            raise ProtocolError(ErrorCode.INVALID_MESSAGE, f"`{path}`: integers are limited to 64-bit signed values",
-                                rid if isinstance(rid, str) else None)
+            raise ProtocolError(
+                ErrorCode.INVALID_MESSAGE,
+                f"`{path}`: integers are limited to 64-bit signed values",
+                rid if isinstance(rid, str) else None,
+            )
     elif isinstance(value, str):
         if len(value) > MAX_TEXT:
-            raise ProtocolError(ErrorCode.TEXT_TOO_LONG, f"`{path}` has {len(value)} characters; at most {MAX_TEXT}",
-                                rid if isinstance(rid, str) and len(rid) <= MAX_TEXT else None)
+            raise ProtocolError(
+                ErrorCode.TEXT_TOO_LONG,
+                f"`{path}` has {len(value)} characters; at most {MAX_TEXT}",
+                rid if isinstance(rid, str) and len(rid) <= MAX_TEXT else None,
+            )
     elif isinstance(value, msgspec.Struct):
         for name in value.__struct_fields__:
             _check_values(getattr(value, name), rid, f"{path}.{name}" if path else name)

@@ -12,10 +12,10 @@ from typing import Literal, Union, get_args
 import msgspec
 
 from .base import PROTOCOL, Probability
-from .odds import AnyOdds
 from .errors import ErrorCode
+from .odds import AnyOdds
 from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyResult
-from .table import OPS, AnyEvent, AnyOp, Sequenced, Snapshot
+from .table import AnyEvent, AnyOp, Sequenced, Snapshot
 
 Role = Literal["gm", "player", "observer"]
 RollMode = Literal["public", "gm", "blind", "self"]
@@ -225,7 +225,17 @@ class UserKeyReply(ServerMessage, tag="user_key"):
 
 AnyClientMessage = Union[Hello, Roll, Odds, Follow, Gm, State, Verify, Ping, UserKey]
 AnyServerMessage = Union[
-    Error, Welcome, Rolled, Followed, Done, EventBroadcast, StateReply, OddsReply, Verified, Pong, UserKeyReply,
+    Error,
+    Welcome,
+    Rolled,
+    Followed,
+    Done,
+    EventBroadcast,
+    StateReply,
+    OddsReply,
+    Verified,
+    Pong,
+    UserKeyReply,
 ]
 CLIENT_TYPES: tuple[type, ...] = get_args(AnyClientMessage)
 SERVER_TYPES: tuple[type, ...] = get_args(AnyServerMessage)

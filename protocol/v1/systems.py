@@ -12,7 +12,15 @@ from .boons import BoonsCheck, BoonsResult
 from .challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
 from .facets import FacetsCheck, FacetsResult
 from .feats import FeatsCheck, FeatsResult
-from .flairs import FlairsBargain, FlairsCheck, FlairsChoose, FlairsNameTrials, FlairsResult, FlairsReveal, FlairsSetLurking
+from .flairs import (
+    FlairsBargain,
+    FlairsCheck,
+    FlairsChoose,
+    FlairsNameTrials,
+    FlairsResult,
+    FlairsReveal,
+    FlairsSetLurking,
+)
 
 SYSTEMS: tuple[str, ...] = ("facets", "challenge", "flairs", "feats", "boons")
 """The rule sets' tags (``check.system``), in this order throughout the protocol."""
@@ -20,8 +28,13 @@ SYSTEMS: tuple[str, ...] = ("facets", "challenge", "flairs", "feats", "boons")
 AnyCheck = Union[FacetsCheck, ChallengeCheck, FlairsCheck, FeatsCheck, BoonsCheck]
 AnyResult = Union[FacetsResult, ChallengeResult, FlairsResult, FeatsResult, BoonsResult]
 AnyAction = Union[
-    ChallengeChoice, ChallengeRemoveComplication,
-    FlairsBargain, FlairsChoose, FlairsReveal, FlairsSetLurking, FlairsNameTrials,
+    ChallengeChoice,
+    ChallengeRemoveComplication,
+    FlairsBargain,
+    FlairsChoose,
+    FlairsReveal,
+    FlairsSetLurking,
+    FlairsNameTrials,
 ]
 
 CHECK_TYPES: tuple[type, ...] = get_args(AnyCheck)

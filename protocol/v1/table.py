@@ -142,9 +142,24 @@ class SceneActivate(Op, tag="scene_activate"):
 
 
 AnyOp = Union[
-    ComplicationAdd, ComplicationEdit, ComplicationReveal, ComplicationRemove, ComplicationConvert,
-    StrainSet, ConditionAdd, ConditionRemove, WyrdGrant, LurkingSet, ExtendedStart, GatherStart, Undo, SceneActivate,
-    FacetAdd, FacetRename, FacetRemove, HarmHeal,
+    ComplicationAdd,
+    ComplicationEdit,
+    ComplicationReveal,
+    ComplicationRemove,
+    ComplicationConvert,
+    StrainSet,
+    ConditionAdd,
+    ConditionRemove,
+    WyrdGrant,
+    LurkingSet,
+    ExtendedStart,
+    GatherStart,
+    Undo,
+    SceneActivate,
+    FacetAdd,
+    FacetRename,
+    FacetRemove,
+    HarmHeal,
 ]
 OPS: tuple[type, ...] = get_args(AnyOp)
 
@@ -366,11 +381,33 @@ class Undone(Event, tag="undone"):
 
 
 AnyEvent = Union[
-    RollEvent, FollowEvent, StrainChanged, GameChangerGained, ConditionAdded, ConditionRemoved, TakenDown,
-    HarmTaken, FacetCreated, ComplicationAdded, ComplicationEdited, ComplicationRevealed, ComplicationRemoved,
-    ComplicationConverted, WyrdChanged, LurkingTrialsSet, LurkingTrialsUsed, ExtendedStarted, ExtendedProgressed,
-    GatherStarted, GatherPartRolled, GatherResolved, SceneActivated, Undone,
-    FacetRenamed, FacetRemoved, HarmHealed,
+    RollEvent,
+    FollowEvent,
+    StrainChanged,
+    GameChangerGained,
+    ConditionAdded,
+    ConditionRemoved,
+    TakenDown,
+    HarmTaken,
+    FacetCreated,
+    ComplicationAdded,
+    ComplicationEdited,
+    ComplicationRevealed,
+    ComplicationRemoved,
+    ComplicationConverted,
+    WyrdChanged,
+    LurkingTrialsSet,
+    LurkingTrialsUsed,
+    ExtendedStarted,
+    ExtendedProgressed,
+    GatherStarted,
+    GatherPartRolled,
+    GatherResolved,
+    SceneActivated,
+    Undone,
+    FacetRenamed,
+    FacetRemoved,
+    HarmHealed,
 ]
 EVENT_TYPES: tuple[type, ...] = get_args(AnyEvent)
 

@@ -45,6 +45,19 @@ def resolve(check: Any, rng: Dice | None = None) -> Any:
 
 
 __all__ = [
-    "RULESETS", "SYSTEMS", "RuleSet", "Dice", "CheckError", "DiceError", "FollowUpError", "resolve", "ruleset_of",
-    "system_of", "boons", "challenge", "facets", "feats", "flairs",
+    "RULESETS",
+    "SYSTEMS",
+    "RuleSet",
+    "Dice",
+    "CheckError",
+    "DiceError",
+    "FollowUpError",
+    "resolve",
+    "ruleset_of",
+    "system_of",
+    "boons",
+    "challenge",
+    "facets",
+    "feats",
+    "flairs",
 ]

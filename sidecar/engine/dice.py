@@ -101,5 +101,7 @@ def check_faces(faces: Sequence[int], sizes: Sequence[int], what: str) -> list[i
         return list(faces)
     for i, (f, s) in enumerate(zip(faces, sizes)):
         if not isinstance(f, int) or isinstance(f, bool) or not 1 <= f <= s:
-            raise DiceError(ErrorCode.INVALID_DICE, f"die {i + 1} of {what} is a d{s}: a face of {f!r} is impossible (1–{s})")
+            raise DiceError(
+                ErrorCode.INVALID_DICE, f"die {i + 1} of {what} is a d{s}: a face of {f!r} is impossible (1–{s})"
+            )
     return list(faces)

@@ -22,7 +22,7 @@ def parts(check: Any) -> list[tuple[str, Any]]:
     if found is None:
         raise CheckError(
             ErrorCode.NOT_A_GATHERED_CHECK,
-            "only a `flairs` group check or a `boons` opposed check gathers several rolls"
+            "only a `flairs` group check or a `boons` opposed check gathers several rolls",
         )
     return found
 

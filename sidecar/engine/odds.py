@@ -49,7 +49,9 @@ def odds(check: Any, rules: Any = None) -> CheckOdds:
         tag = type(check).__struct_config__.tag
         rs = RULESETS[tag]
     except (AttributeError, KeyError):
-        raise CheckError(ErrorCode.UNSUPPORTED_SYSTEM, f"odds: {type(check).__name__} is not a check of a known rule set") from None
+        raise CheckError(
+            ErrorCode.UNSUPPORTED_SYSTEM, f"odds: {type(check).__name__} is not a check of a known rule set"
+        ) from None
     key = (tag, _key(check), None if rules is None else _encode(rules))
     global _cache_bytes
     hit = _cache.get(key)

@@ -40,7 +40,9 @@ def expectation(num: int, den: int) -> Expectation:
     return Expectation(num=num // g, den=den // g, value=num / den)
 
 
-def chances(weights: Mapping[str | int, int] | Iterable[tuple[str | int, int]], den: int, keep_zero: bool = False) -> list[Chance]:
+def chances(
+    weights: Mapping[str | int, int] | Iterable[tuple[str | int, int]], den: int, keep_zero: bool = False
+) -> list[Chance]:
     """A distribution as a list of :class:`Chance`, in the given order (zero weights dropped unless kept)."""
     items = weights.items() if type(weights) is dict else weights  # type: ignore[union-attr]
     return [Chance(v, prob(w, den)) for v, w in items if w or keep_zero]
@@ -49,15 +51,13 @@ def chances(weights: Mapping[str | int, int] | Iterable[tuple[str | int, int]], 
 def dist_chances(d: Dist, den: int) -> list[Chance]:
     lo, counts = d
     # prob() inlined: a pool's distribution can have a hundred values.
-    return [
-        Chance(lo + i, Probability(w // (g := gcd(w, den)), den // g, w / den)) for i, w in enumerate(counts) if w
-    ]
+    return [Chance(lo + i, Probability(w // (g := gcd(w, den)), den // g, w / den)) for i, w in enumerate(counts) if w]
 
 
 def dist_at_least(d: Dist, value: int) -> int:
     """Weight of the values at or above ``value``."""
     lo, counts = d
-    return sum(counts[max(0, value - lo):])
+    return sum(counts[max(0, value - lo) :])
 
 
 def binomial_at_least(n: int, k: int, hit: int, miss: int) -> int:

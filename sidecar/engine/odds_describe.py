@@ -51,7 +51,9 @@ def describe(answer: CheckOdds) -> str:
             tables.append(f"{_words(name)}:")
             for label, c in zip(labels, value):
                 bar = "█" * round(c.chance.p * BAR)
-                tables.append(f"  {label:<{width}}  {_percent(c.chance.p):>9}  {bar:<{BAR}}  {c.chance.num}/{c.chance.den}")
+                tables.append(
+                    f"  {label:<{width}}  {_percent(c.chance.p):>9}  {bar:<{BAR}}  {c.chance.num}/{c.chance.den}"
+                )
             continue
         text = _scalar(value)
         if text is not None:

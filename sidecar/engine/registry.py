@@ -85,6 +85,17 @@ def condition_consequences(actor: str, scene: str | None, view: TableView) -> It
 
 
 __all__ = [
-    "RULESETS", "GM_FOLLOWUPS", "TAKEN_DOWN_AT", "EXTENDED", "ruleset_for", "ruleset_of", "ruleset_of_result", "ruleset_of_action",
-    "owns_op", "redact_check", "redact_result", "redact_action", "condition_consequences",
+    "RULESETS",
+    "GM_FOLLOWUPS",
+    "TAKEN_DOWN_AT",
+    "EXTENDED",
+    "ruleset_for",
+    "ruleset_of",
+    "ruleset_of_result",
+    "ruleset_of_action",
+    "owns_op",
+    "redact_check",
+    "redact_result",
+    "redact_action",
+    "condition_consequences",
 ]

@@ -233,8 +233,12 @@ async def _close_ledger(app: web.Application) -> None:
 
 async def healthz(request: web.Request) -> web.Response:
     return web.json_response(
-        {"status": "ok", "protocol": [SUBPROTOCOL], "encodings": {SUBPROTOCOL: "json", SUBPROTOCOL_MSGPACK: "msgpack"},
-         "version": __version__}
+        {
+            "status": "ok",
+            "protocol": [SUBPROTOCOL],
+            "encodings": {SUBPROTOCOL: "json", SUBPROTOCOL_MSGPACK: "msgpack"},
+            "version": __version__,
+        }
     )
 
 
@@ -250,9 +254,12 @@ def _metrics_allowed(request: web.Request) -> bool:
 async def metrics_view(request: web.Request) -> web.Response:
     if not _metrics_allowed(request):
         return web.json_response(
-            {"type": "error", "code": "metrics_forbidden",
-             "message": "/metrics answers loopback clients; from elsewhere send `Authorization: Bearer <token>` "
-                        "with the token given to `verdict serve --metrics-token`"},
+            {
+                "type": "error",
+                "code": "metrics_forbidden",
+                "message": "/metrics answers loopback clients; from elsewhere send `Authorization: Bearer <token>` "
+                "with the token given to `verdict serve --metrics-token`",
+            },
             status=403,
         )
     return web.Response(text=request.app[METRICS].render(), content_type="text/plain", charset="utf-8")
@@ -280,7 +287,9 @@ async def module_zip(request: web.Request) -> web.Response:
             cache.clear()
         building = f"building:{base}"
         if building not in cache:
-            cache[building] = asyncio.get_running_loop().run_in_executor(None, lambda: vtt_module.build_zip(base_url=base))
+            cache[building] = asyncio.get_running_loop().run_in_executor(
+                None, lambda: vtt_module.build_zip(base_url=base)
+            )
         try:
             cache[base] = await cache[building]
         except FileNotFoundError:
@@ -288,7 +297,8 @@ async def module_zip(request: web.Request) -> web.Response:
             raise web.HTTPNotFound(text="the Foundry module is not bundled with this sidecar") from None
     data = cache[base]
     return web.Response(
-        body=data, content_type="application/zip",
+        body=data,
+        content_type="application/zip",
         headers={"Content-Disposition": 'attachment; filename="verdict.zip"', "Access-Control-Allow-Origin": "*"},
     )
 
@@ -354,15 +364,21 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     if origin is not None and origin.rstrip("/") not in settings.origins():
         log.warning("origin_refused", origin=origin)
         return web.json_response(
-            {"type": "error", "code": "origin_not_allowed",
-             "message": f"origin {origin} is not allowed; start the sidecar with --allow-origin {origin}"},
+            {
+                "type": "error",
+                "code": "origin_not_allowed",
+                "message": f"origin {origin} is not allowed; start the sidecar with --allow-origin {origin}",
+            },
             status=403,
         )
     offered = [p.strip() for p in request.headers.get("Sec-WebSocket-Protocol", "").split(",") if p.strip()]
     if offered and not {SUBPROTOCOL, SUBPROTOCOL_MSGPACK} & set(offered):
         return web.json_response(
-            {"type": "error", "code": "unsupported_subprotocol",
-             "message": f"this sidecar speaks {SUBPROTOCOL} (JSON) or {SUBPROTOCOL_MSGPACK}, not {', '.join(offered)}"},
+            {
+                "type": "error",
+                "code": "unsupported_subprotocol",
+                "message": f"this sidecar speaks {SUBPROTOCOL} (JSON) or {SUBPROTOCOL_MSGPACK}, not {', '.join(offered)}",
+            },
             status=400,
         )
     app = request.app
@@ -373,10 +389,15 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         app[THROTTLED].warning("connection_refused", remote=remote, open=len(app[SOCKETS]))
         app[METRICS].errors["too_many_connections"] += 1
         return web.json_response(
-            {"type": "error", "code": "too_many_connections",
-             "message": "the sidecar has as many connections as it takes; try again later" if total
-             else f"at most {settings.max_per_address} connections from one address; close some and try again"},
-            status=503 if total else 429, headers={"Retry-After": "5"},
+            {
+                "type": "error",
+                "code": "too_many_connections",
+                "message": "the sidecar has as many connections as it takes; try again later"
+                if total
+                else f"at most {settings.max_per_address} connections from one address; close some and try again",
+            },
+            status=503 if total else 429,
+            headers={"Retry-After": "5"},
         )
     ws = web.WebSocketResponse(
         protocols=(SUBPROTOCOL, SUBPROTOCOL_MSGPACK),
@@ -387,8 +408,14 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     )
     peers[remote] = peers.get(remote, 0) + 1
     app[SOCKETS].add(ws)
-    sock = Socket(ws=ws, msgpack=False, transport=request.transport, tokens=settings.burst, remote=remote,
-                  throttled=app[THROTTLED])
+    sock = Socket(
+        ws=ws,
+        msgpack=False,
+        transport=request.transport,
+        tokens=settings.burst,
+        remote=remote,
+        throttled=app[THROTTLED],
+    )
     try:
         await ws.prepare(request)
         sock.msgpack = ws.ws_protocol == SUBPROTOCOL_MSGPACK
@@ -460,16 +487,27 @@ async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
     # Every frame is charged, refused ones too, and a large one as several.
     if not _take_token(app, sock, settings, 1 + len(data) // settings.max_frame):
         rid = codec.request_id(data, sock.msgpack) if len(data) <= settings.max_frame else None
-        await _error(app, sock, rid, "rate_limited",
-                     f"slow down: at most {settings.rate:g} requests per second; retry this request shortly")
+        await _error(
+            app,
+            sock,
+            rid,
+            "rate_limited",
+            f"slow down: at most {settings.rate:g} requests per second; retry this request shortly",
+        )
         return True
     if len(data) > settings.max_frame:
         await _error(app, sock, None, "frame_too_large", f"frames are limited to {settings.max_frame} bytes")
         return True
     if isinstance(data, str) == sock.msgpack:
-        await _error(app, sock, None, "bad_frame",
-                     "this socket speaks MessagePack (verdict.v1+msgpack): send binary frames" if sock.msgpack
-                     else "this socket speaks JSON (verdict.v1): send text frames")
+        await _error(
+            app,
+            sock,
+            None,
+            "bad_frame",
+            "this socket speaks MessagePack (verdict.v1+msgpack): send binary frames"
+            if sock.msgpack
+            else "this socket speaks JSON (verdict.v1): send text frames",
+        )
         return True
     try:
         msg = codec.decode_client(data if isinstance(data, bytes) else data.encode(), sock.msgpack)
@@ -491,7 +529,9 @@ async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
         await _error(app, sock, getattr(msg, "id", None), exc.code, exc.message)
     except Exception:
         log.exception("request_failed", type=kind)
-        await _error(app, sock, getattr(msg, "id", None), "internal_error", "the sidecar failed on this request; it is logged")
+        await _error(
+            app, sock, getattr(msg, "id", None), "internal_error", "the sidecar failed on this request; it is logged"
+        )
     app[METRICS].observe(time.perf_counter() - start)
     return True
 
@@ -508,7 +548,11 @@ def _take_token(app: web.Application, sock: Socket, settings: Settings, cost: in
     # The GM is not charged to its address: players flooding from the GM's address cannot lock the GM out.
     if (conn is None or conn.role != "gm") and not limits["address"].take(sock.remote, cost, now):
         return False
-    if conn is not None and conn.user is not None and not limits["key"].take((sock.hub.table.id, conn.role, conn.user), cost, now):
+    if (
+        conn is not None
+        and conn.user is not None
+        and not limits["key"].take((sock.hub.table.id, conn.role, conn.user), cost, now)
+    ):
         return False
     sock.tokens -= cost  # may go below 0: a large frame is paid off before the next is taken
     return True
@@ -518,7 +562,9 @@ async def _error(app: web.Application, sock: Socket, rid: Any, code: str, messag
     app[METRICS].errors[code] += 1
     if sock.ws.closed:
         return
-    await sock.send(codec.encode(m.Error(code=code, message=message, id=rid if isinstance(rid, str) else None), sock.msgpack))
+    await sock.send(
+        codec.encode(m.Error(code=code, message=message, id=rid if isinstance(rid, str) else None), sock.msgpack)
+    )
 
 
 async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
@@ -540,8 +586,13 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
     # A GM without a user id still gets one of its own, so its `self` rolls come back to it.
     user = who.user if who.user is not None or role != "gm" else f"anon-{uuid.uuid4().hex[:8]}"
     conn = Connection(
-        send=sock.send, role=role, user=user, msgpack=sock.msgpack,
-        backlog=sock.backlog, drop=sock.drop, write=sock.write,
+        send=sock.send,
+        role=role,
+        user=user,
+        msgpack=sock.msgpack,
+        backlog=sock.backlog,
+        drop=sock.drop,
+        write=sock.write,
     )
     sock.conn, sock.hub = conn, hub
     async with hub.lock:  # no action lands between the welcome's seq and the first broadcast
@@ -575,7 +626,9 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
         key = derive_user_key(secret, msg.user)
         await sock.send(codec.encode(m.UserKeyReply(id=msg.id, user=msg.user, key=key), sock.msgpack))
     elif isinstance(msg, m.Hello):
-        await _error(app, sock, None, "already_joined", "this socket already said hello; open a new one for another table")
+        await _error(
+            app, sock, None, "already_joined", "this socket already said hello; open a new one for another table"
+        )
 
 
 ODDS = web.AppKey("odds", dict)

@@ -125,8 +125,12 @@ class Bus:
             if want is not None and hub.table.head >= want:
                 return
             rows = [r for r in carried if r.seq > hub.table.head]
-            if not rows or rows[0].seq != hub.table.head + 1 or rows[-1].seq - rows[0].seq + 1 != len(rows) \
-                    or (want is not None and rows[-1].seq < want):
+            if (
+                not rows
+                or rows[0].seq != hub.table.head + 1
+                or rows[-1].seq - rows[0].seq + 1 != len(rows)
+                or (want is not None and rows[-1].seq < want)
+            ):
                 rows = None  # a gap (a notification missed or too large to carry them): read
             else:
                 self.carried += 1
@@ -177,7 +181,10 @@ class Bus:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("bus_disconnected", error=str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+                log.warning(
+                    "bus_disconnected",
+                    error=str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__,
+                )
             finally:
                 self.listening.clear()
                 if db is not None:
@@ -194,7 +201,10 @@ class Bus:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("bus_check_failed", error=str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+                log.warning(
+                    "bus_check_failed",
+                    error=str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__,
+                )
 
 
 def _builder(pending: Pending, rid: str | None, table: Any) -> Any:
@@ -202,9 +212,19 @@ def _builder(pending: Pending, rid: str | None, table: Any) -> Any:
     ev = pending.events[0][1].event
     if isinstance(ev, t.RollEvent):
         pending.check_id = ev.check_id
-        msg = m.Roll(id=client_request_id(rid) if rid else "", check=ev.check, actor=ev.actor, target=ev.target, scene=ev.scene,
-                     mode=ev.mode, label=ev.label, extended=ev.extended, gather=ev.gather, part=ev.part,  # type: ignore[arg-type]
-                     user=ev.user)
+        msg = m.Roll(
+            id=client_request_id(rid) if rid else "",
+            check=ev.check,
+            actor=ev.actor,
+            target=ev.target,
+            scene=ev.scene,
+            mode=ev.mode,
+            label=ev.label,
+            extended=ev.extended,
+            gather=ev.gather,
+            part=ev.part,  # type: ignore[arg-type]
+            user=ev.user,
+        )
 
         def build(viewer: Any, requester: bool = False) -> Any:
             return _rolled(msg, pending, viewer, ev.by, ev.user, table, requester)

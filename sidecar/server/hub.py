@@ -112,11 +112,19 @@ class Hub:
         table = hub.table
         if since is not None and 0 <= since <= table.head and table.head - since <= RESYNC_LIMIT:
             return m.Welcome(
-                protocol=1, server=server, role=conn.role, table=table.id, seq=table.head,  # type: ignore[arg-type]
+                protocol=1,
+                server=server,
+                role=conn.role,
+                table=table.id,
+                seq=table.head,  # type: ignore[arg-type]
                 events=table.visible(since, conn.viewer),
             )
         return m.Welcome(
-            protocol=1, server=server, role=conn.role, table=table.id, seq=table.head,  # type: ignore[arg-type]
+            protocol=1,
+            server=server,
+            role=conn.role,
+            table=table.id,
+            seq=table.head,  # type: ignore[arg-type]
             snapshot=table.snapshot(conn.viewer),
         )
 
@@ -150,7 +158,9 @@ class Hub:
                             return await self._answer(conn, rid, again.role, again.reply)
                         pending, reply_msg, build, reply = again
                 except ConnectionError:
-                    raise ActionError("ledger_unavailable", "the ledger cannot be reached; retry this request shortly") from None
+                    raise ActionError(
+                        "ledger_unavailable", "the ledger cannot be reached; retry this request shortly"
+                    ) from None
                 hub.table.commit(pending)
                 hub.replies[rid] = (conn.role, reply)
                 hub.reply_bytes += len(reply)
@@ -203,7 +213,11 @@ class Hub:
             if conn.role != "gm":
                 raise ActionError("forbidden", "only the GM can do that")
             pending = table.prepare_op(msg.op)
-            return pending, m.Done(id=msg.id, seq=pending.events[-1][0], events=table.view_pending(pending, conn.viewer)), None
+            return (
+                pending,
+                m.Done(id=msg.id, seq=pending.events[-1][0], events=table.view_pending(pending, conn.viewer)),
+                None,
+            )
         raise ActionError("unknown_type", "not a request")
 
     async def _fanout(self, hub: TableHub, origin: Connection, pending: Pending, build: Any) -> None:
@@ -264,7 +278,8 @@ def _may_act(conn: Connection, msg: Any) -> None:
         raise ActionError("forbidden", "only the GM's connection may act on behalf of a user; leave `user` out")
     if conn.user is None:
         raise ActionError(
-            "forbidden", f"this connection uses the table-wide player key, which binds to no user and cannot {what}; "
+            "forbidden",
+            f"this connection uses the table-wide player key, which binds to no user and cannot {what}; "
             "ask the GM for your user key",
         )
 
@@ -326,10 +341,20 @@ def _rolled(
     if not told:
         return None
     return m.Rolled(
-        id=msg.id, check=pending.check_id or "", seq=pending.first,
-        result=ev.result if ev is not None else None, by=role,  # type: ignore[arg-type, attr-defined]
-        user=user, actor=msg.actor, target=msg.target, scene=pending.events[0][1].event.scene,  # type: ignore[attr-defined]
-        mode=msg.mode, label=msg.label, extended=msg.extended, gather=msg.gather, part=msg.part,
+        id=msg.id,
+        check=pending.check_id or "",
+        seq=pending.first,
+        result=ev.result if ev is not None else None,
+        by=role,  # type: ignore[arg-type, attr-defined]
+        user=user,
+        actor=msg.actor,
+        target=msg.target,
+        scene=pending.events[0][1].event.scene,  # type: ignore[attr-defined]
+        mode=msg.mode,
+        label=msg.label,
+        extended=msg.extended,
+        gather=msg.gather,
+        part=msg.part,
         events=_consequences(pending, viewer, table) if ev is not None else [],
     )
 
@@ -341,8 +366,12 @@ def _followed(
     if not told:
         return None
     return m.Followed(
-        id=msg.id, check=msg.check, seq=pending.first,
+        id=msg.id,
+        check=msg.check,
+        seq=pending.first,
         action=ev.action if ev is not None else msg.action,  # type: ignore[attr-defined]
-        result=ev.result if ev is not None else None, by=role,  # type: ignore[arg-type, attr-defined]
-        user=user, events=_consequences(pending, viewer, table),
+        result=ev.result if ev is not None else None,
+        by=role,  # type: ignore[arg-type, attr-defined]
+        user=user,
+        events=_consequences(pending, viewer, table),
     )

@@ -96,38 +96,60 @@ def ensure_default_table(ledger: Ledger, data: Path) -> None:
         return
     if not tables:
         keys = ledger.create_table("default")
-        keys_path.write_text(
-            f"table {keys.table}\ngm {keys.gm}\nplayer {keys.player}\nobserver {keys.observer}\n"
-        )
+        keys_path.write_text(f"table {keys.table}\ngm {keys.gm}\nplayer {keys.player}\nobserver {keys.observer}\n")
         keys_path.chmod(0o600)
         print_keys("default", keys, file=sys.stdout)
         print(f"(also saved to {keys_path})", flush=True)
     else:
         ids = ", ".join(f"{t.id} ({t.name})" for t in tables)
-        where = f"keys of the first table in {keys_path}" if keys_path.exists() else "keys: verdict table rotate-keys ID"
+        where = (
+            f"keys of the first table in {keys_path}" if keys_path.exists() else "keys: verdict table rotate-keys ID"
+        )
         print(f"tables: {ids}; {where}", flush=True)
 
 
 def serve(
-    host: str, port: int, data: Path, log_format: str | None, allow_origins: tuple[str, ...] | None,
-    metrics_token: str | None = None, limits: dict | None = None, ledger: Ledger | None = None,
+    host: str,
+    port: int,
+    data: Path,
+    log_format: str | None,
+    allow_origins: tuple[str, ...] | None,
+    metrics_token: str | None = None,
+    limits: dict | None = None,
+    ledger: Ledger | None = None,
 ) -> int:
     configure_logging(log_format)
     data.mkdir(parents=True, exist_ok=True)
     ledger = ledger or SqliteLedger(config.data_file(data))
     ensure_default_table(ledger, data)
-    settings = Settings(host=host, port=port, data=data, allow_origins=allow_origins, metrics_token=metrics_token,
-                        **{k: v for k, v in (limits or {}).items() if v is not None})
+    settings = Settings(
+        host=host,
+        port=port,
+        data=data,
+        allow_origins=allow_origins,
+        metrics_token=metrics_token,
+        **{k: v for k, v in (limits or {}).items() if v is not None},
+    )
     settings.max_connections = connection_cap(file_limit(), settings.max_connections)
     app = create_app(settings, ledger)
     listening = f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: http://{host}:{port}/module/module.json)"
     # run_app handles SIGINT and SIGTERM: on_shutdown closes sockets with 1001, on_cleanup closes the ledger.
     try:
         # `print` is called once the socket is bound: only then is the sidecar listening.
-        web.run_app(app, host=host, port=port, print=lambda _: print(listening, flush=True), shutdown_timeout=config.SHUTDOWN_TIMEOUT,
-                    access_log=None)
+        web.run_app(
+            app,
+            host=host,
+            port=port,
+            print=lambda _: print(listening, flush=True),
+            shutdown_timeout=config.SHUTDOWN_TIMEOUT,
+            access_log=None,
+        )
     except OSError as exc:
-        reason = "is already in use (another sidecar?)" if exc.errno == errno.EADDRINUSE else f"cannot be used: {exc.strerror}"
+        reason = (
+            "is already in use (another sidecar?)"
+            if exc.errno == errno.EADDRINUSE
+            else f"cannot be used: {exc.strerror}"
+        )
         print(f"verdict: {host}:{port} {reason}; choose another with --port", file=sys.stderr)
         return 2
     return 0

@@ -117,6 +117,7 @@ class Ledger(Protocol):
     def user_secret(self, table_id: str) -> bytes | None:
         """The table's secret that per-user keys are derived from (made on first use; replaced by rotate_keys)."""
         ...
+
     def events(self, table_id: str, since: int = 0) -> list[tuple[int, bytes]]: ...
     def request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
     def request_ids(self, table_id: str) -> list[str]: ...
@@ -189,8 +190,15 @@ class SqliteLedger:
             self._read.execute(
                 "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created, user_secret)"
                 " VALUES (?,?,?,?,?,?,?)",
-                (table_id, name, hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), time.time(),
-                 secrets.token_hex(32)),
+                (
+                    table_id,
+                    name,
+                    hash_key(keys.gm),
+                    hash_key(keys.player),
+                    hash_key(keys.observer),
+                    time.time(),
+                    secrets.token_hex(32),
+                ),
             )
         return keys
 
@@ -235,7 +243,8 @@ class SqliteLedger:
                 return None
             if row[0] is None:  # a table made before per-user keys: give it its secret now
                 self._read.execute(
-                    "UPDATE tables SET user_secret=? WHERE id=? AND user_secret IS NULL", (secrets.token_hex(32), table_id)
+                    "UPDATE tables SET user_secret=? WHERE id=? AND user_secret IS NULL",
+                    (secrets.token_hex(32), table_id),
                 )
                 row = self._read.execute("SELECT user_secret FROM tables WHERE id=?", (table_id,)).fetchone()
         return bytes.fromhex(row[0])

@@ -37,9 +37,7 @@ try:
     import psycopg
     from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 except ImportError as exc:  # pragma: no cover - depends on the install
-    raise ImportError(
-        "the PostgreSQL ledger needs the optional extra: pip install 'verdict[postgres]'"
-    ) from exc
+    raise ImportError("the PostgreSQL ledger needs the optional extra: pip install 'verdict[postgres]'") from exc
 
 from .ledger import ROLES, Behind, StoredRequest, TableInfo, TableKeys, hash_key, new_key
 
@@ -55,7 +53,9 @@ TIMEOUT_MS = 5000
 """Longest a statement may run, and a connection may take to open (a stalled database is an error, not a hang)."""
 
 MIGRATIONS: list[tuple[int, str]] = [
-    (1, """
+    (
+        1,
+        """
 CREATE TABLE tables (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL,
@@ -127,12 +127,16 @@ BEGIN
     PERFORM pg_notify('verdict', msg);
     RETURN last;
 END $$;
-"""),
+""",
+    ),
     # Per-user player keys are derived from this secret (sidecar/state/keys.py); a table made before
     # it gets one on first use, and rotate-keys replaces it.
-    (2, """
+    (
+        2,
+        """
 ALTER TABLE tables ADD COLUMN user_secret TEXT;
-"""),
+""",
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x76657264  # advisory lock key: one sidecar migrates at a time
@@ -181,8 +185,10 @@ class PostgresLedger:
     def __init__(self, url: str, pool_size: int = TURNS + WRITERS + 2) -> None:
         self.url = url
         self._kwargs: dict[str, Any] = {
-            "autocommit": True, "connect_timeout": TIMEOUT_MS // 1000,
-            "options": f"-c statement_timeout={TIMEOUT_MS}", "application_name": "verdict",
+            "autocommit": True,
+            "connect_timeout": TIMEOUT_MS // 1000,
+            "options": f"-c statement_timeout={TIMEOUT_MS}",
+            "application_name": "verdict",
         }
         try:
             with psycopg.connect(url, **self._kwargs) as db:
@@ -191,9 +197,16 @@ class PostgresLedger:
             raise ConnectionError(f"cannot reach the PostgreSQL ledger at {redact(url)}: {_first_line(exc)}") from None
         # Reads are rare (a join, the CLI): check a connection before lending it. Appends are the hot path:
         # their pool lends without a check (a round trip each), and drops a connection that broke.
-        self._sync = ConnectionPool(url, min_size=1, max_size=4, kwargs=self._kwargs, open=True,
-                                    check=ConnectionPool.check_connection, timeout=TIMEOUT_MS / 1000,
-                                    name="verdict-sync")
+        self._sync = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=4,
+            kwargs=self._kwargs,
+            open=True,
+            check=ConnectionPool.check_connection,
+            timeout=TIMEOUT_MS / 1000,
+            name="verdict-sync",
+        )
         self._pool_size = pool_size
         self._async: AsyncConnectionPool | None = None
         self._waiting: list[tuple[tuple, asyncio.Future[int | None]]] = []
@@ -217,8 +230,13 @@ class PostgresLedger:
             async with self._async_lock:
                 if self._async is None:
                     pool = AsyncConnectionPool(
-                        self.url, min_size=1, max_size=self._pool_size, kwargs=self._kwargs, open=False,
-                        timeout=TIMEOUT_MS / 1000, name="verdict-async",
+                        self.url,
+                        min_size=1,
+                        max_size=self._pool_size,
+                        kwargs=self._kwargs,
+                        open=False,
+                        timeout=TIMEOUT_MS / 1000,
+                        name="verdict-async",
                     )
                     await pool.open()
                     self._async = pool
@@ -238,8 +256,15 @@ class PostgresLedger:
         self._q(
             "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created, user_secret)"
             " VALUES (%s,%s,%s,%s,%s,%s,%s)",
-            (table_id, name, hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), time.time(),
-             secrets.token_hex(32)),
+            (
+                table_id,
+                name,
+                hash_key(keys.gm),
+                hash_key(keys.player),
+                hash_key(keys.observer),
+                time.time(),
+                secrets.token_hex(32),
+            ),
         )
         return keys
 
@@ -277,16 +302,22 @@ class PostgresLedger:
         if rows[0][0] is None:
             # Made on first use for a table from before per-user keys; the UPDATE keeps the first one
             # made when several sidecars race, and the SELECT after it reads the one that stands.
-            self._q("UPDATE tables SET user_secret=%s WHERE id=%s AND user_secret IS NULL",
-                    (secrets.token_hex(32), table_id))
+            self._q(
+                "UPDATE tables SET user_secret=%s WHERE id=%s AND user_secret IS NULL",
+                (secrets.token_hex(32), table_id),
+            )
             rows = self._q("SELECT user_secret FROM tables WHERE id=%s", (table_id,))
         return bytes.fromhex(rows[0][0])
 
     # --- events -------------------------------------------------------------------
 
     def events(self, table_id: str, since: int = 0) -> list[tuple[int, bytes]]:
-        return [(s, bytes(d)) for s, d in self._q(
-            "SELECT seq, data FROM events WHERE table_id=%s AND seq>%s ORDER BY seq", (table_id, since))]
+        return [
+            (s, bytes(d))
+            for s, d in self._q(
+                "SELECT seq, data FROM events WHERE table_id=%s AND seq>%s ORDER BY seq", (table_id, since)
+            )
+        ]
 
     def request_ids(self, table_id: str) -> list[str]:
         return [r for (r,) in self._q("SELECT request_id FROM requests WHERE table_id=%s", (table_id,))]
@@ -358,7 +389,9 @@ class PostgresLedger:
         finally:
             self._writers -= 1
 
-    async def _recover(self, table_id: str, args: tuple, request: tuple[str, str, bytes] | None, exc: BaseException) -> int | None:
+    async def _recover(
+        self, table_id: str, args: tuple, request: tuple[str, str, bytes] | None, exc: BaseException
+    ) -> int | None:
         """The batch of this append failed (a connection broke, the database restarted): did it commit?"""
         if request is None:
             raise ConnectionError(f"the ledger is unreachable: {_first_line(exc)}") from None
@@ -368,7 +401,9 @@ class PostgresLedger:
             async with await psycopg.AsyncConnection.connect(self.url, **self._kwargs) as db:
                 cur = await db.execute(
                     "SELECT t.head, r.seq FROM tables t LEFT JOIN requests r"
-                    " ON r.table_id = t.id AND r.request_id = %s WHERE t.id = %s", (request[0], table_id))
+                    " ON r.table_id = t.id AND r.request_id = %s WHERE t.id = %s",
+                    (request[0], table_id),
+                )
                 row = await cur.fetchone()
                 if row is not None and row[1] is not None:  # it did: answered from the ledger like any retry
                     raise Behind(table_id, row[0])
@@ -445,8 +480,9 @@ class Turn:
     """A table's row locked in an open transaction (see :meth:`PostgresLedger.turn`): the table's
     ``head``, the ``rows`` after the seq asked for, and the ``stored`` reply of the request id, if any."""
 
-    def __init__(self, db: psycopg.AsyncConnection, table_id: str, head: int, rows: list[Row],
-                 stored: StoredRequest | None) -> None:
+    def __init__(
+        self, db: psycopg.AsyncConnection, table_id: str, head: int, rows: list[Row], stored: StoredRequest | None
+    ) -> None:
         self.db, self.table_id, self.head, self.rows, self.stored = db, table_id, head, rows, stored
         self.committed = False
 
@@ -487,7 +523,9 @@ async def _read_since(db: psycopg.AsyncConnection, table_id: str, since: int) ->
 _APPEND = "SELECT verdict_append(%s, %s, %s, %s, %s, %s)"
 
 
-def _append_args(table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None) -> tuple | None:
+def _append_args(
+    table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
+) -> tuple | None:
     if not events:
         return None
     first = events[0][0]

@@ -82,9 +82,11 @@ class Projection:
 
     def snapshot(self) -> t.Snapshot:
         scenes: dict[str, t.SceneState] = {}
-        for name in sorted(set(self.scenes) | {c.scene for c in self.complications.values()} | {
-            lk.scene for lk in self.lurking.values() if lk.scene
-        }):
+        for name in sorted(
+            set(self.scenes)
+            | {c.scene for c in self.complications.values()}
+            | {lk.scene for lk in self.lurking.values() if lk.scene}
+        ):
             base = self.scenes.get(name) or t.SceneState()
             scenes[name] = t.SceneState(
                 complications=[c for c in self.complications.values() if c.scene == name],
@@ -210,8 +212,15 @@ class Projection:
                 self.lurking.pop(ev.lurking, None)
             case t.ExtendedStarted():
                 self.extended[ev.extended] = t.ExtendedState(
-                    id=ev.extended, name=ev.name, threshold=ev.threshold, time_unit=ev.time_unit, limit=ev.limit,
-                    trial=ev.trial, crisis=ev.crisis, actor=ev.actor, scene=ev.scene,
+                    id=ev.extended,
+                    name=ev.name,
+                    threshold=ev.threshold,
+                    time_unit=ev.time_unit,
+                    limit=ev.limit,
+                    trial=ev.trial,
+                    crisis=ev.crisis,
+                    actor=ev.actor,
+                    scene=ev.scene,
                 )
             case t.ExtendedProgressed():
                 x = self.extended.get(ev.extended)

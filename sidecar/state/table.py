@@ -10,7 +10,6 @@ anyone. A refused action raises :class:`ActionError` and leaves no trace.
 from __future__ import annotations
 
 import bisect
-import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -26,7 +25,6 @@ from sidecar.engine.ruleset import RollContext, Shown, new_id
 from .ledger import Ledger
 from .projection import Projection
 from .visibility import ROLL_VISIBILITY, Viewer, may_see, view
-
 
 VIEWS_KEPT = 64
 """Per-user projections kept current; one asked for after it was let go is rebuilt from the log."""
@@ -110,7 +108,7 @@ class Table:
 
     def visible(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
         out = []
-        for seq, st in self.log[bisect.bisect_right(self.log, since, key=lambda row: row[0]):]:
+        for seq, st in self.log[bisect.bisect_right(self.log, since, key=lambda row: row[0]) :]:
             ev = self._viewed(seq, st, viewer)
             if ev is not None:
                 out.append(t.Sequenced(seq=seq, event=ev))
@@ -206,12 +204,18 @@ class Table:
             if gathering is None:
                 raise ActionError(ErrorCode.UNKNOWN_GATHER, f"no gathered check {msg.gather!r} on this table")
             if gathering.result is not None:
-                raise ActionError(ErrorCode.GATHER_COMPLETE, f"every part of {gathering.name or msg.gather!r} is already rolled")
+                raise ActionError(
+                    ErrorCode.GATHER_COMPLETE, f"every part of {gathering.name or msg.gather!r} is already rolled"
+                )
             by_name = dict(gather.parts(gathering.check))
             if msg.part not in by_name:
-                raise ActionError(ErrorCode.UNKNOWN_PART, f"{msg.gather!r} has the parts {', '.join(by_name)}; name one as `part`")
+                raise ActionError(
+                    ErrorCode.UNKNOWN_PART, f"{msg.gather!r} has the parts {', '.join(by_name)}; name one as `part`"
+                )
             if msg.part in gathering.rolled:
-                raise ActionError(ErrorCode.PART_ALREADY_ROLLED, f"{msg.part} has already rolled for {gathering.name or msg.gather!r}")
+                raise ActionError(
+                    ErrorCode.PART_ALREADY_ROLLED, f"{msg.part} has already rolled for {gathering.name or msg.gather!r}"
+                )
             # the part's own check, as the GM set it; only supplied faces come from the request
             check = msgspec.structs.replace(by_name[msg.part], dice=check.dice)
             rules = registry.ruleset_of(check)
@@ -220,7 +224,10 @@ class Table:
             if x is None:
                 raise ActionError(ErrorCode.UNKNOWN_EXTENDED, f"no extended check {msg.extended!r} on this table")
             if not rules.extended:
-                raise ActionError(ErrorCode.INVALID_CHECK, f"extended checks are {' or '.join(f'`{n}`' for n in registry.EXTENDED)} checks")
+                raise ActionError(
+                    ErrorCode.INVALID_CHECK,
+                    f"extended checks are {' or '.join(f'`{n}`' for n in registry.EXTENDED)} checks",
+                )
             check = rules.fill_extended(check, x)
         ctx = RollContext(check_id=check_id, actor=msg.actor, scene=msg.scene or self.state.scene, by_gm=viewer.is_gm)
         prepared = rules.prepare(check, ctx, self.state)
@@ -229,9 +236,19 @@ class Table:
         result = rules.read(check, faces)
 
         roll_ev = t.RollEvent(
-            check_id=check_id, check=check, result=result, by=viewer.role, user=user, actor=msg.actor,
-            target=msg.target, scene=msg.scene or self.state.scene, mode=msg.mode, label=msg.label,
-            extended=msg.extended, gather=msg.gather, part=msg.part,
+            check_id=check_id,
+            check=check,
+            result=result,
+            by=viewer.role,
+            user=user,
+            actor=msg.actor,
+            target=msg.target,
+            scene=msg.scene or self.state.scene,
+            mode=msg.mode,
+            label=msg.label,
+            extended=msg.extended,
+            gather=msg.gather,
+            part=msg.part,
         )
         consequences = list(rules.consequences(roll_ev, self.state))  # may refuse the roll: before anything is added
         add(roll_ev, vis, user)
@@ -239,7 +256,9 @@ class Table:
             add(ev, vis, user)
         self._add_consequences(add, consequences, vis, user)
         if gathering is not None:
-            add(t.GatherPartRolled(gather=gathering.id, part=msg.part or "", check_id=check_id, faces=list(result.dice)))
+            add(
+                t.GatherPartRolled(gather=gathering.id, part=msg.part or "", check_id=check_id, faces=list(result.dice))
+            )
             rolled = {**gathering.rolled, msg.part or "": list(result.dice)}
             if len(rolled) == len(gathering.parts):
                 whole = rules.read(gathering.check, gather.whole_faces(gathering.check, rolled))
@@ -289,11 +308,16 @@ class Table:
             if not may_see(vis, owner, viewer):
                 # the engine's reason would tell the result (e.g. "success at cost with margin +0")
                 raise ActionError(
-                    ErrorCode.FOLLOWUP_REFUSED, "this follow-up does not apply to this check; its result is the GM's to see"
+                    ErrorCode.FOLLOWUP_REFUSED,
+                    "this follow-up does not apply to this check; its result is the GM's to see",
                 ) from None
             raise ActionError(exc.code, exc.message) from None
         pending, add = self._pend()
-        add(t.FollowEvent(check_id=rec.check_id, action=msg.action, result=result, by=viewer.role, user=user), vis, owner)
+        add(
+            t.FollowEvent(check_id=rec.check_id, action=msg.action, result=result, by=viewer.role, user=user),
+            vis,
+            owner,
+        )
         try:
             self._add_consequences(add, rules.follow_consequences(rec, msg.action, result, self.state), vis, owner)
         except CheckError as exc:
@@ -310,8 +334,12 @@ class Table:
         match op:
             case t.ComplicationAdd():
                 _need(op.text.strip(), "a complication needs a text")
-                add(t.ComplicationAdded(complication=new_id("k"), scene=op.scene, text=op.text, origin="gm", hidden=op.hidden),
-                    "gm" if op.hidden else "all")
+                add(
+                    t.ComplicationAdded(
+                        complication=new_id("k"), scene=op.scene, text=op.text, origin="gm", hidden=op.hidden
+                    ),
+                    "gm" if op.hidden else "all",
+                )
             case t.ComplicationEdit():
                 c = self._complication(op.complication)
                 add(t.ComplicationEdited(complication=c.id, text=op.text), "gm" if c.hidden else "all")
@@ -347,10 +375,14 @@ class Table:
             case t.FacetAdd():
                 _need(op.facet.strip(), "a facet needs a name")
                 if op.actor is not None and op.scene is not None:
-                    raise ActionError(ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene, not both: name one")
+                    raise ActionError(
+                        ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene, not both: name one"
+                    )
                 scene = op.scene if op.actor is not None or op.scene is not None else st.scene
                 if op.actor is None and scene is None:
-                    raise ActionError(ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene: name one (or activate a scene)")
+                    raise ActionError(
+                        ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene: name one (or activate a scene)"
+                    )
                 add(t.FacetCreated(facet=op.facet, nature=op.nature, actor=op.actor, scene=scene, id=new_id("f")))
             case t.FacetRename():
                 _need(op.text.strip(), "a facet needs a name")
@@ -366,7 +398,8 @@ class Table:
                 have = a.wounds if op.harm == "wound" else a.scratches
                 if have < op.count:
                     raise ActionError(
-                        ErrorCode.NO_SUCH_HARM, f"{op.actor} has {have} {op.harm}{'s' if have != 1 else ''}; cannot heal {op.count}"
+                        ErrorCode.NO_SUCH_HARM,
+                        f"{op.actor} has {have} {op.harm}{'s' if have != 1 else ''}; cannot heal {op.count}",
                     )
                 add(t.HarmHealed(actor=op.actor, harm=op.harm, count=op.count))
             case t.WyrdGrant():
@@ -379,8 +412,19 @@ class Table:
                     raise ActionError(ErrorCode.INVALID_OP, "an extended check's threshold is 1 or more net successes")
                 if op.limit is not None and op.limit < 1:
                     raise ActionError(ErrorCode.INVALID_OP, "an attempt limit is 1 or more")
-                add(t.ExtendedStarted(extended=new_id("x"), name=op.name, threshold=op.threshold, time_unit=op.time_unit,
-                                      limit=op.limit, trial=op.trial, crisis=op.crisis, actor=op.actor, scene=op.scene))
+                add(
+                    t.ExtendedStarted(
+                        extended=new_id("x"),
+                        name=op.name,
+                        threshold=op.threshold,
+                        time_unit=op.time_unit,
+                        limit=op.limit,
+                        trial=op.trial,
+                        crisis=op.crisis,
+                        actor=op.actor,
+                        scene=op.scene,
+                    )
+                )
             case t.SceneActivate():
                 add(t.SceneActivated(scene=op.scene))
             case t.GatherStart():
@@ -388,8 +432,11 @@ class Table:
                     names = [name for name, _ in gather.parts(op.check)]
                 except CheckError as exc:
                     raise ActionError(exc.code, exc.message) from None
-                add(t.GatherStarted(gather=new_id("g"), name=op.name, check=op.check, parts=names,
-                                    scene=op.scene or st.scene))
+                add(
+                    t.GatherStarted(
+                        gather=new_id("g"), name=op.name, check=op.check, parts=names, scene=op.scene or st.scene
+                    )
+                )
             case t.Undo():
                 if op.count < 1:
                     raise ActionError(ErrorCode.INVALID_OP, "undo at least 1 action")
@@ -412,7 +459,9 @@ class Table:
     def _facet_seen(self, fid: str) -> tuple[str, str | None]:
         """Who saw the facet created (a facet from a blind roll stays the GM's): its changes go to them."""
         if self.state.facet(fid) is None:
-            raise ActionError(ErrorCode.UNKNOWN_FACET, f"no facet {fid!r} on this table (see the snapshot's facets for their ids)")
+            raise ActionError(
+                ErrorCode.UNKNOWN_FACET, f"no facet {fid!r} on this table (see the snapshot's facets for their ids)"
+            )
         for seq, stored in reversed(self.log):
             ev = stored.event
             if isinstance(ev, t.FacetCreated) and (ev.id or f"f{seq}") == fid:
@@ -427,8 +476,10 @@ class Table:
 
     def _last_events(self, count: int) -> list[int]:
         live = [
-            seq for seq, st in self.log
-            if not isinstance(st.event, t.Undone) and seq not in self.state.undone
+            seq
+            for seq, st in self.log
+            if not isinstance(st.event, t.Undone)
+            and seq not in self.state.undone
             and getattr(st.event, "cause", 0) not in self.state.undone
         ]
         return live[-count:]

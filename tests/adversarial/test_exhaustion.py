@@ -23,14 +23,12 @@ from protocol.v1.boons import BoonsCheck
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, RequestFailed
 from sidecar.engine import odds as odds_module
-from sidecar.server.app import LIVE, SOCKETS, Settings, create_app
+from sidecar.server.app import LIVE, Settings, create_app
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import SqliteLedger
 from sidecar.state.table import Table
 from sidecar.state.visibility import Viewer
 from tests.conftest import ROOT, free_port
-
-from .conftest import Raw
 
 
 class Small:
@@ -96,9 +94,24 @@ def test_a_low_file_limit_does_not_lock_the_gm_out(tmp_path):
         resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port), "--data", str(data), "--log-format", "json",
-         "--hello-timeout", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, preexec_fn=limit,
+        [
+            sys.executable,
+            "-m",
+            "sidecar.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--data",
+            str(data),
+            "--log-format",
+            "json",
+            "--hello-timeout",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        preexec_fn=limit,
     )
     try:
         deadline = time.monotonic() + 15
@@ -217,7 +230,7 @@ async def test_a_trickled_frame_times_out(tmp_path):
                 if reader.at_eof() or (chunk and chunk[:1] == b"\x88"):
                     cut = time.monotonic() - start
                     break
-            except (asyncio.TimeoutError,):
+            except TimeoutError:
                 continue
             except ConnectionError:
                 cut = time.monotonic() - start
@@ -239,8 +252,9 @@ async def test_an_odds_flood_does_not_starve_others(sidecar):
         n = 0
         while not stop.is_set():
             n += 1
-            check = BoonsCheck(ability=5, boon=5, bane=5, trial=4, crisis=1, threshold=50 + k * 100_000 + n, time_unit="h",
-                               limit=40)
+            check = BoonsCheck(
+                ability=5, boon=5, bane=5, trial=4, crisis=1, threshold=50 + k * 100_000 + n, time_unit="h", limit=40
+            )
             try:
                 await c.request(m.Odds(id=c.new_id(), check=check))
                 counts["odds"] += 1
@@ -260,8 +274,10 @@ async def test_an_odds_flood_does_not_starve_others(sidecar):
     await asyncio.gather(*tasks)
     rtts.sort()
     p99 = rtts[int(len(rtts) * 0.99) - 1]
-    print(f"odds flood: {counts['odds']} odds answered; ping p50 {statistics.median(rtts) * 1000:.1f} ms, "
-          f"p99 {p99 * 1000:.1f} ms, max {rtts[-1] * 1000:.1f} ms over {len(rtts)} pings")
+    print(
+        f"odds flood: {counts['odds']} odds answered; ping p50 {statistics.median(rtts) * 1000:.1f} ms, "
+        f"p99 {p99 * 1000:.1f} ms, max {rtts[-1] * 1000:.1f} ms over {len(rtts)} pings"
+    )
     assert counts["odds"] > 20
     assert statistics.median(rtts) < 0.05 and p99 < 0.25, rtts[-5:]
     for c in (*flooders, gm):
@@ -276,8 +292,11 @@ async def test_a_players_state_is_o_state_on_a_long_table(sidecar):
         if i % 3:
             pending = table.prepare_op(t.StrainSet(actor=f"A{i % 7}", strain=i % 5))
         else:
-            pending = table.prepare_roll(m.Roll(id="x", check=FacetsCheck(pool=2), mode="gm" if i % 2 else "public"),
-                                         Viewer("player", "p1"), "p1")
+            pending = table.prepare_roll(
+                m.Roll(id="x", check=FacetsCheck(pool=2), mode="gm" if i % 2 else "public"),
+                Viewer("player", "p1"),
+                "p1",
+            )
         rows += pending.encoded()
         table.commit(pending)
     sidecar.ledger.append_sync(table.id, rows, None)  # one transaction: the events the server would have written
@@ -315,17 +334,28 @@ async def test_behind_a_trusted_proxy_the_client_address_counts(tmp_path):
     async with Small(tmp_path, max_per_address=2, trusted_proxies=("127.0.0.0/8",)) as s:
         socks = []
         for client in ("203.0.113.1", "203.0.113.1", "203.0.113.2"):
-            socks.append(await websockets.connect(s.url, subprotocols=["verdict.v1"],
-                                                  additional_headers={"X-Forwarded-For": client}))
+            socks.append(
+                await websockets.connect(
+                    s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": client}
+                )
+            )
         with pytest.raises(websockets.InvalidStatus) as e:
-            await websockets.connect(s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "203.0.113.1"})
+            await websockets.connect(
+                s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "203.0.113.1"}
+            )
         assert e.value.response.status_code == 429
         for ws in socks:
             await ws.close()
     async with Small(tmp_path / "b", max_per_address=2) as s:  # not trusted: the header changes nothing
-        socks = [await websockets.connect(s.url, subprotocols=["verdict.v1"],
-                                          additional_headers={"X-Forwarded-For": f"203.0.113.{i}"}) for i in range(2)]
+        socks = [
+            await websockets.connect(
+                s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": f"203.0.113.{i}"}
+            )
+            for i in range(2)
+        ]
         with pytest.raises(websockets.InvalidStatus):
-            await websockets.connect(s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "198.51.100.9"})
+            await websockets.connect(
+                s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "198.51.100.9"}
+            )
         for ws in socks:
             await ws.close()

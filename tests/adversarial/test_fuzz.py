@@ -20,15 +20,41 @@ from protocol.v1.facets import FacetsCheck
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
 CLIENT_VECTORS = [
-    json.loads(p.read_text()) for p in sorted(VECTORS.glob("*.json"))
+    json.loads(p.read_text())
+    for p in sorted(VECTORS.glob("*.json"))
     if json.loads(p.read_text()).get("type") in {t.__struct_config__.tag for t in m.CLIENT_TYPES}
 ]
 KNOWN_CODES_OK = {"pong", "rolled", "followed", "done", "state", "verified", "odds_result", "user_key", "welcome"}
-FIELD_NAMES = ["type", "id", "check", "system", "pool", "dice", "user", "key", "table", "op", "action", "mode", "label",
-               "since", "protocol", "rank", "cl", "group", "seqs", "count"]
+FIELD_NAMES = [
+    "type",
+    "id",
+    "check",
+    "system",
+    "pool",
+    "dice",
+    "user",
+    "key",
+    "table",
+    "op",
+    "action",
+    "mode",
+    "label",
+    "since",
+    "protocol",
+    "rank",
+    "cl",
+    "group",
+    "seqs",
+    "count",
+]
 
 SHAPES: list[object] = [
-    {"type": [1]}, {"type": {}}, {"type": 1}, {"type": None}, {"type": True}, {"type": "roll", "id": ["x"]},
+    {"type": [1]},
+    {"type": {}},
+    {"type": 1},
+    {"type": None},
+    {"type": True},
+    {"type": "roll", "id": ["x"]},
     {"type": "ping", "id": "deep", "x": json.loads("[" * 900 + "]" * 900)},
     {"type": "roll", "id": "big", "check": {"system": "facets", "pool": 2**70}},
     {"type": "roll", "id": "u64", "check": {"system": "facets", "pool": 2**63 + 5}},
@@ -36,7 +62,11 @@ SHAPES: list[object] = [
     {"type": "gm", "id": "g", "op": {"op": "strain_set", "actor": "A", "strain": 2**64}},
     {"type": "roll", "id": "long", "label": "x" * 5000, "check": {"system": "facets", "pool": 1}},
     {"type": "gm", "id": "t", "op": {"op": "complication_add", "scene": "S", "text": "y" * 5000}},
-    [], 1, "str", None, {"type": "hello", "table": 1, "key": None},
+    [],
+    1,
+    "str",
+    None,
+    {"type": "hello", "table": 1, "key": None},
 ]
 
 
@@ -45,7 +75,18 @@ def rand_value(rng: random.Random, depth: int = 0) -> object:
     if kind == 0:
         return rng.choice([0, -1, 1, 2**31, 2**63 - 1, 2**63, 2**64, -(2**63) - 1, 10**30, rng.randint(-9, 99)])
     if kind == 1:
-        return rng.choice(["", "roll", "hello", "facets", "\u0000", "\ud7ff" * 3, "é" * rng.randint(0, 40), "x" * rng.choice([1, 1100])])
+        return rng.choice(
+            [
+                "",
+                "roll",
+                "hello",
+                "facets",
+                "\u0000",
+                "\ud7ff" * 3,
+                "é" * rng.randint(0, 40),
+                "x" * rng.choice([1, 1100]),
+            ]
+        )
     if kind == 2:
         return rng.choice([True, False, None])
     if kind == 3:
@@ -109,8 +150,9 @@ def encode(obj: object, msgpack: bool, rng: random.Random) -> str | bytes:
 
 
 async def _open(url: str, msgpack: bool):
-    return await websockets.connect(url, subprotocols=["verdict.v1+msgpack" if msgpack else "verdict.v1"],
-                                    compression=None, max_size=2**22)
+    return await websockets.connect(
+        url, subprotocols=["verdict.v1+msgpack" if msgpack else "verdict.v1"], compression=None, max_size=2**22
+    )
 
 
 def _decode(frame, msgpack: bool) -> dict:
@@ -144,7 +186,7 @@ async def test_fuzzed_frames_get_coded_replies(sidecar, msgpack, caplog, capsys)
 
     # before hello: every frame is refused with a code; a bad hello may close the socket, cleanly
     ws = await _open(sidecar.url, msgpack)
-    for i, obj in enumerate(corpus[:150]):
+    for obj in corpus[:150]:
         await ws.send(encode(obj, msgpack, rng))
         try:
             reply = _decode(await ws.recv(), msgpack)
@@ -219,7 +261,9 @@ async def test_fuzzed_frames_while_rate_limited(tmp_path, msgpack, capsys):
 
     ledger = SqliteLedger(tmp_path / "v.sqlite3")
     keys = ledger.create_table("t")
-    server = TestServer(create_app(Settings(data=tmp_path, rate=2, burst=2), ledger), host="127.0.0.1", port=free_port())
+    server = TestServer(
+        create_app(Settings(data=tmp_path, rate=2, burst=2), ledger), host="127.0.0.1", port=free_port()
+    )
     await server.start_server()
     url = f"ws://127.0.0.1:{server.port}/ws"
     rng = random.Random(5)

@@ -78,11 +78,15 @@ async def test_only_the_gm_acts_on_behalf_of_a_user(sidecar):
     # bob names alice: refused, never silently taken as bob's own
     err = await refused(bob.request(m.Roll(id="b1", check=FacetsCheck(pool=2), user="alice")))
     assert err.code == "forbidden" and "on behalf" in err.error.message
-    err = await refused(bob.request(m.Follow(id="b2", check=on_behalf.check, action=FlairsBargain(trial="loud"), user="alice")))
+    err = await refused(
+        bob.request(m.Follow(id="b2", check=on_behalf.check, action=FlairsBargain(trial="loud"), user="alice"))
+    )
     assert err.code == "forbidden"
     err = await refused(alice.request(m.Roll(id="a0", check=FacetsCheck(pool=2), user="alice")))
     assert err.code == "forbidden"  # even naming oneself: `user` is the GM's field
-    assert (await refused(bob.request(m.Follow(id="b3", check=on_behalf.check, action=FlairsBargain(trial="loud"))))).code == "not_your_check"
+    assert (
+        await refused(bob.request(m.Follow(id="b3", check=on_behalf.check, action=FlairsBargain(trial="loud"))))
+    ).code == "not_your_check"
     assert (await refused(obs.request(m.Roll(id="o1", check=FacetsCheck(pool=2))))).code == "forbidden"
     # the roller follows up; the GM may too, on the roller's behalf
     f = await alice.request(m.Follow(id="a1", check=on_behalf.check, action=FlairsBargain(trial="loud", dice=[6])))
@@ -107,8 +111,12 @@ async def test_user_key_request_is_the_gms(sidecar):
 
 def test_cli_user_key_and_rotation(tmp_path):
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "sidecar.cli", "table", "--data", str(tmp_path), *args],
-                              capture_output=True, text=True, cwd=ROOT)
+        return subprocess.run(
+            [sys.executable, "-m", "sidecar.cli", "table", "--data", str(tmp_path), *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
 
     created = json.loads(cli("create", "t", "--json").stdout)
     a = cli("user-key", created["table"], "alice")

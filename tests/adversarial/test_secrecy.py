@@ -35,15 +35,18 @@ async def test_every_mode_every_follow_up_every_socket(sidecar):
     checks, bargained = {}, {}
     for mode in ("public", *HIDDEN_MODES):
         # a failure with a pair: the GM names the Judge's-choice trial
-        r = await alice.request(m.Roll(id=f"r-{mode}", check=FlairsCheck(rank=3, dice=[2, 2, 1]), mode=mode,
-                                       label=f"label-{mode}"))
+        r = await alice.request(
+            m.Roll(id=f"r-{mode}", check=FlairsCheck(rank=3, dice=[2, 2, 1]), mode=mode, label=f"label-{mode}")
+        )
         checks[mode] = r
         named = await gm.request(m.Follow(id=f"n-{mode}", check=r.check, action=FlairsNameTrials(dice=[4])))
         assert named.result is not None or mode == "self"
         # a plain failure: the roller strikes a bargain
         r2 = await alice.request(m.Roll(id=f"q-{mode}", check=FlairsCheck(rank=2, dice=[3, 2]), mode=mode))
         bargained[mode] = r2
-        mine = await alice.request(m.Follow(id=f"b-{mode}", check=r2.check, action=FlairsBargain(trial="loud", dice=[6])))
+        mine = await alice.request(
+            m.Follow(id=f"b-{mode}", check=r2.check, action=FlairsBargain(trial="loud", dice=[6]))
+        )
         assert (mine.result is None) == (mode == "blind")
     await barrier(gm, everyone)
 

@@ -86,24 +86,43 @@ class Sidecar:
         return f"http://127.0.0.1:{self.port}"
 
     def create_table(self) -> None:
-        out = subprocess.run([str(VERDICT), "table", "--data", str(self.data), "create", "browser"],
-                             check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [str(VERDICT), "table", "--data", str(self.data), "create", "browser"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         self.table = re.search(r"table id\s+(\S+)", out).group(1)
         self.gm_key = re.search(r"GM key\s+(\S+)", out).group(1)
         self.player_key = re.search(r"player key\s+(\S+)", out).group(1)
 
     def user_key(self, user: str) -> str:
         """``user``'s own player key for this table, as the CLI prints it."""
-        out = subprocess.run([str(VERDICT), "table", "--data", str(self.data), "user-key", self.table, user],
-                             check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [str(VERDICT), "table", "--data", str(self.data), "user-key", self.table, user],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         return out.split()[-1]
 
     def start(self) -> None:
         log = open(self.data / "sidecar.log", "a")
         self.proc = subprocess.Popen(
-            [str(VERDICT), "serve", "--port", str(self.port), "--data", str(self.data), "--allow-origin", self.origin,
-             "--log-format", "json"],
-            stdout=log, stderr=subprocess.STDOUT,
+            [
+                str(VERDICT),
+                "serve",
+                "--port",
+                str(self.port),
+                "--data",
+                str(self.data),
+                "--allow-origin",
+                self.origin,
+                "--log-format",
+                "json",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
@@ -156,8 +175,14 @@ def browser():
     with sync_playwright() as pw:
         b = pw.chromium.launch(
             executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
         )
         yield b
         b.close()
@@ -183,10 +208,17 @@ class Table:
     def _world(self, rules: str) -> World:
         if self.world is None:
             s = self.sidecar
-            self.world = self.standin.world({
-                "verdict.url": s.url, "verdict.table": s.table, "verdict.playerKey": s.player_key,
-                "verdict.mode": self.mode, "verdict.system": rules,
-            }, generation=self.generation, system=self.system)
+            self.world = self.standin.world(
+                {
+                    "verdict.url": s.url,
+                    "verdict.table": s.table,
+                    "verdict.playerKey": s.player_key,
+                    "verdict.mode": self.mode,
+                    "verdict.system": rules,
+                },
+                generation=self.generation,
+                system=self.system,
+            )
         elif self.world.settings.get("verdict.system") != rules:
             self.standin.call(self.world.settings.__setitem__, "verdict.system", rules)
         return self.world

@@ -22,5 +22,7 @@ def add_complications(gm, hidden: str, revealed: str):
     tracker.locator(".verdict-add [name=text]").fill(revealed)
     tracker.locator(".verdict-add [name=hidden]").uncheck()
     tracker.locator(".verdict-add [data-action=add]").click()
-    gm.wait_for_function("document.querySelectorAll('.verdict-tracker .verdict-complication').length === 2", timeout=15000)
+    gm.wait_for_function(
+        "document.querySelectorAll('.verdict-tracker .verdict-complication').length === 2", timeout=15000
+    )
     return tracker

@@ -12,7 +12,15 @@ pytestmark = pytest.mark.browser
 CHECKS = {
     "challenge": {"system": "challenge", "cl": 3, "modifier": 4, "dice": [9]},
     "feats": {"system": "feats", "ability": 10, "difficulty": 12, "wyrd": 0, "dice": [8, 7, 3]},
-    "boons": {"system": "boons", "ability": 3, "boon": 1, "bane": 1, "trial": 2, "crisis": 0, "dice": [8, 5, 2, 4, 3, 7, 1]},
+    "boons": {
+        "system": "boons",
+        "ability": 3,
+        "boon": 1,
+        "bane": 1,
+        "trial": 2,
+        "crisis": 0,
+        "dice": [8, 5, 2, 4, 3, 7, 1],
+    },
 }
 
 
@@ -32,7 +40,7 @@ def test_dialog_and_card_of_each_rule_set(table, shot):
         card.wait_for(timeout=15000)
         assert card.locator(".verdict-outcome").inner_text().strip()
         shot(gm, ".chat-message:last-child", f"card-{system}.png")
-    for system, check in CHECKS.items():
+    for check in CHECKS.values():
         gm.evaluate(f"{API}.client.roll({{check: {check!r}, label: 'Given faces'}})".replace("True", "true"))
     gm.wait_for_function("document.querySelectorAll('.verdict-card').length === 8", timeout=15000)
     boons = gm.locator(".verdict-card[data-system='boons']").last
@@ -60,7 +68,9 @@ def test_dice_so_nice_throws_the_real_faces(table):
     # A player's roll is thrown with the player's dice (Dice So Nice draws the user's own appearance).
     ayla = table.open("p1")
     connected(ayla)
-    ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2, dice: [4, 1]}}, actor: 'actorAyla', label: 'Thrown by Ayla'}})")
+    ayla.evaluate(
+        f"{API}.client.roll({{check: {{system: 'facets', pool: 2, dice: [4, 1]}}, actor: 'actorAyla', label: 'Thrown by Ayla'}})"
+    )
     gm.wait_for_function("window.__throws.length === 3", timeout=15000)
     assert gm.evaluate("window.__throws[2].user") == "p1"
 
@@ -74,4 +84,6 @@ def test_the_dialog_title_follows_the_rule_set(table):
     dialog.wait_for()
     assert "Facets" in dialog.locator(".window-title").inner_text()
     dialog.locator("[name='system']").select_option("flairs")
-    gm.wait_for_function("document.querySelector('.verdict-roll-dialog .window-title').textContent.includes('Flairs')", timeout=15000)
+    gm.wait_for_function(
+        "document.querySelector('.verdict-roll-dialog .window-title').textContent.includes('Flairs')", timeout=15000
+    )

@@ -14,7 +14,9 @@ pytestmark = pytest.mark.browser
 def test_devils_bargain_on_a_flairs_failure(table, shot):
     gm, player = table.open("gm1", "flairs"), table.open("p1", "flairs")
     connected(gm, player)
-    player.evaluate(f"{API}.client.roll({{check: {{system: 'flairs', rank: 2, dice: [3, 2]}}, actor: 'actorAyla', scene: 'scene1', label: 'Pick the lock'}})")
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'flairs', rank: 2, dice: [3, 2]}}, actor: 'actorAyla', scene: 'scene1', label: 'Pick the lock'}})"
+    )
     card = player.locator(".verdict-card[data-system='flairs']")
     card.wait_for(timeout=15000)
     assert card.get_attribute("data-outcome") == "failure"
@@ -79,7 +81,9 @@ def test_next_extended_roll_from_the_card(table, shot):
     assert dialog.locator("[name='label']").input_value() == "Decipher the ledger"
     dialog.locator("button[type=submit]").click()
     dialog.wait_for(state="detached")
-    player.wait_for_function("document.querySelectorAll('.verdict-card[data-system=\"boons\"]').length === 2", timeout=15000)
+    player.wait_for_function(
+        "document.querySelectorAll('.verdict-card[data-system=\"boons\"]').length === 2", timeout=15000
+    )
     xid = gm.evaluate(f"Object.keys({API}.client.snapshot.extended)[0]")
     gm.wait_for_function(f"{API}.client.snapshot.extended['{xid}'].attempts === 2", timeout=15000)
     cards = gm.evaluate("game.messages.contents.map(m => m.flags.verdict.card).filter(Boolean)")
@@ -100,7 +104,9 @@ def test_wyrd_bought_in_the_dialog(table, shot):
     assert dialog.locator("[data-wyrd-cost]").inner_text() == "0"
     # A feat three levels up: 1 in 16 without Wyrd.
     dialog.locator("[name='field.difficulty']").fill("13")
-    player.wait_for_selector(".verdict-roll-dialog .verdict-odds-legend li[data-outcome=success] .exact:text-is('1/16')", timeout=15000)
+    player.wait_for_selector(
+        ".verdict-roll-dialog .verdict-odds-legend li[data-outcome=success] .exact:text-is('1/16')", timeout=15000
+    )
     before = dialog.locator(".verdict-odds-legend").inner_text()
     dialog.locator("[name='field.wyrd']").fill("1")
     dialog.locator("[name='field.wyrd_dice'][value=red]").check()

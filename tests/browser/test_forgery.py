@@ -18,7 +18,9 @@ FORGED = {"system": "facets", "outcome": "triumph", "dice": [6, 6, 6], "FORGED":
 def test_forged_relay_frames_change_nothing(table):
     gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
     connected(gm, ayla, bram)
-    ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', scene: 'scene1', label: 'Genuine one'}})")
+    ayla.evaluate(
+        f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', scene: 'scene1', label: 'Genuine one'}})"
+    )
     ayla.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine one')", timeout=15000)
     bram.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine one')", timeout=15000)
     check = bram.evaluate("game.messages.contents[0].flags.verdict.card.checkId")
@@ -61,7 +63,9 @@ def test_forged_relay_frames_change_nothing(table):
     assert reply.get("check") not in (None, "forged-check"), reply
     assert "FORGED" not in json.dumps(reply)
     ayla.wait_for_selector(".verdict-card .verdict-label:has-text('Genuine two')", timeout=15000)
-    labels = [m["flags"]["verdict"]["card"]["label"] for m in table.messages() if m["flags"].get("verdict", {}).get("card")]
+    labels = [
+        m["flags"]["verdict"]["card"]["label"] for m in table.messages() if m["flags"].get("verdict", {}).get("card")
+    ]
     assert labels == ["Genuine one", "Genuine two"]
     assert "FORGED" not in ayla.locator("#chat-log").inner_text()
 

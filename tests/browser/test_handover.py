@@ -13,9 +13,9 @@ from .helpers import API, connected
 pytestmark = pytest.mark.browser
 
 ROLL = (
-    "(label) => {API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', scene: 'scene1', label}})"
-    ".then((r) => ({{ok: true, check: r.check, label: r.label}}), (e) => ({{ok: false, code: e.code ?? null, error: String(e.message ?? e)}}))"
-).format(API=API)
+    f"(label) => {API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', scene: 'scene1', label}})"
+    ".then((r) => ({ok: true, check: r.check, label: r.label}), (e) => ({ok: false, code: e.code ?? null, error: String(e.message ?? e)}))"
+)
 
 
 def cards(table) -> list[dict]:

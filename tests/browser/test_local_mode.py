@@ -64,5 +64,7 @@ def test_player_rolls_through_the_gm_with_odds(table, shot):
     assert gm.locator(".verdict-card [data-verdict-apply]").count() == 1
     assert player.locator(".verdict-card [data-verdict-apply]").count() == 0
     # Per-actor defaults remembered in the actor's flags (written by the GM's client).
-    gm.wait_for_function("game.actors.get('actorAyla').getFlag('verdict', 'defaults')?.facets?.pool === 3", timeout=15000)
+    gm.wait_for_function(
+        "game.actors.get('actorAyla').getFlag('verdict', 'defaults')?.facets?.pool === 3", timeout=15000
+    )
     shot(player, ".chat-message:last-child", "card-facets.png")

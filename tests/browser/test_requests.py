@@ -43,7 +43,9 @@ def test_a_group_check_gathers_every_participants_roll(table, shot):
     dialog.locator("input[name=trap]").check()
     dialog.locator("[name=label]").fill("Cross the trapped hall")
     # The odds are the whole group check's, asked of the sidecar.
-    gm.wait_for_function("document.querySelectorAll('.verdict-roll-dialog .verdict-odds-legend li').length === 2", timeout=15000)
+    gm.wait_for_function(
+        "document.querySelectorAll('.verdict-roll-dialog .verdict-odds-legend li').length === 2", timeout=15000
+    )
     shot(gm, ".verdict-roll-dialog", "dialog-request-group.png")
     dialog.locator("button[type=submit]").click()
     dialog.wait_for(state="detached")

@@ -53,7 +53,9 @@ def test_every_page_connects_with_its_roles_key(server_table, shot):
     assert any('"type":"rolled"' in f and "Climb the bell tower" in f for f in table.frames["p1"])
 
     # A roll the GM makes for their eyes only: its card and its frame stay off the player's page.
-    gm.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, mode: 'gm', label: 'The watcher notices'}})")
+    gm.evaluate(
+        f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, mode: 'gm', label: 'The watcher notices'}})"
+    )
     gm.wait_for_selector(".verdict-card .verdict-label:has-text('The watcher notices')", timeout=15000)
     player.wait_for_timeout(500)
     assert "The watcher notices" not in player.content()
@@ -75,4 +77,6 @@ def test_every_page_connects_with_its_roles_key(server_table, shot):
 
     # Revealed by the GM, it then arrives.
     tracker.locator(".verdict-complication.is-hidden [data-action=reveal]").click()
-    player.wait_for_selector(".verdict-tracker .verdict-complication:has-text('The bell rope is rotten')", timeout=15000)
+    player.wait_for_selector(
+        ".verdict-tracker .verdict-complication:has-text('The bell rope is rotten')", timeout=15000
+    )

@@ -14,7 +14,9 @@ def test_card_follow_up_clicked_by_the_player(table, shot):
     gm, player = table.open("gm1"), table.open("p1")
     connected(gm, player)
     # Physical dice: a 12 against CL 1 beats it by two levels, which offers the choice.
-    player.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 1, modifier: 0, dice: [12]}}, actor: 'actorAyla', label: 'Force the door'}})")
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'challenge', cl: 1, modifier: 0, dice: [12]}}, actor: 'actorAyla', label: 'Force the door'}})"
+    )
     card = player.locator(".verdict-card[data-system='challenge']")
     card.wait_for(timeout=15000)
     buttons = card.locator("[data-verdict-follow]")
@@ -31,7 +33,9 @@ def test_card_follow_up_clicked_by_the_player(table, shot):
     actions = gm.evaluate("game.messages.contents[0].flags.verdict.card.actions")
     assert actions == [{"action": "challenge_choice", "option": "game_changer"}]
     # The game changer reached the table state, and the player's view of it.
-    gm.wait_for_function("game.modules.get('verdict').api.client.snapshot?.actors?.actorAyla?.game_changers === 1", timeout=15000)
+    gm.wait_for_function(
+        "game.modules.get('verdict').api.client.snapshot?.actors?.actorAyla?.game_changers === 1", timeout=15000
+    )
 
 
 def test_hidden_complication_never_reaches_the_player(table, shot):
@@ -60,14 +64,18 @@ def test_hidden_complication_never_reaches_the_player(table, shot):
     shot(gm, ".verdict-tracker", "tracker-gm.png")
 
     tracker.locator(".verdict-complication.is-hidden [data-action=reveal]").click()
-    player.wait_for_selector(".verdict-tracker .verdict-complication:has-text('A ward seals the cellar')", timeout=15000)
+    player.wait_for_selector(
+        ".verdict-tracker .verdict-complication:has-text('A ward seals the cellar')", timeout=15000
+    )
 
 
 def test_lurking_trials_stay_secret_on_the_players_card(table, shot):
     gm, player = table.open("gm1", system="flairs"), table.open("p1", system="flairs")
     connected(gm, player)
     gm.evaluate(f"{API}.client.gm({{op: 'lurking_set', trials: ['loud', 'harmful'], scene: 'scene1', actor: null}})")
-    player.evaluate(f"{API}.client.roll({{check: {{system: 'flairs', rank: 3, edges: 0, cuts: 0, lurking: 2, dice: [5, 5, 2]}}, actor: 'actorAyla', scene: 'scene1', label: 'Sneak past'}})")
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'flairs', rank: 3, edges: 0, cuts: 0, lurking: 2, dice: [5, 5, 2]}}, actor: 'actorAyla', scene: 'scene1', label: 'Sneak past'}})"
+    )
     pcard = player.locator(".verdict-card[data-system='flairs']")
     pcard.wait_for(timeout=15000)
     gcard = gm.locator(".verdict-card[data-system='flairs']")
@@ -90,12 +98,15 @@ def test_sidecar_restart_reconnects_both_pages(table):
     table.sidecar.stop()
     for page in (gm, player):
         page.wait_for_function(
-            "['reconnecting', 'offline'].includes(document.querySelector('#verdict-status').dataset.state)", timeout=10000
+            "['reconnecting', 'offline'].includes(document.querySelector('#verdict-status').dataset.state)",
+            timeout=10000,
         )
     assert gm.locator("#verdict-status .reason").inner_text()
     table.sidecar.start()
     connected(gm, player)
-    player.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', label: 'After the restart'}})")
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', label: 'After the restart'}})"
+    )
     gm.wait_for_selector(".verdict-card .verdict-label:has-text('After the restart')", timeout=15000)
     player.wait_for_selector(".verdict-card .verdict-label:has-text('After the restart')", timeout=15000)
 

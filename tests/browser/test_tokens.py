@@ -16,7 +16,9 @@ def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
     connected(gm, player)
     # CONFIG.statusEffects: an array in v13, an object keyed by id in v14.
-    registered = gm.evaluate("Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects.map(e => e.id) : Object.keys(CONFIG.statusEffects)")
+    registered = gm.evaluate(
+        "Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects.map(e => e.id) : Object.keys(CONFIG.statusEffects)"
+    )
     for sid in ("verdict-condition", "verdict-wound", "verdict-scratch", "verdict-taken-down"):
         assert sid in registered
     assert "dead" in registered  # Foundry's own are kept
@@ -25,12 +27,16 @@ def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     assert gm.locator(f"{AYLA} .token-text").count() == 0
 
     # A failure by two levels: +3 strain, drawn as a counter on the token.
-    player.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [5]}}, actor: 'actorAyla', scene: 'scene1', label: 'Hold the gate'}})")
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [5]}}, actor: 'actorAyla', scene: 'scene1', label: 'Hold the gate'}})"
+    )
     for page in (gm, player):
         page.wait_for_selector(f"{AYLA} .token-text[data-name='verdict-strain']:has-text('3')", timeout=15000)
         assert page.locator(f"{AYLA} [data-status='verdict-condition']").count() == 0
     # A natural 1 is an epic failure: a new condition, shown as the condition status effect.
-    player.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [1]}}, actor: 'actorAyla', scene: 'scene1', label: 'Hold the gate again'}})")
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [1]}}, actor: 'actorAyla', scene: 'scene1', label: 'Hold the gate again'}})"
+    )
     for page in (gm, player):
         page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=15000)
         assert "3" in page.locator(f"{AYLA} .token-text[data-name='verdict-strain']").inner_text()
@@ -51,7 +57,9 @@ def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     for page in (gm, player):
         page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=15000)
     # A card that names no actor has nothing to apply.
-    gm.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 2, modifier: 0, dice: [10]}}, label: 'Nobody in particular'}})")
+    gm.evaluate(
+        f"{API}.client.roll({{check: {{system: 'challenge', cl: 2, modifier: 0, dice: [10]}}, label: 'Nobody in particular'}})"
+    )
     card = gm.locator(".verdict-card:has(.verdict-label:has-text('Nobody in particular'))")
     card.wait_for(timeout=15000)
     assert card.locator("[data-verdict-apply]").count() == 0
@@ -63,7 +71,9 @@ def test_a_system_that_rebuilds_the_status_list_keeps_the_markers(table):
     gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
     connected(gm, player)
     assert gm.evaluate("game.release.generation") == table.generation
-    player.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [1]}}, actor: 'actorAyla', scene: 'scene1', label: 'Slip'}})")
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [1]}}, actor: 'actorAyla', scene: 'scene1', label: 'Slip'}})"
+    )
     for page in (gm, player):
         page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=15000)
     # The scene is drawn again (the system rebuilds the list again): the marker stays.
@@ -134,7 +144,9 @@ def test_sheet_header_controls_offer_a_roll_to_owners(table):
 
     def open_sheet(page, actor: str):
         """An ActorSheetV2 for ``actor``, its header-controls menu opened (built now, as Foundry builds it)."""
-        page.evaluate(f"new standin.ActorSheet({{document: game.actors.get('{actor}'), id: 'sheet-{actor}'}}).render({{force: true}})")
+        page.evaluate(
+            f"new standin.ActorSheet({{document: game.actors.get('{actor}'), id: 'sheet-{actor}'}}).render({{force: true}})"
+        )
         sheet = page.locator(f"#sheet-{actor}")
         sheet.locator("[data-action=toggleControls]").click()
         return sheet

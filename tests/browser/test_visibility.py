@@ -28,7 +28,9 @@ def test_a_blind_roll_leaves_the_roller_a_trace_and_other_players_nothing(table)
     gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
     connected(gm, ayla, bram)
     label = "Read the sealed letter"
-    ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3}}, actor: 'actorAyla', mode: 'blind', label: {label!r}}})")
+    ayla.evaluate(
+        f"{API}.client.roll({{check: {{system: 'facets', pool: 3}}, actor: 'actorAyla', mode: 'blind', label: {label!r}}})"
+    )
     # The GM sees the whole card.
     gcard = gm.locator(f".verdict-card:has(.verdict-label:has-text('{label}')):has(.verdict-dice .die)")
     gcard.wait_for(timeout=15000)
@@ -39,7 +41,9 @@ def test_a_blind_roll_leaves_the_roller_a_trace_and_other_players_nothing(table)
     trace.first.wait_for(timeout=15000)
     assert trace.count() == 1
     assert trace.locator(".verdict-dice .die").count() == 0
-    assert not trace.locator(".verdict-outcome").all_inner_texts() or not any(t.strip() for t in trace.locator(".verdict-outcome").all_inner_texts())
+    assert not trace.locator(".verdict-outcome").all_inner_texts() or not any(
+        t.strip() for t in trace.locator(".verdict-outcome").all_inner_texts()
+    )
     # Another player: no message on the page.
     bram.wait_for_timeout(800)
     assert bram.locator("#chat-log .chat-message").count() == 0
@@ -57,7 +61,9 @@ def test_a_self_roll_reaches_the_roller_only(table):
     gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
     connected(gm, ayla, bram)
     label = "Count the coins in my purse"
-    ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3}}, actor: 'actorAyla', mode: 'self', label: {label!r}}})")
+    ayla.evaluate(
+        f"{API}.client.roll({{check: {{system: 'facets', pool: 3}}, actor: 'actorAyla', mode: 'self', label: {label!r}}})"
+    )
     card = ayla.locator(f".verdict-card:has(.verdict-label:has-text('{label}')):has(.verdict-dice .die)")
     card.wait_for(timeout=15000)
     check, outcome = card.get_attribute("data-check-id"), card.get_attribute("data-outcome")

@@ -57,10 +57,22 @@ def test_bad_arguments_exit_2_with_one_line(args, says):
 @pytest.mark.parametrize(
     "args, keys",
     [
-        (("roll", "challenge", "--modifier", "3", "--cl", "2"), {"total", "level", "margin", "strain", "choice", "condition", "complication", "natural"}),
-        (("roll", "flairs", "--rank", "3", "--edges", "1", "--cuts", "1"), {"kept", "removed", "flairs", "trials", "tainted", "desperate"}),
-        (("roll", "feats", "--ability", "3", "--difficulty", "4", "--wyrd", "1"), {"level", "success", "best_level", "worst_level", "degree", "bought", "cost"}),
-        (("roll", "boons", "--ability", "2", "--boon", "1", "--trial", "2"), {"symbols", "net_successes", "net_boons", "breakthroughs", "calamities"}),
+        (
+            ("roll", "challenge", "--modifier", "3", "--cl", "2"),
+            {"total", "level", "margin", "strain", "choice", "condition", "complication", "natural"},
+        ),
+        (
+            ("roll", "flairs", "--rank", "3", "--edges", "1", "--cuts", "1"),
+            {"kept", "removed", "flairs", "trials", "tainted", "desperate"},
+        ),
+        (
+            ("roll", "feats", "--ability", "3", "--difficulty", "4", "--wyrd", "1"),
+            {"level", "success", "best_level", "worst_level", "degree", "bought", "cost"},
+        ),
+        (
+            ("roll", "boons", "--ability", "2", "--boon", "1", "--trial", "2"),
+            {"symbols", "net_successes", "net_boons", "breakthroughs", "calamities"},
+        ),
     ],
 )
 def test_every_rule_set_rolls(args, keys):
@@ -107,9 +119,11 @@ def test_help_helps():
 
 
 def test_serve_prints_keys_once(tmp_path):
+    import contextlib
+    import io
+
     from sidecar.server.run import ensure_default_table
     from sidecar.state.ledger import SqliteLedger
-    import io, contextlib
 
     ledger = SqliteLedger(tmp_path / "verdict.sqlite3")
     buf = io.StringIO()
@@ -149,11 +163,27 @@ def test_serve_on_a_busy_port_says_so(tmp_path):
         busy.listen()
         port = busy.getsockname()[1]
         r = subprocess.run(
-            [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port), "--data", str(tmp_path), "--log-format", "json"],
-            capture_output=True, text=True, timeout=30,
+            [
+                sys.executable,
+                "-m",
+                "sidecar.cli",
+                "serve",
+                "--port",
+                str(port),
+                "--data",
+                str(tmp_path),
+                "--log-format",
+                "json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
     assert r.returncode == 2
-    assert r.stderr.strip().splitlines()[-1] == f"verdict: 127.0.0.1:{port} is already in use (another sidecar?); choose another with --port"
+    assert (
+        r.stderr.strip().splitlines()[-1]
+        == f"verdict: 127.0.0.1:{port} is already in use (another sidecar?); choose another with --port"
+    )
     assert "listening" not in r.stdout
 
 
@@ -175,14 +205,22 @@ def test_read_facets_takes_the_pool_from_the_dice(args, outcome, pool):
 @pytest.mark.parametrize(
     "args, says",
     [
-        (("read", "boons", "--ability", "1", "--opponent", '{"abilty":3}', "--dice", "1,1"),
-         "--opponent: unknown field `abilty`"),
-        (("read", "boons", "--ability", "1", "--opponent", '{"ability":1,"trial":2}', "--dice", "1,1,1,1"),
-         "--opponent: unknown field `trial`"),
-        (("read", "flairs", "--group", '[{"name":"a","rnak":2}]', "--dice", "1,1"),
-         "--group: unknown field `rnak` (at [0])"),
-        (("odds", "flairs", "--group", '[{"name":"a","rank":1},{"name":"b","edge":1}]'),
-         "--group: unknown field `edge` (at [1])"),
+        (
+            ("read", "boons", "--ability", "1", "--opponent", '{"abilty":3}', "--dice", "1,1"),
+            "--opponent: unknown field `abilty`",
+        ),
+        (
+            ("read", "boons", "--ability", "1", "--opponent", '{"ability":1,"trial":2}', "--dice", "1,1,1,1"),
+            "--opponent: unknown field `trial`",
+        ),
+        (
+            ("read", "flairs", "--group", '[{"name":"a","rnak":2}]', "--dice", "1,1"),
+            "--group: unknown field `rnak` (at [0])",
+        ),
+        (
+            ("odds", "flairs", "--group", '[{"name":"a","rank":1},{"name":"b","edge":1}]'),
+            "--group: unknown field `edge` (at [1])",
+        ),
     ],
 )
 def test_misspelled_fields_in_json_options_are_refused(args, says):

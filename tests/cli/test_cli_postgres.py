@@ -14,8 +14,14 @@ from ..conftest import ROOT, Process, free_port
 
 
 def verdict(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sidecar.cli", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=60, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "sidecar.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
 
 
 async def test_tables_on_postgresql_from_the_cli_and_a_sidecar_serving_them(pg_url: str, tmp_path: Path):
@@ -54,6 +60,13 @@ async def test_tables_on_postgresql_from_the_cli_and_a_sidecar_serving_them(pg_u
 def test_a_bad_ledger_is_one_line_and_status_2(tmp_path: Path):
     r = verdict("table", "--ledger", "mysql://u:p@h/db", "list")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "postgresql://" in r.stderr
-    r = verdict("serve", "--ledger", "postgresql://u:hunter2@127.0.0.1:1/db", "--port", str(free_port()),
-                "--data", str(tmp_path))
+    r = verdict(
+        "serve",
+        "--ledger",
+        "postgresql://u:hunter2@127.0.0.1:1/db",
+        "--port",
+        str(free_port()),
+        "--data",
+        str(tmp_path),
+    )
     assert r.returncode == 2 and "cannot reach the PostgreSQL ledger" in r.stderr and "hunter2" not in r.stderr

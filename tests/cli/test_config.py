@@ -16,8 +16,9 @@ def verdict(*args: str, env: dict[str, str] | None = None, cwd: Path | None = No
     root = Path(__file__).resolve().parents[2]
     full_env = {k: v for k, v in os.environ.items() if k != config.DATA_ENV}
     full_env.update(PYTHONPATH=str(root), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "sidecar.cli", *args], capture_output=True, text=True, timeout=60,
-                          env=full_env, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "sidecar.cli", *args], capture_output=True, text=True, timeout=60, env=full_env, cwd=cwd
+    )
 
 
 def test_the_data_directory_comes_from_the_option_then_the_environment_then_the_default(tmp_path: Path) -> None:
@@ -38,5 +39,9 @@ def test_settings_start_from_the_config() -> None:
     s = Settings()
     assert (s.host, s.port, s.data) == (config.HOST, config.PORT, Path(config.DATA_DIR))
     assert (s.hello_timeout, s.frame_timeout, s.max_frame, s.rate) == (
-        config.HELLO_TIMEOUT, config.FRAME_TIMEOUT, config.MAX_FRAME, config.RATE)
+        config.HELLO_TIMEOUT,
+        config.FRAME_TIMEOUT,
+        config.MAX_FRAME,
+        config.RATE,
+    )
     assert s.origins() == frozenset(config.LOCAL_FOUNDRY_ORIGINS)

@@ -52,7 +52,9 @@ def test_die_sizes(die):
     assert boons.sizes(BoonsCheck(**{die: 3})) == [SIZE[die]] * 3
 
 
-@pytest.mark.parametrize("die, face, symbols", [(d, i + 1, s) for d, faces in TABLE.items() for i, s in enumerate(faces)])
+@pytest.mark.parametrize(
+    "die, face, symbols", [(d, i + 1, s) for d, faces in TABLE.items() for i, s in enumerate(faces)]
+)
 def test_every_face(die, face, symbols):
     r = read([face], **{die: 1})
     assert r.symbols == [symbols] and r.types == [die]
@@ -254,7 +256,9 @@ def test_assist_dice_follow_the_order_of_the_assists(rank, assists):
     added = boons.assist_dice(rank, assists)
     assert len(added) == len(assists)
     first_outranking = next((i for i, r in enumerate(assists) if r > rank), None)
-    assert [i for i, d in enumerate(added) if d == "ability"] == ([] if first_outranking is None else [first_outranking])
+    assert [i for i, d in enumerate(added) if d == "ability"] == (
+        [] if first_outranking is None else [first_outranking]
+    )
 
 
 def test_assists_need_the_primary_rank():
@@ -317,7 +321,9 @@ def test_incomplete_group_refused(kw):
     refused("incomplete_group", **kw)
 
 
-@pytest.mark.parametrize("kw", [{"performer_rank": -1, "participant_ranks": [0]}, {"performer_rank": 1, "participant_ranks": [-1]}])
+@pytest.mark.parametrize(
+    "kw", [{"performer_rank": -1, "participant_ranks": [0]}, {"performer_rank": 1, "participant_ranks": [-1]}]
+)
 def test_negative_group_rank_refused(kw):
     refused("negative_rank", **kw)
 
@@ -326,7 +332,9 @@ def test_negative_group_rank_refused(kw):
 
 
 def opposed(actor_faces, defender_faces, actor=None, defender=None):
-    c = BoonsCheck(**(actor or {"ability": len(actor_faces)}), opponent=BoonsPool(**(defender or {"ability": len(defender_faces)})))
+    c = BoonsCheck(
+        **(actor or {"ability": len(actor_faces)}), opponent=BoonsPool(**(defender or {"ability": len(defender_faces)}))
+    )
     return boons.read(c, actor_faces + defender_faces)
 
 
@@ -499,7 +507,9 @@ def test_net_counts_are_the_face_sums(case):
     assert r.net_boons == symbols.count("B") - symbols.count("N")
     # never cancelled, by each other or anything else
     assert r.breakthroughs == symbols.count("X") and r.calamities == symbols.count("C")
-    assert r.outcome == ("exceptional" if s - f >= 4 else "improved" if s - f >= 2 else "success" if s - f >= 1 else "failure")
+    assert r.outcome == (
+        "exceptional" if s - f >= 4 else "improved" if s - f >= 2 else "success" if s - f >= 1 else "failure"
+    )
     assert r.actor.remaining_boons - r.actor.remaining_banes == r.net_boons
     assert min(r.actor.remaining_boons, r.actor.remaining_banes) == 0
 
@@ -522,7 +532,13 @@ def test_opposed_winner_and_tie(a1, a2, b1, b2, n1, n2):
     assert (r.outcome == "failure") == (r.winner == "defender")
 
 
-@given(st.integers(0, 20), st.integers(0, 20), st.integers(1, 20), st.one_of(st.none(), st.integers(1, 20)), st.integers(-10, 10))
+@given(
+    st.integers(0, 20),
+    st.integers(0, 20),
+    st.integers(1, 20),
+    st.one_of(st.none(), st.integers(1, 20)),
+    st.integers(-10, 10),
+)
 def test_advance_properties(progress, attempts, threshold, limit, net):
     if progress >= threshold or (limit is not None and attempts >= limit):
         with pytest.raises(CheckError):
@@ -569,5 +585,17 @@ def test_describe():
     assert "improved" in boons.describe(read([A_SS], ability=1))
     text = boons.describe(opposed([A_SS], [A_SS]))
     assert "defender" in text and "tie" in text
-    text = boons.describe(read([A_SS, BA_BLANK, BA_BLANK], ability=1, threshold=3, time_unit="hours", limit=2, rank=0, assists=[], performer_rank=2, participant_ranks=[0]))
+    text = boons.describe(
+        read(
+            [A_SS, BA_BLANK, BA_BLANK],
+            ability=1,
+            threshold=3,
+            time_unit="hours",
+            limit=2,
+            rank=0,
+            assists=[],
+            performer_rank=2,
+            participant_ranks=[0],
+        )
+    )
     assert "2/3" in text and "hours" in text and "bane dice" in text

@@ -21,7 +21,22 @@ def choose(result, option, cl=1):
 
 @pytest.mark.parametrize(
     "total, level",
-    [(-7, 0), (0, 0), (1, 1), (5, 1), (6, 2), (10, 2), (11, 3), (15, 3), (16, 4), (20, 4), (21, 5), (25, 5), (26, 6), (41, 9)],
+    [
+        (-7, 0),
+        (0, 0),
+        (1, 1),
+        (5, 1),
+        (6, 2),
+        (10, 2),
+        (11, 3),
+        (15, 3),
+        (16, 4),
+        (20, 4),
+        (21, 5),
+        (25, 5),
+        (26, 6),
+        (41, 9),
+    ],
 )
 def test_ladder(total, level):
     assert challenge.level_of(total) == level
@@ -245,7 +260,11 @@ def test_the_gms_complication_removal_follows_only_an_epic_success_once():
     epic = challenge.read(c, [20])
     assert epic.outcome == "epic_success" and epic.complication == "remove"
     done = challenge.follow(c, epic, ChallengeRemoveComplication(complication="k1"), Dice())
-    assert done.complication == "removed" and done.strain == epic.strain and "removed a complication" in challenge.describe(done)
+    assert (
+        done.complication == "removed"
+        and done.strain == epic.strain
+        and "removed a complication" in challenge.describe(done)
+    )
     with pytest.raises(FollowUpError) as e:
         challenge.follow(c, done, ChallengeRemoveComplication(complication="k2"), Dice())
     assert e.value.code == "complication_already_removed"

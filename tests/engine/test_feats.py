@@ -75,10 +75,23 @@ def test_text_examples(faces, level, success):
 
 # Per row of the rulings' table (docs/rules/feats.md): the lowest counting face of white, red, blue (None = not listed).
 TABLE = {
-    8: (8, 8, 8), 7: (8, 8, 7), 6: (8, 7, 7), 5: (8, 8, None), 4: (8, 7, None), 3: (7, 7, None),
-    2: (8, None, None), 1: (7, None, None), 0: (5, None, None),
-    -1: (3, None, None), -2: (2, None, None), -3: (3, 3, None), -4: (2, 3, None), -5: (2, 2, None),
-    -6: (2, 3, 3), -7: (2, 2, 3), -8: (2, 2, 2),
+    8: (8, 8, 8),
+    7: (8, 8, 7),
+    6: (8, 7, 7),
+    5: (8, 8, None),
+    4: (8, 7, None),
+    3: (7, 7, None),
+    2: (8, None, None),
+    1: (7, None, None),
+    0: (5, None, None),
+    -1: (3, None, None),
+    -2: (2, None, None),
+    -3: (3, 3, None),
+    -4: (2, 3, None),
+    -5: (2, 2, None),
+    -6: (2, 3, 3),
+    -7: (2, 2, 3),
+    -8: (2, 2, 2),
 }
 
 
@@ -370,9 +383,7 @@ def test_costs_and_table_are_data():
     assert feats.read(FeatsCheck(level=2, wyrd=2), [1], rules).cost == 6
     assert feats.read(FeatsCheck(level=10, wyrd_feat=True), [], rules).cost == 12
     # A house table where +1 needs a white 6–8.
-    table = tuple(
-        feats.FeatRow(1, (6, 7, 8)) if row.level == 1 else row for row in feats.DEFAULT_TABLE
-    )
+    table = tuple(feats.FeatRow(1, (6, 7, 8)) if row.level == 1 else row for row in feats.DEFAULT_TABLE)
     house = feats.FeatsRules(table=table)
     assert feats.read(FeatsCheck(level=1), [6, 1, 1], house).success
     assert not read((6, 1, 1), 1).success

@@ -171,7 +171,9 @@ def test_a_cut_single_die_taints_nothing():
 # --- desperate ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kw", [{"rank": 0}, {"rank": 0, "cuts": 1}, {"rank": 2, "cuts": 2}, {"rank": 1, "edges": 1, "cuts": 5}])
+@pytest.mark.parametrize(
+    "kw", [{"rank": 0}, {"rank": 0, "cuts": 1}, {"rank": 2, "cuts": 2}, {"rank": 1, "edges": 1, "cuts": 5}]
+)
 def test_no_dice_or_cuts_at_least_the_pool_roll_2d6_keep_the_lowest(kw):
     c = FlairsCheck(**kw)
     assert flairs.sizes(c) == [6, 6]
@@ -231,7 +233,14 @@ def test_darkness_adds_one_trial_whatever_the_outcome():
 
 
 def test_a_random_trial_is_a_d6_over_the_trials_in_order():
-    assert [flairs.trial_for_face(f) for f in range(1, 7)] == ["costly", "slow", "loud", "harmful", "foolish", "chaotic"]
+    assert [flairs.trial_for_face(f) for f in range(1, 7)] == [
+        "costly",
+        "slow",
+        "loud",
+        "harmful",
+        "foolish",
+        "chaotic",
+    ]
     assert flairs.random_trial(fixed(3)) == "loud"
 
 
@@ -459,7 +468,12 @@ def test_the_judges_names_stay_with_their_pairs_after_a_bargain():
     named = follow(c, r, FlairsNameTrials(trials=["costly", "slow", "loud"]))
     b = follow(c, named, FlairsBargain(trial="harmful", dice=[3]))  # the 3s become a triple: one more trial
     assert [(t.source, t.name) for t in b.standing] == [
-        ("pair", "costly"), ("pair", None), ("pair", "slow"), ("darkness", "loud"), ("bargain", "harmful")]
+        ("pair", "costly"),
+        ("pair", None),
+        ("pair", "slow"),
+        ("darkness", "loud"),
+        ("bargain", "harmful"),
+    ]
     assert not b.named
     done = follow(c, b, FlairsNameTrials(trials=["foolish"]))  # the Judge names only the new one
     assert [t.name for t in done.standing] == ["costly", "foolish", "slow", "loud", "harmful"] and done.named
@@ -713,7 +727,13 @@ def test_reading_does_not_depend_on_order(faces, cuts, rnd):
     shuffled = list(faces)
     rnd.shuffle(shuffled)
     a, b = read(faces, cuts=cuts), read(shuffled, cuts=cuts)
-    assert (a.outcome, a.flairs, a.trials, a.tainted, sorted(a.kept)) == (b.outcome, b.flairs, b.trials, b.tainted, sorted(b.kept))
+    assert (a.outcome, a.flairs, a.trials, a.tainted, sorted(a.kept)) == (
+        b.outcome,
+        b.flairs,
+        b.trials,
+        b.tainted,
+        sorted(b.kept),
+    )
 
 
 @given(faces_st, st.integers(0, 11))

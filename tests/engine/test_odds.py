@@ -101,7 +101,15 @@ def assert_well_formed(answer: CheckOdds) -> None:
                 p = c.chance
                 assert p.den > 0 and gcd(p.num, p.den) == 1 and 0 <= p.num <= p.den, (name, c)
                 assert p.p == pytest.approx(p.num / p.den, rel=1e-12, abs=1e-300)
-            if name not in ("harm_opponent", "harm_character", "discord", "facet", "by_wyrd", "participants", "springs"):
+            if name not in (
+                "harm_opponent",
+                "harm_character",
+                "discord",
+                "facet",
+                "by_wyrd",
+                "participants",
+                "springs",
+            ):
                 assert sum(frac(c.chance) for c in value) == 1, name
 
 
@@ -131,7 +139,9 @@ def test_facets_against_every_roll(check):
     assert dist(o.discord) == marginal(results, lambda r: [r.discord] if r.discord else [])
     assert dist(o.facet) == marginal(results, lambda r: [r.facet] if r.facet else [])
     assert frac(o.cost) == marginal(results, lambda r: [r.cost]).get(True, 0)
-    assert frac(o.succeeds) == sum(v for k, v in got["outcome"].items() if k in ("triumph", "success", "costly_success"))
+    assert frac(o.succeeds) == sum(
+        v for k, v in got["outcome"].items() if k in ("triumph", "success", "costly_success")
+    )
     assert o.desperate == results[0].desperate and o.pool == results[0].pool and o.rolled == len(results[0].dice)
     assert [c.value for c in o.outcome] == ["triumph", "success", "costly_success", "failure", "catastrophe"]
     assert_well_formed(o)
@@ -293,9 +303,22 @@ def test_flairs_against_icepool(rank, cuts):
 
 
 GROUPS = [
-    FlairsCheck(group=[FlairsParticipant(name="a", rank=1), FlairsParticipant(name="b", rank=2, cuts=1), FlairsParticipant(name="c")], trap=True),
+    FlairsCheck(
+        group=[
+            FlairsParticipant(name="a", rank=1),
+            FlairsParticipant(name="b", rank=2, cuts=1),
+            FlairsParticipant(name="c"),
+        ],
+        trap=True,
+    ),
     FlairsCheck(group=[FlairsParticipant(name="a", rank=2), FlairsParticipant(name="b", rank=3, cuts=3)], trap=True),
-    FlairsCheck(group=[FlairsParticipant(name="a", rank=2), FlairsParticipant(name="b", rank=1, edges=1), FlairsParticipant(name="c", rank=1)]),
+    FlairsCheck(
+        group=[
+            FlairsParticipant(name="a", rank=2),
+            FlairsParticipant(name="b", rank=1, edges=1),
+            FlairsParticipant(name="c", rank=1),
+        ]
+    ),
     FlairsCheck(group=[FlairsParticipant(name="solo", rank=3, cuts=1)], trap=True),
 ]
 
@@ -307,7 +330,9 @@ def test_flairs_group_against_every_roll(check):
     assert dist(o.outcome) == tally((r.outcome, 1) for r in results)
     assert frac(o.group) == marginal(results, lambda r: [r.outcome]).get("success", 0)
     for c in o.participants:
-        assert frac(c.chance) == marginal(results, lambda r: [p.outcome for p in r.group if p.name == c.value]).get("success", 0)
+        assert frac(c.chance) == marginal(
+            results, lambda r, c=c: [p.outcome for p in r.group if p.name == c.value]
+        ).get("success", 0)
     if check.trap:
         assert dist(o.springs) == marginal(results, lambda r: r.springs)
     else:
@@ -499,14 +524,26 @@ def test_not_a_check():
 @settings(max_examples=60, deadline=None)
 @given(
     st.one_of(
-        st.builds(FacetsCheck, pool=st.integers(0, 30), helping=st.integers(0, 3), hindering=st.integers(0, 5),
-                  kind=st.sampled_from(["obstacle", "opposition", "interpersonal", "mystical"])),
+        st.builds(
+            FacetsCheck,
+            pool=st.integers(0, 30),
+            helping=st.integers(0, 3),
+            hindering=st.integers(0, 5),
+            kind=st.sampled_from(["obstacle", "opposition", "interpersonal", "mystical"]),
+        ),
         st.builds(ChallengeCheck, cl=st.integers(1, 10), modifier=st.integers(-30, 60)),
-        st.builds(FlairsCheck, rank=st.integers(0, 15), edges=st.integers(0, 5), cuts=st.integers(0, 8),
-                  simple=st.booleans()),
+        st.builds(
+            FlairsCheck, rank=st.integers(0, 15), edges=st.integers(0, 5), cuts=st.integers(0, 8), simple=st.booleans()
+        ),
         st.builds(FeatsCheck, level=st.integers(-8, 8), wyrd=st.integers(0, 3)),
-        st.builds(BoonsCheck, ability=st.integers(0, 10), boon=st.integers(0, 10), bane=st.integers(0, 10),
-                  trial=st.integers(0, 10), crisis=st.integers(0, 10)),
+        st.builds(
+            BoonsCheck,
+            ability=st.integers(0, 10),
+            boon=st.integers(0, 10),
+            bane=st.integers(0, 10),
+            trial=st.integers(0, 10),
+            crisis=st.integers(0, 10),
+        ),
     )
 )
 def test_every_answer_is_well_formed(check):
@@ -582,15 +619,22 @@ def test_describe_prints_every_distribution():
     assert text.splitlines()[0] == "facets odds"
     assert "costly success     45.37%" in text and "49/108" in text
     assert "harm opponent:" in text and "succeeds: 87.50% (7/8)" in text
-    for check in (ChallengeCheck(cl=2), FlairsCheck(group=GROUPS[0].group, trap=True), FeatsCheck(level=-9),
-                  BoonsCheck(ability=2, opponent=BoonsPool(ability=1))):
+    for check in (
+        ChallengeCheck(cl=2),
+        FlairsCheck(group=GROUPS[0].group, trap=True),
+        FeatsCheck(level=-9),
+        BoonsCheck(ability=2, opponent=BoonsPool(ability=1)),
+    ):
         text = describe(odds(check))
         assert text.startswith(f"{type(check).__struct_config__.tag} odds") and "outcome:" in text
 
 
 def test_flairs_larger_group_against_icepool():
     members = [(3, 0, 1), (4, 1, 0), (0, 0, 0), (2, 0, 2), (5, 1, 2)]  # rank, edges, cuts
-    check = FlairsCheck(group=[FlairsParticipant(name=f"p{i}", rank=a, edges=b, cuts=c) for i, (a, b, c) in enumerate(members)], trap=True)
+    check = FlairsCheck(
+        group=[FlairsParticipant(name=f"p{i}", rank=a, edges=b, cuts=c) for i, (a, b, c) in enumerate(members)],
+        trap=True,
+    )
     o = odds(check)
     reads = []
     for rank, edges, cuts in members:

@@ -22,7 +22,8 @@ PROTOCOL_MODULES = {"facets": facets, "challenge": challenge, "flairs": flairs, 
 
 def _defined(module: object, cls: type) -> list[type]:
     return [
-        v for v in vars(module).values()
+        v
+        for v in vars(module).values()
         if isinstance(v, type) and issubclass(v, cls) and v is not cls and v.__module__ == module.__name__  # type: ignore[attr-defined]
     ]
 
@@ -57,7 +58,8 @@ def test_gm_followups_are_the_judges() -> None:
 def test_state_and_server_name_no_rule_set() -> None:
     """The state layer applies events; which events a rule produces is the rule set's to say."""
     words = [*SYSTEMS, *(a.__struct_config__.tag for a in ACTION_TYPES)]
-    quoted = re.compile(r"""["'`](%s)["'`]""" % "|".join(map(re.escape, words)))
+    alternatives = "|".join(map(re.escape, words))
+    quoted = re.compile(rf"""["'`]({alternatives})["'`]""")
     for folder in ("sidecar/state", "sidecar/server"):
         for path in (ROOT / folder).glob("*.py"):
             text = path.read_text()
@@ -70,8 +72,12 @@ def test_state_and_server_name_no_rule_set() -> None:
 class View:
     """A table as a rule set reads it."""
 
-    def __init__(self, actors: dict[str, t.ActorState] | None = None, complications: dict[str, t.Complication] | None = None,
-                 scene: str | None = None) -> None:
+    def __init__(
+        self,
+        actors: dict[str, t.ActorState] | None = None,
+        complications: dict[str, t.Complication] | None = None,
+        scene: str | None = None,
+    ) -> None:
         self.actors, self.complications, self._scene = actors or {}, complications or {}, scene
 
     @property
@@ -90,8 +96,16 @@ class View:
 
 def _roll(check: object, faces: list[int], actor: str | None = "Ayla", scene: str | None = "Inn") -> t.RollEvent:
     rs = registry.ruleset_of(check)
-    return t.RollEvent(check_id="T-1", check=check, result=rs.read(check, faces), by="player", user="u1", actor=actor,
-                       scene=scene, mode="public")
+    return t.RollEvent(
+        check_id="T-1",
+        check=check,
+        result=rs.read(check, faces),
+        by="player",
+        user="u1",
+        actor=actor,
+        scene=scene,
+        mode="public",
+    )
 
 
 def test_an_epic_failure_is_a_condition_and_a_hidden_complication() -> None:
@@ -126,7 +140,9 @@ def test_addressing_a_complication_the_gm_did_not_convert_is_refused() -> None:
     c = t.Complication(id="k1", scene="Inn", text="Fire", origin="gm", hidden=False)
     ctx = RollContext(check_id="T-1", actor="Ayla", scene="Inn", by_gm=False)
     with pytest.raises(Exception) as info:
-        challenge_consequences.addressable(challenge.ChallengeCheck(cl=2, complication="k1"), ctx, View(complications={"k1": c}))
+        challenge_consequences.addressable(
+            challenge.ChallengeCheck(cl=2, complication="k1"), ctx, View(complications={"k1": c})
+        )
     assert getattr(info.value, "code", None) == "complication_not_converted"
 
 

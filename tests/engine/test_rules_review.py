@@ -91,7 +91,13 @@ def test_facets_bands(pool, helping, hindering, faces, outcome, desperate, highe
 # The text's own examples: two sixes, a six, a five, a three, two ones.
 @pytest.mark.parametrize(
     "pool, faces, outcome",
-    [(2, [6, 6], "triumph"), (2, [6, 2], "success"), (2, [5, 3], "costly_success"), (1, [3], "failure"), (2, [1, 1], "catastrophe")],
+    [
+        (2, [6, 6], "triumph"),
+        (2, [6, 2], "success"),
+        (2, [5, 3], "costly_success"),
+        (1, [3], "failure"),
+        (2, [1, 1], "catastrophe"),
+    ],
 )
 def test_facets_text_examples(pool, faces, outcome):
     assert facets.read(FacetsCheck(pool=pool), faces).outcome == outcome
@@ -126,7 +132,13 @@ def test_facets_harm_only_in_conflict_and_discord_only_mystical(kind, faces, opp
 
 @pytest.mark.parametrize(
     "faces, facet, cost",
-    [([6, 6], "beneficial", False), ([6, 1], None, False), ([4, 1], None, True), ([3, 2], None, False), ([1, 1], "detrimental", False)],
+    [
+        ([6, 6], "beneficial", False),
+        ([6, 1], None, False),
+        ([4, 1], None, True),
+        ([3, 2], None, False),
+        ([1, 1], "detrimental", False),
+    ],
 )
 @pytest.mark.parametrize("domain", ["physical", "mental", "social", "mystical"])
 def test_facets_facet_and_cost_with_a_suggestion_from_the_domain(faces, facet, cost, domain):
@@ -152,7 +164,23 @@ def test_facets_desperate_double_six_is_no_triumph_nor_beneficial_facet():
 
 @pytest.mark.parametrize(
     "total, level",
-    [(-7, 0), (-1, 0), (0, 0), (1, 1), (5, 1), (6, 2), (10, 2), (11, 3), (15, 3), (16, 4), (20, 4), (21, 5), (25, 5), (26, 6), (40, 8)],
+    [
+        (-7, 0),
+        (-1, 0),
+        (0, 0),
+        (1, 1),
+        (5, 1),
+        (6, 2),
+        (10, 2),
+        (11, 3),
+        (15, 3),
+        (16, 4),
+        (20, 4),
+        (21, 5),
+        (25, 5),
+        (26, 6),
+        (40, 8),
+    ],
 )
 def test_challenge_ladder(total, level):
     # Put the total on the ladder through a d20 of 10 and a modifier.
@@ -203,9 +231,22 @@ CHALLENGE_CASES = [
     "d20, modifier, cl, total, level, margin, outcome, strain, choice, strain_option, condition, complication",
     CHALLENGE_CASES,
 )
-def test_challenge_cases(d20, modifier, cl, total, level, margin, outcome, strain, choice, strain_option, condition, complication):
+def test_challenge_cases(
+    d20, modifier, cl, total, level, margin, outcome, strain, choice, strain_option, condition, complication
+):
     r = challenge.read(ChallengeCheck(cl=cl, modifier=modifier), [d20])
-    got = (r.total, r.level, r.margin, r.outcome, r.strain, r.choice, r.strain_option, r.condition, r.complication, r.natural)
+    got = (
+        r.total,
+        r.level,
+        r.margin,
+        r.outcome,
+        r.strain,
+        r.choice,
+        r.strain_option,
+        r.condition,
+        r.complication,
+        r.natural,
+    )
     assert got == (total, level, margin, outcome, strain, choice, strain_option, condition, complication, d20)
     assert r.success == (outcome in ("success_at_cost", "success", "epic_success"))
 
@@ -289,11 +330,19 @@ FLAIRS_CASES = [
 ]
 
 
-@pytest.mark.parametrize("rank, edges, cuts, faces, outcome, kept, removed, n_flairs, trials, tainted, desperate", FLAIRS_CASES)
+@pytest.mark.parametrize(
+    "rank, edges, cuts, faces, outcome, kept, removed, n_flairs, trials, tainted, desperate", FLAIRS_CASES
+)
 def test_flairs_cases(rank, edges, cuts, faces, outcome, kept, removed, n_flairs, trials, tainted, desperate):
     r = flairs.read(FlairsCheck(rank=rank, edges=edges, cuts=cuts), faces)
     assert (r.outcome, sorted(r.kept), sorted(r.removed), r.flairs, r.trials, r.tainted, r.desperate) == (
-        outcome, sorted(kept), sorted(removed), n_flairs, trials, tainted, desperate,
+        outcome,
+        sorted(kept),
+        sorted(removed),
+        n_flairs,
+        trials,
+        tainted,
+        desperate,
     )
     assert r.dice == faces
 
@@ -301,9 +350,15 @@ def test_flairs_cases(rank, edges, cuts, faces, outcome, kept, removed, n_flairs
 @pytest.mark.parametrize(
     "rank, cuts, faces, outcome",
     [
-        (2, 0, [4, 4], "success"), (2, 0, [3, 3], "failure"), (1, 0, [4], "success"), (1, 0, [3], "failure"),
-        (3, 1, [6, 3, 2], "failure"), (3, 1, [6, 4, 2], "success"),
-        (0, 0, [4, 6], "success"), (0, 0, [3, 6], "failure"), (2, 2, [6, 6], "success"),
+        (2, 0, [4, 4], "success"),
+        (2, 0, [3, 3], "failure"),
+        (1, 0, [4], "success"),
+        (1, 0, [3], "failure"),
+        (3, 1, [6, 3, 2], "failure"),
+        (3, 1, [6, 4, 2], "success"),
+        (0, 0, [4, 6], "success"),
+        (0, 0, [3, 6], "failure"),
+        (2, 2, [6, 6], "success"),
     ],
 )
 def test_flairs_simple_check_has_no_flairs_or_trials(rank, cuts, faces, outcome):
@@ -320,7 +375,9 @@ def test_flairs_darkness_adds_one_trial(faces, outcome, n_flairs, trials):
     assert (r.outcome, r.flairs, r.trials) == (outcome, n_flairs, trials)
 
 
-@pytest.mark.parametrize("face, trial", list(enumerate(["costly", "slow", "loud", "harmful", "foolish", "chaotic"], start=1)))
+@pytest.mark.parametrize(
+    "face, trial", list(enumerate(["costly", "slow", "loud", "harmful", "foolish", "chaotic"], start=1))
+)
 def test_flairs_random_trial_is_a_d6_in_order(face, trial):
     assert flairs.trial_for_face(face) == trial
     # The same order draws lurking trials after the pool's faces.
@@ -329,7 +386,12 @@ def test_flairs_random_trial_is_a_d6_in_order(face, trial):
 
 
 def test_flairs_flair_banishes_its_trial_in_order():
-    pairs = dict(zip(["careful", "swift", "quiet", "unscathed", "impressive", "composed"], ["costly", "slow", "loud", "harmful", "foolish", "chaotic"]))
+    pairs = dict(
+        zip(
+            ["careful", "swift", "quiet", "unscathed", "impressive", "composed"],
+            ["costly", "slow", "loud", "harmful", "foolish", "chaotic"],
+        )
+    )
     for flair, trial in pairs.items():
         check = FlairsCheck(rank=2, lurking_trials=[trial])
         r = flairs.read(check, [5, 5])
@@ -413,7 +475,13 @@ def test_flairs_devils_bargain(rank, edges, cuts, faces, trial, die, outcome, ke
     r = flairs.read(check, faces)
     assert r.outcome == "failure"
     b = flairs.follow(check, r, FlairsBargain(trial=trial, dice=[die]), no_dice())
-    assert (b.outcome, sorted(b.kept), b.flairs, b.trials, b.tainted) == (outcome, sorted(kept), n_flairs, trials, tainted)
+    assert (b.outcome, sorted(b.kept), b.flairs, b.trials, b.tainted) == (
+        outcome,
+        sorted(kept),
+        n_flairs,
+        trials,
+        tainted,
+    )
     assert b.bargain == trial and b.bargain_die == die and b.dice == faces + [die]
     assert any(t.source == "bargain" and t.name == trial for t in b.standing)
     # Once per check.
@@ -477,15 +545,36 @@ GROUP = [
     ([P("a"), P("b")], [3, 3], False, "failure", ["failure", "failure"], []),
     ([P("a"), P("b"), P("c")], [4, 3, 2], False, "failure", ["success", "failure", "failure"], []),
     ([P("a"), P("b"), P("c")], [4, 5, 2], False, "success", ["success", "success", "failure"], []),
-    ([P("a"), P("b"), P("c"), P("d")], [6, 3, 4, 1], False, "success", ["success", "failure", "success", "failure"], []),
-    ([P("a"), P("b"), P("c"), P("d")], [6, 3, 3, 1], False, "failure", ["success", "failure", "failure", "failure"], []),
+    (
+        [P("a"), P("b"), P("c"), P("d")],
+        [6, 3, 4, 1],
+        False,
+        "success",
+        ["success", "failure", "success", "failure"],
+        [],
+    ),
+    (
+        [P("a"), P("b"), P("c"), P("d")],
+        [6, 3, 3, 1],
+        False,
+        "failure",
+        ["success", "failure", "failure", "failure"],
+        [],
+    ),
     ([P("a")], [3], False, "failure", ["failure"], []),
     ([P("a")], [4], False, "success", ["success"], []),
     # Each participant's own pool, cuts and desperate roll (simple checks).
     ([P("a", rank=2, cuts=1), P("b", rank=0)], [6, 3, 2, 5], False, "failure", ["failure", "failure"], []),
     ([P("a", rank=0, edges=2), P("b", rank=1, cuts=1)], [1, 4, 6, 4], False, "success", ["success", "success"], []),
     # A room trap: on a failure the lowest result springs it; all tied lowest are named.
-    ([P("a"), P("b"), P("c"), P("d")], [3, 2, 5, 2], True, "failure", ["failure", "failure", "success", "failure"], ["b", "d"]),
+    (
+        [P("a"), P("b"), P("c"), P("d")],
+        [3, 2, 5, 2],
+        True,
+        "failure",
+        ["failure", "failure", "success", "failure"],
+        ["b", "d"],
+    ),
     ([P("a"), P("b"), P("c")], [3, 1, 2], True, "failure", ["failure", "failure", "failure"], ["b"]),
     ([P("a"), P("b")], [4, 1], True, "success", ["success", "failure"], []),
     # a: [1, 6] reads 6, a success; b (desperate) [6, 2] reads 2; one of two is half: no one springs it.
@@ -624,7 +713,14 @@ def test_feats_wyrd_purchases(kw, faces, full, success, best, degree, bought, co
     assert (r.dice, r.success, r.best_level, r.degree, r.bought, r.cost) == (full, success, best, degree, bought, cost)
     # The same purchase given as all three faces on the table (W,R,B), the bought dice showing 8.
     r3 = feats.read(FeatsCheck(**kw), full)
-    assert (r3.dice, r3.success, r3.best_level, r3.degree, r3.bought, r3.cost) == (full, success, best, degree, bought, cost)
+    assert (r3.dice, r3.success, r3.best_level, r3.degree, r3.bought, r3.cost) == (
+        full,
+        success,
+        best,
+        degree,
+        bought,
+        cost,
+    )
 
 
 # =====================================================================================================
@@ -659,8 +755,16 @@ BOONS_CASES = [
     ({"ability": 1, "trial": 1}, [A["SB"], T["FN"]], "failure", ["SB", "FN"], 0, 0, 0, 0),
     ({"ability": 1, "trial": 1}, [A["SB"], T["NN"]], "success", ["SB", "NN"], 1, -1, 0, 0),
     ({"boon": 2, "trial": 1}, [BO["SB"], BO["S"], T["-"]], "improved", ["SB", "S", "-"], 2, 1, 0, 0),
-    ({"ability": 1, "boon": 1, "bane": 1, "trial": 1, "crisis": 1}, [A["SS"], BO["S"], BA["F"], T["F"], C["FF"]],
-     "failure", ["SS", "S", "F", "F", "FF"], -1, 0, 0, 0),
+    (
+        {"ability": 1, "boon": 1, "bane": 1, "trial": 1, "crisis": 1},
+        [A["SS"], BO["S"], BA["F"], T["F"], C["FF"]],
+        "failure",
+        ["SS", "S", "F", "F", "FF"],
+        -1,
+        0,
+        0,
+        0,
+    ),
     ({"ability": 1, "crisis": 1}, [A["SS"], C["NN"]], "improved", ["SS", "NN"], 2, -2, 0, 0),
     # An empty pool reads zero net successes: a failure.
     ({}, [], "failure", [], 0, 0, 0, 0),
@@ -671,7 +775,12 @@ BOONS_CASES = [
 def test_boons_cases(pool, faces, outcome, symbols, net, net_boons, breaks, cals):
     r = boons.read(BoonsCheck(**pool), faces)
     assert (r.outcome, r.symbols, r.net_successes, r.net_boons, r.breakthroughs, r.calamities) == (
-        outcome, symbols, net, net_boons, breaks, cals,
+        outcome,
+        symbols,
+        net,
+        net_boons,
+        breaks,
+        cals,
     )
 
 
@@ -687,8 +796,18 @@ def test_boons_upgrade_turns_trial_dice_into_crisis_dice():
     assert (r.net_successes, r.calamities, r.outcome) == (0, 1, "failure")
 
 
-@pytest.mark.parametrize("kw", [{"ability": 11}, {"boon": 11}, {"bane": 11}, {"trial": 11}, {"crisis": 11},
-                                {"boon": 10, "rank": 1, "assists": [0]}, {"bane": 9, "performer_rank": 3, "participant_ranks": [1]}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"ability": 11},
+        {"boon": 11},
+        {"bane": 11},
+        {"trial": 11},
+        {"crisis": 11},
+        {"boon": 10, "rank": 1, "assists": [0]},
+        {"bane": 9, "performer_rank": 3, "participant_ranks": [1]},
+    ],
+)
 def test_boons_limit_of_ten_of_each_type(kw):
     with pytest.raises(CheckError):
         boons.validate(BoonsCheck(**kw))
@@ -782,7 +901,9 @@ EXTENDED = [
 
 @pytest.mark.parametrize("threshold, limit, progress, attempts, faces, added, after, tries, status", EXTENDED)
 def test_boons_extended(threshold, limit, progress, attempts, faces, added, after, tries, status):
-    check = BoonsCheck(ability=1, threshold=threshold, limit=limit, progress=progress, attempts=attempts, time_unit="hours")
+    check = BoonsCheck(
+        ability=1, threshold=threshold, limit=limit, progress=progress, attempts=attempts, time_unit="hours"
+    )
     e = boons.read(check, faces).extended
     assert (e.added, e.progress, e.attempts, e.status) == (added, after, tries, status)
 
@@ -798,24 +919,64 @@ def test_boons_extended_negative_roll_adds_nothing():
 # =====================================================================================================
 
 CLI = [
-    (["challenge", "--modifier", "3", "--cl", "2", "--dice", "13"],
-     {"total": 16, "level": 4, "margin": 2, "outcome": "success", "strain": 0, "choice": GC, "condition": False,
-      "complication": None, "natural": 13}),
-    (["challenge", "--modifier", "30", "--cl", "1", "--dice", "1"],
-     {"outcome": "epic_failure", "condition": True, "complication": "add", "natural": 1}),
-    (["flairs", "--rank", "3", "--cuts", "1", "--dice", "6,6,2"],
-     {"outcome": "triumph", "kept": [6, 2], "removed": [6], "flairs": 0, "trials": 1, "tainted": 1, "desperate": False}),
+    (
+        ["challenge", "--modifier", "3", "--cl", "2", "--dice", "13"],
+        {
+            "total": 16,
+            "level": 4,
+            "margin": 2,
+            "outcome": "success",
+            "strain": 0,
+            "choice": GC,
+            "condition": False,
+            "complication": None,
+            "natural": 13,
+        },
+    ),
+    (
+        ["challenge", "--modifier", "30", "--cl", "1", "--dice", "1"],
+        {"outcome": "epic_failure", "condition": True, "complication": "add", "natural": 1},
+    ),
+    (
+        ["flairs", "--rank", "3", "--cuts", "1", "--dice", "6,6,2"],
+        {
+            "outcome": "triumph",
+            "kept": [6, 2],
+            "removed": [6],
+            "flairs": 0,
+            "trials": 1,
+            "tainted": 1,
+            "desperate": False,
+        },
+    ),
     (["flairs", "--rank", "2", "--simple", "--dice", "4,4"], {"outcome": "success", "flairs": 0, "trials": 0}),
-    (["flairs", "--rank", "0", "--lurking", "1", "--darkness", "--dice", "2,2"],
-     {"outcome": "failure", "desperate": True, "kept": [2], "removed": [2], "trials": 3, "tainted": 1}),
-    (["feats", "--ability", "5", "--difficulty", "6", "--dice", "7,1,1"],
-     {"level": 1, "success": True, "best_level": 1, "worst_level": 2, "degree": 0, "bought": [], "cost": 0}),
-    (["feats", "--level", "2", "--wyrd", "1", "--dice", "1,1"],
-     {"level": 2, "success": True, "degree": 0, "bought": ["white"], "cost": 5}),
-    (["feats", "--level", "2", "--wyrd", "1", "--dice", "8,1,1"],
-     {"level": 2, "success": True, "degree": 0, "bought": ["white"], "cost": 5, "dice": [8, 1, 1]}),
-    (["boons", "--ability", "1", "--crisis", "1", "--dice", "8,12"],
-     {"outcome": "failure", "symbols": ["X", "C"], "net_successes": 0, "net_boons": 0, "breakthroughs": 1, "calamities": 1}),
+    (
+        ["flairs", "--rank", "0", "--lurking", "1", "--darkness", "--dice", "2,2"],
+        {"outcome": "failure", "desperate": True, "kept": [2], "removed": [2], "trials": 3, "tainted": 1},
+    ),
+    (
+        ["feats", "--ability", "5", "--difficulty", "6", "--dice", "7,1,1"],
+        {"level": 1, "success": True, "best_level": 1, "worst_level": 2, "degree": 0, "bought": [], "cost": 0},
+    ),
+    (
+        ["feats", "--level", "2", "--wyrd", "1", "--dice", "1,1"],
+        {"level": 2, "success": True, "degree": 0, "bought": ["white"], "cost": 5},
+    ),
+    (
+        ["feats", "--level", "2", "--wyrd", "1", "--dice", "8,1,1"],
+        {"level": 2, "success": True, "degree": 0, "bought": ["white"], "cost": 5, "dice": [8, 1, 1]},
+    ),
+    (
+        ["boons", "--ability", "1", "--crisis", "1", "--dice", "8,12"],
+        {
+            "outcome": "failure",
+            "symbols": ["X", "C"],
+            "net_successes": 0,
+            "net_boons": 0,
+            "breakthroughs": 1,
+            "calamities": 1,
+        },
+    ),
     (["facets", "--pool", "3", "--dice", "5,1,1"], {"outcome": "costly_success"}),
 ]
 
@@ -886,10 +1047,22 @@ def test_flairs_every_roll(rank, edges, cuts):
 
 _R = {k: range(k, 9) for k in range(1, 9)}
 FEAT_TABLE = {  # the rulings' table (docs/rules/feats.md): the counting faces of white, red, blue (None: not listed)
-    8: (_R[8], _R[8], _R[8]), 7: (_R[8], _R[8], _R[7]), 6: (_R[8], _R[7], _R[7]), 5: (_R[8], _R[8], None),
-    4: (_R[8], _R[7], None), 3: (_R[7], _R[7], None), 2: (_R[8], None, None), 1: (_R[7], None, None),
-    0: (_R[5], None, None), -1: (_R[3], None, None), -2: (_R[2], None, None), -3: (_R[3], _R[3], None),
-    -4: (_R[2], _R[3], None), -5: (_R[2], _R[2], None), -6: (_R[2], _R[3], _R[3]), -7: (_R[2], _R[2], _R[3]),
+    8: (_R[8], _R[8], _R[8]),
+    7: (_R[8], _R[8], _R[7]),
+    6: (_R[8], _R[7], _R[7]),
+    5: (_R[8], _R[8], None),
+    4: (_R[8], _R[7], None),
+    3: (_R[7], _R[7], None),
+    2: (_R[8], None, None),
+    1: (_R[7], None, None),
+    0: (_R[5], None, None),
+    -1: (_R[3], None, None),
+    -2: (_R[2], None, None),
+    -3: (_R[3], _R[3], None),
+    -4: (_R[2], _R[3], None),
+    -5: (_R[2], _R[2], None),
+    -6: (_R[2], _R[3], _R[3]),
+    -7: (_R[2], _R[2], _R[3]),
     -8: (_R[2], _R[2], _R[2]),
 }
 
@@ -911,7 +1084,10 @@ def test_feats_every_roll_and_the_chance(level):
         best, worst = (max(passed) if passed else None), (min(failed) if failed else None)
         r = feats.read(FeatsCheck(level=level), faces)
         assert (r.success, r.best_level, r.worst_level, r.degree) == (
-            ok, best, worst, (best - level) if ok else (worst - level),  # type: ignore[operator]
+            ok,
+            best,
+            worst,
+            (best - level) if ok else (worst - level),  # type: ignore[operator]
         ), faces
     # docs/rules/feats.md: 2^-(n+1) at +n, 1 - 2^-(n+1) at -n.
     chance = Fraction(1, 2 ** (level + 1)) if level >= 0 else 1 - Fraction(1, 2 ** (-level + 1))
@@ -962,5 +1138,9 @@ def test_boons_random_pools_against_the_face_table():
         band = "exceptional" if net >= 4 else "improved" if net >= 2 else "success" if net >= 1 else "failure"
         r = boons.read(BoonsCheck(**pool), faces)
         assert (r.outcome, r.net_successes, r.net_boons, r.breakthroughs, r.calamities) == (
-            band, net, symbols.count("B") - symbols.count("N"), symbols.count("X"), symbols.count("C"),
+            band,
+            net,
+            symbols.count("B") - symbols.count("N"),
+            symbols.count("X"),
+            symbols.count("C"),
         ), (pool, faces)

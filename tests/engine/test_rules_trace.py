@@ -29,7 +29,11 @@ TRIALS = ["costly", "slow", "loud", "harmful", "foolish", "chaotic"]
 def _run(system: str, args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "sidecar.cli", "read", system, *args, "--json"],
-        check=False, capture_output=True, text=True, cwd=ROOT, timeout=60,
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
     )
 
 
@@ -69,11 +73,23 @@ FLAIRS = [
     (["--rank", "6", "--dice", "6,6,1,6,1,1"], {"outcome": "triumph", "flairs": 4, "trials": 0, "tainted": 0}),
     # "Each cut removes the highest remaining die"; a group that lost a die is tainted: the 6s give
     # two trials, the untouched 1s two flairs.
-    (["--rank", "6", "--cuts", "1", "--dice", "6,6,1,6,1,1"],
-     {"outcome": "triumph", "kept": [6, 1, 6, 1, 1], "removed": [6], "flairs": 2, "trials": 2, "tainted": 2}),
+    (
+        ["--rank", "6", "--cuts", "1", "--dice", "6,6,1,6,1,1"],
+        {"outcome": "triumph", "kept": [6, 1, 6, 1, 1], "removed": [6], "flairs": 2, "trials": 2, "tainted": 2},
+    ),
     # Both dice of a pair cut away: the group still lost a die, so it is tainted.
-    (["--rank", "3", "--cuts", "2", "--dice", "6,6,2"],
-     {"outcome": "failure", "kept": [2], "removed": [6, 6], "flairs": 0, "trials": 1, "tainted": 1, "desperate": False}),
+    (
+        ["--rank", "3", "--cuts", "2", "--dice", "6,6,2"],
+        {
+            "outcome": "failure",
+            "kept": [2],
+            "removed": [6, 6],
+            "flairs": 0,
+            "trials": 1,
+            "tainted": 1,
+            "desperate": False,
+        },
+    ),
     # "Pool = skill rank + edges."
     (["--rank", "1", "--edges", "1", "--dice", "4,4"], {"outcome": "conflict", "pool": 2, "flairs": 1, "trials": 0}),
     (["--edges", "1", "--dice", "6"], {"outcome": "triumph", "desperate": False, "pool": 1}),
@@ -85,11 +101,18 @@ FLAIRS = [
     # "No dice in the pool, or cuts >= pool: roll 2d6 and keep the lowest; every pair is tainted."
     (["--dice", "6,6"], {"outcome": "triumph", "desperate": True, "kept": [6], "flairs": 0, "trials": 1, "tainted": 1}),
     (["--dice", "5,2"], {"outcome": "failure", "desperate": True, "kept": [2], "removed": [5]}),
-    (["--rank", "2", "--cuts", "2", "--dice", "5,4"],
-     {"outcome": "conflict", "desperate": True, "kept": [4], "removed": [5], "flairs": 0, "trials": 0}),
-    (["--rank", "2", "--cuts", "3", "--dice", "3,3"], {"outcome": "failure", "desperate": True, "trials": 1, "tainted": 1}),
-    (["--rank", "2", "--edges", "1", "--cuts", "2", "--dice", "6,5,5"],
-     {"outcome": "conflict", "desperate": False, "kept": [5], "flairs": 0, "trials": 1, "tainted": 1}),
+    (
+        ["--rank", "2", "--cuts", "2", "--dice", "5,4"],
+        {"outcome": "conflict", "desperate": True, "kept": [4], "removed": [5], "flairs": 0, "trials": 0},
+    ),
+    (
+        ["--rank", "2", "--cuts", "3", "--dice", "3,3"],
+        {"outcome": "failure", "desperate": True, "trials": 1, "tainted": 1},
+    ),
+    (
+        ["--rank", "2", "--edges", "1", "--cuts", "2", "--dice", "6,5,5"],
+        {"outcome": "conflict", "desperate": False, "kept": [5], "flairs": 0, "trials": 1, "tainted": 1},
+    ),
     # "Darkness adds one trial when sight matters" - on any outcome, beside the pairs.
     (["--rank", "2", "--darkness", "--dice", "6,1"], {"outcome": "triumph", "flairs": 0, "trials": 1}),
     (["--rank", "2", "--darkness", "--dice", "4,4"], {"outcome": "conflict", "flairs": 1, "trials": 1}),
@@ -102,12 +125,18 @@ FLAIRS = [
     (["--simple", "--dice", "3,6"], {"outcome": "failure", "desperate": True}),
     # "Lurking trials ... apply even on a success"; players see N; unnamed ones are drawn by a d6 each,
     # after the pool's dice, over the six trials in order.
-    (["--rank", "1", "--lurking", "1", "--dice", "6,3"],
-     {"outcome": "triumph", "dice": [6], "lurking": 1, "lurking_trials": ["loud"], "trials": 1, "revealed": False}),
-    (["--rank", "2", "--lurking", "2", "--dice", "3,1,2,2"],
-     {"outcome": "failure", "lurking_trials": ["slow", "slow"], "trials": 2}),
-    (["--rank", "2", "--lurking-trials", "harmful", "--dice", "5,5"],
-     {"outcome": "conflict", "lurking": 1, "flairs": 1, "trials": 1, "revealed": False, "banished": []}),
+    (
+        ["--rank", "1", "--lurking", "1", "--dice", "6,3"],
+        {"outcome": "triumph", "dice": [6], "lurking": 1, "lurking_trials": ["loud"], "trials": 1, "revealed": False},
+    ),
+    (
+        ["--rank", "2", "--lurking", "2", "--dice", "3,1,2,2"],
+        {"outcome": "failure", "lurking_trials": ["slow", "slow"], "trials": 2},
+    ),
+    (
+        ["--rank", "2", "--lurking-trials", "harmful", "--dice", "5,5"],
+        {"outcome": "conflict", "lurking": 1, "flairs": 1, "trials": 1, "revealed": False, "banished": []},
+    ),
     # Every source at once on a failure: a triple (2 trials), darkness (1), a lurking trial (1).
     (["--rank", "3", "--darkness", "--lurking-trials", "loud", "--dice", "2,2,2"], {"outcome": "failure", "trials": 4}),
 ]
@@ -209,34 +238,61 @@ def test_a_flair_whose_opposite_is_not_lurking_banishes_nothing():
 FEATS = [
     # The text's examples at level +1 (difficulty - ability): white 7 succeeds; white 8 would have
     # succeeded at +2; all three 8s at +8; white 1-2 fails at -1; three 1s fail at -8.
-    (["--ability", "5", "--difficulty", "6", "--dice", "7,1,1"],
-     {"level": 1, "success": True, "best_level": 1, "worst_level": 2, "degree": 0}),
-    (["--ability", "5", "--difficulty", "6", "--dice", "8,1,1"],
-     {"level": 1, "success": True, "best_level": 2, "worst_level": 3, "degree": 1}),
+    (
+        ["--ability", "5", "--difficulty", "6", "--dice", "7,1,1"],
+        {"level": 1, "success": True, "best_level": 1, "worst_level": 2, "degree": 0},
+    ),
+    (
+        ["--ability", "5", "--difficulty", "6", "--dice", "8,1,1"],
+        {"level": 1, "success": True, "best_level": 2, "worst_level": 3, "degree": 1},
+    ),
     (["--ability", "5", "--difficulty", "6", "--dice", "7,8,1"], {"success": True, "best_level": 3, "degree": 2}),
-    (["--ability", "5", "--difficulty", "6", "--dice", "8,8,8"], {"success": True, "best_level": 8, "worst_level": None, "degree": 7}),
+    (
+        ["--ability", "5", "--difficulty", "6", "--dice", "8,8,8"],
+        {"success": True, "best_level": 8, "worst_level": None, "degree": 7},
+    ),
     (["--ability", "5", "--difficulty", "6", "--dice", "2,8,8"], {"success": False, "worst_level": -1, "degree": -2}),
-    (["--ability", "5", "--difficulty", "6", "--dice", "1,1,1"], {"success": False, "best_level": None, "worst_level": -8, "degree": -9}),
+    (
+        ["--ability", "5", "--difficulty", "6", "--dice", "1,1,1"],
+        {"success": False, "best_level": None, "worst_level": -8, "degree": -9},
+    ),
     # "or the opponent's ability/skill - the actor's"
-    (["--ability", "6", "--opposing", "4", "--dice", "3,1,1"], {"level": -2, "success": True, "best_level": -1, "degree": 1}),
-    (["--ability", "4", "--opposing", "6", "--dice", "7,1,1"], {"level": 2, "success": False, "worst_level": 2, "degree": 0}),
+    (
+        ["--ability", "6", "--opposing", "4", "--dice", "3,1,1"],
+        {"level": -2, "success": True, "best_level": -1, "degree": 1},
+    ),
+    (
+        ["--ability", "4", "--opposing", "6", "--dice", "7,1,1"],
+        {"level": 2, "success": False, "worst_level": 2, "degree": 0},
+    ),
     # -8 is still rolled: it fails only on three 1s.
     (["--level", "-8", "--dice", "1,1,1"], {"success": False, "degree": 0}),
     (["--level", "-8", "--dice", "1,1,2"], {"success": True, "best_level": -8, "degree": 0}),
     # "each 8 bought costs 5 WP and sets a chosen die to 8 without rolling it (default: first die
     # first)"; the degree reads the bought 8s like rolled ones.
-    (["--level", "2", "--wyrd", "1", "--dice", "1,1"], {"dice": [8, 1, 1], "success": True, "degree": 0, "bought": ["white"], "cost": 5}),
-    (["--level", "5", "--wyrd", "2", "--dice", "7"],
-     {"dice": [8, 8, 7], "success": True, "best_level": 7, "degree": 2, "bought": ["white", "red"], "cost": 10}),
-    (["--level", "6", "--wyrd", "1", "--wyrd-dice", "blue", "--dice", "8,7"],
-     {"dice": [8, 7, 8], "success": True, "best_level": 6, "degree": 0, "bought": ["blue"], "cost": 5}),
-    (["--level", "3", "--wyrd", "1", "--wyrd-dice", "red", "--dice", "6,1"],
-     {"dice": [6, 8, 1], "success": False, "worst_level": 1, "degree": -2, "cost": 5}),
+    (
+        ["--level", "2", "--wyrd", "1", "--dice", "1,1"],
+        {"dice": [8, 1, 1], "success": True, "degree": 0, "bought": ["white"], "cost": 5},
+    ),
+    (
+        ["--level", "5", "--wyrd", "2", "--dice", "7"],
+        {"dice": [8, 8, 7], "success": True, "best_level": 7, "degree": 2, "bought": ["white", "red"], "cost": 10},
+    ),
+    (
+        ["--level", "6", "--wyrd", "1", "--wyrd-dice", "blue", "--dice", "8,7"],
+        {"dice": [8, 7, 8], "success": True, "best_level": 6, "degree": 0, "bought": ["blue"], "cost": 5},
+    ),
+    (
+        ["--level", "3", "--wyrd", "1", "--wyrd-dice", "red", "--dice", "6,1"],
+        {"dice": [6, 8, 1], "success": False, "worst_level": 1, "degree": -2, "cost": 5},
+    ),
     (["--level", "8", "--wyrd", "3", "--dice", ""], {"dice": [8, 8, 8], "success": True, "degree": 0, "cost": 15}),
     # Below -8: no roll. Above +8: only by spending 20 WP.
     (["--level", "-9", "--dice", ""], {"success": True, "automatic": True, "cost": 0, "dice": []}),
-    (["--ability", "2", "--difficulty", "11", "--wyrd-feat", "--dice", ""],
-     {"level": 9, "success": True, "automatic": True, "cost": 20}),
+    (
+        ["--ability", "2", "--difficulty", "11", "--wyrd-feat", "--dice", ""],
+        {"level": 9, "success": True, "automatic": True, "cost": 20},
+    ),
 ]
 
 
@@ -257,10 +313,15 @@ def test_feats_cli_above_plus_eight_is_not_rolled():
 
 BOONS = [
     # Face symbols: X is one success and a breakthrough, C one failure and a calamity; never cancel.
-    (["--ability", "1", "--dice", "8"], {"symbols": ["X"], "net_successes": 1, "breakthroughs": 1, "outcome": "success"}),
+    (
+        ["--ability", "1", "--dice", "8"],
+        {"symbols": ["X"], "net_successes": 1, "breakthroughs": 1, "outcome": "success"},
+    ),
     (["--crisis", "1", "--dice", "12"], {"symbols": ["C"], "net_successes": -1, "calamities": 1, "outcome": "failure"}),
-    (["--ability", "1", "--crisis", "1", "--dice", "8,12"],
-     {"net_successes": 0, "breakthroughs": 1, "calamities": 1, "outcome": "failure"}),
+    (
+        ["--ability", "1", "--crisis", "1", "--dice", "8,12"],
+        {"net_successes": 0, "breakthroughs": 1, "calamities": 1, "outcome": "failure"},
+    ),
     # Two symbols on one face count twice.
     (["--ability", "1", "--dice", "4"], {"symbols": ["SS"], "net_successes": 2, "outcome": "improved"}),
     (["--boon", "1", "--dice", "5"], {"symbols": ["BB"], "net_boons": 2, "outcome": "failure"}),
@@ -273,33 +334,92 @@ BOONS = [
     (["--ability", "2", "--dice", "4,4"], {"net_successes": 4, "outcome": "exceptional"}),
     (["--ability", "1", "--trial", "1", "--dice", "2,2"], {"net_successes": 0, "outcome": "failure"}),
     # "crisis dice replace trial dice when the GM upgrades the difficulty"
-    (["--ability", "1", "--trial", "2", "--upgrade", "1", "--dice", "4,1,12"],
-     {"types": ["ability", "trial", "crisis"], "net_successes": 1, "calamities": 1, "outcome": "success"}),
-    (["--ability", "1", "--trial", "1", "--upgrade", "1", "--dice", "2,12"],
-     {"types": ["ability", "crisis"], "net_successes": 0, "calamities": 1}),
+    (
+        ["--ability", "1", "--trial", "2", "--upgrade", "1", "--dice", "4,1,12"],
+        {"types": ["ability", "trial", "crisis"], "net_successes": 1, "calamities": 1, "outcome": "success"},
+    ),
+    (
+        ["--ability", "1", "--trial", "1", "--upgrade", "1", "--dice", "2,12"],
+        {"types": ["ability", "crisis"], "net_successes": 0, "calamities": 1},
+    ),
     # Assisted: a boon die, or an ability die from one with more ranks; at most two, one ability.
-    (["--ability", "1", "--rank", "2", "--assists", "3,4", "--dice", "2,1,1"],
-     {"assist_dice": ["ability", "boon"], "types": ["ability", "ability", "boon"]}),
+    (
+        ["--ability", "1", "--rank", "2", "--assists", "3,4", "--dice", "2,1,1"],
+        {"assist_dice": ["ability", "boon"], "types": ["ability", "ability", "boon"]},
+    ),
     (["--ability", "1", "--rank", "2", "--assists", "2", "--dice", "2,1"], {"assist_dice": ["boon"]}),
     (["--ability", "1", "--rank", "2", "--assists", "1,3", "--dice", "2,1,1"], {"assist_dice": ["boon", "ability"]}),
     # Group: bane dice = performer's rank - the lowest necessary participant's, never negative.
-    (["--ability", "2", "--performer-rank", "3", "--participant-ranks", "1,2", "--dice", "4,2,3,3"],
-     {"group_banes": 2, "net_successes": 1, "outcome": "success"}),
-    (["--ability", "1", "--performer-rank", "1", "--participant-ranks", "3", "--dice", "2"], {"group_banes": 0, "types": ["ability"]}),
+    (
+        ["--ability", "2", "--performer-rank", "3", "--participant-ranks", "1,2", "--dice", "4,2,3,3"],
+        {"group_banes": 2, "net_successes": 1, "outcome": "success"},
+    ),
+    (
+        ["--ability", "1", "--performer-rank", "1", "--participant-ranks", "3", "--dice", "2"],
+        {"group_banes": 0, "types": ["ability"]},
+    ),
     # Opposed: more net successes wins, a tie goes to the defender; both sides' boons and banes reported.
     (["--ability", "1", "--opponent", '{"ability": 1}', "--dice", "2,2"], {"winner": "defender", "outcome": "failure"}),
     (["--ability", "1", "--opponent", '{"ability": 1}', "--dice", "4,2"], {"winner": "actor"}),
     (["--ability", "1", "--opponent", '{"ability": 1}', "--dice", "1,1"], {"winner": "defender", "outcome": "failure"}),
     # Extended: positive net successes add up; a roll at 0 or below adds nothing; complete at the
     # threshold; failed when the attempts run out first.
-    (["--ability", "1", "--threshold", "3", "--progress", "2", "--attempts", "1", "--dice", "2"],
-     {"extended": {"threshold": 3, "time_unit": None, "limit": None, "added": 1, "progress": 3, "attempts": 2, "status": "complete"}}),
-    (["--ability", "1", "--trial", "1", "--threshold", "3", "--progress", "1", "--dice", "1,3"],
-     {"extended": {"threshold": 3, "time_unit": None, "limit": None, "added": 0, "progress": 1, "attempts": 1, "status": "in_progress"}}),
-    (["--ability", "1", "--threshold", "3", "--limit", "2", "--progress", "1", "--attempts", "1", "--dice", "2"],
-     {"extended": {"threshold": 3, "time_unit": None, "limit": 2, "added": 1, "progress": 2, "attempts": 2, "status": "failed"}}),
-    (["--ability", "1", "--threshold", "3", "--limit", "2", "--progress", "1", "--attempts", "1", "--dice", "4"],
-     {"extended": {"threshold": 3, "time_unit": None, "limit": 2, "added": 2, "progress": 3, "attempts": 2, "status": "complete"}}),
+    (
+        ["--ability", "1", "--threshold", "3", "--progress", "2", "--attempts", "1", "--dice", "2"],
+        {
+            "extended": {
+                "threshold": 3,
+                "time_unit": None,
+                "limit": None,
+                "added": 1,
+                "progress": 3,
+                "attempts": 2,
+                "status": "complete",
+            }
+        },
+    ),
+    (
+        ["--ability", "1", "--trial", "1", "--threshold", "3", "--progress", "1", "--dice", "1,3"],
+        {
+            "extended": {
+                "threshold": 3,
+                "time_unit": None,
+                "limit": None,
+                "added": 0,
+                "progress": 1,
+                "attempts": 1,
+                "status": "in_progress",
+            }
+        },
+    ),
+    (
+        ["--ability", "1", "--threshold", "3", "--limit", "2", "--progress", "1", "--attempts", "1", "--dice", "2"],
+        {
+            "extended": {
+                "threshold": 3,
+                "time_unit": None,
+                "limit": 2,
+                "added": 1,
+                "progress": 2,
+                "attempts": 2,
+                "status": "failed",
+            }
+        },
+    ),
+    (
+        ["--ability", "1", "--threshold", "3", "--limit", "2", "--progress", "1", "--attempts", "1", "--dice", "4"],
+        {
+            "extended": {
+                "threshold": 3,
+                "time_unit": None,
+                "limit": 2,
+                "added": 2,
+                "progress": 3,
+                "attempts": 2,
+                "status": "complete",
+            }
+        },
+    ),
 ]
 
 
@@ -320,7 +440,16 @@ def test_boons_cli_opposed_reports_both_sides():
     [
         ["--ability", "11", "--dice", ",".join(["1"] * 11)],  # 10 of each type by default
         ["--trial", "1", "--upgrade", "2", "--dice", "1"],  # more upgrades than trial dice
-        ["--ability", "1", "--trial", "1", "--opponent", '{"ability": 1}', "--dice", "1,1,1"],  # no difficulty in opposed
+        [
+            "--ability",
+            "1",
+            "--trial",
+            "1",
+            "--opponent",
+            '{"ability": 1}',
+            "--dice",
+            "1,1,1",
+        ],  # no difficulty in opposed
         ["--ability", "1", "--threshold", "3", "--progress", "3", "--dice", "1"],  # already complete
         ["--ability", "1", "--threshold", "3", "--limit", "2", "--attempts", "2", "--dice", "1"],  # already failed
         ["--ability", "1", "--rank", "2", "--assists", "1,1,1", "--dice", "2,1,1"],  # up to two assistants
@@ -344,9 +473,26 @@ CHALLENGE = [
     ("7", "0", "2", {"level": 2, "margin": 0, "outcome": "success_at_cost", "strain": 1, "choice": None}),
     # +1 success; +2/+3 a choice of +1 game changer or -1/-2 strain; +4 epic success
     ("11", "0", "2", {"margin": 1, "outcome": "success", "strain": 0, "choice": None}),
-    ("16", "0", "2", {"margin": 2, "outcome": "success", "strain": 0, "choice": ["game_changer", "strain"], "strain_option": -1}),
+    (
+        "16",
+        "0",
+        "2",
+        {"margin": 2, "outcome": "success", "strain": 0, "choice": ["game_changer", "strain"], "strain_option": -1},
+    ),
     ("20", "1", "2", {"margin": 3, "outcome": "success", "strain": 0, "strain_option": -2}),
-    ("20", "6", "2", {"level": 6, "margin": 4, "outcome": "epic_success", "strain": -2, "complication": "remove", "condition": False}),
+    (
+        "20",
+        "6",
+        "2",
+        {
+            "level": 6,
+            "margin": 4,
+            "outcome": "epic_success",
+            "strain": -2,
+            "complication": "remove",
+            "condition": False,
+        },
+    ),
     # -1/-2/-3 failure with +2/+3/+4 strain; -4 epic failure (a condition, a complication)
     ("10", "0", "3", {"margin": -1, "outcome": "failure", "strain": 2}),
     ("5", "0", "3", {"margin": -2, "outcome": "failure", "strain": 3}),
@@ -382,8 +528,14 @@ FACETS = [
     # Pool = brought + helping - hindering.
     (["--pool", "1", "--helping", "1", "--dice", "6,6"], {"outcome": "triumph", "pool": 2}),
     # Zero or fewer: 2d6, lowest kept, never a triumph; two 1s still a catastrophe.
-    (["--pool", "1", "--hindering", "1", "--dice", "6,6"], {"outcome": "success", "desperate": True, "highest": 6, "facet": None}),
-    (["--pool", "2", "--hindering", "5", "--dice", "5,6"], {"outcome": "costly_success", "desperate": True, "pool": -3}),
+    (
+        ["--pool", "1", "--hindering", "1", "--dice", "6,6"],
+        {"outcome": "success", "desperate": True, "highest": 6, "facet": None},
+    ),
+    (
+        ["--pool", "2", "--hindering", "5", "--dice", "5,6"],
+        {"outcome": "costly_success", "desperate": True, "pool": -3},
+    ),
     (["--dice", "6,1"], {"outcome": "failure", "desperate": True, "highest": 1}),
     (["--dice", "1,1"], {"outcome": "catastrophe", "desperate": True}),
 ]
@@ -403,7 +555,13 @@ _CONFLICT = {
     "failure": ([], ["wound"]),
     "catastrophe": ([], ["wound", "condition"]),
 }
-_MYSTICAL = {"triumph": None, "success": None, "costly_success": "backlash", "failure": "discord", "catastrophe": "severe_discord"}
+_MYSTICAL = {
+    "triumph": None,
+    "success": None,
+    "costly_success": "backlash",
+    "failure": "discord",
+    "catastrophe": "severe_discord",
+}
 
 
 @pytest.mark.parametrize("kind", ["obstacle", "opposition", "interpersonal", "mystical"])

@@ -40,15 +40,20 @@ def _codes_in(tree: ast.AST) -> list[tuple[int, str]]:
                 out.append((n.lineno, code))
             out += [(n.lineno, c) for k in n.keywords if k.arg == "code" and (c := _literal(k.value)) is not None]
         if isinstance(n, ast.Dict):
-            out += [(n.lineno, c) for k, v in zip(n.keys, n.values) if k is not None and _literal(k) == "code"
-                    and (c := _literal(v)) is not None]
+            out += [
+                (n.lineno, c)
+                for k, v in zip(n.keys, n.values)
+                if k is not None and _literal(k) == "code" and (c := _literal(v)) is not None
+            ]
     return out
 
 
 def test_every_code_written_in_the_sidecar_is_an_error_code() -> None:
     known = {c.value for c in ErrorCode}
     unknown = [
-        f"{path.relative_to(ROOT)}:{line}: {code}" for path in SOURCES for line, code in _codes_in(ast.parse(path.read_text()))
+        f"{path.relative_to(ROOT)}:{line}: {code}"
+        for path in SOURCES
+        for line, code in _codes_in(ast.parse(path.read_text()))
         if code not in known
     ]
     assert not unknown, unknown
@@ -57,7 +62,9 @@ def test_every_code_written_in_the_sidecar_is_an_error_code() -> None:
 def test_codes_are_named_from_the_enum_outside_the_server() -> None:
     """The engine, the state, the protocol and the CLI name their codes as ``ErrorCode.X``, never inline."""
     inline = [
-        f"{path.relative_to(ROOT)}:{line}: {code}" for path in SOURCES if path.name not in OWNED_BY_SERVER
+        f"{path.relative_to(ROOT)}:{line}: {code}"
+        for path in SOURCES
+        if path.name not in OWNED_BY_SERVER
         for line, code in _codes_in(ast.parse(path.read_text()))
     ]
     assert not inline, inline

@@ -20,7 +20,8 @@ UNIONS = [
 @pytest.mark.parametrize("module, base, members", UNIONS, ids=lambda x: getattr(x, "__name__", ""))
 def test_every_struct_is_in_its_union(module: ModuleType, base: type, members: tuple[type, ...]) -> None:
     defined = {
-        v for v in vars(module).values()
+        v
+        for v in vars(module).values()
         if isinstance(v, type) and issubclass(v, base) and v is not base and v.__module__ == module.__name__
     }
     assert defined == set(members)

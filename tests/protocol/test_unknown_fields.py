@@ -16,8 +16,9 @@ from protocol.v1.systems import ACTION_TYPES, CHECK_TYPES
 from protocol.v1.table import OPS
 
 
-@pytest.mark.parametrize("tp", [*CLIENT_TYPES, *CHECK_TYPES, *ACTION_TYPES, *OPS, BoonsPool, FlairsParticipant],
-                         ids=lambda t: t.__name__)
+@pytest.mark.parametrize(
+    "tp", [*CLIENT_TYPES, *CHECK_TYPES, *ACTION_TYPES, *OPS, BoonsPool, FlairsParticipant], ids=lambda t: t.__name__
+)
 def test_client_structs_forbid_unknown_fields(tp):
     assert tp.__struct_config__.forbid_unknown_fields
 

@@ -48,7 +48,9 @@ async def test_devils_bargain(sidecar):
     assert await refused(follow(p, success.check, FlairsBargain(trial="slow"))) == "bargain_not_failure"
     untrained = await roll(p, FlairsCheck(rank=0, dice=[2, 3]))
     assert await refused(follow(p, untrained.check, FlairsBargain(trial="slow"))) == "bargain_needs_rank"
-    group = await roll(p, FlairsCheck(group=[FlairsParticipant(name="A", rank=1), FlairsParticipant(name="B", rank=1)], dice=[1, 2]))
+    group = await roll(
+        p, FlairsCheck(group=[FlairsParticipant(name="A", rank=1), FlairsParticipant(name="B", rank=1)], dice=[1, 2])
+    )
     assert await refused(follow(p, group.check, FlairsBargain(trial="slow"))) == "bargain_in_group_check"
     for c in (p, gm, other):
         await c.close()

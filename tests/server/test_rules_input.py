@@ -18,8 +18,14 @@ from sidecar.client import RequestFailed
 async def _raw(sidecar, role="gm", user="u1", msgpack=False):
     proto = "verdict.v1+msgpack" if msgpack else "verdict.v1"
     ws = await websockets.connect(sidecar.url, subprotocols=[proto], compression=None)
-    hello = {"type": "hello", "protocol": 1, "table": sidecar.keys.table, "key": getattr(sidecar.keys, role),
-             "client": "t", "user": user}
+    hello = {
+        "type": "hello",
+        "protocol": 1,
+        "table": sidecar.keys.table,
+        "key": getattr(sidecar.keys, role),
+        "client": "t",
+        "user": user,
+    }
     await ws.send(msgspec.msgpack.encode(hello) if msgpack else json.dumps(hello))
     welcome = _load(await ws.recv())
     assert welcome["type"] == "welcome"
@@ -42,21 +48,42 @@ async def ask(ws, obj, msgpack=False):
 
 UNKNOWN = [
     # (the message, the field's place as the error names it)
-    ({"type": "roll", "id": "a", "check": {"system": "boons", "ability": 1, "opponent": {"abilty": 3}}},
-     "$.check.opponent.abilty"),
-    ({"type": "roll", "id": "a", "check": {"system": "boons", "ability": 1, "opponent": {"ability": 1, "trial": 2}}},
-     "$.check.opponent.trial"),
-    ({"type": "roll", "id": "a", "check": {"system": "flairs", "group": [{"name": "a", "rnak": 2}]}},
-     "$.check.group[0].rnak"),
+    (
+        {"type": "roll", "id": "a", "check": {"system": "boons", "ability": 1, "opponent": {"abilty": 3}}},
+        "$.check.opponent.abilty",
+    ),
+    (
+        {"type": "roll", "id": "a", "check": {"system": "boons", "ability": 1, "opponent": {"ability": 1, "trial": 2}}},
+        "$.check.opponent.trial",
+    ),
+    (
+        {"type": "roll", "id": "a", "check": {"system": "flairs", "group": [{"name": "a", "rnak": 2}]}},
+        "$.check.group[0].rnak",
+    ),
     ({"type": "roll", "id": "a", "check": {"system": "facets", "pool": 2}, "dice": [6, 6]}, "$.dice"),
     ({"type": "roll", "id": "a", "check": {"system": "challenge", "cl": 2, "modifer": 3}}, "$.check.modifer"),
-    ({"type": "odds", "id": "a", "check": {"system": "feats", "ability": 1, "difficulty": 2, "wyrd_die": ["red"]}},
-     "$.check.wyrd_die"),
-    ({"type": "follow", "id": "a", "check": "x", "action": {"action": "flairs_bargain", "trial": "loud", "die": [6]}},
-     "$.action.die"),
+    (
+        {"type": "odds", "id": "a", "check": {"system": "feats", "ability": 1, "difficulty": 2, "wyrd_die": ["red"]}},
+        "$.check.wyrd_die",
+    ),
+    (
+        {
+            "type": "follow",
+            "id": "a",
+            "check": "x",
+            "action": {"action": "flairs_bargain", "trial": "loud", "die": [6]},
+        },
+        "$.action.die",
+    ),
     ({"type": "gm", "id": "a", "op": {"op": "undo", "cont": 2}}, "$.op.cont"),
-    ({"type": "gm", "id": "a", "op": {"op": "gather_start", "check": {"system": "flairs", "group": [{"name": "a", "rank": 1, "edge": 1}]}}},
-     "$.op.check.group[0].edge"),
+    (
+        {
+            "type": "gm",
+            "id": "a",
+            "op": {"op": "gather_start", "check": {"system": "flairs", "group": [{"name": "a", "rank": 1, "edge": 1}]}},
+        },
+        "$.op.check.group[0].edge",
+    ),
     ({"type": "state", "id": "a", "full": True}, "$.full"),
     ({"type": "verify", "id": "a", "check": "x", "hash": "y"}, "$.hash"),
     ({"type": "ping", "id": "a", "at": 1}, "$.at"),
@@ -115,8 +142,12 @@ async def refused(coro) -> str:
 async def test_a_bargain_on_a_group_checks_part_is_refused(sidecar):
     gm = await sidecar.client("gm")
     p = await sidecar.client("player", user="p1")
-    done = await gm_op(gm, t.GatherStart(check=FlairsCheck(group=[FlairsParticipant(name="Ash", rank=2),
-                                                                     FlairsParticipant(name="Bree", rank=2)])))
+    done = await gm_op(
+        gm,
+        t.GatherStart(
+            check=FlairsCheck(group=[FlairsParticipant(name="Ash", rank=2), FlairsParticipant(name="Bree", rank=2)])
+        ),
+    )
     gid = done.events[0].event.gather
     part = await roll(p, FlairsCheck(dice=[2, 1]), gather=gid, part="Ash")
     assert part.result.outcome == "failure"
@@ -160,10 +191,22 @@ async def test_the_gms_cl_stands_for_a_converted_complication(sidecar):
 
     gm = await sidecar.client("gm")
     p = await sidecar.client("player", user="p1")
-    ward = (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Magical ward", hidden=False))).events[0].event.complication
-    secret = (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Assassins", hidden=True))).events[0].event.complication
-    assert await refused(roll(p, ChallengeCheck(cl=1, complication=ward, dice=[20]), actor="Ayla")) == "complication_not_converted"
-    assert await refused(roll(p, ChallengeCheck(cl=1, complication=secret, dice=[20]), actor="Ayla")) == "unknown_complication"
+    ward = (
+        (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Magical ward", hidden=False)))
+        .events[0]
+        .event.complication
+    )
+    secret = (
+        (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Assassins", hidden=True))).events[0].event.complication
+    )
+    assert (
+        await refused(roll(p, ChallengeCheck(cl=1, complication=ward, dice=[20]), actor="Ayla"))
+        == "complication_not_converted"
+    )
+    assert (
+        await refused(roll(p, ChallengeCheck(cl=1, complication=secret, dice=[20]), actor="Ayla"))
+        == "unknown_complication"
+    )
     await gm_op(gm, t.ComplicationConvert(complication=ward, cl=4))
     try:
         await roll(p, ChallengeCheck(cl=1, complication=ward, dice=[20]), actor="Ayla")
@@ -238,7 +281,9 @@ async def test_the_gm_removes_a_complication_after_an_epic_success(sidecar):
     p = await sidecar.client("player", user="p1")
     await gm_op(gm, t.SceneActivate(scene="Vault"))
     ward = (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Ward", hidden=False))).events[0].event.complication
-    secret = (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Assassins", hidden=True))).events[0].event.complication
+    secret = (
+        (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Assassins", hidden=True))).events[0].event.complication
+    )
     epic = await roll(p, ChallengeCheck(cl=1, modifier=5, dice=[20]), actor="Ayla")
     assert epic.result.outcome == "epic_success" and epic.result.complication == "remove"
     remove = ChallengeRemoveComplication(complication=ward)

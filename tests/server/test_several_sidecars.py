@@ -54,8 +54,9 @@ class Sidecars:
         if role == "player":
             key = derive_user_key(self.ledgers[0].user_secret(self.keys.table), user)
             return await Client.connect(self.url(i), self.keys.table, key, user=user, **kw)
-        return await Client.connect(self.url(i), self.keys.table, getattr(self.keys, role),
-                                    user=user if role == "gm" else None, **kw)
+        return await Client.connect(
+            self.url(i), self.keys.table, getattr(self.keys, role), user=user if role == "gm" else None, **kw
+        )
 
 
 async def start_sidecars(pg_url: str, n: int = 2, gate: dict[int, asyncio.Event] | None = None) -> Sidecars:
@@ -103,7 +104,9 @@ async def drain_until(c: Client, stop: Any, timeout: float = 10.0) -> list[Any]:
 
 
 def is_barrier(msg: Any) -> bool:
-    return isinstance(msg, m.EventBroadcast) and isinstance(msg.event, t.ComplicationAdded) and msg.event.text == "barrier"
+    return (
+        isinstance(msg, m.EventBroadcast) and isinstance(msg.event, t.ComplicationAdded) and msg.event.text == "barrier"
+    )
 
 
 def seqs_of(msgs: list[Any]) -> list[int]:
@@ -119,7 +122,8 @@ async def test_gm_on_one_sidecar_players_on_the_other_hear_the_same_in_the_same_
     # Watchers: the same role and user on both sidecars must hear exactly the same frames.
     watchers = {
         (i, who): await pair.client(i, role, user)
-        for i in (0, 1) for who, role, user in (("gm", "gm", "gm-watch"), ("p2", "player", "p2"), ("obs", "observer", "o"))
+        for i in (0, 1)
+        for who, role, user in (("gm", "gm", "gm-watch"), ("p2", "player", "p2"), ("obs", "observer", "o"))
     }
     gm = await pair.client(0, "gm", "gm")  # the GM on sidecar 0
     p1 = await pair.client(1, "player", "p1")  # players on sidecar 1
@@ -272,8 +276,9 @@ async def test_a_sidecar_that_hears_nothing_catches_up_periodically(pg_url: str,
 
 
 def verdict(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sidecar.cli", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "sidecar.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
 
 
 async def test_kill_9_one_sidecar_in_a_burst_clients_move_to_the_other_and_miss_nothing(pg_url: str, tmp_path: Path):
@@ -286,8 +291,9 @@ async def test_kill_9_one_sidecar_in_a_burst_clients_move_to_the_other_and_miss_
         p.start()
     try:
         urls = [p.url for p in procs]
-        user_keys = [verdict("table", "--ledger", pg_url, "user-key", k["table"], f"p{i}").stdout.split()[-1]
-                     for i in range(4)]
+        user_keys = [
+            verdict("table", "--ledger", pg_url, "user-key", k["table"], f"p{i}").stdout.split()[-1] for i in range(4)
+        ]
         players = [await Client.connect(urls[0], k["table"], user_keys[i], user=f"p{i}") for i in range(4)]
         watcher = await Client.connect(urls[1], k["table"], k["gm"], user="gm")  # the GM on the other sidecar
         seen: dict[int, set[int]] = {i: set() for i in range(4)}
@@ -300,7 +306,7 @@ async def test_kill_9_one_sidecar_in_a_burst_clients_move_to_the_other_and_miss_
                 unanswered[i] = rid
                 try:
                     r = await c.request(m.Roll(id=rid, check=FacetsCheck(pool=3)), timeout=5)
-                except (ConnectionError, asyncio.TimeoutError, websockets.ConnectionClosed):
+                except (TimeoutError, ConnectionError, websockets.ConnectionClosed):
                     return
                 acked.append(r)
                 del unanswered[i]
@@ -318,8 +324,10 @@ async def test_kill_9_one_sidecar_in_a_burst_clients_move_to_the_other_and_miss_
                     seen[i] |= set(seqs_of([msg]))
         # Everyone reconnects to the surviving sidecar from the last seq they heard, and retries what
         # was never answered: a roll the dead sidecar committed is answered from the ledger, not rolled again.
-        moved = [await Client.connect(urls[1], k["table"], user_keys[i], user=f"p{i}", since=max(seen[i], default=0))
-                 for i in range(4)]
+        moved = [
+            await Client.connect(urls[1], k["table"], user_keys[i], user=f"p{i}", since=max(seen[i], default=0))
+            for i in range(4)
+        ]
         for i, c in enumerate(moved):
             assert c.welcome.snapshot is None
             seen[i] |= {e.seq for e in c.welcome.events}
@@ -336,7 +344,7 @@ async def test_kill_9_one_sidecar_in_a_burst_clients_move_to_the_other_and_miss_
             while not seen[i] >= set(seqs):
                 try:
                     msg = await c.next(timeout=10)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     break
                 assert msg is not None
                 seen[i] |= set(seqs_of([msg]))
@@ -362,8 +370,10 @@ async def test_the_database_dropping_its_connections_costs_no_request(pair: Side
     await p.request(m.Roll(id="before", check=FacetsCheck(pool=2)))
     assert (await watcher.next()).id == "before"
     with psycopg.connect(pair.ledgers[0].url, autocommit=True) as db:  # every sidecar connection is cut
-        db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                   " WHERE application_name LIKE 'verdict%%' AND pid <> pg_backend_pid()")
+        db.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE application_name LIKE 'verdict%%' AND pid <> pg_backend_pid()"
+        )
     after = await p.request(m.Roll(id="after", check=FacetsCheck(pool=2)))
     assert after.seq == 2
     got = await watcher.next(timeout=10)  # the other sidecar listens again and hears of it

@@ -46,7 +46,9 @@ async def test_wrong_key_is_refused_with_4401(sidecar):
 
 async def _raw(sidecar):
     ws = await websockets.connect(sidecar.url, subprotocols=["verdict.v1"], compression=None)
-    await ws.send(json.dumps({"type": "hello", "protocol": 1, "table": sidecar.keys.table, "key": sidecar.keys.gm, "client": "t"}))
+    await ws.send(
+        json.dumps({"type": "hello", "protocol": 1, "table": sidecar.keys.table, "key": sidecar.keys.gm, "client": "t"})
+    )
     welcome = json.loads(await ws.recv())
     assert welcome["type"] == "welcome"
     return ws
@@ -64,7 +66,10 @@ async def _raw(sidecar):
         ('{"type":"roll","id":"a","check":{"system":"facets","pool":"3"}}', "invalid_message"),
         ('{"type":"roll","id":"a","check":{"system":"facets","pool":-2}}', "invalid_check"),
         ('{"type":"roll","id":"a","check":{"system":"facets","pool":2,"dice":[7,1]}}', "invalid_dice"),
-        ('{"type":"follow","id":"a","check":"nope","action":{"action":"challenge_choice","option":"strain"}}', "unknown_check"),
+        (
+            '{"type":"follow","id":"a","check":"nope","action":{"action":"challenge_choice","option":"strain"}}',
+            "unknown_check",
+        ),
         ('{"type":"hello","table":"t","key":"k"}', "already_joined"),
     ],
 )
@@ -230,9 +235,10 @@ async def test_a_peer_that_stops_reading_never_holds_up_the_table(sidecar):
                 got += 1
         except websockets.ConnectionClosed as exc:
             return exc.rcvd.code if exc.rcvd else None
+
     try:
         code = await asyncio.wait_for(closed_code(), 30)
-    except asyncio.TimeoutError:
-        raise AssertionError(f"still open after {got} frames")
+    except TimeoutError:
+        raise AssertionError(f"still open after {got} frames") from None
     assert code in (1013, None)
     await gm.close()

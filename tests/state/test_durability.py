@@ -69,7 +69,7 @@ async def test_kill_9_in_a_burst_loses_no_acknowledged_roll_and_duplicates_none(
         for i in range(n):
             try:
                 acked.append(await c.request(m.Roll(id=f"{c.new_id()}-{i}", check=FacetsCheck(pool=3)), timeout=5))
-            except (ConnectionError, asyncio.TimeoutError, websockets.ConnectionClosed):
+            except (TimeoutError, ConnectionError, websockets.ConnectionClosed):
                 return
 
     tasks = [asyncio.create_task(burst(c, 400)) for c in clients]

@@ -19,7 +19,9 @@ def test_every_append_is_stored_once_committed(tmp_path: Path, commit: str) -> N
         await ledger.append(tables[0], [(1, b"lone")], ("r-lone", "gm", b"reply"))
         # Appends made in one turn of the loop share a commit; each table's seqs stay in order.
         for seq in range(2, 6):
-            await asyncio.gather(*(ledger.append(t, [(seq, b"e%d" % seq)], (f"r-{t}-{seq}", "gm", b"r")) for t in tables[1:]))
+            await asyncio.gather(
+                *(ledger.append(t, [(seq, b"e%d" % seq)], (f"r-{t}-{seq}", "gm", b"r")) for t in tables[1:])
+            )
 
     asyncio.run(main())
     ledger.close()
@@ -54,8 +56,9 @@ def test_a_failed_commit_fails_every_append_of_its_turn_and_stores_none(tmp_path
     async def main() -> list[object]:
         await ledger.append(a, [(1, b"x")], None)
         # seq 1 again: the primary key refuses it, and the other append of the same turn goes with it
-        return await asyncio.gather(ledger.append(a, [(1, b"dup")], None), ledger.append(a, [(2, b"y")], None),
-                                    return_exceptions=True)
+        return await asyncio.gather(
+            ledger.append(a, [(1, b"dup")], None), ledger.append(a, [(2, b"y")], None), return_exceptions=True
+        )
 
     results = asyncio.run(main())
     assert all(isinstance(r, Exception) for r in results)

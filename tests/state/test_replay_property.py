@@ -34,27 +34,55 @@ OTHER = Viewer("player", "p2")
 rolls = st.one_of(
     st.builds(lambda cl, d: ChallengeCheck(cl=cl, dice=[d]), st.integers(1, 5), st.integers(1, 20)),
     st.builds(lambda d: ChallengeCheck(cl=1, modifier=5, dice=[d]), st.integers(15, 20)),  # epic successes
-    st.builds(lambda d, k: FacetsCheck(pool=len(d), kind=k, dice=d), st.lists(st.integers(1, 6), min_size=1, max_size=4),
-              st.sampled_from(["obstacle", "opposition", "mystical"])),
+    st.builds(
+        lambda d, k: FacetsCheck(pool=len(d), kind=k, dice=d),
+        st.lists(st.integers(1, 6), min_size=1, max_size=4),
+        st.sampled_from(["obstacle", "opposition", "mystical"]),
+    ),
     st.builds(lambda d: FlairsCheck(rank=len(d), dice=d), st.lists(st.integers(1, 6), min_size=1, max_size=4)),
-    st.builds(lambda lv, d: FeatsCheck(level=lv, dice=d), st.integers(-3, 3), st.lists(st.integers(1, 8), min_size=3, max_size=3)),
+    st.builds(
+        lambda lv, d: FeatsCheck(level=lv, dice=d),
+        st.integers(-3, 3),
+        st.lists(st.integers(1, 8), min_size=3, max_size=3),
+    ),
 )
 actions = st.one_of(
-    st.tuples(st.just("roll"), rolls, st.sampled_from(ACTORS + [None]), st.sampled_from(["public", "gm", "blind", "self"]),
-              st.sampled_from([PLAYER, OTHER, GM])),
-    st.tuples(st.just("op"), st.one_of(
-        st.builds(t.ComplicationAdd, scene=st.just("S"), text=st.sampled_from(["secret-a", "secret-b"]), hidden=st.booleans()),
-        st.builds(t.StrainSet, actor=st.sampled_from(ACTORS), strain=st.integers(0, 6)),
-        st.builds(t.ConditionAdd, actor=st.sampled_from(ACTORS)),
-        st.builds(t.LurkingSet, trials=st.just(["loud", "slow"]), actor=st.sampled_from(ACTORS)),
-        st.builds(t.WyrdGrant, actor=st.sampled_from(ACTORS), amount=st.integers(0, 10)),
-        st.builds(t.Undo, count=st.integers(1, 3), events=st.booleans()),
-        st.just(t.SceneActivate(scene="S")),
-        st.builds(t.FacetAdd, facet=st.just("Bitter Cold"), nature=st.sampled_from(["beneficial", "detrimental"]),
-                  actor=st.sampled_from(ACTORS + [None])),
-        st.builds(t.HarmHeal, actor=st.sampled_from(ACTORS), harm=st.sampled_from(["wound", "scratch"]),
-                  count=st.integers(1, 2)),
-    )),
+    st.tuples(
+        st.just("roll"),
+        rolls,
+        st.sampled_from(ACTORS + [None]),
+        st.sampled_from(["public", "gm", "blind", "self"]),
+        st.sampled_from([PLAYER, OTHER, GM]),
+    ),
+    st.tuples(
+        st.just("op"),
+        st.one_of(
+            st.builds(
+                t.ComplicationAdd,
+                scene=st.just("S"),
+                text=st.sampled_from(["secret-a", "secret-b"]),
+                hidden=st.booleans(),
+            ),
+            st.builds(t.StrainSet, actor=st.sampled_from(ACTORS), strain=st.integers(0, 6)),
+            st.builds(t.ConditionAdd, actor=st.sampled_from(ACTORS)),
+            st.builds(t.LurkingSet, trials=st.just(["loud", "slow"]), actor=st.sampled_from(ACTORS)),
+            st.builds(t.WyrdGrant, actor=st.sampled_from(ACTORS), amount=st.integers(0, 10)),
+            st.builds(t.Undo, count=st.integers(1, 3), events=st.booleans()),
+            st.just(t.SceneActivate(scene="S")),
+            st.builds(
+                t.FacetAdd,
+                facet=st.just("Bitter Cold"),
+                nature=st.sampled_from(["beneficial", "detrimental"]),
+                actor=st.sampled_from(ACTORS + [None]),
+            ),
+            st.builds(
+                t.HarmHeal,
+                actor=st.sampled_from(ACTORS),
+                harm=st.sampled_from(["wound", "scratch"]),
+                count=st.integers(1, 2),
+            ),
+        ),
+    ),
     st.tuples(st.just("reveal")),
     st.tuples(st.just("facet"), st.sampled_from(["rename", "remove"])),
     st.tuples(st.just("condition_remove"), st.sampled_from(ACTORS)),
@@ -70,17 +98,30 @@ def _apply(table: Table, action: tuple) -> None:
         elif action[0] == "op":
             pending = table.prepare_op(action[1])
         elif action[0] == "facet":
-            facets = [f for holder in (*table.state.actors.values(), *table.state.scenes.values()) for f in holder.facets]
+            facets = [
+                f for holder in (*table.state.actors.values(), *table.state.scenes.values()) for f in holder.facets
+            ]
             if not facets:
                 return
-            fix = t.FacetRename(facet=facets[0].id, text="Renamed") if action[1] == "rename" else t.FacetRemove(facet=facets[0].id)
+            fix = (
+                t.FacetRename(facet=facets[0].id, text="Renamed")
+                if action[1] == "rename"
+                else t.FacetRemove(facet=facets[0].id)
+            )
             pending = table.prepare_op(fix)
         elif action[0] == "epic_remove":
             epic = [c for c in table.state.checks.values() if getattr(c.result, "complication", None) == "remove"]
             if not epic or not table.state.complications:
                 return
-            pending = table.prepare_follow(m.Follow(id="x", check=epic[-1].check_id, action=ChallengeRemoveComplication(
-                complication=next(iter(table.state.complications)))), GM, GM.user)
+            pending = table.prepare_follow(
+                m.Follow(
+                    id="x",
+                    check=epic[-1].check_id,
+                    action=ChallengeRemoveComplication(complication=next(iter(table.state.complications))),
+                ),
+                GM,
+                GM.user,
+            )
         elif action[0] == "condition_remove":
             conditions = table.state.actors.get(action[1], t.ActorState()).conditions
             if not conditions:
@@ -101,8 +142,13 @@ def _apply(table: Table, action: tuple) -> None:
 @given(st.lists(actions, min_size=1, max_size=25))
 # found on a fresh clone: a hidden complication revealed, then the reveal undone
 @example([("op", t.ComplicationAdd(scene="S", text="secret-a", hidden=True)), ("reveal",), ("op", t.Undo(count=1))])
-@example([("roll", FacetsCheck(pool=1, dice=[6]), None, "self", PLAYER), ("op", t.ConditionAdd(actor="Ayla")),
-          ("op", t.Undo(count=2))])
+@example(
+    [
+        ("roll", FacetsCheck(pool=1, dice=[6]), None, "self", PLAYER),
+        ("op", t.ConditionAdd(actor="Ayla")),
+        ("op", t.Undo(count=2)),
+    ]
+)
 def test_replay_equals_live_and_players_see_no_secrets(tmp_path_factory, session):
     ledger = SqliteLedger(tmp_path_factory.mktemp("replay") / "v.sqlite3")
     keys = ledger.create_table("t")

@@ -55,12 +55,22 @@ def refused(fn, *args, **kw) -> str:
 
 
 def test_no_bargain_on_a_part_of_a_group_check(table):
-    op(table, t.GatherStart(check=FlairsCheck(group=[FlairsParticipant(name="A", rank=2), FlairsParticipant(name="B", rank=2)])))
+    op(
+        table,
+        t.GatherStart(
+            check=FlairsCheck(group=[FlairsParticipant(name="A", rank=2), FlairsParticipant(name="B", rank=2)])
+        ),
+    )
     g = next(iter(table.state.gathers.values()))
     part = roll(table, FlairsCheck(dice=[2, 1]), gather=g.id, part="A")
     assert part.result.outcome == "failure"
     head = table.head
-    code = refused(table.prepare_follow, m.Follow(id="b", check=part.check_id, action=FlairsBargain(trial="loud", dice=[6])), P1, "p1")
+    code = refused(
+        table.prepare_follow,
+        m.Follow(id="b", check=part.check_id, action=FlairsBargain(trial="loud", dice=[6])),
+        P1,
+        "p1",
+    )
     assert code == "bargain_in_group_check" and table.head == head
     # the same faces outside a group check may take the bargain
     alone = roll(table, FlairsCheck(rank=2, simple=True, dice=[2, 1]))
@@ -95,7 +105,10 @@ def test_only_a_converted_complication_the_roller_may_see_can_be_addressed(table
     plain = _complication(table)
     assert refused(roll, table, ChallengeCheck(cl=1, complication=hidden, dice=[20])) == "unknown_complication"
     assert refused(roll, table, ChallengeCheck(cl=1, complication=plain, dice=[20])) == "complication_not_converted"
-    assert refused(roll, table, ChallengeCheck(cl=1, complication=hidden, dice=[20]), viewer=GM) == "complication_not_converted"
+    assert (
+        refused(roll, table, ChallengeCheck(cl=1, complication=hidden, dice=[20]), viewer=GM)
+        == "complication_not_converted"
+    )
     assert refused(roll, table, ChallengeCheck(cl=1, complication="k-none", dice=[20])) == "unknown_complication"
     assert {hidden, plain} <= set(table.state.complications)
 
@@ -104,12 +117,20 @@ def test_an_extended_roll_takes_the_gms_difficulty(table):
     from protocol.v1.boons import BoonsCheck
 
     xid = op(table, t.ExtendedStart(name="Pick the lock", threshold=5, trial=2, crisis=1)).events[0][1].event.extended
-    for check in (BoonsCheck(ability=1, trial=1), BoonsCheck(ability=1, crisis=2), BoonsCheck(ability=1, trial=2, upgrade=1),
-                  BoonsCheck(ability=1, threshold=2), BoonsCheck(ability=1, progress=4), BoonsCheck(ability=1, limit=9)):
+    for check in (
+        BoonsCheck(ability=1, trial=1),
+        BoonsCheck(ability=1, crisis=2),
+        BoonsCheck(ability=1, trial=2, upgrade=1),
+        BoonsCheck(ability=1, threshold=2),
+        BoonsCheck(ability=1, progress=4),
+        BoonsCheck(ability=1, limit=9),
+    ):
         assert refused(roll, table, check, extended=xid) == "difficulty_mismatch", check
     r = roll(table, BoonsCheck(ability=1, dice=[4, 1, 1, 1]), extended=xid)
     assert r.result.types == ["ability", "trial", "trial", "crisis"]
-    r = roll(table, BoonsCheck(ability=1, trial=2, crisis=1, threshold=5, dice=[4, 1, 1, 1]), extended=xid)  # repeating it is fine
+    r = roll(
+        table, BoonsCheck(ability=1, trial=2, crisis=1, threshold=5, dice=[4, 1, 1, 1]), extended=xid
+    )  # repeating it is fine
     assert r.result.extended.progress == 4 and r.result.extended.attempts == 2
 
 
@@ -190,7 +211,9 @@ def test_the_gms_facet_and_harm_operations_are_exported(table):
     assert "facet “Bitter Cold” on Pass" in md and "facet “Bitter Cold” renamed “Biting Wind”" in md
     assert "facet “Biting Wind” removed" in md
     assert "Ayla: 1 wound healed" in md
-    kinds = [line.split('"kind":"')[1].split('"')[0] for line in export_table(table.ledger, table.id, "jsonl").splitlines()]
+    kinds = [
+        line.split('"kind":"')[1].split('"')[0] for line in export_table(table.ledger, table.id, "jsonl").splitlines()
+    ]
     assert {"facet_renamed", "facet_removed", "harm_healed"} <= set(kinds)
 
 
@@ -205,8 +228,15 @@ def test_the_gm_removes_a_chosen_complication_after_an_epic_success(table):
     secret = _complication(table, hidden=True)
     elsewhere = op(table, t.ComplicationAdd(scene="Keep", text="Archers", hidden=False)).events[0][1].event.complication
     plain = roll(table, ChallengeCheck(cl=1, dice=[12]), actor="Ayla")  # a success, not epic
-    assert refused(table.prepare_follow, m.Follow(id="f", check=plain.check_id,
-                   action=ChallengeRemoveComplication(complication=gate)), GM, GM.user) == "no_complication_to_remove"
+    assert (
+        refused(
+            table.prepare_follow,
+            m.Follow(id="f", check=plain.check_id, action=ChallengeRemoveComplication(complication=gate)),
+            GM,
+            GM.user,
+        )
+        == "no_complication_to_remove"
+    )
     epic = roll(table, ChallengeCheck(cl=1, modifier=5, dice=[20]), actor="Ayla")  # total 25: level 5, +4
     assert epic.result.complication == "remove"
     act = m.Follow(id="f", check=epic.check_id, action=ChallengeRemoveComplication(complication=secret))
@@ -219,7 +249,14 @@ def test_the_gm_removes_a_chosen_complication_after_an_epic_success(table):
     assert [st.vis for _, st in done.events] == ["all", "gm"]  # the off-screen one's removal is the GM's
     player_text = str(table.visible(0, P1))
     assert secret not in player_text
-    assert refused(table.prepare_follow, m.Follow(id="g", check=epic.check_id,
-                   action=ChallengeRemoveComplication(complication=gate)), GM, GM.user) == "complication_already_removed"
+    assert (
+        refused(
+            table.prepare_follow,
+            m.Follow(id="g", check=epic.check_id, action=ChallengeRemoveComplication(complication=gate)),
+            GM,
+            GM.user,
+        )
+        == "complication_already_removed"
+    )
     op(table, t.Undo())
     assert secret in table.state.complications and table.state.checks[epic.check_id].result.complication == "remove"

@@ -27,8 +27,17 @@ class RawPlayer:
     @classmethod
     async def join(cls, sidecar, user="p-raw", since=None):
         ws = await websockets.connect(sidecar.url, subprotocols=["verdict.v1"], compression=None)
-        await ws.send(json.dumps({"type": "hello", "table": sidecar.keys.table, "key": sidecar.user_key(user),
-                                  "user": user, "since": since}))
+        await ws.send(
+            json.dumps(
+                {
+                    "type": "hello",
+                    "table": sidecar.keys.table,
+                    "key": sidecar.user_key(user),
+                    "user": user,
+                    "since": since,
+                }
+            )
+        )
         frames = [await ws.recv()]
         self = cls(ws, frames)
         self.task = asyncio.create_task(self._read())
@@ -115,7 +124,7 @@ async def test_epic_failures_add_conditions_and_hidden_complications_and_the_fou
     raw = await RawPlayer.join(sidecar)
     p = await sidecar.client("player", user="p1")
     await gm_op(gm, t.SceneActivate(scene="Vault"))
-    for i in range(4):
+    for _ in range(4):
         r = await roll(p, ChallengeCheck(cl=3, modifier=0, dice=[1]), actor="Bo")  # a natural 1
         assert r.result.outcome == "epic_failure" and r.result.condition
     s = await state(gm)
@@ -327,7 +336,9 @@ async def test_an_opposed_check_gathers_both_sides(sidecar):
 
     gm = await sidecar.client("gm")
     p = await sidecar.client("player", user="p1")
-    done = await gm_op(gm, t.GatherStart(name="Arm wrestle", check=BoonsCheck(ability=1, opponent=BoonsPool(ability=1))))
+    done = await gm_op(
+        gm, t.GatherStart(name="Arm wrestle", check=BoonsCheck(ability=1, opponent=BoonsPool(ability=1)))
+    )
     gid = done.events[0].event.gather
     await p.request(m.Roll(id="o1", check=BoonsCheck(ability=1, dice=[2]), gather=gid, part="actor"))
     r = await gm.request(m.Roll(id="o2", check=BoonsCheck(ability=1, dice=[2]), gather=gid, part="defender"))

@@ -54,7 +54,9 @@ def test_keys_are_stored_hashed(tmp_path):
 async def test_rate_limited_with_a_clear_error(tmp_path):
     ledger = SqliteLedger(tmp_path / "v.sqlite3")
     keys = ledger.create_table("t")
-    server = TestServer(create_app(Settings(data=tmp_path, rate=5, burst=5), ledger), host="127.0.0.1", port=free_port())
+    server = TestServer(
+        create_app(Settings(data=tmp_path, rate=5, burst=5), ledger), host="127.0.0.1", port=free_port()
+    )
     await server.start_server()
     c = await Client.connect(f"ws://127.0.0.1:{server.port}/ws", keys.table, keys.player)
     for i in range(12):

@@ -119,6 +119,7 @@ class StandinServer:
 
     def call(self, fn, *args):
         """Run ``fn(*args)`` on the server's loop (world state is only touched there)."""
+
         async def run():
             return fn(*args)
 
@@ -131,15 +132,21 @@ class StandinServer:
             return self._file(self.index)
         for prefix, base in self.routes.items():
             if path.startswith(prefix):
-                target = (base / path[len(prefix):]).resolve()
+                target = (base / path[len(prefix) :]).resolve()
                 if base.resolve() in target.parents and target.is_file():
                     return self._file(target)
         raise web.HTTPNotFound()
 
     @staticmethod
     def _file(path: Path) -> web.FileResponse:
-        types = {".mjs": "text/javascript", ".js": "text/javascript", ".hbs": "text/plain", ".json": "application/json",
-                 ".css": "text/css", ".html": "text/html"}
+        types = {
+            ".mjs": "text/javascript",
+            ".js": "text/javascript",
+            ".hbs": "text/plain",
+            ".json": "application/json",
+            ".css": "text/css",
+            ".html": "text/html",
+        }
         headers = {"Cache-Control": "no-store"}
         if path.suffix in types:
             headers["Content-Type"] = types[path.suffix]
@@ -175,11 +182,20 @@ class StandinServer:
             # Foundry lets a user be connected once: a second login ends the first connection.
             await old.close(code=4409, message=b"logged in elsewhere")
         world.clients[user] = ws
-        await self._send(world, user, {
-            "op": "init", "users": USERS, "active": world.active(), "messages": world.messages,
-            "actors": list(world.actors.values()), "settings": world.settings, "generation": world.generation,
-            "system": world.system,
-        })
+        await self._send(
+            world,
+            user,
+            {
+                "op": "init",
+                "users": USERS,
+                "active": world.active(),
+                "messages": world.messages,
+                "actors": list(world.actors.values()),
+                "settings": world.settings,
+                "generation": world.generation,
+                "system": world.system,
+            },
+        )
         # Foundry's server tells every other client that this user connected (hook `userConnected`).
         await self._broadcast(world, {"op": "presence", "user": user, "active": True}, exclude=user)
         try:
@@ -201,7 +217,9 @@ class StandinServer:
                     if asker == user or asked == user:
                         world.queries.pop(qid, None)
                     if asked == user and asker != user:
-                        await self._send(world, asker, {"op": "queryResult", "qid": qid, "error": f"User {user} is no longer active"})
+                        await self._send(
+                            world, asker, {"op": "queryResult", "qid": qid, "error": f"User {user} is no longer active"}
+                        )
         return ws
 
     async def _handle(self, world: World, user: str, f: dict) -> None:
@@ -211,21 +229,27 @@ class StandinServer:
             # A module socket message: relayed to every other connected client, never echoed to its sender,
             # with the sender's user id as the server knows it (not as the sender claims).
             world.emitted.append({"sender": user, "name": f.get("name"), "data": f.get("data")})
-            await self._broadcast(world, {"op": "socket", "name": f.get("name"), "data": f.get("data"), "sender": user},
-                                  exclude=user)
+            await self._broadcast(
+                world, {"op": "socket", "name": f.get("name"), "data": f.get("data"), "sender": user}, exclude=user
+            )
         elif op == "query":
             # User#query: delivered to the one user named, answered to the asker only.
             to = f.get("to")
             if to not in world.active():
-                await self._send(world, user, {"op": "queryResult", "qid": f.get("qid"), "error": f"User {to} is not active"})
+                await self._send(
+                    world, user, {"op": "queryResult", "qid": f.get("qid"), "error": f"User {to} is not active"}
+                )
                 return
             world.queries[f["qid"]] = (user, to)
             await self._send(world, to, {"op": "query", "qid": f["qid"], "name": f.get("name"), "data": f.get("data")})
         elif op == "queryReply":
             asker, _ = world.queries.pop(f.get("qid"), (None, None))
             if asker is not None:
-                await self._send(world, asker, {"op": "queryResult", "qid": f.get("qid"), "result": f.get("result"),
-                                                "error": f.get("error")})
+                await self._send(
+                    world,
+                    asker,
+                    {"op": "queryResult", "qid": f.get("qid"), "result": f.get("result"), "error": f.get("error")},
+                )
         elif op == "create":
             # ChatMessage creation: the server sets the id, the author (the creating user) and the time.
             data = dict(f.get("data") or {})
@@ -241,7 +265,11 @@ class StandinServer:
             msg = next((m for m in world.messages if m["_id"] == f.get("id")), None)
             # A chat message may be changed by its author or a GM (BaseChatMessage's update permission).
             if msg is None or not (msg["author"] == user or _is_gm(user)):
-                await self._send(world, user, {"op": "ack", "rid": rid, "error": "You do not have permission to update this ChatMessage"})
+                await self._send(
+                    world,
+                    user,
+                    {"op": "ack", "rid": rid, "error": "You do not have permission to update this ChatMessage"},
+                )
                 return
             changes = f.get("changes") or {}
             changes.pop("author", None)
@@ -253,15 +281,25 @@ class StandinServer:
             actor = world.actors.get(f.get("id"))
             # An actor may be changed by its owner or a GM (Actor ownership levels).
             if actor is None or not (actor["owner"] == user or _is_gm(user)):
-                await self._send(world, user, {"op": "ack", "rid": rid, "error": "You do not have permission to update this Actor"})
+                await self._send(
+                    world, user, {"op": "ack", "rid": rid, "error": "You do not have permission to update this Actor"}
+                )
                 return
             if "flags" in f:
                 _merge(actor["flags"], f["flags"])
             if "status" in f:
                 sid, on = f["status"]["id"], bool(f["status"]["active"])
                 actor["statuses"] = [s for s in actor["statuses"] if s != sid] + ([sid] if on else [])
-            await self._broadcast(world, {"op": "updatedActor", "id": actor["id"], "flags": f.get("flags"),
-                                          "status": f.get("status"), "by": user})
+            await self._broadcast(
+                world,
+                {
+                    "op": "updatedActor",
+                    "id": actor["id"],
+                    "flags": f.get("flags"),
+                    "status": f.get("status"),
+                    "by": user,
+                },
+            )
             await self._send(world, user, {"op": "ack", "rid": rid})
         elif op == "setting":
             # World settings: only a GM may write them; every client receives the new value.

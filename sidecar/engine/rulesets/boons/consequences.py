@@ -23,11 +23,25 @@ def fill_extended(check: BoonsCheck, x: t.ExtendedState) -> BoonsCheck:
     """The roll as the extended check has it: the GM's difficulty, threshold, limit and time unit, and the
     table's progress. The request may leave them out or repeat them; a different value is refused."""
     fields = {
-        "threshold": x.threshold, "progress": x.progress, "attempts": x.attempts, "limit": x.limit,
-        "time_unit": x.time_unit, "trial": x.trial, "crisis": x.crisis, "upgrade": 0,
+        "threshold": x.threshold,
+        "progress": x.progress,
+        "attempts": x.attempts,
+        "limit": x.limit,
+        "time_unit": x.time_unit,
+        "trial": x.trial,
+        "crisis": x.crisis,
+        "upgrade": 0,
     }
-    unset = {"threshold": None, "progress": 0, "attempts": 0, "limit": None, "time_unit": None, "trial": 0, "crisis": 0,
-             "upgrade": 0}
+    unset = {
+        "threshold": None,
+        "progress": 0,
+        "attempts": 0,
+        "limit": None,
+        "time_unit": None,
+        "trial": 0,
+        "crisis": 0,
+        "upgrade": 0,
+    }
     for name, want in fields.items():
         got = getattr(check, name)
         if got != unset[name] and got != want:
@@ -47,7 +61,13 @@ def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
     ext = result.extended
     if roll.extended is None or ext is None:
         return []
-    return [t.ExtendedProgressed(
-        extended=roll.extended, added=ext.added, progress=ext.progress, attempts=ext.attempts,
-        status=ext.status, check_id=roll.check_id,
-    )]
+    return [
+        t.ExtendedProgressed(
+            extended=roll.extended,
+            added=ext.added,
+            progress=ext.progress,
+            attempts=ext.attempts,
+            status=ext.status,
+            check_id=roll.check_id,
+        )
+    ]

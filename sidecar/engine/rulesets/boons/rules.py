@@ -104,12 +104,17 @@ class Tally(msgspec.Struct):
                 self.failures += 1
                 self.calamities += 1
             elif s != "-":
-                raise CheckError(ErrorCode.INVALID_RULES, f"boons: unknown die symbol {s!r} in the face table (use S F B N X C -)")
+                raise CheckError(
+                    ErrorCode.INVALID_RULES, f"boons: unknown die symbol {s!r} in the face table (use S F B N X C -)"
+                )
 
 
 _TALLY_OF: dict[str, tuple[int, int, int, int, int, int]] = {
     # symbol -> (successes, failures, boons, banes, breakthroughs, calamities)
-    "S": (1, 0, 0, 0, 0, 0), "F": (0, 1, 0, 0, 0, 0), "B": (0, 0, 1, 0, 0, 0), "N": (0, 0, 0, 1, 0, 0),
+    "S": (1, 0, 0, 0, 0, 0),
+    "F": (0, 1, 0, 0, 0, 0),
+    "B": (0, 0, 1, 0, 0, 0),
+    "N": (0, 0, 0, 1, 0, 0),
     "X": (1, 0, 0, 0, 1, 0),  # one success and a breakthrough
     "C": (0, 1, 0, 0, 0, 1),  # one failure and a calamity
     "-": (0, 0, 0, 0, 0, 0),
@@ -179,7 +184,9 @@ def _nonnegative(value: int, what: str, code: ErrorCode) -> None:
         raise CheckError(code, f"boons: {what} cannot be negative (got {value})")
 
 
-def assist_dice(rank: int | None, assists: Sequence[int], rules: BoonsRules = RULES, who: str = "the check") -> list[str]:
+def assist_dice(
+    rank: int | None, assists: Sequence[int], rules: BoonsRules = RULES, who: str = "the check"
+) -> list[str]:
     """The die each assistant adds, in the order of ``assists``: ``"ability"`` from one who outranks the
     primary (while no more than ``max_assist_ability`` ability dice are added), else ``"boon"``.
 
@@ -292,9 +299,14 @@ def _validate_extended(check: BoonsCheck) -> None:
 
 def _validate_progress(progress: int, attempts: int, threshold: int, limit: int | None) -> None:
     if threshold < 1:
-        raise CheckError(ErrorCode.INVALID_THRESHOLD, f"boons: an extended check's success threshold must be at least 1 (got {threshold})")
+        raise CheckError(
+            ErrorCode.INVALID_THRESHOLD,
+            f"boons: an extended check's success threshold must be at least 1 (got {threshold})",
+        )
     if limit is not None and limit < 1:
-        raise CheckError(ErrorCode.INVALID_LIMIT, f"boons: an extended check's attempt limit must be at least 1 (got {limit})")
+        raise CheckError(
+            ErrorCode.INVALID_LIMIT, f"boons: an extended check's attempt limit must be at least 1 (got {limit})"
+        )
     _nonnegative(progress, "an extended check's progress", ErrorCode.INVALID_PROGRESS)
     _nonnegative(attempts, "an extended check's attempts", ErrorCode.INVALID_PROGRESS)
     if progress >= threshold:
@@ -317,10 +329,18 @@ def build(check: BoonsCheck, rules: BoonsRules = RULES) -> Built:
     if (
         # The plain pool (no assists, group, opponent, upgrade or extended check) within its limits:
         # nothing below could refuse it or change it.
-        not check.assists and check.upgrade == 0 and check.opponent is None and check.threshold is None
-        and check.performer_rank is None and check.participant_ranks is None and check.limit is None
-        and check.time_unit is None and not check.progress and not check.attempts
-        and 0 <= min(ab, bo, ba, tr, cr) and max(ab, bo, ba, tr, cr) <= rules.max_dice
+        not check.assists
+        and check.upgrade == 0
+        and check.opponent is None
+        and check.threshold is None
+        and check.performer_rank is None
+        and check.participant_ranks is None
+        and check.limit is None
+        and check.time_unit is None
+        and not check.progress
+        and not check.attempts
+        and 0 <= min(ab, bo, ba, tr, cr)
+        and max(ab, bo, ba, tr, cr) <= rules.max_dice
     ):
         return Built(actor=BoonsDice(ability=ab, boon=bo, bane=ba, trial=tr, crisis=cr), assist=[], group_banes=0)
     for t in (*DIE_TYPES, "upgrade"):
@@ -361,7 +381,9 @@ def _types(pool: BoonsDice, kinds: Sequence[str]) -> list[str]:
 
 def _all_types(built: Built) -> list[str]:
     a = built.actor
-    types = ["ability"] * a.ability + ["boon"] * a.boon + ["bane"] * a.bane + ["trial"] * a.trial + ["crisis"] * a.crisis
+    types = (
+        ["ability"] * a.ability + ["boon"] * a.boon + ["bane"] * a.bane + ["trial"] * a.trial + ["crisis"] * a.crisis
+    )
     d = built.defender
     if d is not None:
         types += ["ability"] * d.ability + ["boon"] * d.boon + ["bane"] * d.bane
@@ -410,7 +432,9 @@ def _side(pool: BoonsDice, tally: Tally) -> BoonsSide:
     )
 
 
-def advance(progress: int, attempts: int, threshold: int, limit: int | None, net_successes: int) -> tuple[int, int, str]:
+def advance(
+    progress: int, attempts: int, threshold: int, limit: int | None, net_successes: int
+) -> tuple[int, int, str]:
     """One roll of an extended check: ``(progress, attempts, status)`` after it.
 
     The roll adds its net successes when positive (0 or below adds nothing) and counts one attempt. The
@@ -433,8 +457,9 @@ def read(check: BoonsCheck, faces: Sequence[int], rules: BoonsRules = RULES) -> 
     return _read_built(check, built, _all_types(built), faces, rules)
 
 
-def _tally(types: Sequence[str], faces: Sequence[int], table: dict[str, list[tuple[str, Counts | None]]],
-           symbols: list[str]) -> Tally:
+def _tally(
+    types: Sequence[str], faces: Sequence[int], table: dict[str, list[tuple[str, Counts | None]]], symbols: list[str]
+) -> Tally:
     s = f = b = n = x = c = 0
     for t, face in zip(types, faces):
         sym, counts = table[t][face - 1]
@@ -451,8 +476,9 @@ def _tally(types: Sequence[str], faces: Sequence[int], table: dict[str, list[tup
     return Tally(successes=s, failures=f, boons=b, banes=n, breakthroughs=x, calamities=c)
 
 
-def _read_built(check: BoonsCheck, built: Built, types: list[str], faces: Sequence[int],
-                rules: BoonsRules) -> BoonsResult:
+def _read_built(
+    check: BoonsCheck, built: Built, types: list[str], faces: Sequence[int], rules: BoonsRules
+) -> BoonsResult:
     comp = _compiled(rules)
     size = comp.sizes
     faces = check_faces(faces, [size[t] for t in types], "this boons pool")
@@ -475,7 +501,9 @@ def _read_built(check: BoonsCheck, built: Built, types: list[str], faces: Sequen
 
     extended = None
     if check.threshold is not None:
-        progress, attempts, status = advance(check.progress, check.attempts, check.threshold, check.limit, actor.net_successes)
+        progress, attempts, status = advance(
+            check.progress, check.attempts, check.threshold, check.limit, actor.net_successes
+        )
         extended = BoonsExtended(
             threshold=check.threshold,
             time_unit=check.time_unit,

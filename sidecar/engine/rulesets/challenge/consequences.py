@@ -85,7 +85,9 @@ def of_follow(roll: t.RollEvent, action: Action, result: ChallengeResult, view: 
         c = view.complication(action.complication)
         if c is None or (roll.scene is not None and c.scene != roll.scene):
             where = f" in scene {roll.scene!r}" if roll.scene is not None else ""
-            raise CheckError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {action.complication!r}{where} to remove")
+            raise CheckError(
+                ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {action.complication!r}{where} to remove"
+            )
         yield Shown(t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
     before = roll.result
     assert isinstance(before, ChallengeResult)

@@ -9,7 +9,6 @@ from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck, FacetsResult
 from protocol.v1.odds import CheckOdds
 
-from ...dice import Dice
 from ...ruleset import Consequence, RuleSet, TableView
 from . import consequences
 from . import rules as mod

@@ -33,6 +33,9 @@ def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
     nature = result.facet
     if nature is not None and (scene is not None or actor is not None):
         yield t.FacetCreated(
-            facet=result.suggestion or nature, nature=nature,
-            actor=None if scene is not None else actor, scene=scene, id=new_id("f"),
+            facet=result.suggestion or nature,
+            nature=nature,
+            actor=None if scene is not None else actor,
+            scene=scene,
+            id=new_id("f"),
         )

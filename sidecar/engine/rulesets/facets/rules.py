@@ -48,33 +48,58 @@ MYSTICAL_DISCORD = {"costly_success": "backlash", "failure": "discord", "catastr
 # The text's example lists, by domain ("Facets for … Challenges", "Costs for … Challenges").
 FACETS_BY_DOMAIN: dict[str, tuple[str, ...]] = {
     "physical": (
-        "Exhausted Limbs", "Slippery Ground", "Broken Weapon", "Obstructing Debris", "Bitter Cold",
+        "Exhausted Limbs",
+        "Slippery Ground",
+        "Broken Weapon",
+        "Obstructing Debris",
+        "Bitter Cold",
     ),
     "mental": (
-        "Overwhelming Thoughts", "Cryptic Message", "Sudden Realization", "Lingering Suspicion", "Blurred Memory",
+        "Overwhelming Thoughts",
+        "Cryptic Message",
+        "Sudden Realization",
+        "Lingering Suspicion",
+        "Blurred Memory",
     ),
     "social": (
-        "Murmurs of Doubt", "Unwanted Attention", "Reputation Tarnished", "Tense Atmosphere", "Lingering Insult",
+        "Murmurs of Doubt",
+        "Unwanted Attention",
+        "Reputation Tarnished",
+        "Tense Atmosphere",
+        "Lingering Insult",
     ),
     "mystical": (
-        "Arcane Resonance", "Disturbance in the Veil", "Disruptive Aura", "Mystical Backlash", "Cryptic Visions",
+        "Arcane Resonance",
+        "Disturbance in the Veil",
+        "Disruptive Aura",
+        "Mystical Backlash",
+        "Cryptic Visions",
     ),
 }
 COSTS_BY_DOMAIN: dict[str, tuple[str, ...]] = {
     "physical": (
-        "Falls to the ground", "Drops an object", "Makes more noise than necessary", "Alerts opponents nearby",
+        "Falls to the ground",
+        "Drops an object",
+        "Makes more noise than necessary",
+        "Alerts opponents nearby",
     ),
     "mental": (
-        "Becomes seemingly distracted, nervous, or annoyed", "Drops a lead or evidence",
-        "Accidental sharing of something hidden", "Misunderstood details",
+        "Becomes seemingly distracted, nervous, or annoyed",
+        "Drops a lead or evidence",
+        "Accidental sharing of something hidden",
+        "Misunderstood details",
     ),
     "social": (
-        "Accidental disrespect (using wrong titles, etc)", "Thoughtless mumbling (seems undecisive)",
-        "Incoherent talking (seems uncertain)", "Unclear or miscommunicated details",
+        "Accidental disrespect (using wrong titles, etc)",
+        "Thoughtless mumbling (seems undecisive)",
+        "Incoherent talking (seems uncertain)",
+        "Unclear or miscommunicated details",
     ),
     "mystical": (
-        "Gives away clues of known spells or secrets", "Gives a lead of hidden intent",
-        "Accidentally down-plays or up-plays danger or safety", "Misunderstood important details",
+        "Gives away clues of known spells or secrets",
+        "Gives a lead of hidden intent",
+        "Accidentally down-plays or up-plays danger or safety",
+        "Misunderstood important details",
     ),
 }
 
@@ -87,10 +112,15 @@ def validate(check: FacetsCheck, rules: FacetsRules = RULES) -> None:
     for name in ("pool", "helping", "hindering"):
         value = getattr(check, name)
         if value < 0:
-            raise CheckError(ErrorCode.INVALID_CHECK, f"facets: {name} cannot be negative (got {value}); a pool of zero or less is rolled desperate")
+            raise CheckError(
+                ErrorCode.INVALID_CHECK,
+                f"facets: {name} cannot be negative (got {value}); a pool of zero or less is rolled desperate",
+            )
     n = effective_pool(check)
     if n > rules.max_dice:
-        raise CheckError(ErrorCode.TOO_MANY_DICE, f"facets: a pool of {n} dice is more than the limit of {rules.max_dice}")
+        raise CheckError(
+            ErrorCode.TOO_MANY_DICE, f"facets: a pool of {n} dice is more than the limit of {rules.max_dice}"
+        )
 
 
 def sizes(check: FacetsCheck, rules: FacetsRules = RULES) -> list[int]:

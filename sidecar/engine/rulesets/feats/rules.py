@@ -199,8 +199,7 @@ def validate(check: FeatsCheck, rules: FeatsRules = RULES) -> int:
         )
     if not 0 <= check.wyrd <= len(DICE):
         raise CheckError(
-            ErrorCode.INVALID_WYRD,
-            f"feats: `wyrd` is the number of 8s bought, 0 to {len(DICE)}; got {check.wyrd}"
+            ErrorCode.INVALID_WYRD, f"feats: `wyrd` is the number of 8s bought, 0 to {len(DICE)}; got {check.wyrd}"
         )
     if check.wyrd_dice is not None:
         if len(check.wyrd_dice) != check.wyrd:
@@ -285,8 +284,16 @@ def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> 
     if _automatic(level, check, comp):
         cost = rules.wyrd_feat_cost if level > comp.top else 0
         return FeatsResult(
-            outcome="success", dice=[], level=level, success=True, best_level=None, worst_level=None,
-            degree=0, bought=[], cost=cost, automatic=True,
+            outcome="success",
+            dice=[],
+            level=level,
+            success=True,
+            best_level=None,
+            worst_level=None,
+            degree=0,
+            bought=[],
+            cost=cost,
+            automatic=True,
         )
     if bought:
         it = iter(rolled)

@@ -34,7 +34,7 @@ def take_lurking(check: FlairsCheck, ctx: RollContext, view: TableView) -> Prepa
 
 
 def before_follow(roll: t.RollEvent, action: Action) -> None:
-    """"You cannot enter a devil's bargain during group checks": also not on one participant's part of one
+    """ "You cannot enter a devil's bargain during group checks": also not on one participant's part of one
     (its faces are already the group's)."""
     if isinstance(action, FlairsBargain) and roll.gather is not None:
         raise CheckError(
@@ -56,5 +56,8 @@ def lurking_set(op: t.LurkingSet, view: TableView) -> list[object]:
         if view.scene is None:
             raise CheckError(ErrorCode.INVALID_OP, "lurking trials wait for an actor or a scene: name one")
         scene = view.scene
-    return [t.LurkingTrialsSet(lurking=new_id("l"), trials=list(op.trials), count=len(op.trials), actor=op.actor,
-                               scene=scene)]
+    return [
+        t.LurkingTrialsSet(
+            lurking=new_id("l"), trials=list(op.trials), count=len(op.trials), actor=op.actor, scene=scene
+        )
+    ]

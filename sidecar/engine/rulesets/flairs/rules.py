@@ -126,7 +126,10 @@ def _check_trials(names: Sequence[object], what: str, code_cls: type[CheckError]
 def _validate_pool(who: str, rank: int, edges: int, cuts: int, rules: FlairsRules) -> None:
     for name, value in (("rank", rank), ("edges", edges), ("cuts", cuts)):
         if value < 0:
-            raise CheckError(ErrorCode.INVALID_CHECK, f"flairs: {who}{name} cannot be negative (got {value}); a pool of no dice is rolled desperate")
+            raise CheckError(
+                ErrorCode.INVALID_CHECK,
+                f"flairs: {who}{name} cannot be negative (got {value}); a pool of no dice is rolled desperate",
+            )
     if pool_of(rank, edges) > rules.max_dice:
         raise CheckError(
             ErrorCode.TOO_MANY_DICE,
@@ -140,8 +143,7 @@ def validate(check: FlairsCheck, rules: FlairsRules = RULES) -> None:
         return
     if check.trap:
         raise CheckError(
-            ErrorCode.TRAP_NEEDS_GROUP,
-            "flairs: a room trap is a group check (`trap` needs `group`, the participants)"
+            ErrorCode.TRAP_NEEDS_GROUP, "flairs: a room trap is a group check (`trap` needs `group`, the participants)"
         )
     _validate_pool("", check.rank, check.edges, check.cuts, rules)
     if check.lurking < 0:
@@ -268,9 +270,7 @@ def outcome_of(highest: int, simple: bool, rules: FlairsRules = RULES) -> str:
     return "failure"
 
 
-def matches_of(
-    rolled: Sequence[int], removed: Sequence[int], desperate: bool, outcome: str
-) -> list[FlairsMatch]:
+def matches_of(rolled: Sequence[int], removed: Sequence[int], desperate: bool, outcome: str) -> list[FlairsMatch]:
     """Groups of equal dice over every rolled die (removed ones included), highest face first."""
     lost = set(removed)
     out = []
@@ -441,7 +441,7 @@ def read(check: FlairsCheck, faces: Sequence[int], rules: FlairsRules = RULES) -
         raise DiceError(
             ErrorCode.INVALID_DICE,
             f"this flairs pool needs {len(need)} dice (or {len(need) + draws} with one d6 per lurking trial "
-            f"to draw them), got {len(faces)}"
+            f"to draw them), got {len(faces)}",
         )
     faces = check_faces(faces, need, "this flairs pool")
     return _build(check, _State(faces=faces, lurking_names=lurking_names, lurking_dice=lurking_dice), rules)
@@ -474,7 +474,9 @@ def _given_or_rolled(given: list[int] | None, count: int, rng: Dice, what: str, 
     return rng.roll(rules.sides, count)
 
 
-def _bargain(check: FlairsCheck, result: FlairsResult, action: FlairsBargain, rng: Dice, rules: FlairsRules) -> FlairsResult:
+def _bargain(
+    check: FlairsCheck, result: FlairsResult, action: FlairsBargain, rng: Dice, rules: FlairsRules
+) -> FlairsResult:
     if check.group is not None:
         raise FollowUpError(
             ErrorCode.BARGAIN_IN_GROUP_CHECK,
@@ -548,7 +550,9 @@ def _choose(check: FlairsCheck, result: FlairsResult, action: FlairsChoose, rule
         )
     for f in action.flairs:
         if f not in FLAIRS:
-            raise FollowUpError(ErrorCode.UNKNOWN_FLAIR, f"flairs: {f!r} is not a flair; the six flairs are {', '.join(FLAIRS)}")
+            raise FollowUpError(
+                ErrorCode.UNKNOWN_FLAIR, f"flairs: {f!r} is not a flair; the six flairs are {', '.join(FLAIRS)}"
+            )
     for f in action.flairs:
         if action.flairs.count(f) > 1:
             raise FollowUpError(
@@ -594,11 +598,15 @@ def _names_from(
     trials: list[str] | None, dice: list[int] | None, count: int, rng: Dice, what: str, rules: FlairsRules
 ) -> tuple[list[str], list[int] | None]:
     if trials is not None and dice is not None:
-        raise FollowUpError(ErrorCode.TRIALS_AND_DICE, f"flairs: {what}: give the trials' names or the dice that draw them, not both")
+        raise FollowUpError(
+            ErrorCode.TRIALS_AND_DICE, f"flairs: {what}: give the trials' names or the dice that draw them, not both"
+        )
     if trials is not None:
         _check_trials(trials, what, FollowUpError)
         if len(trials) != count:
-            raise FollowUpError(ErrorCode.TRIAL_COUNT_MISMATCH, f"flairs: {what}: {count} trial(s) to name, got {len(trials)}")
+            raise FollowUpError(
+                ErrorCode.TRIAL_COUNT_MISMATCH, f"flairs: {what}: {count} trial(s) to name, got {len(trials)}"
+            )
         return list(trials), None
     faces = (
         check_faces(dice, [len(rules.random_trials)] * count, what)
@@ -608,7 +616,9 @@ def _names_from(
     return [trial_for_face(f, rules) for f in faces], faces
 
 
-def _set_lurking(check: FlairsCheck, result: FlairsResult, action: FlairsSetLurking, rng: Dice, rules: FlairsRules) -> FlairsResult:
+def _set_lurking(
+    check: FlairsCheck, result: FlairsResult, action: FlairsSetLurking, rng: Dice, rules: FlairsRules
+) -> FlairsResult:
     if not result.lurking:
         raise FollowUpError(ErrorCode.NO_LURKING_TRIALS, "flairs: this check has no lurking trials to set")
     if result.lurking_trials is not None:
@@ -617,9 +627,13 @@ def _set_lurking(check: FlairsCheck, result: FlairsResult, action: FlairsSetLurk
     return _build(check, _state_of(result)._replace(lurking_names=names, lurking_dice=faces), rules)
 
 
-def _name_trials(check: FlairsCheck, result: FlairsResult, action: FlairsNameTrials, rng: Dice, rules: FlairsRules) -> FlairsResult:
+def _name_trials(
+    check: FlairsCheck, result: FlairsResult, action: FlairsNameTrials, rng: Dice, rules: FlairsRules
+) -> FlairsResult:
     if result.named:
-        raise FollowUpError(ErrorCode.TRIALS_ALREADY_NAMED, "flairs: the Judge's trials of this check are already named")
+        raise FollowUpError(
+            ErrorCode.TRIALS_ALREADY_NAMED, "flairs: the Judge's trials of this check are already named"
+        )
     current = [t.name for t in result.standing if t.source in ("pair", "darkness")]
     count = sum(1 for n in current if n is None)
     if count == 0:
@@ -674,7 +688,9 @@ def describe(result: FlairsResult) -> str:
     if result.group is not None:
         lines = [f"flairs group check  →  {result.outcome}"]
         for p in result.group:
-            lines.append(f"  {p.name}: dice {p.dice} kept {p.kept}  →  {p.outcome}{' (desperate)' if p.desperate else ''}")
+            lines.append(
+                f"  {p.name}: dice {p.dice} kept {p.kept}  →  {p.outcome}{' (desperate)' if p.desperate else ''}"
+            )
         if result.springs:
             lines.append(f"the trap is sprung by {', '.join(result.springs)}")
         return "\n".join(lines)
@@ -685,11 +701,16 @@ def describe(result: FlairsResult) -> str:
         head += " (desperate: lowest kept)"
     lines = [f"{head}  →  {result.outcome}"]
     if not result.simple:
-        parts = [f"{result.flairs} flair{'s' if result.flairs != 1 else ''}", f"{result.trials} trial{'s' if result.trials != 1 else ''}"]
+        parts = [
+            f"{result.flairs} flair{'s' if result.flairs != 1 else ''}",
+            f"{result.trials} trial{'s' if result.trials != 1 else ''}",
+        ]
         if result.tainted:
             parts[-1] += f" ({result.tainted} tainted)"
         lines.append(", ".join(parts))
-        named = [f"{t.name or ('hidden' if t.source == 'lurking' else JUDGES_CHOICE)} ({t.source})" for t in result.standing]
+        named = [
+            f"{t.name or ('hidden' if t.source == 'lurking' else JUDGES_CHOICE)} ({t.source})" for t in result.standing
+        ]
         if named:
             lines.append("trials: " + ", ".join(named))
         if result.lurking and not result.revealed:
