@@ -6,11 +6,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.stamp-install
 
-.PHONY: serve test test-python test-random bench schema clean help
+.PHONY: serve test lint test-python test-random bench schema clean help
 
 help:
 	@echo "make serve    set up and run the sidecar on 127.0.0.1:8765 (data in ./var)"
 	@echo "make test     set up and run the whole suite (Python, JS units, type check, browser)"
+	@echo "make lint     ruff's lint rules and formatter check over the Python"
 	@echo "make test-random  the property tests with fresh randomness (make test runs them derandomized)"
 	@echo "make bench    run the benchmarks against their anchors"
 	@echo "make package  build dist/verdict.zip, the Foundry module"
