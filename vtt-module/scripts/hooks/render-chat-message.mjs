@@ -5,6 +5,7 @@ import { renderCard, t } from "../render.mjs";
 import { FIELDS } from "../lib/systems.mjs";
 import { partValues } from "../lib/gather.mjs";
 import { elementOf, fromMarkup, make } from "../lib/dom.mjs";
+import { complicationChoices } from "../lib/card-model.mjs";
 import { isRelay } from "../client.mjs";
 
 /**
@@ -222,6 +223,36 @@ function attach(_message, root, card, ok) {
     const trial = /** @type {HTMLSelectElement|null} */ (root.querySelector("select[name=bargain-trial]"))?.value;
     if (trial) send({ action: "flairs_bargain", trial, dice: null });
   });
+  const removal = /** @type {HTMLElement|null} */ (root.querySelector(".verdict-remove-complication"));
+  if (removal && isGM) {
+    const select = /** @type {HTMLSelectElement} */ (removal.querySelector("select[name=remove-complication]"));
+    const confirm = /** @type {HTMLButtonElement} */ (removal.querySelector("[data-verdict-remove-complication]"));
+    // The scene's complications come from this GM's own snapshot, drawn afresh whenever the list is opened.
+    const fill = () => {
+      const chosen = select.value;
+      const choices = complicationChoices(card.result ?? {}, /** @type {any} */ (card), api?.client.snapshot);
+      select.replaceChildren(...choices.map((c) => {
+        const option = make(select, "option");
+        option.value = c.value;
+        option.textContent = c.hidden ? `${c.text} (${t("VERDICT.Tracker.hidden")})` : c.text;
+        option.selected = c.value === chosen;
+        return option;
+      }));
+      if (!choices.length) {
+        const none = make(select, "option");
+        none.value = "";
+        none.textContent = t("VERDICT.Follow.removeComplicationNone");
+        select.append(none);
+      }
+      if (!blocked) confirm.disabled = !choices.length;
+    };
+    fill();
+    select.addEventListener("focus", fill);
+    confirm.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      if (select.value) send({ action: "challenge_remove_complication", complication: select.value });
+    });
+  }
   root.querySelector("[data-verdict-apply]")?.addEventListener("click", async (ev) => {
     ev.preventDefault();
     const ids = [card.actor, card.target].filter((id) => typeof id === "string" && id);

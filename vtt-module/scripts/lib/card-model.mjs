@@ -22,6 +22,7 @@ import { BOONS_DIE_SIZE, DIE_SIZE, toneOf } from "./systems.mjs";
  * @property {string|null} [extended]
  * @property {Array<Record<string, any>>} [actions]  follow-up actions applied, in order
  * @property {boolean} [redacted]  the stored result is the player-safe copy
+ * @property {string|null} [gather]  the gathered check this roll is a part of
  */
 
 /**
@@ -234,15 +235,39 @@ function flairsFollowups(r) {
  * them as small forms.
  * @param {Record<string, any>} r
  */
-export function flairsForms(r) {
+export function flairsForms(r, entry = {}) {
   if (r.system !== "flairs" || r.simple || r.group) return { choose: null, bargain: null };
   const choose = !r.chosen && (r.flairs > 0 || r.lurking > 0)
     ? { max: r.flairs ?? 0, flairs: FLAIRS.map((f) => ({ value: f, labelKey: `${K}.Flair.${f}` })) }
     : null;
-  const bargain = r.outcome === "failure" && !r.bargain && !r.named
+  // The devil's bargain: once per check, after a failure, also after the Judge named the trials or
+  // revealed the lurking ones (the same trial may then stand twice); never on a group check's part.
+  const bargain = r.outcome === "failure" && !r.bargain && !entry.gather
     ? { trials: TRIALS.map((x) => ({ value: x, labelKey: `${K}.Trial.${x}` })) }
     : null;
   return { choose, bargain };
+}
+
+/**
+ * An epic success lets the GM remove a complication: does this result still wait for that choice?
+ * @param {Record<string, any>} r
+ */
+export function removesComplication(r) {
+  return r.system === "challenge" && r.complication === "remove";
+}
+
+/**
+ * The complications the GM may remove after an epic success: the open ones of the roll's scene, as the
+ * GM's own snapshot holds them (never from the shared chat document, which players receive too).
+ * @param {Record<string, any>} r
+ * @param {CardEntry} entry
+ * @param {Record<string, any>|null|undefined} snapshot  the GM connection's table snapshot
+ * @returns {Array<{value: string, text: string, hidden: boolean}>}
+ */
+export function complicationChoices(r, entry, snapshot) {
+  if (!removesComplication(r) || !entry.scene) return [];
+  const scene = snapshot?.scenes?.[entry.scene];
+  return (scene?.complications ?? []).map((/** @type {Record<string, any>} */ c) => ({ value: String(c.id), text: String(c.text), hidden: Boolean(c.hidden) }));
 }
 
 /**
@@ -282,7 +307,10 @@ export function buildCard(entry, opts = {}) {
     suggestion: r.suggestion ?? null,
     followups: buttons.filter((b) => !b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
     gmFollowups: buttons.filter((b) => b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
-    ...(opts.canFollow === false ? { choose: null, bargain: null } : flairsForms(r)),
+    ...(opts.canFollow === false ? { choose: null, bargain: null } : flairsForms(r, entry)),
+    // The GM's follow-up after an epic success: the card draws an empty list that the GM's browser fills
+    // from its own snapshot (see complicationChoices).
+    removeComplication: removesComplication(r),
     extendedNext: buttons.some((b) => b.action.action === "extended_next"),
     // "Apply" brings the tokens of the card's actor and target in line with the table: only a card
     // that names one has it (the GM's alone; the card marks it GM-only).
