@@ -105,7 +105,10 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     ];
     // Whom a new facet is written on: the scene, a character the table knows, or one in the world.
     const owners = new Map(actors.map((a) => [a.id, a.name]));
-    for (const actor of game.actors?.contents ?? []) if (actor.id && !owners.has(actor.id)) owners.set(actor.id, actor.name ?? actor.id);
+    for (const doc of game.actors?.contents ?? []) {
+      const actor = actorById(doc.id);
+      if (actor?.id && !owners.has(actor.id)) owners.set(actor.id, actor.name ?? actor.id);
+    }
     return Object.assign(context, {
       isGM,
       connected: client?.status.state === "open",

@@ -234,6 +234,7 @@ function flairsFollowups(r) {
  * The flair choice and the devil's bargain need a selection before they are sent: the card draws
  * them as small forms.
  * @param {Record<string, any>} r
+ * @param {{gather?: string|null}} [entry]  the card's entry (a gathered part never bargains)
  */
 export function flairsForms(r, entry = {}) {
   if (r.system !== "flairs" || r.simple || r.group) return { choose: null, bargain: null };
