@@ -28,7 +28,7 @@ serve: $(STAMP)
 # The JavaScript side (npm packages, node units, the type check, the browser tests, the zip).
 include mk/js.mk
 
-test: test-python test-js typecheck test-browser
+test: test-python test-js typecheck lint-js test-browser
 	@echo "all suites passed"
 
 test-python: $(STAMP)
