@@ -27,14 +27,15 @@ from typing import Any, Literal
 
 import msgspec
 
-from protocol.v1.systems import CHECK_TYPES
-from sidecar import __version__
+from protocol.v1.errors import ErrorCode, VerdictError
+from protocol.v1.systems import CHECK_TYPES, SYSTEMS
+from sidecar import __version__, config
 
-CHECKS: dict[str, type] = {t.__struct_config__.tag: t for t in CHECK_TYPES}  # type: ignore[attr-defined]
-DEFAULT_DATA = "var"
+CHECKS: dict[str, type] = dict(zip(SYSTEMS, CHECK_TYPES, strict=True))
+DEFAULT_DATA = config.DATA_DIR
 
 
-class CliError(Exception):
+class CliError(VerdictError):
     """A usage error: printed as one line, exit status 2."""
 
 
@@ -46,11 +47,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def _data_dir(value: str | None) -> Path:
-    return Path(value or os.environ.get("VERDICT_DATA") or DEFAULT_DATA)
+    return config.data_dir(value)
 
 
 def _ledger_url(value: str | None) -> str | None:
-    return value or os.environ.get("VERDICT_LEDGER") or None
+    return value or os.environ.get(config.LEDGER_ENV) or None
 
 
 def _open_ledger(args: argparse.Namespace) -> Any:
@@ -59,7 +60,7 @@ def _open_ledger(args: argparse.Namespace) -> Any:
     try:
         return open_ledger(_ledger_url(args.ledger), _data_dir(args.data))
     except (ValueError, ImportError, ConnectionError, RuntimeError) as exc:
-        raise CliError(f"--ledger: {exc}") from None
+        raise CliError(ErrorCode.USAGE, f"--ledger: {exc}") from None
 
 
 # --- check options from the Struct --------------------------------------------------
@@ -136,20 +137,20 @@ def _check_from_args(system: str, args: argparse.Namespace) -> Any:
                 try:
                     values[f.name] = [int(p) for p in parts]
                 except ValueError:
-                    raise CliError(f"--{f.name.replace('_', '-')}: expected whole numbers separated by commas, got {raw!r}") from None
+                    raise CliError(ErrorCode.USAGE, f"--{f.name.replace('_', '-')}: expected whole numbers separated by commas, got {raw!r}") from None
             else:
                 values[f.name] = parts
         elif isinstance(raw, str) and tp not in (str,) and origin is not Literal:
             try:
                 values[f.name] = json.loads(raw)
             except json.JSONDecodeError:
-                raise CliError(f"--{f.name.replace('_', '-')}: expected a JSON object, got {raw!r}") from None
+                raise CliError(ErrorCode.USAGE, f"--{f.name.replace('_', '-')}: expected a JSON object, got {raw!r}") from None
         else:
             values[f.name] = raw
     try:
         return msgspec.convert(values, check_type)
     except msgspec.ValidationError as exc:
-        raise CliError(f"{system}: {_explain(str(exc))}") from None
+        raise CliError(ErrorCode.USAGE, f"{system}: {_explain(str(exc))}") from None
 
 
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)` - at `\$\.(?P<option>[a-z_]+)(?P<rest>[^`]*)`$")
@@ -192,11 +193,11 @@ def cmd_roll(args: argparse.Namespace) -> int:
         if n != DESPERATE_DICE:
             setattr(args, infer[0], max(0, infer[1](args, n)))
     check = _check_from_args(args.system, args)
-    system = engine.SYSTEMS[args.system]
+    system = engine.RULESETS[args.system]
     try:
         result = engine.resolve(check)
     except engine.CheckError as exc:
-        raise CliError(exc.message) from None
+        raise CliError(exc.code, exc.message) from None
     _print_result(result, args.json, system.describe)
     return 0
 
@@ -209,11 +210,11 @@ def cmd_odds(args: argparse.Namespace) -> int:
         from sidecar.engine.odds import describe as describe_odds
         from sidecar.engine.odds import odds
     except ImportError:
-        raise CliError("odds are not available in this build") from None
+        raise CliError(ErrorCode.USAGE, "odds are not available in this build") from None
     try:
         answer = odds(check)
     except engine.CheckError as exc:
-        raise CliError(exc.message) from None
+        raise CliError(exc.code, exc.message) from None
     _print_result(answer, args.json, describe_odds)
     return 0
 
@@ -255,21 +256,21 @@ def cmd_table(args: argparse.Namespace) -> int:
             try:
                 keys = ledger.rotate_keys(args.id)
             except KeyError:
-                raise CliError(f"no table {args.id!r}; see `verdict table list`") from None
+                raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`") from None
             info = ledger.table(args.id)
             print_keys(info.name if info else args.id, keys)
         elif args.table_cmd == "user-key":
             from .state.keys import MAX_USER, derive_user_key
 
             if not args.user or len(args.user) > MAX_USER:
-                raise CliError(f"USER is a Foundry user id of 1 to {MAX_USER} characters")
+                raise CliError(ErrorCode.USAGE, f"USER is a Foundry user id of 1 to {MAX_USER} characters")
             secret = ledger.user_secret(args.id)
             if secret is None:
-                raise CliError(f"no table {args.id!r}; see `verdict table list`")
+                raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`")
             print(derive_user_key(secret, args.user))
         elif args.table_cmd == "export":
             if ledger.table(args.id) is None:
-                raise CliError(f"no table {args.id!r}; see `verdict table list`")
+                raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`")
             sys.stdout.write(export_table(ledger, args.id, args.format))
     finally:
         ledger.close()
@@ -285,8 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
     serve = sub.add_parser("serve", help="run the sidecar", description="Run the sidecar: websocket at /ws, /healthz, /metrics, the Foundry module at /module/module.json.")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="port (default: 8765)")
+    serve.add_argument("--host", default=config.HOST, help=f"address to listen on (default: {config.HOST})")
+    serve.add_argument("--port", type=int, default=config.PORT, help=f"port (default: {config.PORT})")
     serve.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
     serve.add_argument("--ledger", metavar="URL",
                        help="where tables and events are kept: postgresql://USER:PASSWORD@HOST/DB, shared by several "

@@ -19,15 +19,18 @@ from websockets.asyncio.client import ClientConnection, connect
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1.base import SUBPROTOCOL, SUBPROTOCOL_MSGPACK
+from protocol.v1.errors import VerdictError
 
 
-class RequestFailed(Exception):
-    """The sidecar answered a request with an ``error``."""
+class RequestFailed(VerdictError):
+    """The sidecar answered a request with an ``error`` (kept as ``error``)."""
 
     def __init__(self, error: m.Error) -> None:
-        super().__init__(f"{error.code}: {error.message}")
+        super().__init__(error.code, error.message)
         self.error = error
-        self.code = error.code
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
 
 
 class Client:

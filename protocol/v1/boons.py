@@ -1,4 +1,4 @@
-"""`boons`: narrative dice pools of ability, boon, bane, trial and crisis dice (rules/boons.md).
+"""`boons`: narrative dice pools of ability, boon, bane, trial and crisis dice (docs/rules/boons.md).
 
 One check Struct covers every kind of check the text names; the kind follows from the fields set:
 
@@ -150,6 +150,3 @@ class BoonsResult(Result, tag="boons"):
     """Opposed only: the defender's side, with its remaining boons and banes."""
     defender_assist_dice: list[Literal["ability", "boon"]] = []
     extended: BoonsExtended | None = None
-
-
-FOLLOWUPS: tuple[type, ...] = ()

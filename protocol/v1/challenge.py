@@ -1,4 +1,4 @@
-"""`challenge`: d20 + modifiers against a Challenge Level (rules/challenge.md, RULINGS.md)."""
+"""`challenge`: d20 + modifiers against a Challenge Level (docs/rules/challenge.md)."""
 
 from __future__ import annotations
 
@@ -73,6 +73,3 @@ class ChallengeRemoveComplication(Action, tag="challenge_remove_complication"):
     removal itself reaches whoever may see that complication."""
 
     complication: str
-
-
-FOLLOWUPS: tuple[type, ...] = (ChallengeChoice, ChallengeRemoveComplication)

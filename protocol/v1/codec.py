@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from .errors import ErrorCode, VerdictError
 from .messages import CLIENT_TYPES, AnyClientMessage, AnyServerMessage
 
 CLIENT_TAGS = frozenset(t.__struct_config__.tag for t in CLIENT_TYPES)
@@ -28,11 +29,11 @@ MAX_TEXT = 1024
 """Longest string a client may send in any field (labels, complication texts, names, ids), in characters."""
 
 
-class ProtocolError(ValueError):
-    def __init__(self, code: str, message: str, id: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class ProtocolError(VerdictError, ValueError):
+    """A frame or a message that does not decode; ``id`` is the request's, when it could be read."""
+
+    def __init__(self, code: ErrorCode | str, message: str, id: str | None = None) -> None:
+        super().__init__(code, message)
         self.id = id
 
 
@@ -63,28 +64,28 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
     except msgspec.DecodeError as exc:
         detail = str(exc)
     except RecursionError:
-        raise ProtocolError("invalid_message", "the frame is nested too deeply") from None
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, "the frame is nested too deeply") from None
     else:
         _check_values(msg, getattr(msg, "id", None))
         return msg
     try:
         env = env_dec.decode(data)
     except msgspec.DecodeError:
-        raise ProtocolError("bad_frame", "the frame is not a JSON object" if not msgpack else "the frame is not a MessagePack map") from None
+        raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not a JSON object" if not msgpack else "the frame is not a MessagePack map") from None
     except RecursionError:
-        raise ProtocolError("invalid_message", "the frame is nested too deeply") from None
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, "the frame is nested too deeply") from None
     rid = env.id if isinstance(env.id, str) else None
     if env.type is None:
-        raise ProtocolError("bad_message", "the message has no `type` field", rid)
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "the message has no `type` field", rid)
     if not isinstance(env.type, str):
-        raise ProtocolError("invalid_message", "`type` is a string naming the message, e.g. \"roll\"", rid)
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, "`type` is a string naming the message, e.g. \"roll\"", rid)
     if env.type not in CLIENT_TAGS:
         raise ProtocolError(
-            "unknown_type",
+            ErrorCode.UNKNOWN_TYPE,
             f"unknown message type {env.type!r}; expected one of: {', '.join(sorted(CLIENT_TAGS))}",
             rid,
         )
-    raise ProtocolError("invalid_message", f"invalid {env.type!r} message: {_explain(detail)}", rid)
+    raise ProtocolError(ErrorCode.INVALID_MESSAGE, f"invalid {env.type!r} message: {_explain(detail)}", rid)
 
 
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`(?: - at `(?P<at>[^`]*)`)?$")
@@ -105,11 +106,11 @@ def _check_values(value: Any, rid: Any, path: str = "") -> None:
         return
     if isinstance(value, int):
         if not INT_MIN <= value <= INT_MAX:
-            raise ProtocolError("invalid_message", f"`{path}`: integers are limited to 64-bit signed values",
+            raise ProtocolError(ErrorCode.INVALID_MESSAGE, f"`{path}`: integers are limited to 64-bit signed values",
                                 rid if isinstance(rid, str) else None)
     elif isinstance(value, str):
         if len(value) > MAX_TEXT:
-            raise ProtocolError("text_too_long", f"`{path}` has {len(value)} characters; at most {MAX_TEXT}",
+            raise ProtocolError(ErrorCode.TEXT_TOO_LONG, f"`{path}` has {len(value)} characters; at most {MAX_TEXT}",
                                 rid if isinstance(rid, str) and len(rid) <= MAX_TEXT else None)
     elif isinstance(value, msgspec.Struct):
         for name in value.__struct_fields__:

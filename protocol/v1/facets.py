@@ -1,4 +1,4 @@
-"""`facets`: a d6 pool read by its highest die (rules/facets.md)."""
+"""`facets`: a d6 pool read by its highest die (docs/rules/facets.md)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,3 @@ class FacetsResult(Result, tag="facets"):
     discord: Literal["backlash", "discord", "severe_discord"] | None
     suggestion: str | None
     """A facet (triumph, catastrophe) or cost (costly success) from the text's lists for the domain."""
-
-
-FOLLOWUPS: tuple[type, ...] = ()

@@ -1,4 +1,4 @@
-"""`feats`: 3d8 in a fixed order read against the Feat table (rules/feats.md, RULINGS.md)."""
+"""`feats`: 3d8 in a fixed order read against the Feat table (docs/rules/feats.md)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,3 @@ class FeatsResult(Result, tag="feats"):
     """Wyrd Points spent: 5 per bought 8, or 20 for a feat above +8."""
     automatic: bool = False
     """True when no dice were rolled: a level below −8, or a feat above +8 bought with Wyrd."""
-
-
-FOLLOWUPS: tuple[type, ...] = ()

@@ -1,6 +1,6 @@
-"""`flairs`: a d6 pool of skill rank + edges, cuts, pairs as flairs or trials (rules/flairs.md).
+"""`flairs`: a d6 pool of skill rank + edges, cuts, pairs as flairs or trials (docs/rules/flairs.md).
 
-Identifiers are RULINGS.md's: outcomes `triumph`, `conflict`, `failure` (a simple or group check reads
+Identifiers are the rulings' (docs/rules/flairs.md): outcomes `triumph`, `conflict`, `failure` (a simple or group check reads
 `success` or `failure`); flairs `careful`, `swift`, `quiet`, `unscathed`, `impressive`, `composed`, each
 banishing in that order the trials `costly`, `slow`, `loud`, `harmful`, `foolish`, `chaotic`.
 """
@@ -204,6 +204,3 @@ class FlairsNameTrials(Action, tag="flairs_name_trials"):
 
     trials: list[FlairsTrialName] | None = None
     dice: list[int] | None = None
-
-
-FOLLOWUPS: tuple[type, ...] = (FlairsBargain, FlairsChoose, FlairsReveal, FlairsSetLurking, FlairsNameTrials)

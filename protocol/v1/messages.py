@@ -7,16 +7,15 @@ repeated ``id`` is answered with the first reply and never rolls twice.
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal, Union, get_args
 
 import msgspec
 
 from .base import PROTOCOL, Probability
 from .odds import AnyOdds
+from .errors import ErrorCode
 from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyResult
-from .table import OPS, AnyEvent, Sequenced, Snapshot
-
-AnyOp = Union[OPS]  # type: ignore[valid-type]
+from .table import OPS, AnyEvent, AnyOp, Sequenced, Snapshot
 
 Role = Literal["gm", "player", "observer"]
 RollMode = Literal["public", "gm", "blind", "self"]
@@ -52,7 +51,7 @@ class Roll(ClientMessage, tag="roll"):
     """Roll a check (or read given faces when ``check.dice`` is set)."""
 
     id: str
-    check: AnyCheck  # type: ignore[valid-type]
+    check: AnyCheck
     actor: str | None = None
     target: str | None = None
     """The opponent who takes the opponent's harm (`facets` conflicts)."""
@@ -73,7 +72,7 @@ class Odds(ClientMessage, tag="odds"):
     """Exact odds of a check. Changes nothing and is not logged."""
 
     id: str
-    check: AnyCheck  # type: ignore[valid-type]
+    check: AnyCheck
 
 
 class Follow(ClientMessage, tag="follow"):
@@ -81,7 +80,7 @@ class Follow(ClientMessage, tag="follow"):
 
     id: str
     check: str
-    action: AnyAction  # type: ignore[valid-type]
+    action: AnyAction
     user: str | None = None
     """On behalf of this user: GM connections only, like ``roll.user``."""
 
@@ -90,7 +89,7 @@ class Gm(ClientMessage, tag="gm"):
     """A GM operation on the table state. Other roles get ``forbidden``."""
 
     id: str
-    op: AnyOp  # type: ignore[valid-type]
+    op: AnyOp
 
 
 class State(ClientMessage, tag="state"):
@@ -123,7 +122,8 @@ class UserKey(ClientMessage, tag="user_key"):
 class Error(ServerMessage, tag="error"):
     """A request that could not be done. ``code`` is stable; ``message`` says what to fix."""
 
-    code: str
+    code: ErrorCode
+    """One of :class:`~protocol.v1.errors.ErrorCode`: stable, for programs; ``message`` is for people."""
     message: str
     id: str | None = None
 
@@ -148,7 +148,7 @@ class Rolled(ServerMessage, tag="rolled"):
     check: str
     """The check id that follow-ups name."""
     seq: int
-    result: AnyResult | None  # type: ignore[valid-type]
+    result: AnyResult | None
     """``null`` for a blind roll's roller: only the GM sees a blind result."""
     by: Role
     user: str | None = None
@@ -170,8 +170,8 @@ class Followed(ServerMessage, tag="followed"):
     id: str
     check: str
     seq: int
-    action: AnyAction  # type: ignore[valid-type]
-    result: AnyResult | None  # type: ignore[valid-type]
+    action: AnyAction
+    result: AnyResult | None
     by: Role
     user: str | None = None
     events: list[Sequenced] = []
@@ -189,7 +189,7 @@ class EventBroadcast(ServerMessage, tag="event"):
     """An event others caused (GM operations and their consequences), as this connection may see it."""
 
     seq: int
-    event: AnyEvent  # type: ignore[valid-type]
+    event: AnyEvent
 
 
 class StateReply(ServerMessage, tag="state"):
@@ -204,13 +204,13 @@ class Verified(ServerMessage, tag="verified"):
     check: str
     found: bool
     seq: int | None = None
-    result: AnyResult | None = None  # type: ignore[valid-type]
+    result: AnyResult | None = None
 
 
 class OddsReply(ServerMessage, tag="odds_result"):
     id: str
-    check: AnyCheck  # type: ignore[valid-type]
-    odds: AnyOdds  # type: ignore[valid-type]
+    check: AnyCheck
+    odds: AnyOdds
 
 
 class Pong(ServerMessage, tag="pong"):
@@ -223,12 +223,12 @@ class UserKeyReply(ServerMessage, tag="user_key"):
     key: str
 
 
-CLIENT_TYPES: tuple[type, ...] = (Hello, Roll, Odds, Follow, Gm, State, Verify, Ping, UserKey)
-SERVER_TYPES: tuple[type, ...] = (
+AnyClientMessage = Union[Hello, Roll, Odds, Follow, Gm, State, Verify, Ping, UserKey]
+AnyServerMessage = Union[
     Error, Welcome, Rolled, Followed, Done, EventBroadcast, StateReply, OddsReply, Verified, Pong, UserKeyReply,
-)
-AnyClientMessage = Union[CLIENT_TYPES]  # type: ignore[valid-type]
-AnyServerMessage = Union[SERVER_TYPES]  # type: ignore[valid-type]
+]
+CLIENT_TYPES: tuple[type, ...] = get_args(AnyClientMessage)
+SERVER_TYPES: tuple[type, ...] = get_args(AnyServerMessage)
 
 __all__ = [
     "Probability",

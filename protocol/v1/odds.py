@@ -12,7 +12,7 @@ The answers form a tagged union on ``system``, like checks and results.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Union, get_args
 
 import msgspec
 
@@ -154,5 +154,5 @@ class BoonsOdds(CheckOdds, tag="boons"):
     """Extended: the status after this roll (complete, failed, in_progress)."""
 
 
-ODDS_TYPES: tuple[type, ...] = (FacetsOdds, ChallengeOdds, FlairsOdds, FeatsOdds, BoonsOdds)
-AnyOdds = Union[ODDS_TYPES]  # type: ignore[valid-type]
+AnyOdds = Union[FacetsOdds, ChallengeOdds, FlairsOdds, FeatsOdds, BoonsOdds]
+ODDS_TYPES: tuple[type, ...] = get_args(AnyOdds)

@@ -7,7 +7,7 @@ complications, lurking trial names and blind or GM-only rolls never reach a play
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Literal, Union, get_args
 
 import msgspec
 
@@ -63,7 +63,7 @@ class ConditionRemove(Op, tag="condition_remove"):
 
 
 class FacetAdd(Op, tag="facet_add"):
-    """The GM writes a facet of their own (RULINGS: the GM has the final say and may write their own), on an
+    """The GM writes a facet of their own (docs/rules/facets.md: the GM has the final say and may write their own), on an
     actor, or a scene (the active scene when neither is named)."""
 
     facet: str
@@ -123,7 +123,7 @@ class GatherStart(Op, tag="gather_start"):
     Each part is rolled by a ``roll`` that names ``gather`` and ``part``; the last one resolves the check.
     """
 
-    check: AnyCheck  # type: ignore[valid-type]
+    check: AnyCheck
     name: str = ""
     scene: str | None = None
 
@@ -141,11 +141,12 @@ class SceneActivate(Op, tag="scene_activate"):
     scene: str
 
 
-OPS: tuple[type, ...] = (
+AnyOp = Union[
     ComplicationAdd, ComplicationEdit, ComplicationReveal, ComplicationRemove, ComplicationConvert,
     StrainSet, ConditionAdd, ConditionRemove, WyrdGrant, LurkingSet, ExtendedStart, GatherStart, Undo, SceneActivate,
     FacetAdd, FacetRename, FacetRemove, HarmHeal,
-)
+]
+OPS: tuple[type, ...] = get_args(AnyOp)
 
 
 # --- events -------------------------------------------------------------------------
@@ -157,8 +158,8 @@ class Event(msgspec.Struct, tag_field="kind", omit_defaults=False):
 
 class RollEvent(Event, tag="roll"):
     check_id: str
-    check: AnyCheck  # type: ignore[valid-type]
-    result: AnyResult  # type: ignore[valid-type]
+    check: AnyCheck
+    result: AnyResult
     by: str
     user: str | None = None
     actor: str | None = None
@@ -173,8 +174,8 @@ class RollEvent(Event, tag="roll"):
 
 class FollowEvent(Event, tag="follow"):
     check_id: str
-    action: AnyAction  # type: ignore[valid-type]
-    result: AnyResult  # type: ignore[valid-type]
+    action: AnyAction
+    result: AnyResult
     by: str
     user: str | None = None
 
@@ -332,7 +333,7 @@ class ExtendedProgressed(Event, tag="extended_progress"):
 class GatherStarted(Event, tag="gather_started"):
     gather: str
     name: str
-    check: AnyCheck  # type: ignore[valid-type]
+    check: AnyCheck
     parts: list[str]
     scene: str | None = None
     cause: int = 0
@@ -348,7 +349,7 @@ class GatherPartRolled(Event, tag="gather_part"):
 
 class GatherResolved(Event, tag="gather_resolved"):
     gather: str
-    result: AnyResult  # type: ignore[valid-type]
+    result: AnyResult
     cause: int = 0
 
 
@@ -364,23 +365,21 @@ class Undone(Event, tag="undone"):
     cause: int = 0
 
 
-EVENT_TYPES: tuple[type, ...] = (
+AnyEvent = Union[
     RollEvent, FollowEvent, StrainChanged, GameChangerGained, ConditionAdded, ConditionRemoved, TakenDown,
     HarmTaken, FacetCreated, ComplicationAdded, ComplicationEdited, ComplicationRevealed, ComplicationRemoved,
     ComplicationConverted, WyrdChanged, LurkingTrialsSet, LurkingTrialsUsed, ExtendedStarted, ExtendedProgressed,
     GatherStarted, GatherPartRolled, GatherResolved, SceneActivated, Undone,
     FacetRenamed, FacetRemoved, HarmHealed,
-)
-
-
-AnyEvent = Union[EVENT_TYPES]  # type: ignore[valid-type]
+]
+EVENT_TYPES: tuple[type, ...] = get_args(AnyEvent)
 
 
 class Sequenced(msgspec.Struct):
     """An event as a client receives it, with its seq."""
 
     seq: int
-    event: AnyEvent  # type: ignore[valid-type]
+    event: AnyEvent
 
 
 # --- the snapshot -------------------------------------------------------------------
@@ -453,10 +452,10 @@ class GatherState(msgspec.Struct):
 
     id: str
     name: str
-    check: AnyCheck  # type: ignore[valid-type]
+    check: AnyCheck
     parts: list[str]
     rolled: dict[str, list[int]] = {}
-    result: AnyResult | None = None  # type: ignore[valid-type]
+    result: AnyResult | None = None
     scene: str | None = None
 
 

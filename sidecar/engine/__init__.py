@@ -1,6 +1,8 @@
 """The rules engine: pure functions, no I/O, no asyncio.
 
-Each rule set is one module with the same shape:
+Each rule set is a package under ``rulesets/`` implementing the contract of :mod:`.ruleset` (read it
+first: it says what a rule set must provide), listed once in :mod:`.registry`. Its ``rules.py`` holds the
+numbers as data and the pure functions:
 
 - ``roll(check, rng) -> faces`` rolls the dice a check needs (``rng`` is a :class:`Dice`);
 - ``read(check, faces) -> result`` reads faces, rolled or supplied (physical dice, replays, tests);
@@ -15,35 +17,34 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import boons, challenge, facets, feats, flairs
 from .dice import Dice
 from .errors import CheckError, DiceError, FollowUpError
+from .registry import RULESETS, ruleset_of
+from .ruleset import RuleSet
+from .rulesets.boons import rules as boons
+from .rulesets.challenge import rules as challenge
+from .rulesets.facets import rules as facets
+from .rulesets.feats import rules as feats
+from .rulesets.flairs import rules as flairs
 
-SYSTEMS: dict[str, ModuleType] = {
-    "facets": facets,
-    "challenge": challenge,
-    "flairs": flairs,
-    "feats": feats,
-    "boons": boons,
-}
-
-
-_FUSED: dict[ModuleType, Any] = {boons: boons.resolve}
+SYSTEMS: dict[str, ModuleType] = {name: rs.module for name, rs in RULESETS.items()}
+"""Each rule set's rules module by name (derived from the registry)."""
 
 
 def system_of(check: Any) -> ModuleType:
-    return SYSTEMS[type(check).__struct_config__.tag]  # type: ignore[attr-defined]
+    """The rules module of a check's rule set (its numbers as data and its pure functions)."""
+    return ruleset_of(check).module
 
 
 def resolve(check: Any, rng: Dice | None = None) -> Any:
     """Roll (or take the check's supplied ``dice``) and read the result."""
-    mod = system_of(check)
+    rs = ruleset_of(check)
     if check.dice is not None:
-        return mod.read(check, check.dice)
-    fused = _FUSED.get(mod)
-    if fused is not None:  # a rule set that builds its pool once for both steps
-        return fused(check, rng or Dice())
-    return mod.read(check, mod.roll(check, rng or Dice()))
+        return rs.read(check, check.dice)
+    return rs.resolve(check, rng or Dice())
 
 
-__all__ = ["SYSTEMS", "Dice", "CheckError", "DiceError", "FollowUpError", "resolve", "system_of"]
+__all__ = [
+    "RULESETS", "SYSTEMS", "RuleSet", "Dice", "CheckError", "DiceError", "FollowUpError", "resolve", "ruleset_of",
+    "system_of", "boons", "challenge", "facets", "feats", "flairs",
+]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-from .errors import DiceError
+from .errors import DiceError, ErrorCode
 
 _BATCH = 4096
 
@@ -36,7 +36,7 @@ class Dice:
     def roll(self, sides: int, count: int = 1) -> list[int]:
         """``count`` faces of a die with ``sides`` sides, each 1..sides."""
         if not 1 <= sides <= 256:
-            raise DiceError(f"a die has 1 to 256 sides, not {sides}")
+            raise DiceError(ErrorCode.INVALID_DICE, f"a die has 1 to 256 sides, not {sides}")
         if sides == 256:  # a face of 256 does not fit the byte table below
             return [self._byte() + 1 for _ in range(count)]
         # Map a run of bytes to faces with one C call; rejected bytes map to 0 and are dropped,
@@ -93,7 +93,7 @@ def _table(sides: int) -> bytes:
 def check_faces(faces: Sequence[int], sizes: Sequence[int], what: str) -> list[int]:
     """Validate supplied ``faces`` against the die ``sizes`` the check needs."""
     if len(faces) != len(sizes):
-        raise DiceError(f"{what} needs {len(sizes)} dice, got {len(faces)}")
+        raise DiceError(ErrorCode.INVALID_DICE, f"{what} needs {len(sizes)} dice, got {len(faces)}")
     for f, s in zip(faces, sizes):  # the common case, plain ints in range, without the checks below
         if type(f) is not int or not 0 < f <= s:
             break
@@ -101,5 +101,5 @@ def check_faces(faces: Sequence[int], sizes: Sequence[int], what: str) -> list[i
         return list(faces)
     for i, (f, s) in enumerate(zip(faces, sizes)):
         if not isinstance(f, int) or isinstance(f, bool) or not 1 <= f <= s:
-            raise DiceError(f"die {i + 1} of {what} is a d{s}: a face of {f!r} is impossible (1–{s})")
+            raise DiceError(ErrorCode.INVALID_DICE, f"die {i + 1} of {what} is a d{s}: a face of {f!r} is impossible (1–{s})")
     return list(faces)

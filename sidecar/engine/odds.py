@@ -12,23 +12,16 @@ are frozen Structs shared between callers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
 import msgspec
 
 from protocol.v1.odds import CheckOdds
 
-from . import boons, challenge, facets, feats, flairs
-from .errors import CheckError
-from .odds_boons import boons_odds
-from .odds_challenge import challenge_odds
+from .errors import CheckError, ErrorCode
 from .odds_core import TABLES
 from .odds_describe import describe
-from .odds_facets import facets_odds
-from .odds_feats import feats_odds
-from .odds_flairs import flairs_odds
+from .registry import RULESETS
 
 CACHE_SIZE = 4096
 CACHE_BYTES = 16 * 1024 * 1024
@@ -38,15 +31,6 @@ checks cannot make it grow without bound."""
 _cache: dict[tuple[str, bytes, bytes | None], tuple[CheckOdds, int]] = {}
 _cache_bytes = 0
 _encode = msgspec.json.encode
-
-
-SYSTEMS: dict[str, tuple[ModuleType, Callable[[Any, Any], CheckOdds]]] = {
-    "facets": (facets, facets_odds),
-    "challenge": (challenge, challenge_odds),
-    "flairs": (flairs, flairs_odds),
-    "feats": (feats, feats_odds),
-    "boons": (boons, boons_odds),
-}
 
 
 def _key(check: Any) -> bytes:
@@ -63,19 +47,17 @@ def odds(check: Any, rules: Any = None) -> CheckOdds:
     """
     try:
         tag = type(check).__struct_config__.tag
-        mod, compute = SYSTEMS[tag]
+        rs = RULESETS[tag]
     except (AttributeError, KeyError):
-        raise CheckError(f"odds: {type(check).__name__} is not a check of a known rule set", code="unsupported_system") from None
+        raise CheckError(ErrorCode.UNSUPPORTED_SYSTEM, f"odds: {type(check).__name__} is not a check of a known rule set") from None
     key = (tag, _key(check), None if rules is None else _encode(rules))
     global _cache_bytes
     hit = _cache.get(key)
     if hit is not None:
         return hit[0]
     if rules is None:
-        rules = mod.RULES
-    if not getattr(compute, "validates", False):
-        mod.validate(check, rules)
-    answer = compute(check, rules)
+        rules = rs.rules
+    answer = rs.odds(check, rules)
     size = len(key[1]) + len(key[2] or b"") + len(_encode(answer))
     if size > CACHE_BYTES // 4:
         return answer  # too large to keep
@@ -106,4 +88,4 @@ def clear_cache(tables: bool = False) -> None:
             clear()
 
 
-__all__ = ["odds", "describe", "clear_cache", "cache_bytes", "SYSTEMS", "CACHE_SIZE", "CACHE_BYTES"]
+__all__ = ["odds", "describe", "clear_cache", "cache_bytes", "CACHE_SIZE", "CACHE_BYTES"]

@@ -28,7 +28,7 @@ from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1.base import SUBPROTOCOL, SUBPROTOCOL_MSGPACK
 from protocol.v1.codec import ProtocolError
-from sidecar import __version__
+from sidecar import __version__, config
 from sidecar.engine import CheckError
 from sidecar.state.keys import MAX_USER, Refused, authenticate, derive_user_key
 from sidecar.state.ledger import Ledger, SqliteLedger
@@ -40,41 +40,36 @@ from .metrics import Metrics
 
 log = structlog.get_logger("verdict.server")
 
-LOCAL_FOUNDRY_ORIGINS = (
-    "http://localhost:30000",
-    "http://127.0.0.1:30000",
-    "https://localhost:30000",
-    "https://127.0.0.1:30000",
-)
+LOCAL_FOUNDRY_ORIGINS = config.LOCAL_FOUNDRY_ORIGINS
 
 
 @dataclass
 class Settings:
-    host: str = "127.0.0.1"
-    port: int = 8765
-    data: Path = Path("var")
+    host: str = config.HOST
+    port: int = config.PORT
+    data: Path = Path(config.DATA_DIR)
     allow_origins: tuple[str, ...] | None = None
     """``None``: the local Foundry origins when serving on loopback, none else otherwise."""
-    max_frame: int = 64 * 1024
-    rate: float = 20.0
+    max_frame: int = config.MAX_FRAME
+    rate: float = config.RATE
     """Requests per second a connection may sustain."""
-    burst: float = 40.0
-    hello_timeout: float = 10.0
+    burst: float = config.BURST
+    hello_timeout: float = config.HELLO_TIMEOUT
     """A socket that has not said hello this long after opening is closed (4408)."""
-    frame_timeout: float = 10.0
+    frame_timeout: float = config.FRAME_TIMEOUT
     """A frame begun and not finished this long is a stalled peer: the socket is cut."""
     key_rate: float | None = None
     """Requests per second one requester (a GM or a player bound to a user) may sustain over all its
     sockets, so reconnecting does not refill; ``None``: twice ``rate``."""
     address_rate: float | None = None
     """Requests per second one remote address may sustain over all its sockets; ``None``: 8 x ``rate``."""
-    max_connections: int = 1000
+    max_connections: int = config.MAX_CONNECTIONS
     """Open websockets at most; more are refused (503, ``too_many_connections``)."""
-    max_per_address: int = 64
+    max_per_address: int = config.MAX_PER_ADDRESS
     """Open websockets from one remote address at most (429, ``too_many_connections``)."""
-    send_buffer: int = 64 * 1024
+    send_buffer: int = config.SEND_BUFFER
     """The kernel's send buffer per socket: with the slow-peer check it bounds what an unread peer holds."""
-    odds_queue: int = 32
+    odds_queue: int = config.ODDS_QUEUE
     """Odds requests waiting for the odds worker at most; more are refused (``busy``)."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses or networks (CIDR) of reverse proxies whose ``X-Forwarded-For`` names the client: per-address
@@ -142,7 +137,7 @@ class Limiter:
 class Throttled:
     """Log an event at most once per interval, with how many were left out."""
 
-    def __init__(self, interval: float = 10.0) -> None:
+    def __init__(self, interval: float = config.WARN_INTERVAL) -> None:
         self.interval = interval
         self.last: dict[str, tuple[float, int]] = {}
 
@@ -168,7 +163,7 @@ THROTTLED = web.AppKey("throttled", Throttled)
 
 def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Application:
     app = web.Application()
-    ledger = ledger or SqliteLedger(settings.data / "verdict.sqlite3")
+    ledger = ledger or SqliteLedger(config.data_file(settings.data))
     metrics = Metrics()
     app[SETTINGS] = settings
     app[METRICS] = metrics

@@ -12,13 +12,13 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
-from sidecar import __version__
+from sidecar import __version__, config
 from sidecar.state.ledger import Ledger, SqliteLedger
 from sidecar.tables import print_keys
 
 from .app import Settings, create_app
 
-KEYS_FILE = "default-table.keys"
+KEYS_FILE = config.KEYS_FILE
 
 
 def configure_logging(fmt: str | None) -> None:
@@ -44,7 +44,7 @@ class OncePerInterval(logging.Filter):
 
     MARKERS = ("out of system resource", "Too many open files")
 
-    def __init__(self, interval: float = 10.0) -> None:
+    def __init__(self, interval: float = config.WARN_INTERVAL) -> None:
         super().__init__()
         self.interval = interval
         self.last = -1e9
@@ -114,7 +114,7 @@ def serve(
 ) -> int:
     configure_logging(log_format)
     data.mkdir(parents=True, exist_ok=True)
-    ledger = ledger or SqliteLedger(data / "verdict.sqlite3")
+    ledger = ledger or SqliteLedger(config.data_file(data))
     ensure_default_table(ledger, data)
     settings = Settings(host=host, port=port, data=data, allow_origins=allow_origins, metrics_token=metrics_token,
                         **{k: v for k, v in (limits or {}).items() if v is not None})
@@ -124,7 +124,7 @@ def serve(
     # run_app handles SIGINT and SIGTERM: on_shutdown closes sockets with 1001, on_cleanup closes the ledger.
     try:
         # `print` is called once the socket is bound: only then is the sidecar listening.
-        web.run_app(app, host=host, port=port, print=lambda _: print(listening, flush=True), shutdown_timeout=5.0,
+        web.run_app(app, host=host, port=port, print=lambda _: print(listening, flush=True), shutdown_timeout=config.SHUTDOWN_TIMEOUT,
                     access_log=None)
     except OSError as exc:
         reason = "is already in use (another sidecar?)" if exc.errno == errno.EADDRINUSE else f"cannot be used: {exc.strerror}"

@@ -12,6 +12,10 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
+from protocol.v1.errors import ErrorCode, VerdictError
+
+from .ledger import Ledger
+
 MAX_USER = 128
 """Longest Foundry user id accepted (Foundry's are 16 characters)."""
 
@@ -28,24 +32,21 @@ class Identity:
     """The user the connection is bound to (a user key, or the GM's own id); ``None``: no one."""
 
 
-class Refused(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class Refused(VerdictError):
+    """A ``hello`` whose key (or user) is refused."""
 
 
-def authenticate(ledger: object, table_id: str, key: str, user: str | None) -> Identity:
+def authenticate(ledger: Ledger, table_id: str, key: str, user: str | None) -> Identity:
     """The identity ``key`` (and ``hello.user``) gives on ``table_id``, or :class:`Refused`."""
     if user is not None and (not user or len(user) > MAX_USER):
-        raise Refused("unauthorized", "unknown table or wrong key for it")
-    role = ledger.role_for(table_id, key)  # type: ignore[attr-defined]
+        raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
+    role = ledger.role_for(table_id, key)
     if role == "gm":
         return Identity("gm", user)
     if role == "player":
         if user is not None:
             raise Refused(
-                "user_key_required",
+                ErrorCode.USER_KEY_REQUIRED,
                 "the table-wide player key binds to no user; to act as a user, connect with that user's own user key "
                 "(the GM gets it with `user_key` or `verdict table user-key`)",
             )
@@ -53,7 +54,7 @@ def authenticate(ledger: object, table_id: str, key: str, user: str | None) -> I
     if role == "observer":
         return Identity("observer", None)  # observers watch the public view; a claimed user changes nothing
     if user is not None:
-        secret = ledger.user_secret(table_id)  # type: ignore[attr-defined]
+        secret = ledger.user_secret(table_id)
         if secret is not None and hmac.compare_digest(derive_user_key(secret, user), key):
             return Identity("player", user)
-    raise Refused("unauthorized", "unknown table or wrong key for it")
+    raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")

@@ -12,13 +12,13 @@ from collections.abc import Iterable
 import msgspec
 
 from protocol.v1 import table as t
-
-TAKEN_DOWN_AT = 4
-"""RULINGS (`challenge`): receiving a fourth condition takes the hero down."""
+from sidecar.engine.registry import TAKEN_DOWN_AT
 
 
 class Projection:
-    """Per actor, per scene and per extended check state, plus the checks open to follow-ups."""
+    """Per actor, per scene and per extended check state, plus the checks open to follow-ups.
+
+    It is the :class:`~sidecar.engine.ruleset.TableView` the rule sets read their consequences from."""
 
     def __init__(self) -> None:
         self.seq = 0
@@ -53,6 +53,14 @@ class Projection:
         if s is None:
             s = self.scenes[name] = t.SceneState(complications=[], facets=[], lurking=[])
         return s
+
+    def actor_state(self, actor: str) -> t.ActorState:
+        """The actor's state as it stands (a blank one for an actor the table has not met); not to be changed."""
+        a = self.actors.get(actor)
+        return a if a is not None else t.ActorState()
+
+    def complication(self, cid: str) -> t.Complication | None:
+        return self.complications.get(cid)
 
     def open_lurking(self, actor: str | None, scene: str | None) -> t.Lurking | None:
         """The oldest lurking trials waiting for this actor, else for anyone in this scene."""

@@ -1,7 +1,8 @@
 """Who may see what. Filtering happens here, on the server, per connection.
 
 Hidden complications, the names of lurking trials and blind or GM-only rolls never
-reach a player's socket: a player gets ``None`` (nothing) or a redacted copy.
+reach a player's socket: a player gets ``None`` (nothing) or a redacted copy. What a player may see of a
+check, a result or a follow-up is its rule set's to say (``RuleSet.redact*``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 import msgspec
 
 from protocol.v1 import table as t
-from sidecar.engine import SYSTEMS
+from sidecar.engine.registry import redact_action, redact_check, redact_result
 
 ROLL_VISIBILITY = {"public": "all", "gm": "roller_gm", "blind": "gm", "self": "roller"}
 
@@ -35,28 +36,6 @@ def may_see(vis: str, owner: str | None, viewer: Viewer) -> bool:
     if vis == "roller_gm":
         return mine or viewer.is_gm
     return viewer.is_gm  # "gm"
-
-
-def redact_check(check: object) -> object:
-    names = getattr(check, "lurking_trials", None)
-    if names is not None:  # players see how many, never which
-        return msgspec.structs.replace(check, lurking_trials=None, lurking=len(names))  # type: ignore[type-var]
-    return check
-
-
-def redact_action(action: object) -> object:
-    tag = type(action).__struct_config__.tag  # type: ignore[attr-defined]
-    if tag == "flairs_set_lurking":
-        return msgspec.structs.replace(action, trials=None, dice=None)  # type: ignore[type-var]
-    if tag == "challenge_remove_complication":  # it may have been off-screen: its removal says so, if seen
-        return msgspec.structs.replace(action, complication="")  # type: ignore[type-var]
-    return action
-
-
-def redact_result(result: object) -> object:
-    system = SYSTEMS[type(result).__struct_config__.tag]  # type: ignore[attr-defined]
-    redact = getattr(system, "redact", None)
-    return redact(result) if redact is not None else result
 
 
 def view(ev: object, vis: str, owner: str | None, viewer: Viewer) -> object | None:

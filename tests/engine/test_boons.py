@@ -1,4 +1,4 @@
-"""Every `boons` rule from rules/boons.md and RULINGS.md, from given faces."""
+"""Every `boons` rule from docs/rules/boons.md (the rule and its rulings), from given faces."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from protocol.v1 import messages
 from protocol.v1.boons import BoonsCheck, BoonsPool, BoonsResult
 from sidecar.engine import CheckError, Dice, DiceError, boons, resolve
 
-# RULINGS' face table, written out again so that a wrong table in the engine fails here.
+# The rulings' face table (docs/rules/boons.md), written out again so that a wrong table in the engine fails here.
 TABLE = {
     "ability": ["-", "S", "S", "SS", "B", "B", "SB", "X"],
     "boon": ["-", "-", "S", "SB", "BB", "B"],

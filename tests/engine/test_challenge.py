@@ -1,4 +1,4 @@
-"""Every `challenge` rule from rules/challenge.md and RULINGS.md, from given faces."""
+"""Every `challenge` rule from docs/rules/challenge.md (the rule and its rulings), from given faces."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every `facets` rule from rules/facets.md and RULINGS.md, from given faces."""
+"""Every `facets` rule from docs/rules/facets.md (the rule and its rulings), from given faces."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def read(faces, **kw):
         ([3, 2, 1], "failure"),
         ([1, 1], "catastrophe"),
         ([3, 1, 1, 1], "catastrophe"),
-        # RULINGS: a catastrophe is a failure with more than one 1.
+        # docs/rules/facets.md: a catastrophe is a failure with more than one 1.
         ([6, 1, 1], "success"),
         ([5, 1, 1], "costly_success"),
         ([6, 6, 1, 1], "triumph"),

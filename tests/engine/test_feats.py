@@ -1,4 +1,4 @@
-"""Every `feats` rule from rules/feats.md and RULINGS.md, from given faces."""
+"""Every `feats` rule from docs/rules/feats.md (the rule and its rulings), from given faces."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_text_examples(faces, level, success):
     assert r.dice == list(faces) and r.level == level
 
 
-# Per row of RULINGS' table: the lowest counting face of white, red, blue (None = not listed).
+# Per row of the rulings' table (docs/rules/feats.md): the lowest counting face of white, red, blue (None = not listed).
 TABLE = {
     8: (8, 8, 8), 7: (8, 8, 7), 6: (8, 7, 7), 5: (8, 8, None), 4: (8, 7, None), 3: (7, 7, None),
     2: (8, None, None), 1: (7, None, None), 0: (5, None, None),

@@ -1,4 +1,4 @@
-"""Every `flairs` rule from rules/flairs.md and RULINGS.md, from given faces."""
+"""Every `flairs` rule from docs/rules/flairs.md (the rule and its rulings), from given faces."""
 
 from __future__ import annotations
 
@@ -423,7 +423,7 @@ def test_bargain_refusals():
     refused("bargain_needs_rank", follow, c0, flairs.read(c0, [3, 2]), FlairsBargain(trial="slow"))
     c00 = FlairsCheck(rank=0)
     refused("bargain_needs_rank", follow, c00, flairs.read(c00, [3, 2]), FlairsBargain(trial="slow"))
-    # RULINGS names the checks without a bargain (a success, rank 0, a group check, a second one): a simple
+    # docs/rules/flairs.md names the checks without a bargain (a success, rank 0, a group check, a second one): a simple
     # check is not among them. Its re-read is success or failure, and the named trial stands.
     cs = FlairsCheck(rank=2, simple=True)
     b = follow(cs, flairs.read(cs, [3, 2]), FlairsBargain(trial="slow", dice=[5]))

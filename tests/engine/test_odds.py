@@ -5,7 +5,7 @@ Oracles:
 - every ordered face tuple of small pools, read by the rule set's own ``read()``;
 - icepool for larger pools: d6 pools expanded to sorted multisets (each read by ``read()``), and
   narrative dice as icepool Dice of symbol vectors parsed here from the face table;
-- the chances the rule texts and RULINGS state outright (Feat table 2^-(n+1), single dice);
+- the chances the rules and their rulings (docs/rules/*.md) state outright (Feat table 2^-(n+1), single dice);
 - a chi-square test that the roller agrees with the odds, with a fixed tolerance that a biased die fails.
 """
 
@@ -209,7 +209,7 @@ def test_feats_against_every_roll(level):
     got = brute(check, {"outcome": lambda r: r.outcome, "degree": lambda r: r.degree})
     assert dist(o.outcome) == got["outcome"]
     assert dist(o.degree) == got["degree"]
-    # RULINGS: at +n the chance is 2^-(n+1), at -n it is 1 - 2^-(n+1).
+    # docs/rules/feats.md: at +n the chance is 2^-(n+1), at -n it is 1 - 2^-(n+1).
     chance = Fraction(1, 2 ** (level + 1)) if level >= 0 else 1 - Fraction(1, 2 ** (-level + 1))
     assert dist(o.outcome)["success"] == chance
     assert not o.automatic and o.bought == 0 and o.cost == 0
@@ -375,7 +375,7 @@ def test_boons_against_every_roll(check):
 
 
 def symbol_vector(symbols: str) -> icepool.Vector:
-    """(successes − failures, boons − banes, breakthroughs, calamities), read from RULINGS' symbols."""
+    """(successes − failures, boons − banes, breakthroughs, calamities), read from the rulings' symbols (docs/rules/boons.md)."""
     s = symbols.count("S") + symbols.count("X") - symbols.count("F") - symbols.count("C")
     b = symbols.count("B") - symbols.count("N")
     return icepool.Vector((s, b, symbols.count("X"), symbols.count("C")))

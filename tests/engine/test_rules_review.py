@@ -1,6 +1,6 @@
-"""An independent reading of the five rule texts and RULINGS.md, case by case, worked out by hand.
+"""An independent reading of the five rule texts and their rulings (docs/rules/*.md), case by case, worked out by hand.
 
-Every row below was computed from the texts (rules/*.md) and RULINGS.md without looking at the engine's
+Every row below was computed from the texts and their rulings (docs/rules/*.md) without looking at the engine's
 answer: faces in, the result fields the texts and rulings name out. Edge cases sit at every band
 boundary and ladder step: desperate pools, cuts equal to the pool, ties, the texts' own examples.
 """
@@ -58,7 +58,7 @@ FACETS_BANDS = [
     (2, 0, 0, [6, 6], "triumph", False, 6),
     (4, 0, 0, [6, 1, 6, 1], "triumph", False, 6),
     (3, 0, 0, [6, 6, 6], "triumph", False, 6),
-    # A catastrophe is a failure with more than one 1 (RULINGS: [6,1,1] success, [5,1,1] costly).
+    # A catastrophe is a failure with more than one 1 (docs/rules/facets.md: [6,1,1] success, [5,1,1] costly).
     (3, 0, 0, [6, 1, 1], "success", False, 6),
     (3, 0, 0, [5, 1, 1], "costly_success", False, 5),
     (3, 0, 0, [4, 1, 1], "costly_success", False, 4),
@@ -631,7 +631,7 @@ def test_feats_wyrd_purchases(kw, faces, full, success, best, degree, bought, co
 # boons
 # =====================================================================================================
 
-# Faces by symbol, from RULINGS' table.
+# Faces by symbol, from the rulings' table (docs/rules/boons.md).
 A = {"-": 1, "S": 2, "SS": 4, "B": 5, "SB": 7, "X": 8}
 BO = {"-": 1, "S": 3, "SB": 4, "BB": 5, "B": 6}
 BA = {"-": 1, "F": 3, "N": 5}
@@ -832,7 +832,7 @@ def test_cli_json_names_the_issues_fields(args, fields, capsys):
 # =====================================================================================================
 # Exhaustive cross-checks against independent transcriptions of the rulings
 # =====================================================================================================
-# Each reference below is written straight from RULINGS.md, sharing no code with the engine, and every
+# Each reference below is written straight from the rulings (docs/rules/*.md), sharing no code with the engine, and every
 # possible roll of small pools is compared with it.
 
 
@@ -885,7 +885,7 @@ def test_flairs_every_roll(rank, edges, cuts):
 
 
 _R = {k: range(k, 9) for k in range(1, 9)}
-FEAT_TABLE = {  # RULINGS' table: the counting faces of white, red, blue (None: not listed)
+FEAT_TABLE = {  # the rulings' table (docs/rules/feats.md): the counting faces of white, red, blue (None: not listed)
     8: (_R[8], _R[8], _R[8]), 7: (_R[8], _R[8], _R[7]), 6: (_R[8], _R[7], _R[7]), 5: (_R[8], _R[8], None),
     4: (_R[8], _R[7], None), 3: (_R[7], _R[7], None), 2: (_R[8], None, None), 1: (_R[7], None, None),
     0: (_R[5], None, None), -1: (_R[3], None, None), -2: (_R[2], None, None), -3: (_R[3], _R[3], None),
@@ -913,7 +913,7 @@ def test_feats_every_roll_and_the_chance(level):
         assert (r.success, r.best_level, r.worst_level, r.degree) == (
             ok, best, worst, (best - level) if ok else (worst - level),  # type: ignore[operator]
         ), faces
-    # RULINGS: 2^-(n+1) at +n, 1 - 2^-(n+1) at -n.
+    # docs/rules/feats.md: 2^-(n+1) at +n, 1 - 2^-(n+1) at -n.
     chance = Fraction(1, 2 ** (level + 1)) if level >= 0 else 1 - Fraction(1, 2 ** (-level + 1))
     assert Fraction(wins, 512) == chance
 

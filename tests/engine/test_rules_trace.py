@@ -1,6 +1,6 @@
 """Rule sentences traced to cases, read through the command line as a table would use it.
 
-Each case below was worked out by hand from rules/*.md and RULINGS.md. Where the sentence concerns
+Each case below was worked out by hand from docs/rules/*.md (the rules and their rulings). Where the sentence concerns
 options of `verdict read` the case runs the CLI in a subprocess and reads its ``--json``; follow-ups,
 which the CLI does not offer, go through the engine. The comment above each group quotes the sentence.
 """

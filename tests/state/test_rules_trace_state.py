@@ -1,6 +1,6 @@
 """Table-level rule sentences traced to cases over a real sidecar and real sockets.
 
-RULINGS.md: strain never goes below 0; a fourth condition takes the hero down and adds a complication;
+docs/rules/challenge.md: strain never goes below 0; a fourth condition takes the hero down and adds a complication;
 epic failures add a complication; addressing a complication and succeeding removes it; Wyrd Points are
 spent; an extended check accumulates net successes and fails when its attempts run out; lurking trials
 apply even on a success and stay secret until the flair choice (or the Judge's reveal). Every case was

@@ -1,4 +1,4 @@
-"""`challenge` (rules/challenge.md, RULINGS.md): d20 + modifiers against a Challenge Level.
+"""`challenge` (docs/rules/challenge.md): d20 + modifiers against a Challenge Level.
 
 The total is placed on a ladder of levels (default: level k covers totals 5k−4 … 5k; totals of 0 or
 less are level 0) and compared with the CL: margin = level − CL.
@@ -24,14 +24,14 @@ import msgspec
 from protocol.v1.base import Action
 from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
 
-from .dice import Dice, check_faces
-from .errors import CheckError, FollowUpError
+from ...dice import Dice, check_faces
+from ...errors import CheckError, ErrorCode, FollowUpError
 
 SUCCESSES = frozenset({"success_at_cost", "success", "epic_success"})
 
 
 class ChallengeRules(msgspec.Struct, frozen=True):
-    """The numbers of `challenge`, as data. Defaults are RULINGS.md's."""
+    """The numbers of `challenge`, as data. Defaults are the rulings' (docs/rules/challenge.md)."""
 
     sides: int = 20
     ladder_floor: int = 0
@@ -52,6 +52,8 @@ class ChallengeRules(msgspec.Struct, frozen=True):
     """Game changers gained by the ``game_changer`` option."""
     epic_success_strain: int = -2
     epic_failure_strain: int = 0
+    taken_down_at: int = 4
+    """A hero with this many conditions is taken down (a fourth condition takes the hero down)."""
 
 
 RULES = ChallengeRules()
@@ -69,13 +71,13 @@ def level_of(total: int, rules: ChallengeRules = RULES) -> int:
 def validate(check: ChallengeCheck, rules: ChallengeRules = RULES) -> None:
     if check.cl < 1:
         raise CheckError(
+            ErrorCode.INVALID_CL,
             f"challenge: the Challenge Level is 1 or more (CL1 covers totals 1–5); got CL {check.cl}",
-            code="invalid_cl",
         )
     if check.complication is not None and not check.complication.strip():
         raise CheckError(
+            ErrorCode.INVALID_COMPLICATION,
             "challenge: `complication` names the complication being addressed; give its id or leave it out",
-            code="invalid_complication",
         )
 
 
@@ -160,32 +162,32 @@ def follow(
     if isinstance(action, ChallengeRemoveComplication):
         if result.complication == "removed":
             raise FollowUpError(
+                ErrorCode.COMPLICATION_ALREADY_REMOVED,
                 "challenge: the GM already removed a complication for this epic success (one per epic success)",
-                code="complication_already_removed",
             )
         if result.complication != "remove":
             raise FollowUpError(
+                ErrorCode.NO_COMPLICATION_TO_REMOVE,
                 f"challenge: only an epic success lets the GM remove a complication; this result is "
                 f"{result.outcome.replace('_', ' ')}",
-                code="no_complication_to_remove",
             )
         return msgspec.structs.replace(result, complication="removed")
     if not isinstance(action, ChallengeChoice):
         raise FollowUpError(
+            ErrorCode.UNKNOWN_FOLLOWUP,
             "challenge: the follow-ups are `challenge_choice` and `challenge_remove_complication`, "
             f"not {type(action).__name__}",
-            code="unknown_followup",
         )
     if result.chosen is not None:
         raise FollowUpError(
+            ErrorCode.CHOICE_ALREADY_MADE,
             f"challenge: the choice after beating the CL is made once, and `{result.chosen}` was already chosen",
-            code="choice_already_made",
         )
     if not result.choice:
         raise FollowUpError(
+            ErrorCode.NO_CHOICE_OFFERED,
             f"challenge: only beating the CL by 2 or 3 offers a choice of game changer or strain; "
             f"this result is {result.outcome.replace('_', ' ')} with margin {result.margin:+d}",
-            code="no_choice_offered",
         )
     if action.option == "game_changer":
         return msgspec.structs.replace(result, chosen="game_changer", game_changers=rules.game_changers)

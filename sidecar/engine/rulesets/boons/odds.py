@@ -14,9 +14,9 @@ from functools import lru_cache
 from protocol.v1.boons import BoonsCheck, BoonsDice
 from protocol.v1.odds import BoonsOdds
 
-from .boons import DIE_TYPES, OPPOSED_TYPES, BoonsRules, band, build
-from .errors import CheckError
-from .odds_core import Dist, chances, dist_at_least, dist_chances, expectation, prob, table, unpack, width
+from .rules import DIE_TYPES, OPPOSED_TYPES, BoonsRules, band, build
+from ...errors import CheckError, ErrorCode
+from ...odds_core import Dist, chances, dist_at_least, dist_chances, expectation, prob, table, unpack, width
 
 OUTCOMES = ("exceptional", "improved", "success", "failure")
 EXTENDED = ("complete", "in_progress", "failed")
@@ -39,7 +39,7 @@ def face_vector(symbols: str) -> tuple[int, int, int, int]:
         try:
             a, b, d, e = _VECTORS[s]
         except KeyError:
-            raise CheckError(f"boons: unknown die symbol {s!r} in the face table (use S F B N X C -)", code="invalid_rules") from None
+            raise CheckError(ErrorCode.INVALID_RULES, f"boons: unknown die symbol {s!r} in the face table (use S F B N X C -)") from None
         ns, nb, x, c = ns + a, nb + b, x + d, c + e
     return ns, nb, x, c
 
@@ -159,4 +159,3 @@ def boons_odds(check: BoonsCheck, rules: BoonsRules) -> BoonsOdds:
     )
 
 
-boons_odds.validates = True  # type: ignore[attr-defined]

@@ -8,9 +8,9 @@ from __future__ import annotations
 from protocol.v1.challenge import ChallengeCheck
 from protocol.v1.odds import ChallengeOdds
 
-from . import challenge
-from .challenge import ChallengeRules
-from .odds_core import chances, expectation, prob
+from . import rules as challenge
+from .rules import ChallengeRules
+from ...odds_core import chances, expectation, prob
 
 OUTCOMES = ("epic_success", "success", "success_at_cost", "failure", "epic_failure")
 

@@ -1,4 +1,4 @@
-"""`boons` (rules/boons.md, RULINGS.md): a narrative pool of ability, boon, bane, trial and crisis dice.
+"""`boons` (docs/rules/boons.md): a narrative pool of ability, boon, bane, trial and crisis dice.
 
 Every die face carries symbols: ``S`` success, ``F`` failure, ``B`` boon, ``N`` bane, ``X`` breakthrough
 (one success and a breakthrough), ``C`` calamity (one failure and a calamity), ``-`` blank. Net successes =
@@ -39,8 +39,8 @@ from protocol.v1.boons import (
     BoonsSide,
 )
 
-from .dice import Dice, check_faces
-from .errors import CheckError
+from ...dice import Dice, check_faces
+from ...errors import CheckError, ErrorCode
 
 DIE_TYPES: tuple[str, ...] = ("ability", "boon", "bane", "trial", "crisis")
 """The canonical order of a pool's dice."""
@@ -48,7 +48,7 @@ OPPOSED_TYPES: tuple[str, ...] = ("ability", "boon", "bane")
 SYMBOLS = frozenset("SFBNXC-")
 
 DEFAULT_FACES: dict[str, tuple[str, ...]] = {
-    # RULINGS' table, faces 1…n; the die's size is the number of faces.
+    # the rulings' table (docs/rules/boons.md), faces 1…n; the die's size is the number of faces.
     "ability": ("-", "S", "S", "SS", "B", "B", "SB", "X"),
     "boon": ("-", "-", "S", "SB", "BB", "B"),
     "bane": ("-", "-", "F", "F", "N", "N"),
@@ -58,7 +58,7 @@ DEFAULT_FACES: dict[str, tuple[str, ...]] = {
 
 
 class BoonsRules(msgspec.Struct, frozen=True):
-    """The numbers of `boons`, as data. Defaults are RULINGS.md's."""
+    """The numbers of `boons`, as data. Defaults are the rulings' (docs/rules/boons.md)."""
 
     faces: dict[str, tuple[str, ...]] = msgspec.field(default_factory=lambda: dict(DEFAULT_FACES))
     """Per die type, its faces 1…n as symbol strings."""
@@ -104,7 +104,7 @@ class Tally(msgspec.Struct):
                 self.failures += 1
                 self.calamities += 1
             elif s != "-":
-                raise CheckError(f"boons: unknown die symbol {s!r} in the face table (use S F B N X C -)", code="invalid_rules")
+                raise CheckError(ErrorCode.INVALID_RULES, f"boons: unknown die symbol {s!r} in the face table (use S F B N X C -)")
 
 
 _TALLY_OF: dict[str, tuple[int, int, int, int, int, int]] = {
@@ -174,9 +174,9 @@ def band(net_successes: int, rules: BoonsRules = RULES) -> str:
 # --- building the pool ---------------------------------------------------------------------------------
 
 
-def _nonnegative(value: int, what: str, code: str) -> None:
+def _nonnegative(value: int, what: str, code: ErrorCode) -> None:
     if value < 0:
-        raise CheckError(f"boons: {what} cannot be negative (got {value})", code=code)
+        raise CheckError(code, f"boons: {what} cannot be negative (got {value})")
 
 
 def assist_dice(rank: int | None, assists: Sequence[int], rules: BoonsRules = RULES, who: str = "the check") -> list[str]:
@@ -192,20 +192,20 @@ def assist_dice(rank: int | None, assists: Sequence[int], rules: BoonsRules = RU
         return []
     if len(assists) > rules.max_assist_dice:
         raise CheckError(
+            ErrorCode.TOO_MANY_ASSISTS,
             f"boons: {who} lists {len(assists)} assistants, but no check gains more than {rules.max_assist_dice} "
             "assisting dice (Assisted Checks: extra helpers may justify the assist but do not add dice); list "
             f"only the {rules.max_assist_dice} whose dice count",
-            code="too_many_assists",
         )
     if rank is None:
         raise CheckError(
+            ErrorCode.MISSING_RANK,
             f"boons: {who} has assistants but no rank for the primary character; an assistant adds an "
             "ability die only with more ranks than the primary (Assisted Checks), so give the primary's rank",
-            code="missing_rank",
         )
-    _nonnegative(rank, "the primary character's rank", "negative_rank")
+    _nonnegative(rank, "the primary character's rank", ErrorCode.NEGATIVE_RANK)
     for r in assists:
-        _nonnegative(r, "an assistant's rank", "negative_rank")
+        _nonnegative(r, "an assistant's rank", ErrorCode.NEGATIVE_RANK)
     out: list[str] = []
     abilities = 0
     for r in assists:  # in the assistants' order, each adds a die while the caps allow
@@ -226,13 +226,13 @@ def group_banes(performer_rank: int | None, participant_ranks: Sequence[int] | N
         return 0
     if performer_rank is None or participant_ranks is None:
         raise CheckError(
+            ErrorCode.INCOMPLETE_GROUP,
             "boons: a group check needs both the performer's rank and the necessary participants' ranks "
             "(Group Checks: compare the performer's rank to the lowest among the necessary participants)",
-            code="incomplete_group",
         )
-    _nonnegative(performer_rank, "the performer's rank", "negative_rank")
+    _nonnegative(performer_rank, "the performer's rank", ErrorCode.NEGATIVE_RANK)
     for r in participant_ranks:
-        _nonnegative(r, "a participant's rank", "negative_rank")
+        _nonnegative(r, "a participant's rank", ErrorCode.NEGATIVE_RANK)
     if not participant_ranks:
         return 0
     return max(0, performer_rank - min(participant_ranks))
@@ -243,9 +243,9 @@ def _check_limit(pool: BoonsDice, rules: BoonsRules, who: str) -> None:
         n = getattr(pool, t)
         if n > rules.max_dice:
             raise CheckError(
+                ErrorCode.TOO_MANY_DICE,
                 f"boons: {who} has {n} {t} dice, more than the limit of {rules.max_dice} of each type "
                 "(the normal dice pool limits apply to assisted and group checks too)",
-                code="too_many_dice",
             )
 
 
@@ -261,7 +261,7 @@ class Built(msgspec.Struct):
 
 def _build_defender(opp: BoonsPool, rules: BoonsRules) -> tuple[BoonsDice, list[str]]:
     for t in OPPOSED_TYPES:
-        _nonnegative(getattr(opp, t), f"the opponent's {t} dice", "negative_dice")
+        _nonnegative(getattr(opp, t), f"the opponent's {t} dice", ErrorCode.NEGATIVE_DICE)
     added = assist_dice(opp.rank, opp.assists, rules, who="the opponent")
     pool = BoonsDice(
         ability=opp.ability + added.count("ability"),
@@ -276,38 +276,38 @@ def _validate_extended(check: BoonsCheck) -> None:
     if check.threshold is None:
         if check.limit is not None or check.time_unit is not None or check.progress or check.attempts:
             raise CheckError(
+                ErrorCode.INCOMPLETE_EXTENDED,
                 "boons: an extended check needs a success threshold (Extended Checks: the GM sets a "
                 "difficulty, a success threshold, a time unit and an optional attempt limit)",
-                code="incomplete_extended",
             )
         return
     if check.opponent is not None:
         raise CheckError(
+            ErrorCode.OPPOSED_EXTENDED,
             "boons: an extended check cannot also be opposed here; roll each exchange as its own extended "
             "roll against a difficulty",
-            code="opposed_extended",
         )
     _validate_progress(check.progress, check.attempts, check.threshold, check.limit)
 
 
 def _validate_progress(progress: int, attempts: int, threshold: int, limit: int | None) -> None:
     if threshold < 1:
-        raise CheckError(f"boons: an extended check's success threshold must be at least 1 (got {threshold})", code="invalid_threshold")
+        raise CheckError(ErrorCode.INVALID_THRESHOLD, f"boons: an extended check's success threshold must be at least 1 (got {threshold})")
     if limit is not None and limit < 1:
-        raise CheckError(f"boons: an extended check's attempt limit must be at least 1 (got {limit})", code="invalid_limit")
-    _nonnegative(progress, "an extended check's progress", "invalid_progress")
-    _nonnegative(attempts, "an extended check's attempts", "invalid_progress")
+        raise CheckError(ErrorCode.INVALID_LIMIT, f"boons: an extended check's attempt limit must be at least 1 (got {limit})")
+    _nonnegative(progress, "an extended check's progress", ErrorCode.INVALID_PROGRESS)
+    _nonnegative(attempts, "an extended check's attempts", ErrorCode.INVALID_PROGRESS)
     if progress >= threshold:
         raise CheckError(
+            ErrorCode.EXTENDED_COMPLETE,
             f"boons: this extended check is already complete ({progress} of {threshold} net successes); "
             "the threshold is met, so it takes no more rolls",
-            code="extended_complete",
         )
     if limit is not None and attempts >= limit:
         raise CheckError(
+            ErrorCode.EXTENDED_FAILED,
             f"boons: this extended check has failed: its {limit} attempts ran out at {progress} of "
             f"{threshold} net successes (Extended Checks: the attempt limit was reached)",
-            code="extended_failed",
         )
 
 
@@ -324,18 +324,18 @@ def build(check: BoonsCheck, rules: BoonsRules = RULES) -> Built:
     ):
         return Built(actor=BoonsDice(ability=ab, boon=bo, bane=ba, trial=tr, crisis=cr), assist=[], group_banes=0)
     for t in (*DIE_TYPES, "upgrade"):
-        _nonnegative(getattr(check, t), f"{t} dice" if t != "upgrade" else "upgrade", "negative_dice")
+        _nonnegative(getattr(check, t), f"{t} dice" if t != "upgrade" else "upgrade", ErrorCode.NEGATIVE_DICE)
     if check.upgrade > check.trial:
         raise CheckError(
+            ErrorCode.UPGRADE_EXCEEDS_TRIAL,
             f"boons: upgrading {check.upgrade} trial dice to crisis dice needs at least that many trial dice "
             f"(the pool has {check.trial}); crisis dice replace trial dice when the GM upgrades the difficulty",
-            code="upgrade_exceeds_trial",
         )
     if check.opponent is not None and (check.trial or check.crisis or check.upgrade):
         raise CheckError(
+            ErrorCode.OPPOSED_DIFFICULTY,
             "boons: in an opposed check neither character adds trial or crisis dice for the other's "
             "opposition (Opposed Checks); remove trial, crisis and upgrade",
-            code="opposed_difficulty",
         )
     _validate_extended(check)
     rank = check.rank if check.rank is not None else check.performer_rank

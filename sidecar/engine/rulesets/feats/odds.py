@@ -17,8 +17,8 @@ from functools import lru_cache
 from protocol.v1.feats import FeatsCheck
 from protocol.v1.odds import Chance, FeatsOdds
 
-from .feats import DICE, FeatsRules, bought_dice, feat_level
-from .odds_core import chances, expectation, prob, table
+from .rules import DICE, FeatsRules, bought_dice, feat_level
+from ...odds_core import chances, expectation, prob, table
 
 OUTCOMES = ("success", "failure")
 

@@ -1,4 +1,4 @@
-"""`feats` (rules/feats.md, RULINGS.md): 3d8 in a fixed order read against the Feat table.
+"""`feats` (docs/rules/feats.md): 3d8 in a fixed order read against the Feat table.
 
 The Feat level is difficulty − ability, or the opponent's ability/skill − the actor's, or given
 directly. Three d8 are rolled in a fixed order (white, red, blue) and read against the table row of
@@ -27,8 +27,8 @@ import msgspec
 
 from protocol.v1.feats import FeatsCheck, FeatsResult
 
-from .dice import Dice, check_faces
-from .errors import CheckError, DiceError
+from ...dice import Dice, check_faces
+from ...errors import CheckError, DiceError, ErrorCode
 
 
 class FeatRow(msgspec.Struct, frozen=True):
@@ -70,7 +70,7 @@ DEFAULT_TABLE: tuple[FeatRow, ...] = (
 
 
 class FeatsRules(msgspec.Struct, frozen=True):
-    """The numbers of `feats`, as data. Defaults are RULINGS.md's."""
+    """The numbers of `feats`, as data. Defaults are the rulings' (docs/rules/feats.md)."""
 
     sides: int = 8
     table: tuple[FeatRow, ...] = DEFAULT_TABLE
@@ -153,17 +153,17 @@ def feat_level(check: FeatsCheck) -> int:
         ways.append("ability")  # the level is given whole: an ability would be a second way
     if len(ways) > 1:
         raise CheckError(
+            ErrorCode.AMBIGUOUS_LEVEL,
             "feats: give the Feat level one way only (ability + difficulty, ability + opposing, or level); "
             f"got {', '.join(f'`{w}`' for w in ways)}",
-            code="ambiguous_level",
         )
     if check.level is not None:
         return check.level
     if not ways or check.ability is None:
         raise CheckError(
+            ErrorCode.MISSING_LEVEL,
             "feats: the Feat level needs ability + difficulty (difficulty − ability), ability + opposing "
             "(opponent's ability − ability), or level",
-            code="missing_level",
         )
     other = check.difficulty if check.difficulty is not None else check.opposing
     assert other is not None
@@ -188,41 +188,42 @@ def validate(check: FeatsCheck, rules: FeatsRules = RULES) -> int:
     top, bottom = comp.top, comp.bottom
     if check.wyrd_feat and level <= top:
         raise CheckError(
+            ErrorCode.WYRD_FEAT_NOT_NEEDED,
             f"feats: `wyrd_feat` ({rules.wyrd_feat_cost} WP) is only for feats above +{top}; level {level:+d} is rolled",
-            code="wyrd_feat_not_needed",
         )
     if level > top and not check.wyrd_feat:
         raise CheckError(
+            ErrorCode.WYRD_FEAT_REQUIRED,
             f"feats: a Feat level above +{top} (here {level:+d}) cannot be rolled; it is achieved only by "
             f"spending {rules.wyrd_feat_cost} WP (set `wyrd_feat`)",
-            code="wyrd_feat_required",
         )
     if not 0 <= check.wyrd <= len(DICE):
         raise CheckError(
-            f"feats: `wyrd` is the number of 8s bought, 0 to {len(DICE)}; got {check.wyrd}", code="invalid_wyrd"
+            ErrorCode.INVALID_WYRD,
+            f"feats: `wyrd` is the number of 8s bought, 0 to {len(DICE)}; got {check.wyrd}"
         )
     if check.wyrd_dice is not None:
         if len(check.wyrd_dice) != check.wyrd:
             raise CheckError(
+                ErrorCode.WYRD_DICE_MISMATCH,
                 f"feats: `wyrd_dice` names the dice bought and must name exactly `wyrd` ({check.wyrd}) dice; "
                 f"it names {len(check.wyrd_dice)}",
-                code="wyrd_dice_mismatch",
             )
         if len(set(check.wyrd_dice)) != len(check.wyrd_dice):
             raise CheckError(
+                ErrorCode.WYRD_DICE_REPEATED,
                 f"feats: each die can be bought only once; `wyrd_dice` repeats one in {check.wyrd_dice}",
-                code="wyrd_dice_repeated",
             )
     if check.wyrd and level < bottom:
         raise CheckError(
+            ErrorCode.WYRD_NOT_ROLLED,
             f"feats: a Feat level below {bottom} (here {level:+d}) succeeds without a roll; there are no dice to buy",
-            code="wyrd_not_rolled",
         )
     if check.wyrd and level > top:
         raise CheckError(
+            ErrorCode.WYRD_NOT_ROLLED,
             f"feats: a feat above +{top} is bought whole for {rules.wyrd_feat_cost} WP without dice; "
             "buying 8s as well is not a thing; set `wyrd` to 0",
-            code="wyrd_not_rolled",
         )
     return level
 
@@ -256,7 +257,7 @@ def row_of(level: int, rules: FeatsRules = RULES) -> FeatRow:
     for row in rules.table:
         if row.level == level:
             return row
-    raise CheckError(f"feats: the Feat table has no row for level {level:+d}", code="invalid_rules")
+    raise CheckError(ErrorCode.INVALID_RULES, f"feats: the Feat table has no row for level {level:+d}")
 
 
 def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> FeatsResult:
@@ -269,11 +270,11 @@ def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> 
         # All three faces as they lie on the table (W,R,B): a bought die was set to 8, so it shows 8 there.
         if any(faces[i] != rules.bought_face for i in bought):
             raise DiceError(
+                ErrorCode.BOUGHT_DICE_SUPPLIED,
                 f"feats: the {', '.join(names)} {'die was' if len(names) == 1 else 'dice were'} bought with Wyrd and "
                 f"set to {rules.bought_face} without rolling; give the {len(need)} rolled "
                 f"{'face' if len(need) == 1 else 'faces'}, or all three with {rules.bought_face} in the bought "
                 f"{'place' if len(names) == 1 else 'places'}, in order white, red, blue",
-                code="bought_dice_supplied",
             )
         faces = [f for i, f in enumerate(faces) if i not in bought]
     if not need and len(faces) == len(DICE):

@@ -1,4 +1,4 @@
-"""`facets` (rules/facets.md, RULINGS.md): a d6 pool read by its highest die.
+"""`facets` (docs/rules/facets.md): a d6 pool read by its highest die.
 
 Pool = dice brought + helping facets − hindering facets. The highest die reads
 6 success, 4–5 costly success, 1–3 failure; two or more 6s are a triumph; a failure
@@ -14,12 +14,12 @@ import msgspec
 
 from protocol.v1.facets import FacetsCheck, FacetsHarm, FacetsResult
 
-from .dice import Dice, check_faces
-from .errors import CheckError
+from ...dice import Dice, check_faces
+from ...errors import CheckError, ErrorCode
 
 
 class FacetsRules(msgspec.Struct, frozen=True):
-    """The numbers of `facets`, as data. Defaults are RULINGS.md's."""
+    """The numbers of `facets`, as data. Defaults are the rulings' (docs/rules/facets.md)."""
 
     sides: int = 6
     success_face: int = 6
@@ -87,10 +87,10 @@ def validate(check: FacetsCheck, rules: FacetsRules = RULES) -> None:
     for name in ("pool", "helping", "hindering"):
         value = getattr(check, name)
         if value < 0:
-            raise CheckError(f"facets: {name} cannot be negative (got {value}); a pool of zero or less is rolled desperate")
+            raise CheckError(ErrorCode.INVALID_CHECK, f"facets: {name} cannot be negative (got {value}); a pool of zero or less is rolled desperate")
     n = effective_pool(check)
     if n > rules.max_dice:
-        raise CheckError(f"facets: a pool of {n} dice is more than the limit of {rules.max_dice}", code="too_many_dice")
+        raise CheckError(ErrorCode.TOO_MANY_DICE, f"facets: a pool of {n} dice is more than the limit of {rules.max_dice}")
 
 
 def sizes(check: FacetsCheck, rules: FacetsRules = RULES) -> list[int]:

@@ -19,8 +19,8 @@ from __future__ import annotations
 from protocol.v1.facets import FacetsCheck
 from protocol.v1.odds import FacetsOdds
 
-from .facets import CONFLICT_KINDS, HARM_IN_CONFLICT, MYSTICAL_DISCORD, FacetsRules, effective_pool, sizes
-from .odds_core import binomial_at_least, chances, prob
+from .rules import CONFLICT_KINDS, HARM_IN_CONFLICT, MYSTICAL_DISCORD, FacetsRules, effective_pool, sizes
+from ...odds_core import binomial_at_least, chances, prob
 
 OUTCOMES = ("triumph", "success", "costly_success", "failure", "catastrophe")
 HARMS = ("wound", "condition", "scratch")

@@ -1,4 +1,4 @@
-"""`flairs` (rules/flairs.md, RULINGS.md): a d6 pool read by its highest kept die.
+"""`flairs` (docs/rules/flairs.md): a d6 pool read by its highest kept die.
 
 Pool = rank + edges. Roll it, then each cut removes the highest remaining die. The highest kept die
 reads 1–3 `failure`, 4–5 `conflict`, 6 `triumph` (a simple check: 4+ `success`, else `failure`).
@@ -20,9 +20,9 @@ Decisions where the texts leave room (each documented where it is applied):
   pairs stay all tainted on a desperate roll.
 - A chosen flair banishes one lurking trial it opposes (a flair applies once per result); a second
   lurking trial of the same name stands.
-- A simple check has no flairs or trials (RULINGS): darkness adds none to it, and lurking trials (set
+- A simple check has no flairs or trials (docs/rules/flairs.md): darkness adds none to it, and lurking trials (set
   by the Judge for a full check) are refused on it and on group checks rather than silently dropped. A
-  devil's bargain is open to it (RULINGS excludes only group checks): the named trial stands.
+  devil's bargain is open to it (docs/rules/flairs.md excludes only group checks): the named trial stands.
 - "If you accept a devil's bargain and a trial is already chosen by the Judge, you can incur the same
   trial twice": a bargain may follow the Judge naming the trials, and also the reveal of the lurking
   trials (they too are trials the Judge chose). Only one bargain per check. The re-read keeps the
@@ -54,17 +54,17 @@ from protocol.v1.flairs import (
     FlairsTrial,
 )
 
-from .dice import Dice, check_faces
-from .errors import CheckError, DiceError, FollowUpError
+from ...dice import Dice, check_faces
+from ...errors import CheckError, DiceError, ErrorCode, FollowUpError
 
 FLAIRS: tuple[str, ...] = ("careful", "swift", "quiet", "unscathed", "impressive", "composed")
 TRIALS: tuple[str, ...] = ("costly", "slow", "loud", "harmful", "foolish", "chaotic")
 BANISHES: dict[str, str] = dict(zip(FLAIRS, TRIALS))
-"""Each flair and the trial it banishes (RULINGS: careful→costly, swift→slow, …)."""
+"""Each flair and the trial it banishes (docs/rules/flairs.md: careful→costly, swift→slow, …)."""
 
 
 class FlairsRules(msgspec.Struct, frozen=True):
-    """The numbers of `flairs`, as data. Defaults are RULINGS.md's."""
+    """The numbers of `flairs`, as data. Defaults are the rulings' (docs/rules/flairs.md)."""
 
     sides: int = 6
     triumph_face: int = 6
@@ -118,19 +118,19 @@ def _check_trials(names: Sequence[object], what: str, code_cls: type[CheckError]
     for t in names:
         if t not in TRIALS:
             raise code_cls(
+                ErrorCode.UNKNOWN_TRIAL,
                 f"flairs: {what}: {t!r} is not a trial; the six trials are {', '.join(TRIALS)}",
-                code="unknown_trial",
             )
 
 
 def _validate_pool(who: str, rank: int, edges: int, cuts: int, rules: FlairsRules) -> None:
     for name, value in (("rank", rank), ("edges", edges), ("cuts", cuts)):
         if value < 0:
-            raise CheckError(f"flairs: {who}{name} cannot be negative (got {value}); a pool of no dice is rolled desperate")
+            raise CheckError(ErrorCode.INVALID_CHECK, f"flairs: {who}{name} cannot be negative (got {value}); a pool of no dice is rolled desperate")
     if pool_of(rank, edges) > rules.max_dice:
         raise CheckError(
+            ErrorCode.TOO_MANY_DICE,
             f"flairs: {who}a pool of rank + edges = {pool_of(rank, edges)} dice is more than the limit of {rules.max_dice}",
-            code="too_many_dice",
         )
 
 
@@ -140,53 +140,54 @@ def validate(check: FlairsCheck, rules: FlairsRules = RULES) -> None:
         return
     if check.trap:
         raise CheckError(
-            "flairs: a room trap is a group check (`trap` needs `group`, the participants)", code="trap_needs_group"
+            ErrorCode.TRAP_NEEDS_GROUP,
+            "flairs: a room trap is a group check (`trap` needs `group`, the participants)"
         )
     _validate_pool("", check.rank, check.edges, check.cuts, rules)
     if check.lurking < 0:
-        raise CheckError(f"flairs: lurking cannot be negative (got {check.lurking})")
+        raise CheckError(ErrorCode.INVALID_CHECK, f"flairs: lurking cannot be negative (got {check.lurking})")
     if check.lurking_trials is not None:
         _check_trials(check.lurking_trials, "lurking_trials")
         if check.lurking and len(check.lurking_trials) != check.lurking:
             raise CheckError(
+                ErrorCode.LURKING_COUNT_MISMATCH,
                 f"flairs: the Judge warned of {check.lurking} lurking trial(s) but named {len(check.lurking_trials)}; "
                 "give as many names as `lurking` (or leave `lurking` at 0 to count the names)",
-                code="lurking_count_mismatch",
             )
     if lurking_count(check) > rules.max_lurking:
         raise CheckError(
+            ErrorCode.TOO_MANY_LURKING,
             f"flairs: {lurking_count(check)} lurking trials is more than the limit of {rules.max_lurking}",
-            code="too_many_lurking",
         )
     if check.simple and lurking_count(check):
         raise CheckError(
+            ErrorCode.SIMPLE_CHECK_TRIALS,
             "flairs: a simple check cannot generate flairs or trials, so it takes no lurking trials; "
             "make a full check, or drop `lurking`",
-            code="simple_check_trials",
         )
 
 
 def _validate_group(check: FlairsCheck, rules: FlairsRules) -> None:
     group = check.group or []
     if not group:
-        raise CheckError("flairs: a group check needs at least one participant", code="empty_group")
+        raise CheckError(ErrorCode.EMPTY_GROUP, "flairs: a group check needs at least one participant")
     if len(group) > rules.max_participants:
         raise CheckError(
+            ErrorCode.TOO_MANY_PARTICIPANTS,
             f"flairs: {len(group)} participants is more than the limit of {rules.max_participants}",
-            code="too_many_participants",
         )
     if check.rank or check.edges or check.cuts or check.lurking or check.lurking_trials or check.darkness:
         raise CheckError(
+            ErrorCode.GROUP_CHECK_FIELDS,
             "flairs: in a group check each participant makes a simple check with their own rank, edges and cuts; "
             "leave the check's rank, edges, cuts, lurking and darkness unset",
-            code="group_check_fields",
         )
     names = [p.name for p in group]
     for name in names:
         if names.count(name) > 1:
             raise CheckError(
+                ErrorCode.DUPLICATE_PARTICIPANT,
                 f"flairs: participant {name!r} appears twice in the group check; give each a distinct name",
-                code="duplicate_participant",
             )
     for p in group:
         _validate_pool(f"participant {p.name!r}: ", p.rank, p.edges, p.cuts, rules)
@@ -226,12 +227,12 @@ def roll(check: FlairsCheck, rng: Dice, rules: FlairsRules = RULES) -> list[int]
 
 
 def trial_for_face(face: int, rules: FlairsRules = RULES) -> str:
-    """A random trial from its die face: 1 is the first trial in RULINGS' order."""
+    """A random trial from its die face: 1 is the first trial in the rulings' order (docs/rules/flairs.md)."""
     return rules.random_trials[face - 1]
 
 
 def random_trial(rng: Dice, rules: FlairsRules = RULES) -> str:
-    """A random trial: a d6 over the six trials in RULINGS' order."""
+    """A random trial: a d6 over the six trials in the rulings' order (docs/rules/flairs.md)."""
     return trial_for_face(rng.roll(len(rules.random_trials))[0], rules)
 
 
@@ -438,6 +439,7 @@ def read(check: FlairsCheck, faces: Sequence[int], rules: FlairsRules = RULES) -
         faces = faces[: len(need)]
     elif draws and len(faces) != len(need):
         raise DiceError(
+            ErrorCode.INVALID_DICE,
             f"this flairs pool needs {len(need)} dice (or {len(need) + draws} with one d6 per lurking trial "
             f"to draw them), got {len(faces)}"
         )
@@ -475,23 +477,23 @@ def _given_or_rolled(given: list[int] | None, count: int, rng: Dice, what: str, 
 def _bargain(check: FlairsCheck, result: FlairsResult, action: FlairsBargain, rng: Dice, rules: FlairsRules) -> FlairsResult:
     if check.group is not None:
         raise FollowUpError(
+            ErrorCode.BARGAIN_IN_GROUP_CHECK,
             "flairs: you cannot enter a devil's bargain during a group check (it relies on collective skill)",
-            code="bargain_in_group_check",
         )
     if check.rank < 1:
         raise FollowUpError(
+            ErrorCode.BARGAIN_NEEDS_RANK,
             "flairs: a devil's bargain salvages a failed check with a skill you have (rank 1 or more); this check is at rank 0",
-            code="bargain_needs_rank",
         )
     if result.bargain is not None:
         raise FollowUpError(
+            ErrorCode.BARGAIN_TWICE,
             f"flairs: you can only benefit from one devil's bargain per check, and `{result.bargain}` was already accepted",
-            code="bargain_twice",
         )
     if result.outcome != "failure":
         raise FollowUpError(
+            ErrorCode.BARGAIN_NOT_FAILURE,
             f"flairs: a devil's bargain is only offered after a failure; this check is a {result.outcome}",
-            code="bargain_not_failure",
         )
     _check_trials([action.trial], "the devil's bargain", FollowUpError)
     die = _given_or_rolled(action.dice, rules.bargain_dice, rng, "the devil's bargain die", rules)
@@ -530,38 +532,38 @@ def _judged_after(before: FlairsResult, after: FlairsResult) -> tuple[str | None
 def _choose(check: FlairsCheck, result: FlairsResult, action: FlairsChoose, rules: FlairsRules) -> FlairsResult:
     if check.simple or check.group is not None:
         raise FollowUpError(
+            ErrorCode.CHOICE_IN_SIMPLE_CHECK,
             "flairs: a simple (or group) check cannot generate flairs, so there is no flair choice",
-            code="choice_in_simple_check",
         )
     if result.chosen:
         raise FollowUpError(
+            ErrorCode.FLAIRS_ALREADY_CHOSEN,
             f"flairs: the flair choice is made once, and was already made ({', '.join(result.chosen_flairs) or 'no flairs'})",
-            code="flairs_already_chosen",
         )
     late = result.revealed and result.lurking > 0
     if late and result.bargain is None:
         raise FollowUpError(
+            ErrorCode.ALREADY_REVEALED,
             "flairs: the Judge already revealed the lurking trials of this result; there is no flair choice left",
-            code="already_revealed",
         )
     for f in action.flairs:
         if f not in FLAIRS:
-            raise FollowUpError(f"flairs: {f!r} is not a flair; the six flairs are {', '.join(FLAIRS)}", code="unknown_flair")
+            raise FollowUpError(ErrorCode.UNKNOWN_FLAIR, f"flairs: {f!r} is not a flair; the six flairs are {', '.join(FLAIRS)}")
     for f in action.flairs:
         if action.flairs.count(f) > 1:
             raise FollowUpError(
+                ErrorCode.FLAIR_CHOSEN_TWICE,
                 f"flairs: you cannot apply the same flair twice to a result (`{f}` chosen {action.flairs.count(f)} times)",
-                code="flair_chosen_twice",
             )
     if len(action.flairs) > result.flairs:
         raise FollowUpError(
+            ErrorCode.TOO_MANY_FLAIRS,
             f"flairs: {len(action.flairs)} flairs chosen but this result earned {result.flairs}",
-            code="too_many_flairs",
         )
     if result.lurking and result.lurking_trials is None:
         raise FollowUpError(
+            ErrorCode.LURKING_NOT_SET,
             "flairs: the lurking trials are not set yet; the Judge sets them (`flairs_set_lurking`) before the choice",
-            code="lurking_not_set",
         )
     st = _state_of(result)._replace(chosen=True, chosen_flairs=tuple(action.flairs))
     if late:  # flairs the devil's bargain earned after the reveal: the trials are known, none is banished
@@ -571,19 +573,19 @@ def _choose(check: FlairsCheck, result: FlairsResult, action: FlairsChoose, rule
 
 def _reveal(check: FlairsCheck, result: FlairsResult, rules: FlairsRules) -> FlairsResult:
     if not result.lurking:
-        raise FollowUpError("flairs: this check has no lurking trials to reveal", code="no_lurking_trials")
+        raise FollowUpError(ErrorCode.NO_LURKING_TRIALS, "flairs: this check has no lurking trials to reveal")
     if result.revealed:
-        raise FollowUpError("flairs: the lurking trials are already revealed", code="already_revealed")
+        raise FollowUpError(ErrorCode.ALREADY_REVEALED, "flairs: the lurking trials are already revealed")
     if result.flairs > 0:
         raise FollowUpError(
+            ErrorCode.REVEAL_BEFORE_CHOICE,
             f"flairs: this result earned {result.flairs} flair(s): the player chooses them first "
             "(`flairs_choose`), which reveals the lurking trials",
-            code="reveal_before_choice",
         )
     if result.lurking_trials is None:
         raise FollowUpError(
+            ErrorCode.LURKING_NOT_SET,
             "flairs: the lurking trials are not set yet; set them (`flairs_set_lurking`) before revealing",
-            code="lurking_not_set",
         )
     return _build(check, _state_of(result)._replace(gm_revealed=True), rules)
 
@@ -592,11 +594,11 @@ def _names_from(
     trials: list[str] | None, dice: list[int] | None, count: int, rng: Dice, what: str, rules: FlairsRules
 ) -> tuple[list[str], list[int] | None]:
     if trials is not None and dice is not None:
-        raise FollowUpError(f"flairs: {what}: give the trials' names or the dice that draw them, not both", code="trials_and_dice")
+        raise FollowUpError(ErrorCode.TRIALS_AND_DICE, f"flairs: {what}: give the trials' names or the dice that draw them, not both")
     if trials is not None:
         _check_trials(trials, what, FollowUpError)
         if len(trials) != count:
-            raise FollowUpError(f"flairs: {what}: {count} trial(s) to name, got {len(trials)}", code="trial_count_mismatch")
+            raise FollowUpError(ErrorCode.TRIAL_COUNT_MISMATCH, f"flairs: {what}: {count} trial(s) to name, got {len(trials)}")
         return list(trials), None
     faces = (
         check_faces(dice, [len(rules.random_trials)] * count, what)
@@ -608,22 +610,22 @@ def _names_from(
 
 def _set_lurking(check: FlairsCheck, result: FlairsResult, action: FlairsSetLurking, rng: Dice, rules: FlairsRules) -> FlairsResult:
     if not result.lurking:
-        raise FollowUpError("flairs: this check has no lurking trials to set", code="no_lurking_trials")
+        raise FollowUpError(ErrorCode.NO_LURKING_TRIALS, "flairs: this check has no lurking trials to set")
     if result.lurking_trials is not None:
-        raise FollowUpError("flairs: the lurking trials of this check are already set", code="lurking_already_set")
+        raise FollowUpError(ErrorCode.LURKING_ALREADY_SET, "flairs: the lurking trials of this check are already set")
     names, faces = _names_from(action.trials, action.dice, result.lurking, rng, "the lurking trials", rules)
     return _build(check, _state_of(result)._replace(lurking_names=names, lurking_dice=faces), rules)
 
 
 def _name_trials(check: FlairsCheck, result: FlairsResult, action: FlairsNameTrials, rng: Dice, rules: FlairsRules) -> FlairsResult:
     if result.named:
-        raise FollowUpError("flairs: the Judge's trials of this check are already named", code="trials_already_named")
+        raise FollowUpError(ErrorCode.TRIALS_ALREADY_NAMED, "flairs: the Judge's trials of this check are already named")
     current = [t.name for t in result.standing if t.source in ("pair", "darkness")]
     count = sum(1 for n in current if n is None)
     if count == 0:
         raise FollowUpError(
+            ErrorCode.NO_TRIALS_TO_NAME,
             "flairs: this result has no trials of the Judge's choice (from pairs or darkness) to name",
-            code="no_trials_to_name",
         )
     names, _ = _names_from(action.trials, action.dice, count, rng, "the Judge's trials", rules)
     fill = iter(names)
@@ -646,9 +648,9 @@ def follow(
     if isinstance(action, FlairsNameTrials):
         return _name_trials(check, result, action, rng, rules)
     raise FollowUpError(
+        ErrorCode.UNKNOWN_FOLLOWUP,
         "flairs: the follow-ups are `flairs_bargain`, `flairs_choose`, `flairs_reveal`, `flairs_set_lurking` and "
         f"`flairs_name_trials`, not {type(action).__name__}",
-        code="unknown_followup",
     )
 
 

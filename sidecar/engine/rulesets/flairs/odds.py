@@ -31,8 +31,8 @@ from math import comb, factorial
 from protocol.v1.flairs import FlairsCheck, FlairsParticipant
 from protocol.v1.odds import Chance, Expectation, FlairsOdds
 
-from .flairs import FlairsRules, is_desperate, lurking_count, outcome_of, pool_of
-from .odds_core import TABLES, table, chances, expectation, prob, unpack, width
+from .rules import FlairsRules, is_desperate, lurking_count, outcome_of, pool_of
+from ...odds_core import TABLES, table, chances, expectation, prob, unpack, width
 
 OUTCOMES = ("triumph", "conflict", "success", "failure")
 FULL = ("triumph", "conflict", "failure")

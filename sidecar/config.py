@@ -1,0 +1,63 @@
+"""The sidecar's defaults, in one place: where it listens, where it keeps its data, its limits and timeouts.
+
+``verdict serve`` options and :class:`sidecar.server.app.Settings` start from these; the README's
+Security section states the same numbers.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# --- where ----------------------------------------------------------------------------------------------
+HOST = "127.0.0.1"
+PORT = 8765
+DATA_DIR = "var"
+"""The data directory when neither ``--data`` nor ``$VERDICT_DATA`` names one."""
+DATA_ENV = "VERDICT_DATA"
+DATA_FILE = "verdict.sqlite3"
+"""The ledger's file inside the data directory (SQLite, when no ``--ledger`` URL names another)."""
+LEDGER_ENV = "VERDICT_LEDGER"
+"""Names the ledger (``postgresql://…``) when ``--ledger`` does not."""
+KEYS_FILE = "default-table.keys"
+"""Where the first table's keys are written once, inside the data directory."""
+LOCAL_FOUNDRY_ORIGINS = (
+    "http://localhost:30000",
+    "http://127.0.0.1:30000",
+    "https://localhost:30000",
+    "https://127.0.0.1:30000",
+)
+"""Browsers allowed by default when serving on loopback (Foundry's own port)."""
+
+# --- limits ---------------------------------------------------------------------------------------------
+MAX_FRAME = 64 * 1024
+"""Bytes in one websocket frame at most (``frame_too_large``)."""
+RATE = 20.0
+"""Requests per second a connection may sustain."""
+BURST = 40.0
+MAX_CONNECTIONS = 1000
+MAX_PER_ADDRESS = 64
+SEND_BUFFER = 64 * 1024
+"""The kernel's send buffer per socket."""
+ODDS_QUEUE = 32
+"""Odds requests waiting for the odds worker at most (``busy`` beyond)."""
+
+# --- timeouts (seconds) ---------------------------------------------------------------------------------
+HELLO_TIMEOUT = 10.0
+"""A socket that has not said ``hello`` this long after opening is closed (4408)."""
+FRAME_TIMEOUT = 10.0
+"""A frame begun and not finished this long is a stalled peer (4408)."""
+SHUTDOWN_TIMEOUT = 5.0
+"""On SIGINT or SIGTERM, how long open sockets get to close."""
+WARN_INTERVAL = 10.0
+"""Resource warnings are logged at most once per this interval, with a count of those left out."""
+
+
+def data_dir(value: str | Path | None = None) -> Path:
+    """The data directory: ``value``, else ``$VERDICT_DATA``, else ``./var``."""
+    return Path(value or os.environ.get(DATA_ENV) or DATA_DIR)
+
+
+def data_file(data: Path) -> Path:
+    """The ledger's file in the data directory ``data``."""
+    return data / DATA_FILE

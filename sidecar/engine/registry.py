@@ -1,0 +1,90 @@
+"""The rule sets the engine knows: the one registry everything else is built from.
+
+The CLI's subcommands, the odds, the table's consequences and what players may see all come from
+:data:`RULESETS`; the protocol writes its unions out by hand (it must not import the engine), and a test
+holds the two in agreement. To add a rule set, see :mod:`sidecar.engine.ruleset`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from protocol.v1.base import Action
+
+from .errors import CheckError, ErrorCode
+from .ruleset import RuleSet, TableView
+from .rulesets.boons import RULESET as BOONS
+from .rulesets.challenge import RULESET as CHALLENGE
+from .rulesets.facets import RULESET as FACETS
+from .rulesets.feats import RULESET as FEATS
+from .rulesets.flairs import RULESET as FLAIRS
+
+RULESETS: dict[str, RuleSet[Any, Any]] = {rs.name: rs for rs in (FACETS, CHALLENGE, FLAIRS, FEATS, BOONS)}
+"""Every rule set by its tag, in the protocol's order."""
+
+_BY_CHECK: dict[type, RuleSet[Any, Any]] = {rs.check_type: rs for rs in RULESETS.values()}
+_BY_RESULT: dict[type, RuleSet[Any, Any]] = {rs.result_type: rs for rs in RULESETS.values()}
+_BY_ACTION: dict[type, RuleSet[Any, Any]] = {a: rs for rs in RULESETS.values() for a in rs.followups}
+_BY_OP: dict[type, RuleSet[Any, Any]] = {op: rs for rs in RULESETS.values() for op in rs.ops}
+
+GM_FOLLOWUPS: frozenset[type[Action]] = frozenset(a for rs in RULESETS.values() for a in rs.gm_followups)
+"""Follow-ups that are the GM's (the Judge's) to make, not the roller's."""
+
+TAKEN_DOWN_AT: int = CHALLENGE.rules.taken_down_at
+"""Conditions that take a hero down; a hero below this count again is up (the only rule set that counts
+conditions is `challenge`)."""
+
+EXTENDED: tuple[str, ...] = tuple(rs.name for rs in RULESETS.values() if rs.extended)
+"""The rule sets whose checks can be extended checks."""
+
+
+def ruleset_for(check: object) -> RuleSet[Any, Any] | None:
+    """The rule set of a check, or ``None`` for anything that is not a check."""
+    return _BY_CHECK.get(type(check))
+
+
+def ruleset_of(check: object) -> RuleSet[Any, Any]:
+    """The rule set of a check (a :class:`CheckError` ``unsupported_system`` for anything else)."""
+    rs = _BY_CHECK.get(type(check))
+    if rs is None:
+        raise CheckError(ErrorCode.UNSUPPORTED_SYSTEM, f"{type(check).__name__} is not a check of a known rule set")
+    return rs
+
+
+def ruleset_of_result(result: object) -> RuleSet[Any, Any]:
+    return _BY_RESULT[type(result)]
+
+
+def ruleset_of_action(action: object) -> RuleSet[Any, Any]:
+    return _BY_ACTION[type(action)]
+
+
+def owns_op(op: object) -> RuleSet[Any, Any] | None:
+    """The rule set whose GM operation ``op`` is, or ``None`` for the table's own operations."""
+    return _BY_OP.get(type(op))
+
+
+def redact_check(check: object) -> object:
+    return ruleset_of(check).redact_check(check)
+
+
+def redact_result(result: object) -> object:
+    return ruleset_of_result(result).redact(result)
+
+
+def redact_action(action: object) -> object:
+    assert isinstance(action, Action)
+    return ruleset_of_action(action).redact_action(action)
+
+
+def condition_consequences(actor: str, scene: str | None, view: TableView) -> Iterable[object]:
+    """What a new condition on ``actor`` sets off, under every rule set that counts conditions."""
+    for rs in RULESETS.values():
+        yield from rs.on_condition(actor, scene, view)
+
+
+__all__ = [
+    "RULESETS", "GM_FOLLOWUPS", "TAKEN_DOWN_AT", "EXTENDED", "ruleset_for", "ruleset_of", "ruleset_of_result", "ruleset_of_action",
+    "owns_op", "redact_check", "redact_result", "redact_action", "condition_consequences",
+]

@@ -1,0 +1,212 @@
+"""What a rule set provides: the contract every rule set of the engine implements.
+
+A rule set lives in its own package, ``sidecar/engine/rulesets/<name>/``:
+
+- ``rules.py``: the numbers as data (an ``XRules`` struct whose defaults are the rulings') and the pure
+  functions that validate a check, roll its dice, read faces, apply a follow-up and describe a result;
+- ``odds.py``: the exact odds of a check, before anyone rolls;
+- ``consequences.py``: what a result and a follow-up do to the table, as the events they produce: pure
+  functions of the roll and of the little table state they need (a :class:`TableView`);
+- ``__init__.py``: ``RULESET``, the one :class:`RuleSet` instance that ties them together.
+
+To add a sixth rule set:
+
+1. write its Structs (check, result, follow-up actions) in ``protocol/v1/<name>.py`` and add them to the
+   unions written out in ``protocol/v1/systems.py``; its odds Struct to ``AnyOdds`` in ``protocol/v1/odds.py``;
+   any refusal codes of its own to ``ErrorCode`` in ``protocol/v1/errors.py``;
+2. write the package above: subclass :class:`RuleSet` and implement every method marked
+   ``@abstractmethod`` (``validate``, ``roll``, ``read``, ``describe``, ``odds``); override a hook only
+   where the rule set has something to say (follow-ups, consequences, redaction, gathered checks,
+   extended checks, GM operations of its own);
+3. list ``RULESET`` in ``sidecar/engine/registry.py``;
+4. write down the rules and the decisions taken in ``docs/rules/<name>.md``.
+
+The state layer (``sidecar/state/``) knows no rule set by name: it asks the registry for the rule set of
+a check and applies the events this contract hands back. Errors are raised as :class:`CheckError` (or
+its subclasses) with a stable ``code``; the table turns them into refusals, nothing applied.
+"""
+
+from __future__ import annotations
+
+import secrets
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+from protocol.v1 import table as t
+from protocol.v1.base import Action, Check, Result
+from protocol.v1.odds import CheckOdds
+
+from .dice import Dice
+from .errors import CheckError, ErrorCode
+
+C = TypeVar("C", bound=Check)
+R = TypeVar("R", bound=Result)
+
+
+class TableView(Protocol):
+    """The table's state as a rule set may read it (never change it): what consequences depend on."""
+
+    @property
+    def scene(self) -> str | None:
+        """The active scene, if the GM activated one."""
+        ...
+
+    def actor_state(self, actor: str) -> t.ActorState:
+        """The actor's running state (a blank one for an actor the table has not met)."""
+        ...
+
+    def complication(self, cid: str) -> t.Complication | None:
+        """The open complication with this id, or ``None``."""
+        ...
+
+    def open_lurking(self, actor: str | None, scene: str | None) -> t.Lurking | None:
+        """The oldest lurking trials waiting for this actor, else for anyone in this scene."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RollContext:
+    """What the table knows of a roll before it is read: who rolls, where, and the check id it will get."""
+
+    check_id: str
+    actor: str | None
+    scene: str | None
+    by_gm: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A check as the table's state completes it, and the events that record what it took from the table
+    (appended right after the roll, seen as the roll is)."""
+
+    check: Any
+    events: tuple[object, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A consequence seen by other eyes than the roll's: ``to`` everyone (``all``) or the GM alone (``gm``).
+    A consequence given as a bare event is seen by whoever sees the roll."""
+
+    event: object
+    to: Literal["all", "gm"]
+
+
+Consequence = object
+"""An event (seen as the roll is) or a :class:`Shown` event."""
+
+
+def new_id(prefix: str) -> str:
+    """A fresh id for something a consequence creates (a condition, a complication, a facet, …)."""
+    return f"{prefix}{secrets.token_hex(4)}"
+
+
+class RuleSet(ABC, Generic[C, R]):
+    """One rule set: its Structs, its default numbers, and what it does with a check.
+
+    Subclasses set the class attributes and implement the abstract methods; the hooks below them have
+    defaults that say "nothing to add".
+    """
+
+    name: str
+    """The rule set's tag on the wire (``check.system``)."""
+    check_type: type[C]
+    result_type: type[R]
+    followups: tuple[type[Action], ...] = ()
+    """The follow-up actions this rule set answers (none: its checks have no follow-ups)."""
+    gm_followups: tuple[type[Action], ...] = ()
+    """Those of :attr:`followups` that are the GM's (the Judge's) to make, not the roller's."""
+    ops: tuple[type, ...] = ()
+    """GM operations of its own (``protocol/v1/table.py``), prepared by :meth:`prepare_op`."""
+    extended: bool = False
+    """Whether its checks can be extended checks (a threshold of progress over several rolls)."""
+    rules: Any
+    """The default numbers (the rule set's ``XRules`` struct)."""
+    module: ModuleType
+    """The rules module (``rulesets/<name>/rules.py``): the numbers as data and the pure functions."""
+
+    # --- what every rule set must provide -------------------------------------------------------
+
+    @abstractmethod
+    def validate(self, check: C, rules: Any = None) -> None:
+        """Refuse a check that cannot be made as asked (:class:`CheckError` with a stable code)."""
+
+    @abstractmethod
+    def sizes(self, check: C, rules: Any = None) -> list[int]:
+        """The sizes of the dice the check rolls, in the order ``read`` expects their faces."""
+
+    @abstractmethod
+    def roll(self, check: C, rng: Dice) -> list[int]:
+        """Roll the dice the check needs."""
+
+    @abstractmethod
+    def read(self, check: C, faces: Sequence[int]) -> R:
+        """Read faces, rolled or supplied (physical dice, replays, tests)."""
+
+    @abstractmethod
+    def describe(self, result: R) -> str:
+        """The short human answer the CLI prints."""
+
+    @abstractmethod
+    def odds(self, check: C, rules: Any) -> CheckOdds:
+        """The exact odds of a check under ``rules``; validates the check first (same refusals as a roll)."""
+
+    # --- hooks: override where the rule set has something to say --------------------------------
+
+    def resolve(self, check: C, rng: Dice) -> R:
+        """Roll and read (a rule set may fuse the two steps)."""
+        return self.read(check, self.roll(check, rng))
+
+    def follow(self, check: C, result: R, action: Action, rng: Dice) -> R:
+        """Apply a follow-up to the (unredacted) result; the new result, the old one untouched."""
+        raise CheckError(ErrorCode.FORBIDDEN_FOLLOWUP, f"{self.name} checks have no follow-ups")
+
+    def prepare(self, check: C, ctx: RollContext, view: TableView) -> Prepared:
+        """The check as the table completes it before the roll (and refusals the table's state decides)."""
+        return Prepared(check)
+
+    def consequences(self, roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
+        """The events a roll produces for the table, after the roll event. May refuse the roll (raise)."""
+        return ()
+
+    def before_follow(self, roll: t.RollEvent, action: Action) -> None:
+        """Refuse a follow-up the table's record of the roll forbids (before the rules read it)."""
+
+    def follow_consequences(
+        self, roll: t.RollEvent, action: Action, result: R, view: TableView
+    ) -> Iterable[Consequence]:
+        """The events a follow-up produces for the table, after the follow-up event (``roll`` holds the result
+        before it). May refuse the follow-up (raise)."""
+        return ()
+
+    def on_condition(self, actor: str, scene: str | None, view: TableView) -> Iterable[object]:
+        """What a new condition on ``actor`` sets off under this rule set (events after the condition)."""
+        return ()
+
+    def redact_check(self, check: C) -> C:
+        """The check as a player may see it."""
+        return check
+
+    def redact(self, result: R) -> R:
+        """The result as a player may see it."""
+        return result
+
+    def redact_action(self, action: Action) -> Action:
+        """A follow-up action as a player may see it."""
+        return action
+
+    def parts(self, check: C) -> list[tuple[str, Any]] | None:
+        """For a check several people roll: ``[(part name, the check that part rolls), …]`` in dice order,
+        the faces of the parts concatenated being the faces the whole check reads. ``None``: not gathered."""
+        return None
+
+    def fill_extended(self, check: C, x: t.ExtendedState) -> C:
+        """The roll as the extended check ``x`` has it (only where :attr:`extended`)."""
+        raise CheckError(ErrorCode.INVALID_CHECK, f"{self.name} checks are never extended")
+
+    def prepare_op(self, op: Any, view: TableView) -> list[object]:
+        """The events of one of :attr:`ops`, a GM operation of this rule set's own."""
+        raise CheckError(ErrorCode.UNKNOWN_OP, f"{self.name} has no GM operation {type(op).__name__}")

@@ -1,0 +1,67 @@
+"""`boons`: narrative dice (ability, boon, bane, trial, crisis) (docs/rules/boons.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import msgspec
+
+from protocol.v1 import table as t
+from protocol.v1.boons import BoonsCheck, BoonsResult
+from protocol.v1.odds import CheckOdds
+
+from ...dice import Dice
+from ...ruleset import Consequence, RuleSet, TableView
+from . import consequences
+from . import rules as mod
+from .odds import boons_odds
+
+
+class Boons(RuleSet[BoonsCheck, BoonsResult]):
+    name = "boons"
+    check_type = BoonsCheck
+    result_type = BoonsResult
+    extended = True
+    rules = mod.RULES
+    module = mod
+
+    def validate(self, check: BoonsCheck, rules: Any = None) -> None:
+        mod.validate(check, self.rules if rules is None else rules)
+
+    def sizes(self, check: BoonsCheck, rules: Any = None) -> list[int]:
+        return mod.sizes(check, self.rules if rules is None else rules)
+
+    def roll(self, check: BoonsCheck, rng: Dice) -> list[int]:
+        return mod.roll(check, rng)
+
+    def read(self, check: BoonsCheck, faces: Sequence[int]) -> BoonsResult:
+        return mod.read(check, faces)
+
+    def resolve(self, check: BoonsCheck, rng: Dice) -> BoonsResult:
+        return mod.resolve(check, rng)  # the pool built once for both steps
+
+    def describe(self, result: BoonsResult) -> str:
+        return mod.describe(result)
+
+    def odds(self, check: BoonsCheck, rules: Any) -> CheckOdds:
+        return boons_odds(check, rules)  # validates as it builds the pool
+
+    def consequences(self, roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
+        return consequences.of_roll(roll, view)
+
+    def parts(self, check: BoonsCheck) -> list[tuple[str, Any]] | None:
+        """An opposed check: the actor's pool, then the defender's."""
+        if check.opponent is None:
+            return None
+        mod.validate(check)
+        actor = msgspec.structs.replace(check, opponent=None, dice=None)
+        o = check.opponent
+        defender = BoonsCheck(ability=o.ability, boon=o.boon, bane=o.bane, rank=o.rank, assists=list(o.assists))
+        return [("actor", actor), ("defender", defender)]
+
+    def fill_extended(self, check: BoonsCheck, x: t.ExtendedState) -> BoonsCheck:
+        return consequences.fill_extended(check, x)
+
+
+RULESET = Boons()

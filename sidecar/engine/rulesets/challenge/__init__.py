@@ -1,0 +1,75 @@
+"""`challenge`: d20 + modifiers against a Challenge Level (docs/rules/challenge.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import msgspec
+
+from protocol.v1 import table as t
+from protocol.v1.base import Action
+from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
+from protocol.v1.odds import CheckOdds
+
+from ...dice import Dice
+from ...ruleset import Consequence, Prepared, RollContext, RuleSet, TableView
+from . import consequences
+from . import rules as mod
+from .odds import challenge_odds
+
+
+class Challenge(RuleSet[ChallengeCheck, ChallengeResult]):
+    name = "challenge"
+    check_type = ChallengeCheck
+    result_type = ChallengeResult
+    followups = (ChallengeChoice, ChallengeRemoveComplication)
+    gm_followups = (ChallengeRemoveComplication,)
+    rules = mod.RULES
+    module = mod
+
+    def validate(self, check: ChallengeCheck, rules: Any = None) -> None:
+        mod.validate(check, self.rules if rules is None else rules)
+
+    def sizes(self, check: ChallengeCheck, rules: Any = None) -> list[int]:
+        return mod.sizes(check, self.rules if rules is None else rules)
+
+    def roll(self, check: ChallengeCheck, rng: Dice) -> list[int]:
+        return mod.roll(check, rng)
+
+    def read(self, check: ChallengeCheck, faces: Sequence[int]) -> ChallengeResult:
+        return mod.read(check, faces)
+
+    def describe(self, result: ChallengeResult) -> str:
+        return mod.describe(result)
+
+    def odds(self, check: ChallengeCheck, rules: Any) -> CheckOdds:
+        mod.validate(check, rules)
+        return challenge_odds(check, rules)
+
+    def follow(self, check: ChallengeCheck, result: ChallengeResult, action: Action, rng: Dice) -> ChallengeResult:
+        return mod.follow(check, result, action, rng)
+
+    def prepare(self, check: ChallengeCheck, ctx: RollContext, view: TableView) -> Prepared:
+        consequences.addressable(check, ctx, view)
+        return Prepared(check)
+
+    def consequences(self, roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
+        return consequences.of_roll(roll, view)
+
+    def follow_consequences(
+        self, roll: t.RollEvent, action: Action, result: ChallengeResult, view: TableView
+    ) -> Iterable[Consequence]:
+        return consequences.of_follow(roll, action, result, view)
+
+    def on_condition(self, actor: str, scene: str | None, view: TableView) -> Iterable[object]:
+        return consequences.condition(actor, scene, view)
+
+    def redact_action(self, action: Action) -> Action:
+        if isinstance(action, ChallengeRemoveComplication):
+            # it may have been off-screen: its removal says so, to whoever may see it
+            return msgspec.structs.replace(action, complication="")
+        return action
+
+
+RULESET = Challenge()

@@ -1,0 +1,98 @@
+"""What a `challenge` roll and its follow-ups do to the table (docs/rules/challenge.md).
+
+- Strain: the result's change (+1 at a cost, +2/+3/+4 on a failure, −2 on an epic success) is added to the
+  hero's strain (the table clamps it at 0).
+- An epic failure: a new condition on the hero, and a complication the GM adds, hidden (kept under the
+  unnamed scene ``""`` when no scene is named, rather than lost).
+- A condition that is the hero's fourth (``ChallengeRules.taken_down_at``) takes the hero down, and the GM
+  adds a complication, hidden. The same holds for a condition the GM adds by hand.
+- A roll that addresses a complication (converted into a challenge by the GM) removes it on any success.
+- The choice after beating the CL by 2 or 3: the change of strain, or the game changer gained.
+- After an epic success, the GM's removal of a complication of the roll's scene.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from protocol.v1 import table as t
+from protocol.v1.base import Action
+from protocol.v1.challenge import ChallengeCheck, ChallengeRemoveComplication, ChallengeResult
+
+from ...errors import CheckError, ErrorCode
+from ...ruleset import Consequence, RollContext, Shown, TableView, new_id
+from .rules import RULES, SUCCESSES
+
+EPIC_FAILURE_TEXT = "Epic failure: the GM adds a complication"
+TAKEN_DOWN_TEXT = "Taken down: the GM adds a complication"
+
+
+def addressable(check: ChallengeCheck, ctx: RollContext, view: TableView) -> None:
+    """A roll addressing a complication: only one the GM converted (and the roller may see), at its CL."""
+    cid = check.complication
+    if cid is None:
+        return
+    c = view.complication(cid)
+    if c is None or (c.hidden and not ctx.by_gm):
+        raise CheckError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {cid!r} to address")
+    if c.cl is None:
+        raise CheckError(
+            ErrorCode.COMPLICATION_NOT_CONVERTED,
+            f"complication {cid} is not a challenge yet: the GM converts it (`complication_convert`) and sets its CL "
+            "before a hero addresses it",
+        )
+    if check.cl != c.cl:
+        raise CheckError(
+            ErrorCode.DIFFICULTY_MISMATCH,
+            f"complication {cid} was converted into a challenge at CL {c.cl} by the GM; roll it with `cl: {c.cl}`, "
+            f"not {check.cl}",
+        )
+
+
+def condition(actor: str, scene: str | None, view: TableView) -> Iterable[object]:
+    """What a new condition sets off: the fourth takes the hero down, and the GM adds a complication."""
+    a = view.actor_state(actor)
+    if len(a.conditions) + 1 >= RULES.taken_down_at and not a.taken_down:
+        yield t.TakenDown(actor=actor)
+        yield t.ComplicationAdded(
+            complication=new_id("k"), scene=scene or "", text=TAKEN_DOWN_TEXT, origin="taken_down", hidden=True
+        )
+
+
+def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
+    """The events a `challenge` result produces."""
+    check, result = roll.check, roll.result
+    assert isinstance(check, ChallengeCheck) and isinstance(result, ChallengeResult)
+    actor, scene = roll.actor, roll.scene
+    if actor is not None:
+        if result.strain:
+            yield t.StrainChanged(actor=actor, delta=result.strain)
+        if result.condition:
+            yield t.ConditionAdded(actor=actor, condition=new_id("c"))
+            yield from condition(actor, scene, view)
+    if result.complication == "add":
+        yield t.ComplicationAdded(
+            complication=new_id("k"), scene=scene or "", text=EPIC_FAILURE_TEXT, origin="epic_failure", hidden=True
+        )
+    addressed = check.complication
+    if addressed and result.outcome in SUCCESSES and view.complication(addressed) is not None:
+        yield t.ComplicationRemoved(complication=addressed)
+
+
+def of_follow(roll: t.RollEvent, action: Action, result: ChallengeResult, view: TableView) -> Iterable[Consequence]:
+    """The events a `challenge` follow-up produces (``roll.result`` is the result before it)."""
+    if isinstance(action, ChallengeRemoveComplication):
+        c = view.complication(action.complication)
+        if c is None or (roll.scene is not None and c.scene != roll.scene):
+            where = f" in scene {roll.scene!r}" if roll.scene is not None else ""
+            raise CheckError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {action.complication!r}{where} to remove")
+        yield Shown(t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
+    before = roll.result
+    assert isinstance(before, ChallengeResult)
+    if roll.actor is not None:
+        d_strain = (result.strain or 0) - (before.strain or 0)
+        d_gc = (result.game_changers or 0) - (before.game_changers or 0)
+        if d_strain:
+            yield t.StrainChanged(actor=roll.actor, delta=d_strain)
+        if d_gc:
+            yield t.GameChangerGained(actor=roll.actor, count=d_gc)

@@ -1,0 +1,49 @@
+"""`facets`: a d6 pool read by its highest die (docs/rules/facets.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from protocol.v1 import table as t
+from protocol.v1.facets import FacetsCheck, FacetsResult
+from protocol.v1.odds import CheckOdds
+
+from ...dice import Dice
+from ...ruleset import Consequence, RuleSet, TableView
+from . import consequences
+from . import rules as mod
+from .odds import facets_odds
+
+
+class Facets(RuleSet[FacetsCheck, FacetsResult]):
+    name = "facets"
+    check_type = FacetsCheck
+    result_type = FacetsResult
+    rules = mod.RULES
+    module = mod
+
+    def validate(self, check: FacetsCheck, rules: Any = None) -> None:
+        mod.validate(check, self.rules if rules is None else rules)
+
+    def sizes(self, check: FacetsCheck, rules: Any = None) -> list[int]:
+        return mod.sizes(check, self.rules if rules is None else rules)
+
+    def roll(self, check: FacetsCheck, rng: Dice) -> list[int]:
+        return mod.roll(check, rng)
+
+    def read(self, check: FacetsCheck, faces: Sequence[int]) -> FacetsResult:
+        return mod.read(check, faces)
+
+    def describe(self, result: FacetsResult) -> str:
+        return mod.describe(result)
+
+    def odds(self, check: FacetsCheck, rules: Any) -> CheckOdds:
+        mod.validate(check, rules)
+        return facets_odds(check, rules)
+
+    def consequences(self, roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
+        return consequences.of_roll(roll, view)
+
+
+RULESET = Facets()

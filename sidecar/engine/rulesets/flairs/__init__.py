@@ -1,0 +1,94 @@
+"""`flairs`: skill rank + edges, cuts, pairs as flairs or trials (docs/rules/flairs.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from protocol.v1 import table as t
+from protocol.v1.base import Action
+from protocol.v1.flairs import (
+    FlairsBargain,
+    FlairsCheck,
+    FlairsChoose,
+    FlairsNameTrials,
+    FlairsResult,
+    FlairsReveal,
+    FlairsSetLurking,
+)
+from protocol.v1.odds import CheckOdds
+
+from ...dice import Dice
+from ...ruleset import Prepared, RollContext, RuleSet, TableView
+from . import consequences
+from . import rules as mod
+from .odds import flairs_odds
+
+
+class Flairs(RuleSet[FlairsCheck, FlairsResult]):
+    name = "flairs"
+    check_type = FlairsCheck
+    result_type = FlairsResult
+    followups = (FlairsBargain, FlairsChoose, FlairsReveal, FlairsSetLurking, FlairsNameTrials)
+    gm_followups = (FlairsReveal, FlairsSetLurking, FlairsNameTrials)
+    ops = (t.LurkingSet,)
+    rules = mod.RULES
+    module = mod
+
+    def validate(self, check: FlairsCheck, rules: Any = None) -> None:
+        mod.validate(check, self.rules if rules is None else rules)
+
+    def sizes(self, check: FlairsCheck, rules: Any = None) -> list[int]:
+        return mod.sizes(check, self.rules if rules is None else rules)
+
+    def roll(self, check: FlairsCheck, rng: Dice) -> list[int]:
+        return mod.roll(check, rng)
+
+    def read(self, check: FlairsCheck, faces: Sequence[int]) -> FlairsResult:
+        return mod.read(check, faces)
+
+    def describe(self, result: FlairsResult) -> str:
+        return mod.describe(result)
+
+    def odds(self, check: FlairsCheck, rules: Any) -> CheckOdds:
+        mod.validate(check, rules)
+        return flairs_odds(check, rules)
+
+    def follow(self, check: FlairsCheck, result: FlairsResult, action: Action, rng: Dice) -> FlairsResult:
+        return mod.follow(check, result, action, rng)
+
+    def prepare(self, check: FlairsCheck, ctx: RollContext, view: TableView) -> Prepared:
+        return consequences.take_lurking(check, ctx, view)
+
+    def before_follow(self, roll: t.RollEvent, action: Action) -> None:
+        consequences.before_follow(roll, action)
+
+    def redact_check(self, check: FlairsCheck) -> FlairsCheck:
+        if check.lurking_trials is not None:  # players see how many, never which
+            return msgspec.structs.replace(check, lurking_trials=None, lurking=len(check.lurking_trials))
+        return check
+
+    def redact(self, result: FlairsResult) -> FlairsResult:
+        return mod.redact(result)
+
+    def redact_action(self, action: Action) -> Action:
+        if isinstance(action, FlairsSetLurking):
+            return msgspec.structs.replace(action, trials=None, dice=None)
+        return action
+
+    def parts(self, check: FlairsCheck) -> list[tuple[str, Any]] | None:
+        """A group check: each participant's simple check, in the order of ``group``."""
+        if not check.group:
+            return None
+        mod.validate(check)
+        return [(p.name, FlairsCheck(rank=p.rank, edges=p.edges, cuts=p.cuts, simple=True)) for p in check.group]
+
+    def prepare_op(self, op: Any, view: TableView) -> list[object]:
+        if isinstance(op, t.LurkingSet):
+            return consequences.lurking_set(op, view)
+        return super().prepare_op(op, view)
+
+
+RULESET = Flairs()
