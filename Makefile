@@ -14,7 +14,7 @@ help:
 	@echo "make test-random  the property tests with fresh randomness (make test runs them derandomized)"
 	@echo "make bench    run the benchmarks against their anchors"
 	@echo "make package  build dist/verdict.zip, the Foundry module"
-	@echo "make schema   regenerate protocol/schema/v1.json and the golden vectors' index"
+	@echo "make schema   regenerate protocol/schema/v1.json, the golden vectors' index and the module's rule vocabulary"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,7 @@ bench: $(STAMP)
 
 schema: $(STAMP)
 	$(BIN)/python -m protocol.generate
+	$(BIN)/python -m sidecar.vocabulary
 
 clean:
 	rm -rf $(VENV) node_modules dist build *.egg-info

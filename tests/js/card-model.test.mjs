@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { buildCard, complicationChoices, localizeCard } from "../../vtt-module/scripts/lib/card-model.mjs";
 import { oddsSegments, percent, succeeds } from "../../vtt-module/scripts/lib/odds.mjs";
-import { FIELDS, OUTCOMES, SYSTEMS, buildCheck, defaults, valuesFromCheck } from "../../vtt-module/scripts/lib/systems.mjs";
+import { BOONS_DIE_SIZE, DIE_SIZE, FIELDS, OUTCOMES, SYSTEMS, TONES, TRIALS, buildCheck, defaults, rulesOf, valuesFromCheck } from "../../vtt-module/scripts/lib/systems.mjs";
+import { VOCABULARY } from "../../vtt-module/scripts/generated/vocabulary.mjs";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const vector = (name) => JSON.parse(readFileSync(`${ROOT}protocol/vectors/${name}`, "utf8"));
@@ -142,6 +143,34 @@ test("the dialog's fields exist on the protocol's check Structs", () => {
       const name = f.group ?? f.name;
       assert.match(body, new RegExp(`\\n    ${name}:`), `${system}.${name} is not a field of the check`);
     }
+  }
+});
+
+test("the module's rule vocabulary is the engine's: outcomes, trials, dice, limits and wire defaults", () => {
+  assert.deepEqual(SYSTEMS, Object.keys(VOCABULARY.systems));
+  for (const system of SYSTEMS) {
+    const engine = VOCABULARY.systems[system].outcomes;
+    assert.deepEqual(OUTCOMES[system].map(([o]) => o).sort(), [...engine].sort(), `${system}: every outcome of the engine, and no other`);
+    assert.deepEqual(Object.keys(TONES[system]).sort(), [...engine].sort(), `${system}: a tone for each outcome`);
+    const wire = new Map(VOCABULARY.systems[system].check.map((f) => [f.name, f]));
+    for (const f of FIELDS[system]) {
+      if (f.wire === false || f.group) continue;
+      const w = wire.get(f.name);
+      assert.ok(w, `${system}.${f.name} is a field of the check`);
+      if (w.options) assert.deepEqual(f.options, w.options, `${system}.${f.name}: the Struct's options`);
+    }
+  }
+  assert.deepEqual(TRIALS, VOCABULARY.trials);
+  assert.equal(FIELDS.facets.find((f) => f.name === "pool").max, rulesOf("facets").max_dice);
+  assert.equal(FIELDS.flairs.find((f) => f.name === "lurking").max, rulesOf("flairs").max_lurking);
+  assert.equal(FIELDS.boons.find((f) => f.name === "crisis").max, rulesOf("boons").max_dice);
+  assert.deepEqual(DIE_SIZE, { facets: 6, challenge: 20, flairs: 6, feats: 8 });
+  assert.deepEqual(BOONS_DIE_SIZE, { ability: 8, boon: 6, bane: 6, trial: 8, crisis: 12 });
+  // No hand copy of the vocabulary left in the module's scripts.
+  const scan = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? (e.name === "generated" ? [] : scan(`${dir}/${e.name}`)) : [`${dir}/${e.name}`]);
+  for (const file of scan(`${ROOT}vtt-module/scripts`)) {
+    const src = readFileSync(file, "utf8");
+    assert.ok(!/"costly",\s*"slow"|"careful",\s*"swift"|"white",\s*"red",\s*"blue"/.test(src), `${file} copies the vocabulary by hand`);
   }
 });
 

@@ -9,10 +9,10 @@ import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { t } from "../render.mjs";
 import { RollDialog } from "./roll-dialog.mjs";
 import { actorById } from "../documents.mjs";
+import { TRIALS } from "../lib/systems.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
 
-export const TRIALS = ["costly", "slow", "loud", "harmful", "foolish", "chaotic"];
 
 export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   static DEFAULT_OPTIONS = {

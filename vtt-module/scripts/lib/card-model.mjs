@@ -4,7 +4,7 @@
  * @module
  */
 
-import { BOONS_DIE_SIZE, DIE_SIZE, toneOf } from "./systems.mjs";
+import { BOONS_DIE_SIZE, DIE_SIZE, FEAT_DICE, FLAIRS, TRIALS, toneOf } from "./systems.mjs";
 
 /**
  * @typedef {object} CardEntry  what a chat message's flags hold for a card
@@ -139,7 +139,7 @@ function flairsFacts(r) {
   return facts;
 }
 
-const FEATS_COLOURS = ["white", "red", "blue"];
+const FEATS_COLOURS = FEAT_DICE;
 
 /** @param {Record<string, any>} r @returns {Array<Record<string, any>>} */
 function featsDice(r) {
@@ -210,8 +210,6 @@ export function followups(r, entry) {
   return out;
 }
 
-const TRIALS = ["costly", "slow", "loud", "harmful", "foolish", "chaotic"];
-const FLAIRS = ["careful", "swift", "quiet", "unscathed", "impressive", "composed"];
 
 /**
  * `flairs` follow-ups, from what the result says is still open. The sidecar decides whether a request
