@@ -15,7 +15,7 @@ help:
 	@echo "make test-random  the property tests with fresh randomness (make test runs them derandomized)"
 	@echo "make bench    run the benchmarks against their anchors"
 	@echo "make package  build dist/verdict.zip, the Foundry module"
-	@echo "make schema   regenerate protocol/schema/v1.json and the golden vectors' index"
+	@echo "make schema   regenerate protocol/schema/v1.json, the golden vectors' index and the module's rule vocabulary"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,7 @@ serve: $(STAMP)
 # The JavaScript side (npm packages, node units, the type check, the browser tests, the zip).
 include mk/js.mk
 
-test: lint test-python test-js typecheck test-browser
+test: lint lint-js test-python test-js typecheck test-browser
 	@echo "all suites passed"
 
 # The Python gate: ruff's lint rules and its formatter (pinned in the test extra).
@@ -48,6 +48,7 @@ bench: $(STAMP)
 
 schema: $(STAMP)
 	$(BIN)/python -m protocol.generate
+	$(BIN)/python -m sidecar.vocabulary
 
 clean:
 	rm -rf $(VENV) node_modules dist build *.egg-info

@@ -1,6 +1,7 @@
 # JavaScript side: npm packages (once, through a stamp), node units, the type check against the pinned
-# Foundry types, the browser tests against a real sidecar, and the module's release zip.
-.PHONY: test-js typecheck test-browser package
+# Foundry types, ESLint over the module's scripts, the browser tests against a real sidecar, and the
+# module's release zip.
+.PHONY: test-js typecheck lint-js test-browser package
 
 NPM_STAMP := node_modules/.stamp-npm
 CHROMIUM ?= /usr/bin/chromium
@@ -14,6 +15,10 @@ test-js: $(NPM_STAMP)
 
 typecheck: $(NPM_STAMP)
 	npx --no-install tsc -p .
+
+# ESLint (flat config: eslint.config.mjs) over the module's scripts; any problem fails.
+lint-js: $(NPM_STAMP)
+	npx --no-install eslint --max-warnings 0 vtt-module/scripts
 
 $(CHROMIUM):
 	apt-get update -qq && apt-get install -y -qq chromium

@@ -3,9 +3,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import { buildCard, localizeCard } from "../../vtt-module/scripts/lib/card-model.mjs";
+import { buildCard, complicationChoices, localizeCard } from "../../vtt-module/scripts/lib/card-model.mjs";
 import { oddsSegments, percent, succeeds } from "../../vtt-module/scripts/lib/odds.mjs";
-import { FIELDS, OUTCOMES, SYSTEMS, buildCheck, defaults, valuesFromCheck } from "../../vtt-module/scripts/lib/systems.mjs";
+import { BOONS_DIE_SIZE, DIE_SIZE, FIELDS, OUTCOMES, SYSTEMS, TONES, TRIALS, buildCheck, defaults, rulesOf, valuesFromCheck } from "../../vtt-module/scripts/lib/systems.mjs";
+import { VOCABULARY } from "../../vtt-module/scripts/generated/vocabulary.mjs";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const vector = (name) => JSON.parse(readFileSync(`${ROOT}protocol/vectors/${name}`, "utf8"));
@@ -63,6 +64,46 @@ test("flairs: a failure offers the bargain, open flairs the choice; hidden lurki
   assert.equal(won.bargain, null);
 });
 
+test("flairs: the bargain stays open after the Judge named or revealed trials, once per check, never on a group part", () => {
+  const base = { system: "flairs", outcome: "failure", dice: [3, 3, 2], kept: [3, 3, 2], removed: [], flairs: 0, trials: 1, tainted: 0, desperate: false, simple: false,
+    standing: [{ source: "pair", name: "loud", tainted: false }], lurking: 0, lurking_trials: null, revealed: false, chosen: false, named: true, bargain: null };
+  const entry = { checkId: "c", seq: 2, by: "player" };
+  const named = localizeCard(buildCard({ ...entry, result: base }), localize);
+  assert.ok(named.bargain, "the Judge named the trials: the bargain is still offered");
+  assert.equal(named.bargain.trials.length, 6);
+  assert.ok(named.bargain.trials.every((x) => x.label && !x.label.startsWith("VERDICT.")));
+  assert.ok(!named.gmFollowups.some((b) => b.action.action === "flairs_name_trials"), "the trials are named: nothing left for the Judge to name");
+  assert.ok(buildCard({ ...entry, result: { ...base, revealed: true, lurking: 1, lurking_trials: ["slow"] } }).bargain, "after the lurking trials are revealed too");
+  assert.equal(buildCard({ ...entry, result: { ...base, bargain: "costly", outcome: "success" } }).bargain, null, "only one bargain per check");
+  assert.equal(buildCard({ ...entry, result: { ...base, bargain: "costly" } }).bargain, null, "only one bargain, whatever the outcome");
+  assert.equal(buildCard({ ...entry, gather: "g1", result: base }).bargain, null, "never on a group check's part");
+  assert.equal(buildCard({ ...entry, result: { ...base, group: [{ name: "a", outcome: "failure", highest: 3 }] } }).bargain, null, "never on a group check");
+  assert.equal(buildCard({ ...entry, result: base }, { canFollow: false }).bargain, null);
+});
+
+test("challenge: an epic success gives the GM a removal drawn from the GM's snapshot of the roll's scene", () => {
+  const r = { system: "challenge", outcome: "epic_success", dice: [20], total: 25, level: 5, cl: 1, margin: 4, success: true, strain: -2, choice: null, chosen: null, complication: "remove" };
+  const entry = { checkId: "c", seq: 1, by: "player", scene: "s1" };
+  const model = localizeCard(buildCard({ ...entry, result: r }), localize);
+  assert.equal(model.removeComplication, true);
+  assert.ok(model.facts.some((f) => f.label === "Complication" && f.text === "the GM removes one"));
+  assert.equal(model.followups.length, 0, "nothing for the roller: the removal is the GM's");
+  const snapshot = { scenes: {
+    s1: { complications: [{ id: "k1", text: "Rising water", hidden: false, origin: "gm", scene: "s1" }, { id: "k2", text: "Guards", hidden: true, origin: "gm", scene: "s1" }] },
+    s2: { complications: [{ id: "k3", text: "Elsewhere", hidden: false, origin: "gm", scene: "s2" }] },
+  } };
+  assert.deepEqual(complicationChoices(r, entry, snapshot), [{ value: "k1", text: "Rising water", hidden: false }, { value: "k2", text: "Guards", hidden: true }]);
+  assert.deepEqual(complicationChoices(r, { ...entry, scene: null }, snapshot), [], "a roll with no scene names none");
+  assert.deepEqual(complicationChoices(r, entry, null), []);
+  const removed = { ...r, complication: "removed" };
+  const after = localizeCard(buildCard({ ...entry, seq: 2, result: removed }), localize);
+  assert.equal(after.removeComplication, false, "made once");
+  assert.deepEqual(complicationChoices(removed, entry, snapshot), []);
+  assert.ok(after.facts.some((f) => f.label === "Complication" && f.text === "the GM removed one"));
+  const plain = buildCard({ ...entry, result: { ...r, outcome: "success", margin: 1, complication: null } });
+  assert.equal(plain.removeComplication, false);
+});
+
 test("the odds bar reads the sidecar's outcome list in the rule set's order", () => {
   const odds = { system: "facets", outcome: [
     { value: "triumph", chance: { num: 2, den: 27, p: 2 / 27 } }, { value: "success", chance: { num: 25, den: 72, p: 25 / 72 } },
@@ -102,6 +143,34 @@ test("the dialog's fields exist on the protocol's check Structs", () => {
       const name = f.group ?? f.name;
       assert.match(body, new RegExp(`\\n    ${name}:`), `${system}.${name} is not a field of the check`);
     }
+  }
+});
+
+test("the module's rule vocabulary is the engine's: outcomes, trials, dice, limits and wire defaults", () => {
+  assert.deepEqual(SYSTEMS, Object.keys(VOCABULARY.systems));
+  for (const system of SYSTEMS) {
+    const engine = VOCABULARY.systems[system].outcomes;
+    assert.deepEqual(OUTCOMES[system].map(([o]) => o).sort(), [...engine].sort(), `${system}: every outcome of the engine, and no other`);
+    assert.deepEqual(Object.keys(TONES[system]).sort(), [...engine].sort(), `${system}: a tone for each outcome`);
+    const wire = new Map(VOCABULARY.systems[system].check.map((f) => [f.name, f]));
+    for (const f of FIELDS[system]) {
+      if (f.wire === false || f.group) continue;
+      const w = wire.get(f.name);
+      assert.ok(w, `${system}.${f.name} is a field of the check`);
+      if (w.options) assert.deepEqual(f.options, w.options, `${system}.${f.name}: the Struct's options`);
+    }
+  }
+  assert.deepEqual(TRIALS, VOCABULARY.trials);
+  assert.equal(FIELDS.facets.find((f) => f.name === "pool").max, rulesOf("facets").max_dice);
+  assert.equal(FIELDS.flairs.find((f) => f.name === "lurking").max, rulesOf("flairs").max_lurking);
+  assert.equal(FIELDS.boons.find((f) => f.name === "crisis").max, rulesOf("boons").max_dice);
+  assert.deepEqual(DIE_SIZE, { facets: 6, challenge: 20, flairs: 6, feats: 8 });
+  assert.deepEqual(BOONS_DIE_SIZE, { ability: 8, boon: 6, bane: 6, trial: 8, crisis: 12 });
+  // No hand copy of the vocabulary left in the module's scripts.
+  const scan = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? (e.name === "generated" ? [] : scan(`${dir}/${e.name}`)) : [`${dir}/${e.name}`]);
+  for (const file of scan(`${ROOT}vtt-module/scripts`)) {
+    const src = readFileSync(file, "utf8");
+    assert.ok(!/"costly",\s*"slow"|"careful",\s*"swift"|"white",\s*"red",\s*"blue"/.test(src), `${file} copies the vocabulary by hand`);
   }
 });
 

@@ -4,6 +4,7 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { RollDialog } from "./apps/roll-dialog.mjs";
+import { RequestDialog } from "./apps/request-dialog.mjs";
 import { Tracker } from "./apps/tracker.mjs";
 import { isRelay } from "./client.mjs";
 import { buildCheck, defaults } from "./lib/systems.mjs";
@@ -58,7 +59,7 @@ export class VerdictApi {
 
   /** GM: open the dialog that prepares a roll request for players. */
   async prepareRequest() {
-    const dialog = new RollDialog({ prepare: true });
+    const dialog = new RequestDialog();
     await dialog.render({ force: true });
     return dialog;
   }

@@ -11,11 +11,12 @@
 import { MODULE_ID } from "./constants.mjs";
 import { isRelay } from "./client.mjs";
 import { FIELDS, fieldActive, toneOf } from "./lib/systems.mjs";
-import { gatherCheck, gatherModel, gatherable, partRoll, resolvedOf } from "./lib/gather.mjs";
+import { gatherCheck, gatherModel, gatherable, partRoll, partValues, resolvedOf } from "./lib/gather.mjs";
 import { signed } from "./lib/card-model.mjs";
 import { newId } from "./lib/protocol.mjs";
 import { renderMessage, t } from "./render.mjs";
 import { findMessage, messageById } from "./documents.mjs";
+import { RollDialog } from "./apps/roll-dialog.mjs";
 
 /**
  * @typedef {object} RequestSpec
@@ -205,4 +206,68 @@ export async function renderRequest(request) {
     winnerLabel: g?.winnerKey ? t(g.winnerKey) : null,
     netText: g?.net !== null && g?.net !== undefined ? signed(g.net) : null,
   });
+}
+
+// --- the request card for this viewer (the `renderChatMessageHTML` hook delegates here) ----------------
+
+/**
+ * Request cards: the Roll button opens the invited player's dialog, prefilled and locked. On a gathered
+ * check each part has its own button, shown only to the user who rolls that part.
+ * @param {ChatMessage.Implementation} message
+ * @param {HTMLElement} html
+ * @param {Record<string, any>} request
+ */
+export function decorateRequest(message, html, request) {
+  const me = game.user?.id ?? "";
+  const api = game.modules?.get(MODULE_ID)?.api;
+  const locked = ["system", ...(FIELDS[request.system] ?? []).map((f) => f.name)];
+  if (request.gather) {
+    html.querySelectorAll("[data-verdict-part-roll]").forEach((el) => {
+      const btn = /** @type {HTMLElement} */ (el);
+      const part = btn.dataset.verdictPartRoll ?? "";
+      if (btn.dataset.user !== me || request.partRolls?.[part]) {
+        btn.remove();
+        return;
+      }
+      btn.addEventListener("click", (ev) => {
+        ev.preventDefault();
+        new RollDialog({
+          system: request.system,
+          actor: game.user?.character?.id ?? null,
+          values: partValues(request.check, part),
+          locked,
+          mode: request.mode,
+          label: request.label ? `${request.label}: ${partName(request, part)}` : partName(request, part),
+          request: message.id,
+          gather: request.gather,
+          part,
+        }).render({ force: true });
+      });
+    });
+    return;
+  }
+  const invited = request.users.includes(me) && !request.rolls?.[me];
+  if (!invited) html.querySelectorAll("[data-request-roll]").forEach((el) => el.remove());
+  html.querySelector("[data-verdict-request-roll]")?.addEventListener("click", (ev) => {
+    ev.preventDefault();
+    new RollDialog({
+      system: request.system,
+      actor: game.user?.character?.id ?? null,
+      values: request.values,
+      locked,
+      mode: request.mode,
+      label: request.label,
+      request: message.id,
+      onRolled: (rolled) => api?.requestRolled(/** @type {string} */ (message.id), rolled),
+    }).render({ force: true });
+  });
+}
+
+/**
+ * A part's display name: a `boons` side is named by its role, a `flairs` participant by their name.
+ * @param {Record<string, any>} request
+ * @param {string} part
+ */
+function partName(request, part) {
+  return request.system === "boons" ? t(`VERDICT.Request.part.${part}`) : part;
 }

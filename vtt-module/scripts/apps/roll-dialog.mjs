@@ -1,14 +1,14 @@
 /**
  * The roll dialog: the world's rule set's fields, the roll mode, and live exact odds from the sidecar,
  * drawn as a bar coloured by outcome. Opened from a sheet header, a macro, a GM request card or a
- * card's "next roll" button.
+ * card's "next roll" button. The GM's request dialog (request-dialog.mjs) extends it through the
+ * protected hooks below (`_shownFields`, `_extraContext`, `_readExtra`, `_layoutKey`, `_submit`, `check`).
  */
 
 import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { oddsSegments, succeeds } from "../lib/odds.mjs";
 import { ROLL_MODES } from "../lib/protocol.mjs";
 import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive } from "../lib/systems.mjs";
-import { gatherCheck, gatherable } from "../lib/gather.mjs";
 import { setting } from "../settings.mjs";
 import { t } from "../render.mjs";
 import { actorById } from "../documents.mjs";
@@ -28,7 +28,6 @@ const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
  * @property {string|null} [gather]            the gathered check this roll is a part of
  * @property {string|null} [part]              which part
  * @property {(rolled: Record<string, any>) => void} [onRolled]
- * @property {boolean} [prepare]              GM: prepare a request for players instead of rolling
  */
 
 export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
@@ -64,12 +63,6 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     /** @type {{segments: import("../lib/odds.mjs").OddsSegment[], error: string|null, loading: boolean, succeeds?: string|null, cost?: number|null}} */
     this.odds = { segments: [], error: null, loading: true };
     this.busy = false;
-    /**
-     * GM request being prepared: whom to ask, whether to gather the rolls into one check, each
-     * participant's pool (`flairs` group) or who rolls each side (`boons` opposed).
-     * @type {{group: boolean, trap: boolean, players: Record<string, {checked: boolean, rank: number, edges: number, cuts: number}>, sides: Record<string, string>}}
-     */
-    this.prep = { group: false, trap: false, players: {}, sides: {} };
     /** @type {any} */ this._oddsTimer = null;
     this._oddsSeq = 0;
   }
@@ -84,10 +77,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   async _prepareContext(options) {
     const context = await super._prepareContext(options);
     const locked = new Set(this.config.locked ?? []);
-    const gathered = this.#gathered();
-    // A group check's pools are each participant's, set in the request's rows.
-    const shown = gathered && this.system === "flairs" ? [] : (FIELDS[this.system] ?? []).filter((f) => fieldActive(f, this.values));
-    const fields = shown.map((f) => {
+    const fields = this._shownFields().map((f) => {
       const value = this.values[f.name];
       return {
         name: f.name,
@@ -119,49 +109,34 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       oddsError: this.odds.error,
       oddsLoading: this.odds.loading,
       oddsSucceeds: this.odds.succeeds ?? null,
-      wyrd: this.#wyrd(),
+      wyrd: this._wyrd(),
       busy: this.busy,
-      canHotbar: Boolean(this.config.actor) && !this.config.prepare,
-      ...this.#prepareRequest(gathered),
+      canHotbar: Boolean(this.config.actor),
+      prepare: false,
+      players: [],
+      ...this._extraContext(),
     });
-  }
-
-  /** Is the GM preparing a request that gathers every roll into one check? */
-  #gathered() {
-    return Boolean(this.config.prepare) && this.prep.group && gatherable(this.system, this.values);
   }
 
   /**
-   * The request section's context: the players with their pools, the sides of an opposed check.
-   * @param {boolean} gathered
+   * The rule set's fields the form draws.
+   * @returns {import("../lib/systems.mjs").FieldSpec[]}
    */
-  #prepareRequest(gathered) {
-    if (!this.config.prepare) return { prepare: false, players: [] };
-    const players = (game.users?.filter((u) => !u.isGM) ?? []).map((u) => {
-      const row = this.prep.players[u.id] ?? { checked: u.active, rank: Number(this.values.rank ?? 1) || 0, edges: 0, cuts: 0 };
-      return { id: u.id, name: u.name, part: partName(u), ...row };
-    });
-    const everyone = game.users?.map((u) => ({ id: u.id, name: u.name })) ?? [];
-    const first = players[0]?.id ?? "";
-    const gm = game.users?.find((u) => u.isGM)?.id ?? "";
-    const side = (/** @type {string} */ name, /** @type {string} */ dflt) => {
-      const chosen = this.prep.sides[name] ?? dflt;
-      return { name, label: t(`VERDICT.Request.part.${name}`), users: everyone.map((u) => ({ ...u, selected: u.id === chosen })) };
-    };
-    return {
-      prepare: true,
-      players,
-      gatherable: gatherable(this.system, this.values),
-      gathered,
-      groupRows: gathered && this.system === "flairs",
-      trap: this.prep.trap,
-      sides: gathered && this.system === "boons" ? [side("actor", first), side("defender", gm)] : [],
-    };
+  _shownFields() {
+    return (FIELDS[this.system] ?? []).filter((f) => fieldActive(f, this.values));
+  }
+
+  /**
+   * More of the template's context (a subclass's own section).
+   * @returns {Record<string, any>}
+   */
+  _extraContext() {
+    return {};
   }
 
   /** `feats`: what the Wyrd bought in the dialog costs, and what the actor has. */
-  #wyrd() {
-    if (this.system !== "feats" || this.config.prepare) return null;
+  _wyrd() {
+    if (this.system !== "feats") return null;
     const snap = game.modules?.get(MODULE_ID)?.api?.client?.snapshot;
     const have = this.config.actor ? snap?.actors?.[this.config.actor]?.wyrd ?? 0 : null;
     const cost = this.odds.cost ?? null;
@@ -210,7 +185,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       if (!el) continue;
       this.values[f.name] = coerce(f, f.type === "bool" ? el.checked : el.value);
     }
-    if (this.config.prepare) this.#readRequest(form);
+    this._readExtra(form);
     const mode = get("mode");
     if (mode) this.mode = mode.value;
     const label = get("label");
@@ -221,34 +196,22 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   }
 
   /**
-   * The request section of the form into `prep`.
-   * @param {HTMLFormElement} form
+   * Read a subclass's own section of the form.
+   * @param {HTMLFormElement} _form
    */
-  #readRequest(form) {
-    const group = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=group]"));
-    if (group) this.prep.group = group.checked;
-    const trap = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=trap]"));
-    if (trap) this.prep.trap = trap.checked;
-    form.querySelectorAll("[data-player]").forEach((row) => {
-      const id = /** @type {HTMLElement} */ (row).dataset.player ?? "";
-      const num = (/** @type {string} */ n) => Number.parseInt(/** @type {HTMLInputElement|null} */ (row.querySelector(`[name=${n}]`))?.value ?? "", 10);
-      const prev = this.prep.players[id];
-      this.prep.players[id] = {
-        checked: /** @type {HTMLInputElement|null} */ (row.querySelector("input[name=player]"))?.checked ?? false,
-        rank: Number.isFinite(num("rank")) ? num("rank") : prev?.rank ?? 1,
-        edges: Number.isFinite(num("edges")) ? num("edges") : prev?.edges ?? 0,
-        cuts: Number.isFinite(num("cuts")) ? num("cuts") : prev?.cuts ?? 0,
-      };
-    });
-    form.querySelectorAll("select[data-side]").forEach((el) => {
-      const sel = /** @type {HTMLSelectElement} */ (el);
-      this.prep.sides[sel.dataset.side ?? ""] = sel.value;
-    });
-  }
+  _readExtra(_form) {}
 
   /** What decides which fields and rows the dialog draws. */
   #layout() {
-    return JSON.stringify([FIELDS[this.system].filter((f) => fieldActive(f, this.values)).map((f) => f.name), this.#gathered()]);
+    return JSON.stringify([FIELDS[this.system].filter((f) => fieldActive(f, this.values)).map((f) => f.name), this._layoutKey()]);
+  }
+
+  /**
+   * What else decides the form's layout (a subclass's own section).
+   * @returns {unknown}
+   */
+  _layoutKey() {
+    return null;
   }
 
   #onChange() {
@@ -265,9 +228,11 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     this._oddsTimer = setTimeout(() => this.#requestOdds(), 150);
   }
 
-  /** The wire check from the current values (a request that gathers: the whole check). */
+  /**
+   * The wire check from the current values.
+   * @returns {Record<string, any>}
+   */
   check() {
-    if (this.#gathered()) return gatherCheck(this.system, this.values, this.#participants(), this.prep.trap);
     const check = buildCheck(this.system, this.values);
     return this.dice.length ? { ...check, dice: [...this.dice] } : check;
   }
@@ -276,13 +241,6 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   #oddsCheck() {
     const { dice: _faces, ...check } = this.check();
     return check;
-  }
-
-  /** @returns {import("../lib/gather.mjs").Participant[]} the chosen players of a `flairs` group check */
-  #participants() {
-    return (game.users?.filter((u) => !u.isGM) ?? [])
-      .filter((u) => this.prep.players[u.id]?.checked ?? u.active)
-      .map((u) => ({ name: partName(u), user: u.id, ...(this.prep.players[u.id] ?? { rank: Number(this.values.rank ?? 1) || 0, edges: 0, cuts: 0 }) }));
   }
 
   async #requestOdds() {
@@ -312,27 +270,11 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   static async #onSubmit(_event, _form) {
     if (this.busy) return;
     this.#read();
-    if (this.config.prepare) {
-      const gathered = this.#gathered();
-      const participants = gathered && this.system === "flairs" ? this.#participants() : [];
-      const users = (game.users?.filter((u) => !u.isGM) ?? []).filter((u) => this.prep.players[u.id]?.checked ?? u.active).map((u) => u.id);
-      if ((gathered && this.system === "flairs" ? participants.length : gathered ? 1 : users.length) === 0) {
-        ui.notifications?.warn(t("VERDICT.Request.noPlayers"));
-        return;
-      }
-      const sides = gathered && this.system === "boons" ? this.#sides() : {};
-      try {
-        await game.modules?.get(MODULE_ID)?.api?.postRequest({
-          system: this.system, values: this.values, mode: this.mode, label: this.label, users, group: gathered,
-          participants, trap: this.prep.trap, sides, scene: canvas?.scene?.id ?? game.scenes?.viewed?.id ?? null,
-        });
-      } catch (err) {
-        ui.notifications?.error(`${t("VERDICT.Error.gm")}: ${/** @type {Error} */ (err).message}`);
-        return;
-      }
-      await this.close();
-      return;
-    }
+    await this._submit();
+  }
+
+  /** Roll the check (a subclass may do something else with the form). */
+  async _submit() {
     const client = game.modules?.get(MODULE_ID)?.api?.client;
     if (!client) return;
     this.busy = true;
@@ -359,29 +301,9 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     }
   }
 
-  /** @returns {Record<string, string>} who rolls each side of an opposed check (as the form shows them) */
-  #sides() {
-    const form = /** @type {HTMLFormElement} */ (this.element);
-    /** @type {Record<string, string>} */
-    const out = {};
-    form.querySelectorAll("select[data-side]").forEach((el) => {
-      out[/** @type {HTMLSelectElement} */ (el).dataset.side ?? ""] = /** @type {HTMLSelectElement} */ (el).value;
-    });
-    return out;
-  }
-
   /** @this {RollDialog} */
   static async #onHotbar() {
     this.#read();
     await game.modules?.get(MODULE_ID)?.api?.createMacro({ actor: this.config.actor ?? null, system: this.system, values: this.values });
   }
-}
-
-/**
- * A participant's name in a group check: their character's, else the user's.
- * @param {User.Implementation} user
- * @returns {string}
- */
-function partName(user) {
-  return user.character?.name ?? user.name ?? user.id ?? "";
 }

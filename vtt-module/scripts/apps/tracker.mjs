@@ -1,6 +1,7 @@
 /**
  * The GM tracker: the current scene's complications (add, edit, reveal, remove, convert to a challenge),
- * lurking trials and extended checks in progress, drawn from the table snapshot the sidecar sends.
+ * lurking trials, extended checks in progress, facets (write, rename, remove, on the scene or a character)
+ * and the characters' harm and conditions (heal, remove), drawn from the table snapshot the sidecar sends.
  * Players see what their role's snapshot holds: revealed complications only, lurking trials as a count.
  */
 
@@ -8,10 +9,10 @@ import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { t } from "../render.mjs";
 import { RollDialog } from "./roll-dialog.mjs";
 import { actorById } from "../documents.mjs";
+import { TRIALS } from "../lib/systems.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
 
-export const TRIALS = ["costly", "slow", "loud", "harmful", "foolish", "chaotic"];
 
 export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   static DEFAULT_OPTIONS = {
@@ -29,6 +30,11 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
       extendedStart: Tracker.#onExtendedStart,
       extendedRoll: Tracker.#onExtendedRoll,
       undo: Tracker.#onUndo,
+      facetAdd: Tracker.#onFacetAdd,
+      facetRename: Tracker.#onFacetRename,
+      facetRemove: Tracker.#onFacetRemove,
+      heal: Tracker.#onHeal,
+      conditionRemove: Tracker.#onConditionRemove,
     },
   };
 
@@ -90,6 +96,19 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
       id, name: actorById(id)?.name ?? id, ...(/** @type {any} */ (a)),
       conditionCount: (/** @type {any} */ (a)).conditions?.length ?? 0,
     }));
+    const facetRow = (/** @type {any} */ f, /** @type {string|null} */ owner) => ({
+      ...f, owner, natureLabel: t(`VERDICT.Facet.${f.nature}`), tone: f.nature === "beneficial" ? "good" : "bad",
+    });
+    const facets = [
+      ...(scene.facets ?? []).map((/** @type {any} */ f) => facetRow(f, null)),
+      ...actors.flatMap((a) => (a.facets ?? []).map((/** @type {any} */ f) => facetRow(f, a.name))),
+    ];
+    // Whom a new facet is written on: the scene, a character the table knows, or one in the world.
+    const owners = new Map(actors.map((a) => [a.id, a.name]));
+    for (const doc of game.actors?.contents ?? []) {
+      const actor = actorById(doc.id);
+      if (actor?.id && !owners.has(actor.id)) owners.set(actor.id, actor.name ?? actor.id);
+    }
     return Object.assign(context, {
       isGM,
       connected: client?.status.state === "open",
@@ -100,7 +119,9 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
       extended,
       actors,
       trials: TRIALS.map((x) => ({ value: x, label: t(`VERDICT.Trial.${x}`) })),
-      facets: scene.facets ?? [],
+      facets,
+      facetTargets: [...owners].map(([id, name]) => ({ value: id, label: name })),
+      natures: ["beneficial", "detrimental"].map((n) => ({ value: n, label: t(`VERDICT.Facet.${n}`) })),
     });
   }
 
@@ -111,6 +132,15 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
    */
   async _onRender(context, options) {
     await super._onRender(context, options);
+    // Enter in a rename or edit field sends it, as its button does.
+    this.element.querySelectorAll("input[name=rename], input[name=edit]").forEach((el) => {
+      el.addEventListener("keydown", (ev) => {
+        if (/** @type {KeyboardEvent} */ (ev).key !== "Enter") return;
+        ev.preventDefault();
+        const action = el.getAttribute("name") === "rename" ? "facetRename" : "edit";
+        /** @type {HTMLElement|null} */ (el.closest("[data-id]")?.querySelector(`[data-action=${action}]`) ?? null)?.click();
+      });
+    });
     const blocked = game.user?.isGM ? game.modules?.get(MODULE_ID)?.api?.client?.gmBlocked() ?? null : null;
     const root = this.element;
     root.querySelector(".verdict-gm-blocked")?.remove();
@@ -232,6 +262,49 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
       label: x.name,
       extended: id,
     }).render({ force: true });
+  }
+
+  /** @this {Tracker} */
+  static async #onFacetAdd() {
+    const form = this.element.querySelector(".verdict-facet-form");
+    const text = /** @type {HTMLInputElement|null} */ (form?.querySelector("[name=facet]"))?.value.trim();
+    const nature = /** @type {HTMLSelectElement|null} */ (form?.querySelector("[name=nature]"))?.value || "beneficial";
+    const on = /** @type {HTMLSelectElement|null} */ (form?.querySelector("[name=owner]"))?.value ?? "";
+    if (!text) return;
+    if (!on && !this.sceneId) return;
+    await this.#gm({ op: "facet_add", facet: text, nature, actor: on || null, scene: on ? null : this.sceneId });
+  }
+
+  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
+  static async #onFacetRename(_ev, target) {
+    const row = target.closest("[data-id]");
+    const input = /** @type {HTMLInputElement|null} */ (row?.querySelector("[name=rename]"));
+    if (!input) return;
+    if (input.hidden) {
+      input.hidden = false;
+      input.focus();
+      input.select();
+      return;
+    }
+    const text = input.value.trim();
+    if (text) await this.#gm({ op: "facet_rename", facet: Tracker.#id(target), text });
+  }
+
+  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
+  static async #onFacetRemove(_ev, target) {
+    await this.#gm({ op: "facet_remove", facet: Tracker.#id(target) });
+  }
+
+  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
+  static async #onHeal(_ev, target) {
+    const harm = target.dataset.harm === "scratch" ? "scratch" : "wound";
+    await this.#gm({ op: "harm_heal", actor: Tracker.#id(target), harm, count: 1 });
+  }
+
+  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
+  static async #onConditionRemove(_ev, target) {
+    const actor = target.closest("[data-actor]")?.getAttribute("data-actor") ?? "";
+    await this.#gm({ op: "condition_remove", actor, condition: Tracker.#id(target) });
   }
 
   /** @this {Tracker} */

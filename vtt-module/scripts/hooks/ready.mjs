@@ -1,11 +1,10 @@
 import { MODULE_ID } from "../constants.mjs";
-import { ChatCards } from "../chat.mjs";
+import { ChatCards, watchCopies } from "../chat.mjs";
 import { isRelay } from "../client.mjs";
 import { showStatus } from "../status.mjs";
 import { registerStatusEffects, syncActor, syncAll } from "../tokens.mjs";
 import { actorById } from "../documents.mjs";
 import { syncGathers } from "../requests.mjs";
-import { watchCopies } from "./render-chat-message.mjs";
 
 /** `ready`: connect, write cards (the relay), keep tokens in line with the table, show the status. */
 export default function ready() {

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { BOONS_DIE_SIZE, DIE_SIZE, toneOf } from "./systems.mjs";
+import { BOONS_DIE_SIZE, DIE_SIZE, FEAT_DICE, FLAIRS, TRIALS, toneOf } from "./systems.mjs";
 
 /**
  * @typedef {object} CardEntry  what a chat message's flags hold for a card
@@ -22,6 +22,7 @@ import { BOONS_DIE_SIZE, DIE_SIZE, toneOf } from "./systems.mjs";
  * @property {string|null} [extended]
  * @property {Array<Record<string, any>>} [actions]  follow-up actions applied, in order
  * @property {boolean} [redacted]  the stored result is the player-safe copy
+ * @property {string|null} [gather]  the gathered check this roll is a part of
  */
 
 /**
@@ -138,7 +139,7 @@ function flairsFacts(r) {
   return facts;
 }
 
-const FEATS_COLOURS = ["white", "red", "blue"];
+const FEATS_COLOURS = FEAT_DICE;
 
 /** @param {Record<string, any>} r @returns {Array<Record<string, any>>} */
 function featsDice(r) {
@@ -209,8 +210,6 @@ export function followups(r, entry) {
   return out;
 }
 
-const TRIALS = ["costly", "slow", "loud", "harmful", "foolish", "chaotic"];
-const FLAIRS = ["careful", "swift", "quiet", "unscathed", "impressive", "composed"];
 
 /**
  * `flairs` follow-ups, from what the result says is still open. The sidecar decides whether a request
@@ -233,16 +232,41 @@ function flairsFollowups(r) {
  * The flair choice and the devil's bargain need a selection before they are sent: the card draws
  * them as small forms.
  * @param {Record<string, any>} r
+ * @param {{gather?: string|null}} [entry]  the card's entry (a gathered part never bargains)
  */
-export function flairsForms(r) {
+export function flairsForms(r, entry = {}) {
   if (r.system !== "flairs" || r.simple || r.group) return { choose: null, bargain: null };
   const choose = !r.chosen && (r.flairs > 0 || r.lurking > 0)
     ? { max: r.flairs ?? 0, flairs: FLAIRS.map((f) => ({ value: f, labelKey: `${K}.Flair.${f}` })) }
     : null;
-  const bargain = r.outcome === "failure" && !r.bargain && !r.named
+  // The devil's bargain: once per check, after a failure, also after the Judge named the trials or
+  // revealed the lurking ones (the same trial may then stand twice); never on a group check's part.
+  const bargain = r.outcome === "failure" && !r.bargain && !entry.gather
     ? { trials: TRIALS.map((x) => ({ value: x, labelKey: `${K}.Trial.${x}` })) }
     : null;
   return { choose, bargain };
+}
+
+/**
+ * An epic success lets the GM remove a complication: does this result still wait for that choice?
+ * @param {Record<string, any>} r
+ */
+export function removesComplication(r) {
+  return r.system === "challenge" && r.complication === "remove";
+}
+
+/**
+ * The complications the GM may remove after an epic success: the open ones of the roll's scene, as the
+ * GM's own snapshot holds them (never from the shared chat document, which players receive too).
+ * @param {Record<string, any>} r
+ * @param {CardEntry} entry
+ * @param {Record<string, any>|null|undefined} snapshot  the GM connection's table snapshot
+ * @returns {Array<{value: string, text: string, hidden: boolean}>}
+ */
+export function complicationChoices(r, entry, snapshot) {
+  if (!removesComplication(r) || !entry.scene) return [];
+  const scene = snapshot?.scenes?.[entry.scene];
+  return (scene?.complications ?? []).map((/** @type {Record<string, any>} */ c) => ({ value: String(c.id), text: String(c.text), hidden: Boolean(c.hidden) }));
 }
 
 /**
@@ -282,7 +306,10 @@ export function buildCard(entry, opts = {}) {
     suggestion: r.suggestion ?? null,
     followups: buttons.filter((b) => !b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
     gmFollowups: buttons.filter((b) => b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
-    ...(opts.canFollow === false ? { choose: null, bargain: null } : flairsForms(r)),
+    ...(opts.canFollow === false ? { choose: null, bargain: null } : flairsForms(r, entry)),
+    // The GM's follow-up after an epic success: the card draws an empty list that the GM's browser fills
+    // from its own snapshot (see complicationChoices).
+    removeComplication: removesComplication(r),
     extendedNext: buttons.some((b) => b.action.action === "extended_next"),
     // "Apply" brings the tokens of the card's actor and target in line with the table: only a card
     // that names one has it (the GM's alone; the card marks it GM-only).

@@ -1,0 +1,150 @@
+/**
+ * The GM's request dialog: the roll dialog's fields and odds, plus whom to ask, whether to gather every
+ * roll into one check, each participant's pool (`flairs` group) or who rolls each side (`boons` opposed).
+ * Submitting posts a request card (requests.mjs) instead of rolling.
+ */
+
+import { MODULE_ID } from "../constants.mjs";
+import { gatherCheck, gatherable } from "../lib/gather.mjs";
+import { t } from "../render.mjs";
+import { RollDialog } from "./roll-dialog.mjs";
+
+/** @typedef {{checked: boolean, rank: number, edges: number, cuts: number}} PlayerRow */
+
+export class RequestDialog extends RollDialog {
+  /** @param {import("./roll-dialog.mjs").RollDialogConfig} [config] */
+  constructor(config = {}) {
+    super(config);
+    /**
+     * The request being prepared.
+     * @type {{group: boolean, trap: boolean, players: Record<string, PlayerRow>, sides: Record<string, string>}}
+     */
+    this.prep = { group: false, trap: false, players: {}, sides: {} };
+  }
+
+  /** Does the request gather every roll into one check? */
+  get gathered() {
+    return this.prep.group && gatherable(this.system, this.values);
+  }
+
+  /** A group check's pools are each participant's, set in the request's rows. */
+  _shownFields() {
+    return this.gathered && this.system === "flairs" ? [] : super._shownFields();
+  }
+
+  /** Wyrd is the roller's to buy, not the GM's to ask for. */
+  _wyrd() {
+    return null;
+  }
+
+  /** The request section's context: the players with their pools, the sides of an opposed check. */
+  _extraContext() {
+    const gathered = this.gathered;
+    const players = (game.users?.filter((u) => !u.isGM) ?? []).map((u) => {
+      const row = this.prep.players[u.id] ?? { checked: u.active, rank: Number(this.values.rank ?? 1) || 0, edges: 0, cuts: 0 };
+      return { id: u.id, name: u.name, part: partName(u), ...row };
+    });
+    const everyone = game.users?.map((u) => ({ id: u.id, name: u.name })) ?? [];
+    const first = players[0]?.id ?? "";
+    const gm = game.users?.find((u) => u.isGM)?.id ?? "";
+    const side = (/** @type {string} */ name, /** @type {string} */ dflt) => {
+      const chosen = this.prep.sides[name] ?? dflt;
+      return { name, label: t(`VERDICT.Request.part.${name}`), users: everyone.map((u) => ({ ...u, selected: u.id === chosen })) };
+    };
+    return {
+      prepare: true,
+      canHotbar: false,
+      players,
+      gatherable: gatherable(this.system, this.values),
+      gathered,
+      groupRows: gathered && this.system === "flairs",
+      trap: this.prep.trap,
+      sides: gathered && this.system === "boons" ? [side("actor", first), side("defender", gm)] : [],
+    };
+  }
+
+  /**
+   * The request section of the form into `prep`.
+   * @param {HTMLFormElement} form
+   */
+  _readExtra(form) {
+    const group = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=group]"));
+    if (group) this.prep.group = group.checked;
+    const trap = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=trap]"));
+    if (trap) this.prep.trap = trap.checked;
+    form.querySelectorAll("[data-player]").forEach((row) => {
+      const id = /** @type {HTMLElement} */ (row).dataset.player ?? "";
+      const num = (/** @type {string} */ n) => Number.parseInt(/** @type {HTMLInputElement|null} */ (row.querySelector(`[name=${n}]`))?.value ?? "", 10);
+      const prev = this.prep.players[id];
+      this.prep.players[id] = {
+        checked: /** @type {HTMLInputElement|null} */ (row.querySelector("input[name=player]"))?.checked ?? false,
+        rank: Number.isFinite(num("rank")) ? num("rank") : prev?.rank ?? 1,
+        edges: Number.isFinite(num("edges")) ? num("edges") : prev?.edges ?? 0,
+        cuts: Number.isFinite(num("cuts")) ? num("cuts") : prev?.cuts ?? 0,
+      };
+    });
+    form.querySelectorAll("select[data-side]").forEach((el) => {
+      const sel = /** @type {HTMLSelectElement} */ (el);
+      this.prep.sides[sel.dataset.side ?? ""] = sel.value;
+    });
+  }
+
+  _layoutKey() {
+    return this.gathered;
+  }
+
+  /** The wire check: a request that gathers asks for the whole check. */
+  check() {
+    if (this.gathered) return gatherCheck(this.system, this.values, this.#participants(), this.prep.trap);
+    return super.check();
+  }
+
+  /** @returns {import("../lib/gather.mjs").Participant[]} the chosen players of a `flairs` group check */
+  #participants() {
+    return (game.users?.filter((u) => !u.isGM) ?? [])
+      .filter((u) => this.prep.players[u.id]?.checked ?? u.active)
+      .map((u) => ({ name: partName(u), user: u.id, ...(this.prep.players[u.id] ?? { rank: Number(this.values.rank ?? 1) || 0, edges: 0, cuts: 0 }) }));
+  }
+
+  /** Post the request card. */
+  async _submit() {
+    const gathered = this.gathered;
+    const participants = gathered && this.system === "flairs" ? this.#participants() : [];
+    const users = (game.users?.filter((u) => !u.isGM) ?? []).filter((u) => this.prep.players[u.id]?.checked ?? u.active).map((u) => u.id);
+    if ((gathered && this.system === "flairs" ? participants.length : gathered ? 1 : users.length) === 0) {
+      ui.notifications?.warn(t("VERDICT.Request.noPlayers"));
+      return;
+    }
+    const sides = gathered && this.system === "boons" ? this.#sides() : {};
+    try {
+      await game.modules?.get(MODULE_ID)?.api?.postRequest({
+        system: this.system, values: this.values, mode: this.mode, label: this.label, users, group: gathered,
+        participants, trap: this.prep.trap, sides, scene: canvas?.scene?.id ?? game.scenes?.viewed?.id ?? null,
+      });
+    } catch (err) {
+      ui.notifications?.error(`${t("VERDICT.Error.gm")}: ${/** @type {Error} */ (err).message}`);
+      return;
+    }
+    await this.close();
+  }
+
+  /** @returns {Record<string, string>} who rolls each side of an opposed check (as the form shows them) */
+  #sides() {
+    const form = /** @type {HTMLFormElement} */ (this.element);
+    /** @type {Record<string, string>} */
+    const out = {};
+    form.querySelectorAll("select[data-side]").forEach((el) => {
+      out[/** @type {HTMLSelectElement} */ (el).dataset.side ?? ""] = /** @type {HTMLSelectElement} */ (el).value;
+    });
+    return out;
+  }
+}
+
+/**
+ * A participant's name in a group check: their character's, else the user's.
+ * @param {User.Implementation} user
+ * @returns {string}
+ */
+function partName(user) {
+  return user.character?.name ?? user.name ?? user.id ?? "";
+}
