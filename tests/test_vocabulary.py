@@ -34,8 +34,14 @@ def test_vocabulary_says_what_the_engine_says():
     facets = data["systems"]["facets"]
     assert facets["rules"]["max_dice"] == RULESETS["facets"].rules.max_dice
     assert facets["dice"] == {"size": 6}
-    assert [f["name"] for f in facets["check"]] == [f.name for f in msgspec.structs.fields(FacetsCheck) if f.name != "dice"]
-    assert facets["check"][3] == {"name": "kind", "default": "obstacle", "options": ["obstacle", "opposition", "interpersonal", "mystical"]}
+    assert [f["name"] for f in facets["check"]] == [
+        f.name for f in msgspec.structs.fields(FacetsCheck) if f.name != "dice"
+    ]
+    assert facets["check"][3] == {
+        "name": "kind",
+        "default": "obstacle",
+        "options": ["obstacle", "opposition", "interpersonal", "mystical"],
+    }
     assert data["systems"]["flairs"]["rules"]["max_lurking"] == RULESETS["flairs"].rules.max_lurking
     assert data["systems"]["boons"]["dice"]["sizes"] == {"ability": 8, "boon": 6, "bane": 6, "trial": 8, "crisis": 12}
     assert data["systems"]["challenge"]["gmFollowups"] == ["challenge_remove_complication"]

@@ -24,8 +24,12 @@ def test_gm_writes_and_renames_facets_and_heals_harm(table):
     gm, player = table.open("gm1"), table.open("p1")
     connected(gm, player)
     # A failure on an opposition check wounds Ayla; a triumph stores a facet from the text's suggestions.
-    player.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2, kind: 'opposition', dice: [3, 2]}}, actor: 'actorAyla', scene: 'scene1', label: 'Hold the bridge'}})")
-    player.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2, kind: 'obstacle', dice: [6, 6]}}, actor: 'actorAyla', scene: 'scene1', label: 'Climb the mill wheel'}})")
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'facets', pool: 2, kind: 'opposition', dice: [3, 2]}}, actor: 'actorAyla', scene: 'scene1', label: 'Hold the bridge'}})"
+    )
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'facets', pool: 2, kind: 'obstacle', dice: [6, 6]}}, actor: 'actorAyla', scene: 'scene1', label: 'Climb the mill wheel'}})"
+    )
     gm.wait_for_function(f"{API}.client.snapshot?.actors?.actorAyla?.wounds === 1", timeout=10000)
     gm.evaluate(f"{API}.client.gm({{op: 'condition_add', actor: 'actorAyla', text: 'Shaken'}})")
     tracker, ptracker = open_tracker(gm), open_tracker(player)
@@ -56,13 +60,18 @@ def test_gm_writes_and_renames_facets_and_heals_harm(table):
     row.wait_for(timeout=10000)
     assert row.get_attribute("data-nature") == "detrimental"
     assert "Scene" in row.inner_text()
-    facets = gm.evaluate(f"{API}.client.snapshot.scenes.scene1.facets.concat({API}.client.snapshot.actors.actorAyla?.facets ?? [])")
+    facets = gm.evaluate(
+        f"{API}.client.snapshot.scenes.scene1.facets.concat({API}.client.snapshot.actors.actorAyla?.facets ?? [])"
+    )
     assert sorted(f["facet"] for f in facets) == ["Choking flour dust", "Sure footing on wet stone"]
     assert all(f["id"] for f in facets)
 
     # Removing a facet.
     tracker.get_by_role("button", name="Remove facet: Choking flour dust").click()
-    player.wait_for_function("!document.querySelector('.verdict-tracker .verdict-facets').innerText.includes('Choking flour dust')", timeout=10000)
+    player.wait_for_function(
+        "!document.querySelector('.verdict-tracker .verdict-facets').innerText.includes('Choking flour dust')",
+        timeout=10000,
+    )
 
     # Healing the wound and removing the condition.
     ayla = ptracker.locator(".verdict-actor[data-actor='actorAyla']")
@@ -73,7 +82,10 @@ def test_gm_writes_and_renames_facets_and_heals_harm(table):
     ayla.locator("[data-wounds]").wait_for(state="detached", timeout=10000)
     tracker.get_by_role("button", name="Remove condition: Shaken").click()
     ayla.locator(".verdict-condition").wait_for(state="detached", timeout=10000)
-    gm.wait_for_function(f"{API}.client.snapshot.actors.actorAyla.wounds === 0 && {API}.client.snapshot.actors.actorAyla.conditions.length === 0", timeout=10000)
+    gm.wait_for_function(
+        f"{API}.client.snapshot.actors.actorAyla.wounds === 0 && {API}.client.snapshot.actors.actorAyla.conditions.length === 0",
+        timeout=10000,
+    )
     assert player.evaluate(f"{API}.client.snapshot.actors.actorAyla.wounds") == 0
 
     # Each change is an event like the others: undo brings the condition back.
@@ -92,7 +104,9 @@ def test_epic_success_lets_the_gm_remove_a_complication(table):
     ptracker = open_tracker(player)
     ptracker.locator(".verdict-complication:has-text('dogs')").wait_for(timeout=10000)
     # A natural 20 + 5 against CL 1: level 5, four above, an epic success.
-    player.evaluate(f"{API}.client.roll({{check: {{system: 'challenge', cl: 1, modifier: 5, dice: [20]}}, actor: 'actorAyla', scene: 'scene1', label: 'Leap the millrace'}})")
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'challenge', cl: 1, modifier: 5, dice: [20]}}, actor: 'actorAyla', scene: 'scene1', label: 'Leap the millrace'}})"
+    )
     card = gm.locator(".verdict-card[data-system='challenge']")
     card.wait_for(timeout=10000)
     assert card.get_attribute("data-outcome") == "epic_success"
@@ -111,7 +125,9 @@ def test_epic_success_lets_the_gm_remove_a_complication(table):
     gm.keyboard.press("Enter")
     ptracker.locator(".verdict-complication").wait_for(state="detached", timeout=10000)
     for page in (gm, player):
-        page.wait_for_selector(".verdict-card[data-system='challenge'] dd:has-text('the GM removed one')", timeout=10000)
+        page.wait_for_selector(
+            ".verdict-card[data-system='challenge'] dd:has-text('the GM removed one')", timeout=10000
+        )
     assert card.locator(".verdict-remove-complication").count() == 0, "made once"
     left = gm.evaluate(f"{API}.client.snapshot.scenes.scene1.complications.map(c => c.text)")
     assert left == ["A ward seals the cellar"]
