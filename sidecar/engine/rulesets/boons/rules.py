@@ -39,6 +39,7 @@ from protocol.v1.boons import (
     BoonsSide,
 )
 
+from ...compiled import PerRules
 from ...dice import Dice, check_faces
 from ...errors import CheckError, ErrorCode
 
@@ -147,17 +148,7 @@ class _Compiled:
             self.faces[t] = row
 
 
-_COMPILED: dict[int, _Compiled] = {}
-
-
-def _compiled(rules: BoonsRules) -> _Compiled:
-    """The compiled tables of ``rules``, by identity (the entry keeps the rules object alive)."""
-    comp = _COMPILED.get(id(rules))
-    if comp is None or comp.rules is not rules:
-        if len(_COMPILED) >= 64:
-            _COMPILED.clear()
-        comp = _COMPILED[id(rules)] = _Compiled(rules)
-    return comp
+_compiled: PerRules[_Compiled] = PerRules(_Compiled)
 
 
 def face_symbols(die: str, face: int, rules: BoonsRules = RULES) -> str:

@@ -27,6 +27,7 @@ import msgspec
 
 from protocol.v1.feats import FeatsCheck, FeatsResult
 
+from ...compiled import PerRules
 from ...dice import Dice, check_faces
 from ...errors import CheckError, DiceError, ErrorCode
 
@@ -115,17 +116,7 @@ class _Compiled:
         self.reads = reads
 
 
-_COMPILED: dict[int, _Compiled] = {}
-
-
-def _compiled(rules: FeatsRules) -> _Compiled:
-    """The compiled table of ``rules``, by identity (the entry keeps the rules object alive)."""
-    comp = _COMPILED.get(id(rules))
-    if comp is None or comp.rules is not rules:
-        if len(_COMPILED) >= 64:
-            _COMPILED.clear()
-        comp = _COMPILED[id(rules)] = _Compiled(rules)
-    return comp
+_compiled: PerRules[_Compiled] = PerRules(_Compiled)
 
 
 def _max_level(rules: FeatsRules) -> int:
