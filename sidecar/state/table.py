@@ -522,25 +522,45 @@ class Table:
             raise ActionError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {cid!r}")
         return c
 
+    def _backwards(self) -> Iterable[tuple[int, Stored]]:
+        """The committed events, newest first: the recent window, then the ledger in growing chunks."""
+        upto, chunk = self.head, max(self.recent_kept, 64)
+        while upto > 0:
+            since = max(0, upto - chunk)
+            yield from reversed(self.stored(since, upto))
+            upto, chunk = since, chunk * 4
+
     def _last_events(self, count: int) -> list[int]:
-        live = [
-            seq
-            for seq, st in self.stored()
-            if not isinstance(st.event, t.Undone)
-            and seq not in self.state.undone
-            and getattr(st.event, "cause", 0) not in self.state.undone
-        ]
-        return live[-count:]
+        live: list[int] = []
+        for seq, st in self._backwards():
+            if len(live) == count:
+                break
+            if (
+                not isinstance(st.event, t.Undone)
+                and seq not in self.state.undone
+                and getattr(st.event, "cause", 0) not in self.state.undone
+            ):
+                live.append(seq)
+        return sorted(live)
 
     def _last_actions(self, count: int) -> list[int]:
         """Seqs of the last ``count`` actions not yet undone, each with its consequences."""
         actions: dict[int, list[int]] = {}
-        for seq, st in self.stored():
+        floor = 0
+        for seq, st in self._backwards():
+            # an action's events all come at or after its first (its cause): once ``count`` actions
+            # begin after this seq, none of them has an event further back
+            if seq < floor:
+                break
             ev = st.event
             if isinstance(ev, t.Undone) or seq in self.state.undone:
                 continue
             cause = getattr(ev, "cause", 0) or seq
-            actions.setdefault(cause, []).append(seq)
+            if cause not in actions:
+                actions[cause] = []
+                if len(actions) > count:
+                    floor = sorted(actions)[-count]
+            actions[cause].append(seq)
         chosen = sorted(actions)[-count:]
         return sorted(s for c in chosen for s in actions[c])
 
