@@ -2,12 +2,14 @@
 
 The same fold serves the GM (over every event) and a player (over the events that
 player may see), so a player's snapshot can hold nothing the player was not told.
-Undone actions are skipped: an ``undone`` event rebuilds the fold without them.
+Undone actions are skipped: an ``undone`` event rebuilds the fold without them. A
+projection given a ``source`` reads the events back from it for that rebuild instead of
+keeping them: it holds the state, not the history.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import msgspec
 
@@ -20,7 +22,13 @@ class Projection:
 
     It is the :class:`~sidecar.engine.ruleset.TableView` the rule sets read their consequences from."""
 
-    def __init__(self) -> None:
+    def __init__(self, source: Callable[[int], Iterable[tuple[int, object]]] | None = None) -> None:
+        self._source = source
+        """The events up to a seq, for a rebuild after an undo; without one, the events are kept here."""
+        self._log: list[tuple[int, object]] | None = None if source is not None else []
+        self._reset()
+
+    def _reset(self) -> None:
         self.seq = 0
         self.scene: str | None = None
         self.actors: dict[str, t.ActorState] = {}
@@ -31,13 +39,19 @@ class Projection:
         self.checks: dict[str, t.RollEvent] = {}
         self.gathers: dict[str, t.GatherState] = {}
         self.undone: set[int] = set()
-        self._log: list[tuple[int, object]] = []
 
     @classmethod
-    def build(cls, events: Iterable[tuple[int, object]]) -> Projection:
+    def build(
+        cls,
+        events: Iterable[tuple[int, object]],
+        source: Callable[[int], Iterable[tuple[int, object]]] | None = None,
+    ) -> Projection:
+        """Fold ``events``; with a ``source``, the events kept while folding are let go at the end."""
         p = cls()
         for seq, ev in events:
             p.apply(seq, ev)
+        if source is not None:
+            p._source, p._log = source, None
         return p
 
     # --- accessors ----------------------------------------------------------------
@@ -109,7 +123,8 @@ class Projection:
 
     def apply(self, seq: int, ev: object) -> None:
         self.seq = max(self.seq, seq)
-        self._log.append((seq, ev))
+        if self._log is not None:
+            self._log.append((seq, ev))
         if isinstance(ev, t.Undone):
             self.undone.update(ev.seqs)
             self._rebuild()
@@ -117,11 +132,12 @@ class Projection:
         self._fold(seq, ev)
 
     def _rebuild(self) -> None:
-        log, undone, seq = self._log, self.undone, self.seq
-        self.__init__()  # type: ignore[misc]
-        self._log, self.undone, self.seq = log, undone, seq
-        for s, ev in log:
-            if not isinstance(ev, t.Undone):
+        undone, seq = self.undone, self.seq
+        events = self._log if self._log is not None else self._source(seq)  # type: ignore[misc]
+        self._reset()
+        self.undone, self.seq = undone, seq
+        for s, ev in events:
+            if s <= seq and not isinstance(ev, t.Undone):
                 self._fold(s, ev)
 
     def _fold(self, seq: int, ev: object) -> None:
@@ -129,7 +145,8 @@ class Projection:
             return
         match ev:
             case t.RollEvent():
-                self.checks[ev.check_id] = ev
+                # the label is the roll's history, not state a follow-up reads: let it go with the event
+                self.checks[ev.check_id] = msgspec.structs.replace(ev, label=None) if ev.label is not None else ev
             case t.FollowEvent():
                 rec = self.checks.get(ev.check_id)
                 if rec is not None:

@@ -27,7 +27,10 @@ from .projection import Projection
 from .visibility import ROLL_VISIBILITY, Viewer, may_see, view
 
 VIEWS_KEPT = 64
-"""Per-user projections kept current; one asked for after it was let go is rebuilt from the log."""
+"""Per-user projections kept current; one asked for after it was let go is rebuilt from the ledger."""
+
+RECENT_KEPT = 256
+"""Events kept in memory for reconnects with a recent ``since``; older ones are read back from the ledger."""
 
 
 class ActionError(VerdictError):
@@ -69,29 +72,70 @@ class Table:
         self.id = table_id
         self.ledger = ledger
         self.rng = rng or Dice()
-        self.log: list[tuple[int, Stored]] = []
-        self.state = Projection()
+        self.recent_kept = RECENT_KEPT
+        self.recent: list[tuple[int, Stored]] = []
+        """The last ``2 * recent_kept`` events at most: the table holds its state, not its history."""
+        self.state = Projection(self._history_of(None))
         self.head = 0
         self.restricted: dict[int, tuple[str, str | None]] = {}
         """(visibility, owner) of every event not seen by all: what an ``undone`` may show of its seqs."""
         self.roll_seq: dict[str, int] = {}
         """The seq of each check's roll event."""
+        self.facet_seen: dict[str, tuple[str, str | None]] = {}
+        """(visibility, owner) of the event that created each facet: who its changes go to."""
+        self._undoing: list[tuple[int, Stored]] | None = None
+        """The events up to an ``undone`` being committed, read once for every projection's rebuild."""
         self.views: OrderedDict[str | None, Projection] = OrderedDict()
         """Projections of what non-GM viewers see, by user (``None``: the public view), kept current."""
 
     def load(self) -> None:
-        self.log = [(seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id)]
-        self.state = Projection.build((seq, st.event) for seq, st in self.log)
-        self.head = self.log[-1][0] if self.log else 0
-        self.restricted, self.roll_seq, self.views = {}, {}, OrderedDict()
-        for seq, st in self.log:
-            self._index(seq, st)
+        self.head = 0
+        self.restricted, self.roll_seq, self.facet_seen, self.views = {}, {}, {}, OrderedDict()
+        self.recent = []
+
+        def indexed() -> Iterable[tuple[int, object]]:
+            for seq, data in self.ledger.events(self.id):
+                st = _dec.decode(data)
+                self._index(seq, st)
+                self._keep(seq, st)
+                self.head = seq
+                yield seq, st.event
+
+        self.state = Projection.build(indexed(), self._history_of(None))
 
     def _index(self, seq: int, st: Stored) -> None:
         if st.vis != "all":
             self.restricted[seq] = (st.vis, st.owner)
         if isinstance(st.event, t.RollEvent):
             self.roll_seq[st.event.check_id] = seq
+        elif isinstance(st.event, t.FacetCreated):
+            self.facet_seen[st.event.id or f"f{seq}"] = (st.vis, st.owner)
+
+    def _keep(self, seq: int, st: Stored) -> None:
+        self.recent.append((seq, st))
+        if len(self.recent) > 2 * self.recent_kept:  # trimmed in steps, so appending stays O(1) on average
+            del self.recent[: -self.recent_kept]
+
+    def stored(self, since: int = 0, upto: int | None = None) -> list[tuple[int, Stored]]:
+        """The committed events after ``since`` (up to ``upto``): from memory if recent, else from the ledger."""
+        upto = self.head if upto is None else upto
+        if self.recent and self.recent[0][0] <= since + 1:
+            rows = self.recent[bisect.bisect_right(self.recent, since, key=lambda row: row[0]) :]
+        else:
+            rows = [(seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id, since)]
+        # the ledger may hold an action appended but not yet committed here: not the table's yet
+        return [(seq, st) for seq, st in rows if seq <= upto]
+
+    def _history_of(self, viewer: Viewer | None) -> Callable[[int], Iterable[tuple[int, object]]]:
+        """The events up to a seq as a projection sees them (``None``: the GM's, all of them), for its rebuild."""
+
+        def events(upto: int) -> Iterable[tuple[int, object]]:
+            rows = self._undoing if self._undoing is not None else self.stored(0, upto)
+            if viewer is None:
+                return [(seq, st.event) for seq, st in rows if seq <= upto]
+            return [(seq, ev) for seq, st in rows if seq <= upto and (ev := self._viewed(seq, st, viewer)) is not None]
+
+        return events
 
     def _viewed(self, seq: int, st: Stored, viewer: Viewer) -> object | None:
         """``view`` of a stored event, with an ``undone`` naming only the seqs ``viewer`` may know of."""
@@ -108,7 +152,7 @@ class Table:
 
     def visible(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
         out = []
-        for seq, st in self.log[bisect.bisect_right(self.log, since, key=lambda row: row[0]) :]:
+        for seq, st in self.stored(since):
             ev = self._viewed(seq, st, viewer)
             if ev is not None:
                 out.append(t.Sequenced(seq=seq, event=ev))
@@ -125,7 +169,10 @@ class Table:
         Every non-GM viewer with the same user (or none) sees the same events, so they share one."""
         p = self.views.get(viewer.user)
         if p is None:
-            p = self.views[viewer.user] = Projection.build((s.seq, s.event) for s in self.visible(0, viewer))
+            p = self.views[viewer.user] = Projection.build(
+                ((s.seq, s.event) for s in self.visible(0, viewer)),
+                self._history_of(Viewer("player", viewer.user)),
+            )
             while len(self.views) > VIEWS_KEPT:
                 del self.views[next(iter(self.views))]  # the least recently used; rebuilt if asked again
         else:
@@ -157,14 +204,19 @@ class Table:
     def commit(self, pending: Pending) -> None:
         """Apply events that are now durable in the ledger."""
         for seq, st in pending.events:
-            self.log.append((seq, st))
+            self._keep(seq, st)
             self._index(seq, st)
-            self.state.apply(seq, st.event)
-            for user, p in self.views.items():
-                ev = self._viewed(seq, st, Viewer("player", user))
-                if ev is not None:
-                    p.apply(seq, ev)
-        self.head = max(self.head, pending.events[-1][0])
+            if isinstance(st.event, t.Undone):  # every projection rebuilds: read the history once for them all
+                self._undoing = self.stored(0, seq)
+            try:
+                self.state.apply(seq, st.event)
+                for user, p in self.views.items():
+                    ev = self._viewed(seq, st, Viewer("player", user))
+                    if ev is not None:
+                        p.apply(seq, ev)
+            finally:
+                self._undoing = None
+            self.head = max(self.head, seq)
 
     def _pend(self) -> tuple[Pending, Callable[..., int]]:
         """A new pending action and the function that adds its events with their seqs and causes."""
@@ -462,11 +514,7 @@ class Table:
             raise ActionError(
                 ErrorCode.UNKNOWN_FACET, f"no facet {fid!r} on this table (see the snapshot's facets for their ids)"
             )
-        for seq, stored in reversed(self.log):
-            ev = stored.event
-            if isinstance(ev, t.FacetCreated) and (ev.id or f"f{seq}") == fid:
-                return stored.vis, stored.owner
-        return "all", None
+        return self.facet_seen.get(fid, ("all", None))
 
     def _complication(self, cid: str) -> t.Complication:
         c = self.state.complications.get(cid)
@@ -474,25 +522,45 @@ class Table:
             raise ActionError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {cid!r}")
         return c
 
+    def _backwards(self) -> Iterable[tuple[int, Stored]]:
+        """The committed events, newest first: the recent window, then the ledger in growing chunks."""
+        upto, chunk = self.head, max(self.recent_kept, 64)
+        while upto > 0:
+            since = max(0, upto - chunk)
+            yield from reversed(self.stored(since, upto))
+            upto, chunk = since, chunk * 4
+
     def _last_events(self, count: int) -> list[int]:
-        live = [
-            seq
-            for seq, st in self.log
-            if not isinstance(st.event, t.Undone)
-            and seq not in self.state.undone
-            and getattr(st.event, "cause", 0) not in self.state.undone
-        ]
-        return live[-count:]
+        live: list[int] = []
+        for seq, st in self._backwards():
+            if len(live) == count:
+                break
+            if (
+                not isinstance(st.event, t.Undone)
+                and seq not in self.state.undone
+                and getattr(st.event, "cause", 0) not in self.state.undone
+            ):
+                live.append(seq)
+        return sorted(live)
 
     def _last_actions(self, count: int) -> list[int]:
         """Seqs of the last ``count`` actions not yet undone, each with its consequences."""
         actions: dict[int, list[int]] = {}
-        for seq, st in self.log:
+        floor = 0
+        for seq, st in self._backwards():
+            # an action's events all come at or after its first (its cause): once ``count`` actions
+            # begin after this seq, none of them has an event further back
+            if seq < floor:
+                break
             ev = st.event
             if isinstance(ev, t.Undone) or seq in self.state.undone:
                 continue
             cause = getattr(ev, "cause", 0) or seq
-            actions.setdefault(cause, []).append(seq)
+            if cause not in actions:
+                actions[cause] = []
+                if len(actions) > count:
+                    floor = sorted(actions)[-count]
+            actions[cause].append(seq)
         chosen = sorted(actions)[-count:]
         return sorted(s for c in chosen for s in actions[c])
 

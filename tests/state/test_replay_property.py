@@ -181,7 +181,7 @@ def test_replay_equals_live_and_players_see_no_secrets(tmp_path_factory, session
             assert not (isinstance(s.event, t.ComplicationAdded) and s.event.hidden)
         for text in (now, past):
             assert '"trials":["loud","slow"]' not in text and '"lurking_trials":["loud","slow"]' not in text
-            for seq, stored in live.log:
+            for seq, stored in live.stored():
                 ev = stored.event
                 if isinstance(ev, t.RollEvent) and ev.mode in ("blind", "gm", "self") and ev.user != viewer.user:
                     assert f'"check_id":"{ev.check_id}"' not in text
