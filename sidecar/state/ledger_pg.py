@@ -209,7 +209,7 @@ class PostgresLedger:
         )
         self._pool_size = pool_size
         self._async: AsyncConnectionPool | None = None
-        self._waiting: list[tuple[tuple, asyncio.Future[int | None]]] = []
+        self._waiting: list[tuple[tuple[Any, ...], asyncio.Future[int | None]]] = []
         self._writers = 0
         self._turns: asyncio.Semaphore | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -218,7 +218,7 @@ class PostgresLedger:
 
     # --- connections ----------------------------------------------------------------
 
-    def _q(self, sql: str, params: tuple = ()) -> list[tuple]:
+    def _q(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._sync.connection() as db:
             cur = db.execute(sql, params)
             return cur.fetchall() if cur.description else []
@@ -330,7 +330,8 @@ class PostgresLedger:
         rows = self._q("SELECT head FROM tables WHERE id=%s", (table_id,))
         if not rows:
             raise KeyError(table_id)
-        return rows[0][0]
+        head: int = rows[0][0]
+        return head
 
     def append_sync(
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
@@ -390,7 +391,7 @@ class PostgresLedger:
             self._writers -= 1
 
     async def _recover(
-        self, table_id: str, args: tuple, request: tuple[str, str, bytes] | None, exc: BaseException
+        self, table_id: str, args: tuple[Any, ...], request: tuple[str, str, bytes] | None, exc: BaseException
     ) -> int | None:
         """The batch of this append failed (a connection broke, the database restarted): did it commit?"""
         if request is None:
@@ -408,7 +409,9 @@ class PostgresLedger:
                 if row is not None and row[1] is not None:  # it did: answered from the ledger like any retry
                     raise Behind(table_id, row[0])
                 cur = await db.execute(_APPEND, args)  # it did not: append again, once, alone
-                return (await cur.fetchone())[0]  # type: ignore[index]
+                # psycopg types fetchone() as optional; an INSERT ... RETURNING always yields its row.
+                seq: int = (await cur.fetchone())[0]  # type: ignore[index]
+                return seq
         except (psycopg.OperationalError, PoolTimeout) as again:
             raise ConnectionError(f"the ledger is unreachable: {_first_line(again)}") from None
 
@@ -507,11 +510,11 @@ _READ_SINCE = (
 _REQUEST = "SELECT role, reply FROM requests WHERE table_id=%s AND request_id=%s"
 
 
-def _rows(found: list[tuple]) -> list[Row]:
+def _rows(found: list[tuple[Any, ...]]) -> list[Row]:
     return [Row(s, b, bytes(d), r) for s, b, d, r in found]
 
 
-def _stored(found: tuple | None) -> StoredRequest | None:
+def _stored(found: tuple[Any, ...] | None) -> StoredRequest | None:
     return StoredRequest(found[0], bytes(found[1])) if found else None
 
 
@@ -525,7 +528,7 @@ _APPEND = "SELECT verdict_append(%s, %s, %s, %s, %s, %s)"
 
 def _append_args(
     table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
-) -> tuple | None:
+) -> tuple[Any, ...] | None:
     if not events:
         return None
     first = events[0][0]
@@ -559,7 +562,7 @@ def migrate(db: psycopg.Connection) -> int:
             )
         for number, sql in MIGRATIONS:
             if number > version:
-                db.execute(sql)  # type: ignore[arg-type]
+                db.execute(sql)
                 db.execute("INSERT INTO verdict_schema (version) VALUES (%s)", (number,))
                 version = number
     return version

@@ -74,7 +74,8 @@ class Projection:
 
     def facet(self, fid: str) -> tuple[t.Facet, list[t.Facet]] | None:
         """The open facet with this id and the list that holds it (an actor's or a scene's)."""
-        for holder in (*self.actors.values(), *self.scenes.values()):
+        holders: tuple[t.ActorState | t.SceneState, ...] = (*self.actors.values(), *self.scenes.values())
+        for holder in holders:
             for f in holder.facets:
                 if f.id == fid:
                     return f, holder.facets
