@@ -28,7 +28,7 @@ from protocol.v1 import table as t
 from sidecar.state.ledger_pg import Row, parse_note
 from sidecar.state.table import Pending, _dec
 
-from .hub import Hub, TableHub, _followed, _rolled, client_request_id
+from .hub import Build, Hub, TableHub, _followed, _rolled, client_request_id
 
 log = structlog.get_logger("verdict.bus")
 
@@ -94,7 +94,7 @@ class Bus:
             table.commit(pending)
             if rid is not None:
                 hub.known.add(rid)
-            await self.hub._fanout(hub, None, pending, _builder(pending, rid, table))  # type: ignore[arg-type]
+            await self.hub._fanout(hub, None, pending, _builder(pending, rid, table))
             i = j
         return len(rows)
 
@@ -213,7 +213,7 @@ MODES: dict[str, m.RollMode] = {"public": "public", "gm": "gm", "blind": "blind"
 """A roll mode likewise."""
 
 
-def _builder(pending: Pending, rid: str | None, table: Any) -> Any:
+def _builder(pending: Pending, rid: str | None, table: Any) -> Build | None:
     """How the sidecar that committed the action built what each viewer hears of it (None: a GM op)."""
     ev = pending.events[0][1].event
     if isinstance(ev, t.RollEvent):
@@ -232,15 +232,14 @@ def _builder(pending: Pending, rid: str | None, table: Any) -> Any:
             user=ev.user,
         )
 
-        def build(viewer: Any, requester: bool = False) -> Any:
+        def render(viewer: Any, requester: bool = False) -> Any:
             return _rolled(msg, pending, viewer, ROLES[ev.by], ev.user, table, requester)
     elif isinstance(ev, t.FollowEvent):
         pending.check_id = ev.check_id
         follow = m.Follow(id=client_request_id(rid) if rid else "", check=ev.check_id, action=ev.action, user=ev.user)
 
-        def build(viewer: Any, requester: bool = False) -> Any:
+        def render(viewer: Any, requester: bool = False) -> Any:
             return _followed(follow, pending, viewer, ROLES[ev.by], ev.user, table, requester)
     else:
         return None
-    build.owner = ev.user  # type: ignore[attr-defined]
-    return build
+    return Build(render, owner=ev.user, actor=None)

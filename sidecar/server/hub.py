@@ -242,7 +242,7 @@ class Hub:
             )
         raise ActionError("unknown_type", "not a request")
 
-    async def _fanout(self, hub: TableHub, origin: Connection, pending: Pending, build: Any) -> None:
+    async def _fanout(self, hub: TableHub, origin: Connection | None, pending: Pending, build: Build | None) -> None:
         """Tell everyone else on the table what they may see; one encoding per kind of viewer.
 
         A kind of viewer is the role, whether the viewer is the roll's owner (whose visibility every event of

@@ -341,6 +341,7 @@ class PostgresLedger:
         if args is None:
             return
         with self._sync.connection() as db:
+            # psycopg types fetchone() as optional; an INSERT ... RETURNING always yields its row.
             (last,) = db.execute(_APPEND, args).fetchone()  # type: ignore[misc]
         _check(table_id, last, events)
 
@@ -378,6 +379,7 @@ class PostgresLedger:
                         async with db.pipeline():
                             async with db.transaction():
                                 curs = [await db.execute(_APPEND, args) for args, _ in batch]
+                        # psycopg types fetchone() as optional; each INSERT ... RETURNING yields its row.
                         results = [(await cur.fetchone())[0] for cur in curs]  # type: ignore[index]
                 except Exception as exc:  # every append of the batch hears it, and checks on its own
                     for _, fut in batch:
@@ -498,6 +500,7 @@ class Turn:
             cur = await self.db.execute(_APPEND, args)
             await self.db.execute("COMMIT")
         self.committed = True
+        # psycopg types fetchone() as optional; an INSERT ... RETURNING always yields its row.
         (last,) = await cur.fetchone()  # type: ignore[misc]
         _check(self.table_id, last, events)
 

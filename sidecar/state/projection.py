@@ -21,6 +21,10 @@ class Projection:
     It is the :class:`~sidecar.engine.ruleset.TableView` the rule sets read their consequences from."""
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        """The empty table: no event applied."""
         self.seq = 0
         self.scene: str | None = None
         self.actors: dict[str, t.ActorState] = {}
@@ -119,7 +123,7 @@ class Projection:
 
     def _rebuild(self) -> None:
         log, undone, seq = self._log, self.undone, self.seq
-        self.__init__()  # type: ignore[misc]
+        self._reset()
         self._log, self.undone, self.seq = log, undone, seq
         for s, ev in log:
             if not isinstance(ev, t.Undone):
