@@ -11,7 +11,7 @@ STAMP := $(VENV)/.stamp-install
 help:
 	@echo "make serve    set up and run the sidecar on 127.0.0.1:8765 (data in ./var)"
 	@echo "make test     set up and run the whole suite (Python, JS units, type check, browser)"
-	@echo "make lint     ruff's lint rules and formatter check over the Python"
+	@echo "make lint     ruff's lint rules and formatter check, and mypy --strict, over the Python"
 	@echo "make test-random  the property tests with fresh randomness (make test runs them derandomized)"
 	@echo "make bench    run the benchmarks against their anchors"
 	@echo "make package  build dist/verdict.zip, the Foundry module"
@@ -32,10 +32,12 @@ include mk/js.mk
 test: lint lint-js test-python test-js typecheck test-browser
 	@echo "all suites passed"
 
-# The Python gate: ruff's lint rules and its formatter (pinned in the test extra).
+# The Python gate: ruff's lint rules and its formatter, then mypy --strict over the sidecar and the
+# protocol (all pinned in the test extra; mypy's settings are in pyproject.toml).
 lint: $(STAMP)
 	$(BIN)/ruff check sidecar protocol tests bench
 	$(BIN)/ruff format --check sidecar protocol tests bench
+	$(BIN)/mypy protocol sidecar
 
 test-python: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not browser"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from protocol.v1.messages import AnyClientMessage, AnyServerMessage
+from protocol.v1.messages import CLIENT_TYPES, SERVER_TYPES, AnyClientMessage, AnyServerMessage
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "v1.json"
 
@@ -25,11 +25,11 @@ def schema() -> str:
         "oneOf": [
             {
                 "title": "client message",
-                "anyOf": [{"$ref": f"#/$defs/{t.__name__}"} for t in AnyClientMessage.__args__],
+                "anyOf": [{"$ref": f"#/$defs/{t.__name__}"} for t in CLIENT_TYPES],
             },
             {
                 "title": "server message",
-                "anyOf": [{"$ref": f"#/$defs/{t.__name__}"} for t in AnyServerMessage.__args__],
+                "anyOf": [{"$ref": f"#/$defs/{t.__name__}"} for t in SERVER_TYPES],
             },
         ],
         "$defs": components,

@@ -22,6 +22,7 @@ import re
 import sys
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -87,7 +88,7 @@ def _json_example(tp: Any) -> str:
     return f"'[{obj}, …]'" if origin is list else f"'{obj}'"
 
 
-def _add_check_options(parser: argparse.ArgumentParser, check_type: type, dice: str) -> None:
+def _add_check_options(parser: argparse.ArgumentParser, check_type: type[msgspec.Struct], dice: str) -> None:
     hints = typing.get_type_hints(check_type)
     for f in msgspec.structs.fields(check_type):
         tp, _ = _unwrap(hints[f.name])
@@ -108,7 +109,8 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type, dice: 
             parser.add_argument(flag, dest=f.name, action="store_true", help="(default: off)")
         elif tp is int:
             note = f"(default: {default})"
-            if dice == "required" and POOL_FROM_DICE.get(check_type.__struct_config__.tag, ("",))[0] == f.name:  # type: ignore[attr-defined]
+            infer = POOL_FROM_DICE.get(str(check_type.__struct_config__.tag))
+            if dice == "required" and infer is not None and infer[0] == f.name:
                 note = "(default: 0, the desperate 2d6; with other than 2 --dice, their number)"
             parser.add_argument(flag, dest=f.name, type=int, metavar="N", default=None, help=note)
         elif tp is str:
@@ -194,7 +196,7 @@ def _print_result(result: Any, as_json: bool, describe: Any) -> None:
 
 # `verdict read facets --dice 6,6,2`: a pool left out is the dice on the table (pool = dice brought + helping
 # - hindering). Two dice keep the documented default, pool 0: the desperate roll of 2d6.
-POOL_FROM_DICE = {
+POOL_FROM_DICE: dict[str, tuple[str, Callable[[argparse.Namespace, int], int]]] = {
     "facets": ("pool", lambda a, n: n - (a.helping or 0) + (a.hindering or 0)),
 }
 DESPERATE_DICE = 2
@@ -431,7 +433,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        return code
     except CliError as exc:
         sys.stderr.write(f"verdict: {exc}\n")
         return 2

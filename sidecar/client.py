@@ -15,6 +15,7 @@ from typing import Any
 
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Origin, Subprotocol
 
 from protocol.v1 import codec
 from protocol.v1 import messages as m
@@ -60,9 +61,9 @@ class Client:
     ) -> Client:
         ws = await connect(
             url,
-            subprotocols=[SUBPROTOCOL_MSGPACK if msgpack else SUBPROTOCOL],  # type: ignore[list-item]
+            subprotocols=[Subprotocol(SUBPROTOCOL_MSGPACK if msgpack else SUBPROTOCOL)],
             compression=None,
-            origin=origin,  # type: ignore[arg-type]
+            origin=Origin(origin) if origin is not None else None,
             max_size=2**22,
         )
         self = cls(ws, msgpack)

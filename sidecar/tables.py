@@ -70,7 +70,8 @@ def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> 
 
 
 def _who(ev: Any) -> str:
-    return ev.actor or ev.user or ev.by
+    who: str = ev.actor or ev.user or ev.by
+    return who
 
 
 def _line(ev: Any, facets: dict[str, str] | None = None) -> str | None:

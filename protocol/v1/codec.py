@@ -52,15 +52,21 @@ _env_json = msgspec.json.Decoder(_Envelope)
 _env_msgpack = msgspec.msgpack.Decoder(_Envelope)
 
 
+def _packed(data: bytes | str) -> bytes:
+    """A MessagePack decoder reads bytes only: a text frame fails here as msgspec itself fails it."""
+    if isinstance(data, str):
+        raise TypeError("a bytes-like object is required, not 'str'")
+    return data
+
+
 def encode(msg: Any, msgpack: bool = False) -> bytes:
     return _msgpack_encoder.encode(msg) if msgpack else _json_encoder.encode(msg)
 
 
 def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
     """Decode a client frame, or raise :class:`ProtocolError` naming what is wrong."""
-    dec, env_dec = (_client_msgpack, _env_msgpack) if msgpack else (_client_json, _env_json)
     try:
-        msg = dec.decode(data)
+        msg = _client_msgpack.decode(_packed(data)) if msgpack else _client_json.decode(data)
     except msgspec.DecodeError as exc:
         detail = str(exc)
     except RecursionError:
@@ -69,7 +75,7 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
         _check_values(msg, getattr(msg, "id", None))
         return msg
     try:
-        env = env_dec.decode(data)
+        env = _env_msgpack.decode(_packed(data)) if msgpack else _env_json.decode(data)
     except msgspec.DecodeError:
         raise ProtocolError(
             ErrorCode.BAD_FRAME,
@@ -85,7 +91,7 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
     if env.type not in CLIENT_TAGS:
         raise ProtocolError(
             ErrorCode.UNKNOWN_TYPE,
-            f"unknown message type {env.type!r}; expected one of: {', '.join(sorted(CLIENT_TAGS))}",
+            f"unknown message type {env.type!r}; expected one of: {', '.join(sorted(map(str, CLIENT_TAGS)))}",
             rid,
         )
     raise ProtocolError(ErrorCode.INVALID_MESSAGE, f"invalid {env.type!r} message: {_explain(detail)}", rid)
@@ -138,11 +144,11 @@ def request_id(data: bytes | str, msgpack: bool = False) -> str | None:
     if msgpack and isinstance(data, str):
         return None  # a text frame on a MessagePack socket: refused as such
     try:
-        env = (_env_msgpack if msgpack else _env_json).decode(data)
+        env = _env_msgpack.decode(_packed(data)) if msgpack else _env_json.decode(data)
     except (msgspec.DecodeError, RecursionError):
         return None
     return env.id if isinstance(env.id, str) and len(env.id) <= MAX_TEXT else None
 
 
 def decode_server(data: bytes | str, msgpack: bool = False) -> Any:
-    return (_server_msgpack if msgpack else _server_json).decode(data)
+    return _server_msgpack.decode(_packed(data)) if msgpack else _server_json.decode(data)

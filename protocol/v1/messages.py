@@ -237,8 +237,8 @@ AnyServerMessage = Union[
     Pong,
     UserKeyReply,
 ]
-CLIENT_TYPES: tuple[type, ...] = get_args(AnyClientMessage)
-SERVER_TYPES: tuple[type, ...] = get_args(AnyServerMessage)
+CLIENT_TYPES: tuple[type[msgspec.Struct], ...] = get_args(AnyClientMessage)
+SERVER_TYPES: tuple[type[msgspec.Struct], ...] = get_args(AnyServerMessage)
 
 __all__ = [
     "Probability",

@@ -39,7 +39,7 @@ class CheckOdds(msgspec.Struct, tag_field="system", frozen=True, omit_defaults=F
     """Base of every odds answer: a tagged union on ``system``. Every answer has ``outcome``."""
 
 
-class FacetsOdds(CheckOdds, tag="facets"):
+class FacetsOdds(CheckOdds, tag="facets", frozen=True):
     outcome: list[Chance]
     """triumph, success, costly_success, failure, catastrophe."""
     pool: int
@@ -63,7 +63,7 @@ class FacetsOdds(CheckOdds, tag="facets"):
     """Chance of a cost (a costly success)."""
 
 
-class ChallengeOdds(CheckOdds, tag="challenge"):
+class ChallengeOdds(CheckOdds, tag="challenge", frozen=True):
     outcome: list[Chance]
     """epic_success, success, success_at_cost, failure, epic_failure."""
     margin: list[Chance]
@@ -81,7 +81,7 @@ class ChallengeOdds(CheckOdds, tag="challenge"):
     """Expected strain change before any choice (an epic success counts −2)."""
 
 
-class FlairsOdds(CheckOdds, tag="flairs"):
+class FlairsOdds(CheckOdds, tag="flairs", frozen=True):
     outcome: list[Chance]
     """triumph, conflict, failure; a simple or group check: success, failure."""
     rolled: int
@@ -111,7 +111,7 @@ class FlairsOdds(CheckOdds, tag="flairs"):
     lowest results)."""
 
 
-class FeatsOdds(CheckOdds, tag="feats"):
+class FeatsOdds(CheckOdds, tag="feats", frozen=True):
     outcome: list[Chance]
     """success, failure."""
     level: int
@@ -129,7 +129,7 @@ class FeatsOdds(CheckOdds, tag="feats"):
     """The chance of success when buying 0, 1, 2 or 3 8s (first die first); empty without a roll."""
 
 
-class BoonsOdds(CheckOdds, tag="boons"):
+class BoonsOdds(CheckOdds, tag="boons", frozen=True):
     outcome: list[Chance]
     """exceptional, improved, success, failure."""
     pool: BoonsDice

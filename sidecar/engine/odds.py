@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from protocol.v1.odds import CheckOdds
+from protocol.v1.odds import AnyOdds
 
 from .errors import CheckError, ErrorCode
 from .odds_core import TABLES
@@ -28,7 +28,7 @@ CACHE_BYTES = 16 * 1024 * 1024
 """The cache holds at most this many bytes of keys and answers (as encoded): a client's odds of large
 checks cannot make it grow without bound."""
 
-_cache: dict[tuple[str, bytes, bytes | None], tuple[CheckOdds, int]] = {}
+_cache: dict[tuple[str, bytes, bytes | None], tuple[AnyOdds, int]] = {}
 _cache_bytes = 0
 _encode = msgspec.json.encode
 
@@ -39,7 +39,7 @@ def _key(check: Any) -> bytes:
     return _encode(check)
 
 
-def odds(check: Any, rules: Any = None) -> CheckOdds:
+def odds(check: Any, rules: Any = None) -> AnyOdds:
     """The exact odds of ``check`` under ``rules`` (the rule set's defaults when ``None``).
 
     Returns the rule set's ``<System>Odds`` Struct (see protocol/v1/odds.py). Raises the rule set's

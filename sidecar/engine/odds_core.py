@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from math import comb, gcd
+from typing import Protocol, TypeVar
 
 from protocol.v1.base import Probability
 from protocol.v1.odds import Chance, Expectation
 
 Dist = tuple[int, tuple[int, ...]]
+K = TypeVar("K", bound=str | int)
+"""The values of a distribution: outcome names or numbers."""
 
 TABLES: list[Callable[[], None]] = []
 """How to clear the tables shared by every check: combinatorial numbers, per-die-type sums, the Feat
@@ -21,7 +24,16 @@ table as bitmasks. They depend on no check, only on the rule set's numbers and t
 kept when the answers are forgotten; ``clear_cache(tables=True)`` forgets them too."""
 
 
-def table(fn):  # type: ignore[no-untyped-def]
+class _Cached(Protocol):
+    """A function wrapped by ``lru_cache``: what :func:`table` needs of it."""
+
+    def cache_clear(self) -> None: ...
+
+
+C = TypeVar("C", bound=_Cached)
+
+
+def table(fn: C) -> C:
     """Register an ``lru_cache``-wrapped table function (see :data:`TABLES`)."""
     TABLES.append(fn.cache_clear)
     return fn
@@ -40,11 +52,9 @@ def expectation(num: int, den: int) -> Expectation:
     return Expectation(num=num // g, den=den // g, value=num / den)
 
 
-def chances(
-    weights: Mapping[str | int, int] | Iterable[tuple[str | int, int]], den: int, keep_zero: bool = False
-) -> list[Chance]:
+def chances(weights: Mapping[K, int] | Iterable[tuple[K, int]], den: int, keep_zero: bool = False) -> list[Chance]:
     """A distribution as a list of :class:`Chance`, in the given order (zero weights dropped unless kept)."""
-    items = weights.items() if type(weights) is dict else weights  # type: ignore[union-attr]
+    items = weights.items() if isinstance(weights, Mapping) else weights
     return [Chance(v, prob(w, den)) for v, w in items if w or keep_zero]
 
 

@@ -36,7 +36,7 @@ def _scalar(value: object) -> str | None:
 
 def describe(answer: CheckOdds) -> str:
     """Every distribution as rows of value, percentage, bar and exact fraction; then the single figures."""
-    tag = type(answer).__struct_config__.tag  # type: ignore[attr-defined]
+    tag = type(answer).__struct_config__.tag
     head: list[str] = []
     tables: list[str] = []
     for name in answer.__struct_fields__:

@@ -37,7 +37,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from protocol.v1 import table as t
 from protocol.v1.base import Action, Check, Result
-from protocol.v1.odds import CheckOdds
+from protocol.v1.odds import AnyOdds
 
 from .dice import Dice
 from .errors import CheckError, ErrorCode
@@ -151,7 +151,7 @@ class RuleSet(ABC, Generic[C, R]):
         """The short human answer the CLI prints."""
 
     @abstractmethod
-    def odds(self, check: C, rules: Any) -> CheckOdds:
+    def odds(self, check: C, rules: Any) -> AnyOdds:
         """The exact odds of a check under ``rules``; validates the check first (same refusals as a roll)."""
 
     # --- hooks: override where the rule set has something to say --------------------------------

@@ -28,6 +28,7 @@ from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1.base import SUBPROTOCOL, SUBPROTOCOL_MSGPACK
 from protocol.v1.codec import ProtocolError
+from protocol.v1.errors import ErrorCode
 from sidecar import __version__, config
 from sidecar.engine import CheckError
 from sidecar.state.keys import MAX_USER, Refused, authenticate, derive_user_key
@@ -208,7 +209,8 @@ async def _watchdog(app: web.Application) -> None:
     while True:
         await asyncio.sleep(tick)
         now = time.monotonic()
-        for sock in list(app[LIVE]):
+        live = app[LIVE]
+        for sock in list(live):
             if sock.ws.closed:
                 continue
             if sock.conn is None and now - sock.opened > settings.hello_timeout:
@@ -222,7 +224,8 @@ async def _watchdog(app: web.Application) -> None:
 async def _close_sockets(app: web.Application) -> None:
     if WATCHDOG in app:
         app[WATCHDOG].cancel()
-    for ws in list(app[SOCKETS]):
+    sockets = app[SOCKETS]
+    for ws in list(sockets):
         await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutting down")
 
 
@@ -453,7 +456,7 @@ def _watch(request: web.Request, sock: Socket, settings: Settings) -> None:
         if heartbeat is not None:
             heartbeat()
 
-    protocol._data_received_cb = on_data  # type: ignore[attr-defined]
+    protocol._data_received_cb = on_data
 
 
 async def _serve(app: web.Application, sock: Socket) -> None:
@@ -563,7 +566,9 @@ async def _error(app: web.Application, sock: Socket, rid: Any, code: str, messag
     if sock.ws.closed:
         return
     await sock.send(
-        codec.encode(m.Error(code=code, message=message, id=rid if isinstance(rid, str) else None), sock.msgpack)
+        codec.encode(
+            m.Error(code=ErrorCode(code), message=message, id=rid if isinstance(rid, str) else None), sock.msgpack
+        )
     )
 
 
@@ -623,6 +628,8 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
         if not msg.user or len(msg.user) > MAX_USER:
             raise ActionError("invalid_message", f"`user` is a Foundry user id of 1 to {MAX_USER} characters")
         secret = hub_all.ledger.user_secret(hub.table.id)
+        if secret is None:
+            raise RuntimeError(f"table {hub.table.id!r} has no user secret")
         key = derive_user_key(secret, msg.user)
         await sock.send(codec.encode(m.UserKeyReply(id=msg.id, user=msg.user, key=key), sock.msgpack))
     elif isinstance(msg, m.Hello):

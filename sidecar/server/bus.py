@@ -25,10 +25,10 @@ from aiohttp import web
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
-from sidecar.state.ledger_pg import parse_note
+from sidecar.state.ledger_pg import Row, parse_note
 from sidecar.state.table import Pending, _dec
 
-from .hub import Hub, TableHub, _followed, _rolled, client_request_id
+from .hub import Build, Hub, TableHub, _followed, _rolled, client_request_id
 
 log = structlog.get_logger("verdict.bus")
 
@@ -94,7 +94,7 @@ class Bus:
             table.commit(pending)
             if rid is not None:
                 hub.known.add(rid)
-            await self.hub._fanout(hub, None, pending, _builder(pending, rid, table))  # type: ignore[arg-type]
+            await self.hub._fanout(hub, None, pending, _builder(pending, rid, table))
             i = j
         return len(rows)
 
@@ -124,7 +124,7 @@ class Bus:
             carried = self._carried.pop(table_id, [])
             if want is not None and hub.table.head >= want:
                 return
-            rows = [r for r in carried if r.seq > hub.table.head]
+            rows: list[Row] | None = [r for r in carried if r.seq > hub.table.head]
             if (
                 not rows
                 or rows[0].seq != hub.table.head + 1
@@ -207,7 +207,13 @@ class Bus:
                 )
 
 
-def _builder(pending: Pending, rid: str | None, table: Any) -> Any:
+ROLES: dict[str, m.Role] = {"gm": "gm", "player": "player", "observer": "observer"}
+"""A role as the ledger stores it (a string, checked when the action was taken), as the protocol types it."""
+MODES: dict[str, m.RollMode] = {"public": "public", "gm": "gm", "blind": "blind", "self": "self"}
+"""A roll mode likewise."""
+
+
+def _builder(pending: Pending, rid: str | None, table: Any) -> Build | None:
     """How the sidecar that committed the action built what each viewer hears of it (None: a GM op)."""
     ev = pending.events[0][1].event
     if isinstance(ev, t.RollEvent):
@@ -218,23 +224,22 @@ def _builder(pending: Pending, rid: str | None, table: Any) -> Any:
             actor=ev.actor,
             target=ev.target,
             scene=ev.scene,
-            mode=ev.mode,
+            mode=MODES[ev.mode],
             label=ev.label,
             extended=ev.extended,
             gather=ev.gather,
-            part=ev.part,  # type: ignore[arg-type]
+            part=ev.part,
             user=ev.user,
         )
 
-        def build(viewer: Any, requester: bool = False) -> Any:
-            return _rolled(msg, pending, viewer, ev.by, ev.user, table, requester)
+        def render(viewer: Any, requester: bool = False) -> Any:
+            return _rolled(msg, pending, viewer, ROLES[ev.by], ev.user, table, requester)
     elif isinstance(ev, t.FollowEvent):
         pending.check_id = ev.check_id
         follow = m.Follow(id=client_request_id(rid) if rid else "", check=ev.check_id, action=ev.action, user=ev.user)
 
-        def build(viewer: Any, requester: bool = False) -> Any:
-            return _followed(follow, pending, viewer, ev.by, ev.user, table, requester)
+        def render(viewer: Any, requester: bool = False) -> Any:
+            return _followed(follow, pending, viewer, ROLES[ev.by], ev.user, table, requester)
     else:
         return None
-    build.owner = ev.user  # type: ignore[attr-defined]
-    return build
+    return Build(render, owner=ev.user, actor=None)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -24,6 +25,23 @@ from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import Viewer, view
 
 from .metrics import Metrics
+
+E = TypeVar("E", t.RollEvent, t.FollowEvent)
+"""The event an action starts with."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """How a roll or a follow-up reads to each viewer, with whose it is: ``owner`` (the roller, whose
+    visibility every event of the action follows) and ``actor`` (the one who acted)."""
+
+    render: Callable[[Viewer, bool], Any]
+    owner: str | None
+    actor: str | None
+
+    def __call__(self, viewer: Viewer, requester: bool = False) -> Any:
+        return self.render(viewer, requester)
+
 
 log = structlog.get_logger("verdict.hub")
 
@@ -39,7 +57,7 @@ class Connection:
     """One websocket: who is there and how to talk to them."""
 
     send: Any  # async (bytes) -> None
-    role: str
+    role: m.Role
     user: str | None
     msgpack: bool = False
     backlog: Any = None
@@ -116,7 +134,7 @@ class Hub:
                 server=server,
                 role=conn.role,
                 table=table.id,
-                seq=table.head,  # type: ignore[arg-type]
+                seq=table.head,
                 events=table.visible(since, conn.viewer),
             )
         return m.Welcome(
@@ -124,7 +142,7 @@ class Hub:
             server=server,
             role=conn.role,
             table=table.id,
-            seq=table.head,  # type: ignore[arg-type]
+            seq=table.head,
             snapshot=table.snapshot(conn.viewer),
         )
 
@@ -192,22 +210,26 @@ class Hub:
             user = msg.user if msg.user is not None else conn.user
             pending = table.prepare_roll(msg, conn.viewer, user)
             tag = type(msg.check).__struct_config__.tag
-            self.metrics.rolls[tag] += 1
+            self.metrics.rolls[str(tag)] += 1
 
-            def build(viewer: Viewer, requester: bool = False) -> Any:
-                return _rolled(msg, pending, viewer, conn.role, user, table, requester)
+            roll, role = msg, conn.role
 
-            build.owner = build.actor = user  # type: ignore[attr-defined]
+            def rolled(viewer: Viewer, requester: bool = False) -> Any:
+                return _rolled(roll, pending, viewer, role, user, table, requester)
+
+            build = Build(rolled, owner=user, actor=user)
             return pending, build(Viewer(conn.role, user), True), build
         if isinstance(msg, m.Follow):
             user = msg.user if msg.user is not None else conn.user
             pending = table.prepare_follow(msg, conn.viewer, user)
 
-            def build(viewer: Viewer, requester: bool = False) -> Any:
-                return _followed(msg, pending, viewer, conn.role, user, table, requester)
+            follow, role = msg, conn.role
 
-            build.owner = pending.events[0][1].owner  # the roller: what others see follows the roll's visibility
-            build.actor = user  # type: ignore[attr-defined]
+            def followed(viewer: Viewer, requester: bool = False) -> Any:
+                return _followed(follow, pending, viewer, role, user, table, requester)
+
+            # the roller: what others see follows the roll's visibility
+            build = Build(followed, owner=pending.events[0][1].owner, actor=user)
             return pending, build(Viewer(conn.role, user), True), build
         if isinstance(msg, m.Gm):
             if conn.role != "gm":
@@ -220,7 +242,7 @@ class Hub:
             )
         raise ActionError("unknown_type", "not a request")
 
-    async def _fanout(self, hub: TableHub, origin: Connection, pending: Pending, build: Any) -> None:
+    async def _fanout(self, hub: TableHub, origin: Connection | None, pending: Pending, build: Build | None) -> None:
         """Tell everyone else on the table what they may see; one encoding per kind of viewer.
 
         A kind of viewer is the role, whether the viewer is the roll's owner (whose visibility every event of
@@ -228,6 +250,7 @@ class Hub:
         owner = getattr(build, "owner", None)
         actor = getattr(build, "actor", None)
         cache: dict[tuple[str, object, bool, bool], tuple[list[bytes], bytes]] = {}
+        key: tuple[str, object, bool, bool]
         slow: list[Connection] = []
         for conn in list(hub.connections):
             if conn is origin:
@@ -319,13 +342,21 @@ def _to_msgpack(reply: bytes) -> bytes:
     return codec.encode(codec.decode_server(reply), msgpack=True)
 
 
-def _seen(pending: Pending, viewer: Viewer, user: str | None, requester: bool) -> tuple[object | None, bool]:
+def _first(pending: Pending, kind: type[E]) -> E:
+    """The action's first event: a roll's ``RollEvent``, a follow-up's ``FollowEvent``."""
+    ev = pending.events[0][1].event
+    if not isinstance(ev, kind):
+        raise TypeError(f"the action starts with {type(ev).__name__}, not {kind.__name__}")
+    return ev
+
+
+def _seen(pending: Pending, viewer: Viewer, user: str | None, requester: bool, kind: type[E]) -> tuple[E | None, bool]:
     """The action's first event as ``viewer`` may see it, and whether they hear of the action at all.
 
     The requester, and the roller on another of their sockets, always hear of it: for a blind roll
     they learn only that it happened (the event is ``None``)."""
-    _, st = pending.events[0]
-    ev = view(st.event, st.vis, st.owner, viewer)
+    st = pending.events[0][1]
+    ev = view(_first(pending, kind), st.vis, st.owner, viewer)
     told = ev is not None or requester or (viewer.user is not None and viewer.user == user)
     return ev, told
 
@@ -335,9 +366,9 @@ def _consequences(pending: Pending, viewer: Viewer, table: Table) -> list[t.Sequ
 
 
 def _rolled(
-    msg: m.Roll, pending: Pending, viewer: Viewer, role: str, user: str | None, table: Table, requester: bool
+    msg: m.Roll, pending: Pending, viewer: Viewer, role: m.Role, user: str | None, table: Table, requester: bool
 ) -> m.Rolled | None:
-    ev, told = _seen(pending, viewer, user, requester)
+    ev, told = _seen(pending, viewer, user, requester, t.RollEvent)
     if not told:
         return None
     return m.Rolled(
@@ -345,11 +376,11 @@ def _rolled(
         check=pending.check_id or "",
         seq=pending.first,
         result=ev.result if ev is not None else None,
-        by=role,  # type: ignore[arg-type, attr-defined]
+        by=role,
         user=user,
         actor=msg.actor,
         target=msg.target,
-        scene=pending.events[0][1].event.scene,  # type: ignore[attr-defined]
+        scene=_first(pending, t.RollEvent).scene,
         mode=msg.mode,
         label=msg.label,
         extended=msg.extended,
@@ -360,18 +391,18 @@ def _rolled(
 
 
 def _followed(
-    msg: m.Follow, pending: Pending, viewer: Viewer, role: str, user: str | None, table: Table, requester: bool
+    msg: m.Follow, pending: Pending, viewer: Viewer, role: m.Role, user: str | None, table: Table, requester: bool
 ) -> m.Followed | None:
-    ev, told = _seen(pending, viewer, user, requester)
+    ev, told = _seen(pending, viewer, user, requester, t.FollowEvent)
     if not told:
         return None
     return m.Followed(
         id=msg.id,
         check=msg.check,
         seq=pending.first,
-        action=ev.action if ev is not None else msg.action,  # type: ignore[attr-defined]
+        action=ev.action if ev is not None else msg.action,
         result=ev.result if ev is not None else None,
-        by=role,  # type: ignore[arg-type, attr-defined]
+        by=role,
         user=user,
         events=_consequences(pending, viewer, table),
     )

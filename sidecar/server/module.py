@@ -10,6 +10,7 @@ import io
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
 MODULE_DIR = Path(__file__).resolve().parents[2] / "vtt-module"
 
@@ -41,10 +42,10 @@ def build_zip(root: Path = MODULE_DIR, base_url: str | None = None) -> bytes:
     return buf.getvalue()
 
 
-def manifest(base_url: str, root: Path = MODULE_DIR) -> dict:
+def manifest(base_url: str, root: Path = MODULE_DIR) -> dict[str, Any]:
     """module.json with absolute ``manifest`` and ``download`` URLs on ``base_url`` (no trailing slash)."""
     base_url = base_url.rstrip("/")
-    data = json.loads((root / "module.json").read_text())
+    data: dict[str, Any] = json.loads((root / "module.json").read_text())
     data["manifest"] = f"{base_url}/module/module.json"
     data["download"] = f"{base_url}/module/verdict.zip"
     return data

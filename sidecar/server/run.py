@@ -8,6 +8,7 @@ import resource
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import structlog
 from aiohttp import web
@@ -115,7 +116,7 @@ def serve(
     log_format: str | None,
     allow_origins: tuple[str, ...] | None,
     metrics_token: str | None = None,
-    limits: dict | None = None,
+    limits: dict[str, Any] | None = None,
     ledger: Ledger | None = None,
 ) -> int:
     configure_logging(log_format)

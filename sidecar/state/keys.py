@@ -13,6 +13,7 @@ import hmac
 from dataclasses import dataclass
 
 from protocol.v1.errors import ErrorCode, VerdictError
+from protocol.v1.messages import Role
 
 from .ledger import Ledger
 
@@ -27,7 +28,7 @@ def derive_user_key(secret: bytes, user: str) -> str:
 
 @dataclass(frozen=True)
 class Identity:
-    role: str
+    role: Role
     user: str | None
     """The user the connection is bound to (a user key, or the GM's own id); ``None``: no one."""
 

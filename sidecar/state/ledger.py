@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -165,11 +165,11 @@ class SqliteLedger:
         columns = {row[1] for row in self._read.execute("PRAGMA table_info(tables)")}
         if "user_secret" not in columns:  # a ledger from before per-user keys
             self._read.execute("ALTER TABLE tables ADD COLUMN user_secret TEXT")
-        self._queue: queue.SimpleQueue[tuple | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self._lock = threading.Lock()
         self._closed = False
-        self._pending: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], tuple]]] = {}
+        self._pending: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], tuple[Any, ...]]]] = {}
         self._wdb: sqlite3.Connection | None = None
         self._inflight = 0
         """Appends handed to the writer thread and not yet settled (read and written on the loop's thread)."""
@@ -268,7 +268,7 @@ class SqliteLedger:
             ).fetchone()
         return StoredRequest(*row) if row else None
 
-    def _write(self, db: sqlite3.Connection, batch: Iterable[tuple]) -> None:
+    def _write(self, db: sqlite3.Connection, batch: Iterable[tuple[Any, ...]]) -> None:
         now = time.time()
         events: list[object] = []
         requests: list[object] = []

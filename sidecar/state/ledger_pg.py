@@ -209,7 +209,7 @@ class PostgresLedger:
         )
         self._pool_size = pool_size
         self._async: AsyncConnectionPool | None = None
-        self._waiting: list[tuple[tuple, asyncio.Future[int | None]]] = []
+        self._waiting: list[tuple[tuple[Any, ...], asyncio.Future[int | None]]] = []
         self._writers = 0
         self._turns: asyncio.Semaphore | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -218,7 +218,7 @@ class PostgresLedger:
 
     # --- connections ----------------------------------------------------------------
 
-    def _q(self, sql: str, params: tuple = ()) -> list[tuple]:
+    def _q(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._sync.connection() as db:
             cur = db.execute(sql, params)
             return cur.fetchall() if cur.description else []
@@ -330,7 +330,8 @@ class PostgresLedger:
         rows = self._q("SELECT head FROM tables WHERE id=%s", (table_id,))
         if not rows:
             raise KeyError(table_id)
-        return rows[0][0]
+        head: int = rows[0][0]
+        return head
 
     def append_sync(
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
@@ -340,6 +341,7 @@ class PostgresLedger:
         if args is None:
             return
         with self._sync.connection() as db:
+            # psycopg types fetchone() as optional; an INSERT ... RETURNING always yields its row.
             (last,) = db.execute(_APPEND, args).fetchone()  # type: ignore[misc]
         _check(table_id, last, events)
 
@@ -377,6 +379,7 @@ class PostgresLedger:
                         async with db.pipeline():
                             async with db.transaction():
                                 curs = [await db.execute(_APPEND, args) for args, _ in batch]
+                        # psycopg types fetchone() as optional; each INSERT ... RETURNING yields its row.
                         results = [(await cur.fetchone())[0] for cur in curs]  # type: ignore[index]
                 except Exception as exc:  # every append of the batch hears it, and checks on its own
                     for _, fut in batch:
@@ -390,7 +393,7 @@ class PostgresLedger:
             self._writers -= 1
 
     async def _recover(
-        self, table_id: str, args: tuple, request: tuple[str, str, bytes] | None, exc: BaseException
+        self, table_id: str, args: tuple[Any, ...], request: tuple[str, str, bytes] | None, exc: BaseException
     ) -> int | None:
         """The batch of this append failed (a connection broke, the database restarted): did it commit?"""
         if request is None:
@@ -408,7 +411,9 @@ class PostgresLedger:
                 if row is not None and row[1] is not None:  # it did: answered from the ledger like any retry
                     raise Behind(table_id, row[0])
                 cur = await db.execute(_APPEND, args)  # it did not: append again, once, alone
-                return (await cur.fetchone())[0]  # type: ignore[index]
+                # psycopg types fetchone() as optional; an INSERT ... RETURNING always yields its row.
+                seq: int = (await cur.fetchone())[0]  # type: ignore[index]
+                return seq
         except (psycopg.OperationalError, PoolTimeout) as again:
             raise ConnectionError(f"the ledger is unreachable: {_first_line(again)}") from None
 
@@ -495,6 +500,7 @@ class Turn:
             cur = await self.db.execute(_APPEND, args)
             await self.db.execute("COMMIT")
         self.committed = True
+        # psycopg types fetchone() as optional; an INSERT ... RETURNING always yields its row.
         (last,) = await cur.fetchone()  # type: ignore[misc]
         _check(self.table_id, last, events)
 
@@ -507,11 +513,11 @@ _READ_SINCE = (
 _REQUEST = "SELECT role, reply FROM requests WHERE table_id=%s AND request_id=%s"
 
 
-def _rows(found: list[tuple]) -> list[Row]:
+def _rows(found: list[tuple[Any, ...]]) -> list[Row]:
     return [Row(s, b, bytes(d), r) for s, b, d, r in found]
 
 
-def _stored(found: tuple | None) -> StoredRequest | None:
+def _stored(found: tuple[Any, ...] | None) -> StoredRequest | None:
     return StoredRequest(found[0], bytes(found[1])) if found else None
 
 
@@ -525,7 +531,7 @@ _APPEND = "SELECT verdict_append(%s, %s, %s, %s, %s, %s)"
 
 def _append_args(
     table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
-) -> tuple | None:
+) -> tuple[Any, ...] | None:
     if not events:
         return None
     first = events[0][0]
@@ -559,7 +565,7 @@ def migrate(db: psycopg.Connection) -> int:
             )
         for number, sql in MIGRATIONS:
             if number > version:
-                db.execute(sql)  # type: ignore[arg-type]
+                db.execute(sql)
                 db.execute("INSERT INTO verdict_schema (version) VALUES (%s)", (number,))
                 version = number
     return version

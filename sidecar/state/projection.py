@@ -29,6 +29,7 @@ class Projection:
         self._reset()
 
     def _reset(self) -> None:
+        """The empty table: no event applied."""
         self.seq = 0
         self.scene: str | None = None
         self.actors: dict[str, t.ActorState] = {}
@@ -88,7 +89,8 @@ class Projection:
 
     def facet(self, fid: str) -> tuple[t.Facet, list[t.Facet]] | None:
         """The open facet with this id and the list that holds it (an actor's or a scene's)."""
-        for holder in (*self.actors.values(), *self.scenes.values()):
+        holders: tuple[t.ActorState | t.SceneState, ...] = (*self.actors.values(), *self.scenes.values())
+        for holder in holders:
             for f in holder.facets:
                 if f.id == fid:
                     return f, holder.facets
@@ -133,7 +135,11 @@ class Projection:
 
     def _rebuild(self) -> None:
         undone, seq = self.undone, self.seq
-        events = self._log if self._log is not None else self._source(seq)  # type: ignore[misc]
+        if self._log is not None:
+            events: Iterable[tuple[int, object]] = self._log
+        else:
+            assert self._source is not None  # a projection keeps its events or has a source to read them from
+            events = self._source(seq)
         self._reset()
         self.undone, self.seq = undone, seq
         for s, ev in events:

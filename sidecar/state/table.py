@@ -137,7 +137,7 @@ class Table:
 
         return events
 
-    def _viewed(self, seq: int, st: Stored, viewer: Viewer) -> object | None:
+    def _viewed(self, seq: int, st: Stored, viewer: Viewer) -> t.AnyEvent | None:
         """``view`` of a stored event, with an ``undone`` naming only the seqs ``viewer`` may know of."""
         ev = view(st.event, st.vis, st.owner, viewer)
         if isinstance(ev, t.Undone) and not viewer.is_gm:
@@ -197,7 +197,7 @@ class Table:
         if ev is None and (owner is None or owner != viewer.user):
             # hidden from this viewer: not even that it exists (the roller of a blind roll knows it does)
             return m.Verified(id=msg.id, check=msg.check, found=False)
-        return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result if ev is not None else None)  # type: ignore[attr-defined]
+        return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result if ev is not None else None)
 
     # --- committing ---------------------------------------------------------------
 
@@ -222,14 +222,14 @@ class Table:
         """A new pending action and the function that adds its events with their seqs and causes."""
         pending = Pending()
 
-        def add(ev: object, vis: str = "all", owner: str | None = None) -> int:
+        def add(ev: t.AnyEvent, vis: str = "all", owner: str | None = None) -> int:
             if isinstance(ev, t.ComplicationAdded) and ev.hidden:
                 vis = "gm"  # off-screen complications are the GM's alone, whatever caused them
             seq = self.head + len(pending.events) + 1
             if hasattr(ev, "cause") and pending.events:
-                ev.cause = pending.first  # type: ignore[attr-defined]
+                ev.cause = pending.first
             elif hasattr(ev, "cause"):
-                ev.cause = seq  # type: ignore[attr-defined]
+                ev.cause = seq
             pending.events.append((seq, Stored(vis=vis, owner=owner, event=ev)))
             return seq
 

@@ -8,11 +8,15 @@ check, a result or a follow-up is its rule set's to say (``RuleSet.redact*``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import msgspec
 
 from protocol.v1 import table as t
 from sidecar.engine.registry import redact_action, redact_check, redact_result
+
+E = TypeVar("E")
+"""An event, seen as it is or redacted: the same type either way."""
 
 ROLL_VISIBILITY = {"public": "all", "gm": "roller_gm", "blind": "gm", "self": "roller"}
 
@@ -38,7 +42,7 @@ def may_see(vis: str, owner: str | None, viewer: Viewer) -> bool:
     return viewer.is_gm  # "gm"
 
 
-def view(ev: object, vis: str, owner: str | None, viewer: Viewer) -> object | None:
+def view(ev: E, vis: str, owner: str | None, viewer: Viewer) -> E | None:
     """The event as ``viewer`` may see it, or ``None``."""
     if not may_see(vis, owner, viewer):
         return None

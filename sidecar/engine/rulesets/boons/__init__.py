@@ -9,7 +9,7 @@ import msgspec
 
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck, BoonsResult
-from protocol.v1.odds import CheckOdds
+from protocol.v1.odds import BoonsOdds
 
 from ...dice import Dice
 from ...ruleset import Consequence, RuleSet, TableView
@@ -42,7 +42,7 @@ class Boons(RuleSet[BoonsCheck, BoonsResult]):
     def describe(self, result: BoonsResult) -> str:
         return mod.describe(result)
 
-    def odds(self, check: BoonsCheck, rules: Any) -> CheckOdds:
+    def odds(self, check: BoonsCheck, rules: Any) -> BoonsOdds:
         return boons_odds(check, rules)  # validates as it builds the pool
 
     def consequences(self, roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:

@@ -124,6 +124,12 @@ _TALLY_OF: dict[str, tuple[int, int, int, int, int, int]] = {
 Counts = tuple[int, int, int, int, int, int]
 
 
+def _counts(tally: list[int]) -> Counts:
+    """A six-number tally as :data:`Counts`."""
+    a, b, c, d, e, f = tally
+    return (a, b, c, d, e, f)
+
+
 class _Compiled:
     """One rules object's face tables worked out once: per die type, its size and per face its symbols
     with their totals (a face with an unknown symbol keeps ``None`` and is refused when it is read)."""
@@ -137,14 +143,16 @@ class _Compiled:
         for t, faces in rules.faces.items():
             row: list[tuple[str, Counts | None]] = []
             for symbols in faces:
-                total: list[int] | None = [0] * 6
+                total = [0] * 6
+                counts: Counts | None = None
                 for sym in symbols:
                     add = _TALLY_OF.get(sym)
                     if add is None:
-                        total = None
                         break
-                    total = [a + b for a, b in zip(total, add)]  # type: ignore[arg-type]
-                row.append((symbols, tuple(total) if total is not None else None))  # type: ignore[misc]
+                    total = [a + b for a, b in zip(total, add)]
+                else:
+                    counts = _counts(total)
+                row.append((symbols, counts))
             self.faces[t] = row
 
 

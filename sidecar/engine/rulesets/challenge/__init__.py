@@ -10,7 +10,7 @@ import msgspec
 from protocol.v1 import table as t
 from protocol.v1.base import Action
 from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
-from protocol.v1.odds import CheckOdds
+from protocol.v1.odds import ChallengeOdds
 
 from ...dice import Dice
 from ...ruleset import Consequence, Prepared, RollContext, RuleSet, TableView
@@ -41,7 +41,7 @@ class Challenge(RuleSet[ChallengeCheck, ChallengeResult]):
     def describe(self, result: ChallengeResult) -> str:
         return mod.describe(result)
 
-    def odds(self, check: ChallengeCheck, rules: Any) -> CheckOdds:
+    def odds(self, check: ChallengeCheck, rules: Any) -> ChallengeOdds:
         mod.validate(check, rules)
         return challenge_odds(check, rules)
 

@@ -18,11 +18,19 @@ counts conditions (a fourth one takes the hero down), since only it knows the he
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import msgspec
 
 from protocol.v1.base import Action
-from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
+from protocol.v1.challenge import (
+    ChallengeCheck,
+    ChallengeChoice,
+    ChallengeOption,
+    ChallengeOutcome,
+    ChallengeRemoveComplication,
+    ChallengeResult,
+)
 
 from ...dice import Dice, check_faces
 from ...errors import CheckError, ErrorCode, FollowUpError
@@ -58,7 +66,7 @@ class ChallengeRules(msgspec.Struct, frozen=True):
 
 RULES = ChallengeRules()
 
-CHOICE: list[str] = ["game_changer", "strain"]
+CHOICE: list[ChallengeOption] = ["game_changer", "strain"]
 
 
 def level_of(total: int, rules: ChallengeRules = RULES) -> int:
@@ -91,7 +99,7 @@ def roll(check: ChallengeCheck, rng: Dice, rules: ChallengeRules = RULES) -> lis
     return rng.roll_sizes(sizes(check, rules))
 
 
-def outcome_of(margin: int, natural: int, rules: ChallengeRules = RULES) -> str:
+def outcome_of(margin: int, natural: int, rules: ChallengeRules = RULES) -> ChallengeOutcome:
     """The outcome band for a margin and the d20's face."""
     if rules.epic_failure_natural is not None and natural == rules.epic_failure_natural:
         return "epic_failure"
@@ -120,9 +128,9 @@ def read(check: ChallengeCheck, faces: Sequence[int], rules: ChallengeRules = RU
     level = level_of(total, rules)
     margin = level - check.cl
     outcome = outcome_of(margin, natural, rules)
-    choice: list[str] | None = None
+    choice: list[ChallengeOption] | None = None
     strain_option: int | None = None
-    complication: str | None = None
+    complication: Literal["add", "remove"] | None = None
     condition = False
     if outcome == "epic_success":
         strain = rules.epic_success_strain
@@ -137,7 +145,7 @@ def read(check: ChallengeCheck, faces: Sequence[int], rules: ChallengeRules = RU
         if strain_option is not None:
             choice = list(CHOICE)
     return ChallengeResult(
-        outcome=outcome,  # type: ignore[arg-type]
+        outcome=outcome,
         dice=faces,
         total=total,
         level=level,
@@ -145,10 +153,10 @@ def read(check: ChallengeCheck, faces: Sequence[int], rules: ChallengeRules = RU
         margin=margin,
         success=outcome in SUCCESSES,
         strain=strain,
-        choice=choice,  # type: ignore[arg-type]
+        choice=choice,
         strain_option=strain_option,
         condition=condition,
-        complication=complication,  # type: ignore[arg-type]
+        complication=complication,
         addresses=check.complication,
         natural=natural,
     )

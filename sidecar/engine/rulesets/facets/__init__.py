@@ -7,7 +7,7 @@ from typing import Any
 
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck, FacetsResult
-from protocol.v1.odds import CheckOdds
+from protocol.v1.odds import FacetsOdds
 
 from ...ruleset import Consequence, RuleSet, TableView
 from . import consequences
@@ -35,7 +35,7 @@ class Facets(RuleSet[FacetsCheck, FacetsResult]):
     def describe(self, result: FacetsResult) -> str:
         return mod.describe(result)
 
-    def odds(self, check: FacetsCheck, rules: Any) -> CheckOdds:
+    def odds(self, check: FacetsCheck, rules: Any) -> FacetsOdds:
         mod.validate(check, rules)
         return facets_odds(check, rules)
 

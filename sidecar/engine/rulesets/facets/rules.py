@@ -9,10 +9,11 @@ lowest kept, never a triumph (two 1s are still a catastrophe).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import msgspec
 
-from protocol.v1.facets import FacetsCheck, FacetsHarm, FacetsResult
+from protocol.v1.facets import FacetsCheck, FacetsHarm, FacetsOutcome, FacetsResult
 
 from ...dice import Dice, check_faces
 from ...errors import CheckError, ErrorCode
@@ -43,7 +44,11 @@ HARM_IN_CONFLICT: dict[str, FacetsHarm] = {
     "catastrophe": FacetsHarm(opponent=[], character=["wound", "condition"]),
 }
 CONFLICT_KINDS = frozenset({"opposition", "interpersonal"})
-MYSTICAL_DISCORD = {"costly_success": "backlash", "failure": "discord", "catastrophe": "severe_discord"}
+MYSTICAL_DISCORD: dict[str, Literal["backlash", "discord", "severe_discord"]] = {
+    "costly_success": "backlash",
+    "failure": "discord",
+    "catastrophe": "severe_discord",
+}
 
 # The text's example lists, by domain ("Facets for … Challenges", "Costs for … Challenges").
 FACETS_BY_DOMAIN: dict[str, tuple[str, ...]] = {
@@ -134,7 +139,7 @@ def roll(check: FacetsCheck, rng: Dice, rules: FacetsRules = RULES) -> list[int]
     return rng.roll_sizes(sizes(check, rules))
 
 
-def outcome_of(faces: Sequence[int], desperate: bool, rules: FacetsRules = RULES) -> tuple[str, int]:
+def outcome_of(faces: Sequence[int], desperate: bool, rules: FacetsRules = RULES) -> tuple[FacetsOutcome, int]:
     """The outcome band and the die that was read, for valid faces."""
     read_die = min(faces) if desperate else max(faces)
     ones = sum(1 for f in faces if f == 1)
@@ -162,7 +167,8 @@ def read(check: FacetsCheck, faces: Sequence[int], rules: FacetsRules = RULES) -
     desperate = n <= 0
     outcome, read_die = outcome_of(faces, desperate, rules)
     harm = HARM_IN_CONFLICT[outcome] if check.kind in CONFLICT_KINDS else FacetsHarm()
-    facet = {"triumph": "beneficial", "catastrophe": "detrimental"}.get(outcome)
+    facets: dict[str, Literal["beneficial", "detrimental"]] = {"triumph": "beneficial", "catastrophe": "detrimental"}
+    facet = facets.get(outcome)
     cost = outcome == "costly_success"
     discord = MYSTICAL_DISCORD.get(outcome) if check.kind == "mystical" else None
     if facet is not None:
@@ -172,7 +178,7 @@ def read(check: FacetsCheck, faces: Sequence[int], rules: FacetsRules = RULES) -
     else:
         suggestion = None
     return FacetsResult(
-        outcome=outcome,  # type: ignore[arg-type]
+        outcome=outcome,
         dice=faces,
         pool=n,
         desperate=desperate,
@@ -180,9 +186,9 @@ def read(check: FacetsCheck, faces: Sequence[int], rules: FacetsRules = RULES) -
         kind=check.kind,
         domain=check.domain,
         harm=FacetsHarm(opponent=list(harm.opponent), character=list(harm.character)),
-        facet=facet,  # type: ignore[arg-type]
+        facet=facet,
         cost=cost,
-        discord=discord,  # type: ignore[arg-type]
+        discord=discord,
         suggestion=suggestion,
     )
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from protocol.v1 import table as t
 from protocol.v1.feats import FeatsCheck, FeatsResult
-from protocol.v1.odds import CheckOdds
+from protocol.v1.odds import FeatsOdds
 
 from ...ruleset import Consequence, RuleSet, TableView
 from . import consequences
@@ -35,7 +35,7 @@ class Feats(RuleSet[FeatsCheck, FeatsResult]):
     def describe(self, result: FeatsResult) -> str:
         return mod.describe(result)
 
-    def odds(self, check: FeatsCheck, rules: Any) -> CheckOdds:
+    def odds(self, check: FeatsCheck, rules: Any) -> FeatsOdds:
         mod.validate(check, rules)
         return feats_odds(check, rules)
 

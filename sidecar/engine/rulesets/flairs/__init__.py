@@ -17,7 +17,7 @@ from protocol.v1.flairs import (
     FlairsReveal,
     FlairsSetLurking,
 )
-from protocol.v1.odds import CheckOdds
+from protocol.v1.odds import FlairsOdds
 
 from ...dice import Dice
 from ...ruleset import Prepared, RollContext, RuleSet, TableView
@@ -49,7 +49,7 @@ class Flairs(RuleSet[FlairsCheck, FlairsResult]):
     def describe(self, result: FlairsResult) -> str:
         return mod.describe(result)
 
-    def odds(self, check: FlairsCheck, rules: Any) -> CheckOdds:
+    def odds(self, check: FlairsCheck, rules: Any) -> FlairsOdds:
         mod.validate(check, rules)
         return flairs_odds(check, rules)
 

@@ -324,7 +324,7 @@ def _build(check: FlairsCheck, st: _State, rules: FlairsRules) -> FlairsResult:
         standing += [FlairsTrial(source="darkness") for _ in range(rules.darkness_trials)]
     if st.judged is not None:
         names = list(st.judged) + [None] * (len(standing) - len(st.judged))
-        standing = [msgspec.structs.replace(t, name=n) for t, n in zip(standing, names)]  # type: ignore[arg-type]
+        standing = [msgspec.structs.replace(t, name=n) for t, n in zip(standing, names)]
     judges = len(standing)
 
     n_lurking = lurking_count(check)
@@ -463,7 +463,7 @@ def _state_of(result: FlairsResult) -> _State:
         chosen=result.chosen,
         chosen_flairs=tuple(result.chosen_flairs),
         gm_revealed=result.revealed and not result.chosen and result.lurking > 0,
-        judged=judged,  # type: ignore[arg-type]
+        judged=judged,
         banished=tuple(result.banished) if result.chosen else None,
     )
 
@@ -595,7 +595,7 @@ def _reveal(check: FlairsCheck, result: FlairsResult, rules: FlairsRules) -> Fla
 
 
 def _names_from(
-    trials: list[str] | None, dice: list[int] | None, count: int, rng: Dice, what: str, rules: FlairsRules
+    trials: Sequence[str] | None, dice: list[int] | None, count: int, rng: Dice, what: str, rules: FlairsRules
 ) -> tuple[list[str], list[int] | None]:
     if trials is not None and dice is not None:
         raise FollowUpError(
