@@ -130,13 +130,18 @@ class RuleSet(ABC, Generic[C, R]):
 
     # --- what every rule set must provide -------------------------------------------------------
 
-    @abstractmethod
     def validate(self, check: C, rules: Any = None) -> None:
-        """Refuse a check that cannot be made as asked (:class:`CheckError` with a stable code)."""
+        """Refuse a check that cannot be made as asked (:class:`CheckError` with a stable code).
 
-    @abstractmethod
+        By default the rules module's ``validate(check, rules)``, under the default numbers."""
+        self.module.validate(check, self.rules if rules is None else rules)
+
     def sizes(self, check: C, rules: Any = None) -> list[int]:
-        """The sizes of the dice the check rolls, in the order ``read`` expects their faces."""
+        """The sizes of the dice the check rolls, in the order ``read`` expects their faces.
+
+        By default the rules module's ``sizes(check, rules)``, under the default numbers."""
+        sizes: list[int] = self.module.sizes(check, self.rules if rules is None else rules)
+        return sizes
 
     @abstractmethod
     def roll(self, check: C, rng: Dice) -> list[int]:
@@ -146,9 +151,10 @@ class RuleSet(ABC, Generic[C, R]):
     def read(self, check: C, faces: Sequence[int]) -> R:
         """Read faces, rolled or supplied (physical dice, replays, tests)."""
 
-    @abstractmethod
     def describe(self, result: R) -> str:
-        """The short human answer the CLI prints."""
+        """The short human answer the CLI prints (by default the rules module's ``describe``)."""
+        text: str = self.module.describe(result)
+        return text
 
     @abstractmethod
     def odds(self, check: C, rules: Any) -> AnyOdds:

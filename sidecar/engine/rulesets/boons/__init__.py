@@ -26,21 +26,12 @@ class Boons(RuleSet[BoonsCheck, BoonsResult]):
     rules = mod.RULES
     module = mod
 
-    def validate(self, check: BoonsCheck, rules: Any = None) -> None:
-        mod.validate(check, self.rules if rules is None else rules)
-
-    def sizes(self, check: BoonsCheck, rules: Any = None) -> list[int]:
-        return mod.sizes(check, self.rules if rules is None else rules)
-
     roll = staticmethod(mod.roll)  # bound as is: the hot path takes no extra call
 
     read = staticmethod(mod.read)
 
     def resolve(self, check: BoonsCheck, rng: Dice) -> BoonsResult:
         return mod.resolve(check, rng)  # the pool built once for both steps
-
-    def describe(self, result: BoonsResult) -> str:
-        return mod.describe(result)
 
     def odds(self, check: BoonsCheck, rules: Any) -> BoonsOdds:
         return boons_odds(check, rules)  # validates as it builds the pool

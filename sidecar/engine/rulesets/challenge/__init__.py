@@ -28,18 +28,9 @@ class Challenge(RuleSet[ChallengeCheck, ChallengeResult]):
     rules = mod.RULES
     module = mod
 
-    def validate(self, check: ChallengeCheck, rules: Any = None) -> None:
-        mod.validate(check, self.rules if rules is None else rules)
-
-    def sizes(self, check: ChallengeCheck, rules: Any = None) -> list[int]:
-        return mod.sizes(check, self.rules if rules is None else rules)
-
     roll = staticmethod(mod.roll)  # bound as is: the hot path takes no extra call
 
     read = staticmethod(mod.read)
-
-    def describe(self, result: ChallengeResult) -> str:
-        return mod.describe(result)
 
     def odds(self, check: ChallengeCheck, rules: Any) -> ChallengeOdds:
         mod.validate(check, rules)

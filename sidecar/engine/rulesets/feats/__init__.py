@@ -22,18 +22,9 @@ class Feats(RuleSet[FeatsCheck, FeatsResult]):
     rules = mod.RULES
     module = mod
 
-    def validate(self, check: FeatsCheck, rules: Any = None) -> None:
-        mod.validate(check, self.rules if rules is None else rules)
-
-    def sizes(self, check: FeatsCheck, rules: Any = None) -> list[int]:
-        return mod.sizes(check, self.rules if rules is None else rules)
-
     roll = staticmethod(mod.roll)  # bound as is: the hot path takes no extra call
 
     read = staticmethod(mod.read)
-
-    def describe(self, result: FeatsResult) -> str:
-        return mod.describe(result)
 
     def odds(self, check: FeatsCheck, rules: Any) -> FeatsOdds:
         mod.validate(check, rules)

@@ -36,18 +36,9 @@ class Flairs(RuleSet[FlairsCheck, FlairsResult]):
     rules = mod.RULES
     module = mod
 
-    def validate(self, check: FlairsCheck, rules: Any = None) -> None:
-        mod.validate(check, self.rules if rules is None else rules)
-
-    def sizes(self, check: FlairsCheck, rules: Any = None) -> list[int]:
-        return mod.sizes(check, self.rules if rules is None else rules)
-
     roll = staticmethod(mod.roll)  # bound as is: the hot path takes no extra call
 
     read = staticmethod(mod.read)
-
-    def describe(self, result: FlairsResult) -> str:
-        return mod.describe(result)
 
     def odds(self, check: FlairsCheck, rules: Any) -> FlairsOdds:
         mod.validate(check, rules)
