@@ -134,3 +134,36 @@ def test_epic_success_lets_the_gm_remove_a_complication(table):
     actions = gm.evaluate("game.messages.contents.map(m => m.flags.verdict.card).filter(Boolean)[0].actions")
     assert [a["action"] for a in actions] == ["challenge_remove_complication"]
     assert "A ward seals the cellar" not in player.content()
+
+
+def test_a_roll_at_the_table_does_not_wipe_what_the_gm_is_typing(table):
+    """The tracker re-renders on every change at the table; a GM halfway through a complication keeps the
+    text, the unticked "hidden" box, an opened edit field and the focus, and a sent text clears."""
+    gm, player = table.open("gm1"), table.open("p1")
+    connected(gm, player)
+    tracker = add_complications(gm, "A hidden ward", "A loose board")
+    row = tracker.locator(".verdict-complication:has-text('A loose board')")
+    row.locator("[data-action=edit]").click()
+    row.locator("[name=edit]").fill("A loose board, half sawn")
+    add = tracker.locator(".verdict-add")
+    add.locator("[name=hidden]").uncheck()
+    add.locator("[name=text]").fill("Rats in the flour")
+    add.locator("[name=text]").focus()
+    renders = gm.evaluate("window.__trackerRenders = 0; Hooks.on('renderTracker', () => window.__trackerRenders++); 0")
+    assert renders == 0
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'facets', pool: 2, kind: 'opposition', dice: [3, 2]}}, actor: 'actorAyla', scene: 'scene1', label: 'Hold the bridge'}})"
+    )
+    gm.wait_for_function("window.__trackerRenders > 0", timeout=15000)
+    assert add.locator("[name=text]").input_value() == "Rats in the flour"
+    assert not add.locator("[name=hidden]").is_checked()
+    assert gm.evaluate("document.activeElement?.getAttribute('name')") == "text"
+    assert row.locator("[name=edit]").is_visible()
+    assert row.locator("[name=edit]").input_value() == "A loose board, half sawn"
+    # Sent: the complication is there, revealed, and the field is empty for the next one.
+    add.locator("[data-action=add]").click()
+    gm.wait_for_selector(".verdict-tracker .verdict-complication:not(.is-hidden):has-text('Rats in the flour')", timeout=15000)
+    gm.wait_for_function("document.querySelector('.verdict-add [name=text]').value === ''", timeout=15000)
+    row.locator("[data-action=edit]").click()
+    gm.wait_for_selector(".verdict-tracker .verdict-complication:has-text('A loose board, half sawn')", timeout=15000)
+    assert not row.locator("[name=edit]").is_visible()

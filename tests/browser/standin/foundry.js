@@ -436,6 +436,8 @@
     get title() { return i18n.localize(this.options.window?.title ?? ""); }
     async _prepareContext(_options) { return {}; }
     async _onFirstRender(_context, _options) {}
+    async _preFirstRender(_context, _options) {}
+    async _preRender(_context, _options) {}
     async _onRender(_context, _options) {}
     _onClose(_options) {}
     async _preClose(_options) {}
@@ -445,6 +447,9 @@
       if (!this.rendered && !options.force) return this;
       const first = !this.element;
       const context = await this._prepareContext(options);
+      // As Foundry: the pre-render steps run after the context is ready and before the parts are replaced.
+      if (first) await this._preFirstRender(context, options);
+      await this._preRender(context, options);
       // The frame, and with it the window title, is made on the first render only.
       if (first) this._createFrame();
       await this._renderParts(context, options);

@@ -10,6 +10,7 @@ import { t } from "../render.mjs";
 import { RollDialog } from "./roll-dialog.mjs";
 import { actorById } from "../documents.mjs";
 import { TRIALS } from "../lib/systems.mjs";
+import { captureDrafts, clearDraft, restoreDrafts } from "../lib/drafts.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
 
@@ -126,12 +127,24 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   }
 
   /**
+   * The table changes under a GM who is typing: what they typed, ticked or opened outlives the re-render.
+   * @param {any} context
+   * @param {any} options
+   */
+  async _preRender(context, options) {
+    await super._preRender(context, options);
+    this._drafts = this.rendered ? captureDrafts(this.element) : null;
+  }
+
+  /**
    * A GM browser without the GM key: the GM controls are off, with the reason (instead of failing).
    * @param {any} context
    * @param {any} options
    */
   async _onRender(context, options) {
     await super._onRender(context, options);
+    restoreDrafts(this.element, this._drafts ?? null);
+    this._drafts = null;
     // Enter in a rename or edit field sends it, as its button does.
     this.element.querySelectorAll("input[name=rename], input[name=edit]").forEach((el) => {
       el.addEventListener("keydown", (ev) => {
@@ -167,13 +180,17 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   /**
    * @param {Record<string, any>} op
    */
-  async #gm(op) {
+  async #gm(op, sent = /** @type {string[]} */ ([])) {
     const client = game.modules?.get(MODULE_ID)?.api?.client;
     try {
       await client?.gm(op);
     } catch (err) {
       ui.notifications?.error(`${t("VERDICT.Error.gm")}: ${/** @type {Error} */ (err).message}`);
+      return;
     }
+    // What was sent is no longer a draft (looked up again: a render may have replaced the element meanwhile);
+    // on an error it stays, for the GM to fix and send again.
+    for (const selector of sent) this.element?.querySelectorAll(selector).forEach(clearDraft);
   }
 
   /**
@@ -191,7 +208,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     const hidden = /** @type {HTMLInputElement|null} */ (form?.querySelector("[name=hidden]"))?.checked ?? true;
     const scene = this.sceneId;
     if (!text || !scene) return;
-    await this.#gm({ op: "complication_add", scene, text, hidden });
+    await this.#gm({ op: "complication_add", scene, text, hidden }, [".verdict-add [name=text]"]);
   }
 
   /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
@@ -206,11 +223,13 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     if (!input) return;
     if (input.hidden) {
       input.hidden = false;
+      input.dataset.opened = "1";
       input.focus();
       return;
     }
     const text = input.value.trim();
-    if (text) await this.#gm({ op: "complication_edit", complication: Tracker.#id(target), text });
+    const id = Tracker.#id(target);
+    if (text) await this.#gm({ op: "complication_edit", complication: id, text }, [`[data-id="${CSS.escape(id)}"] [name=edit]`]);
   }
 
   /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
@@ -230,7 +249,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     const box = this.element.querySelector(".verdict-lurking-form");
     const trials = [...(box?.querySelectorAll("input[name=trial]:checked") ?? [])].map((el) => /** @type {HTMLInputElement} */ (el).value);
     if (!trials.length) return;
-    await this.#gm({ op: "lurking_set", trials, scene: this.sceneId, actor: null });
+    await this.#gm({ op: "lurking_set", trials, scene: this.sceneId, actor: null }, [".verdict-lurking-form input[name=trial]"]);
   }
 
   /** @this {Tracker} */
@@ -245,7 +264,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
       op: "extended_start", name, threshold, time_unit: val("time_unit") || "round",
       limit: limit > 0 ? limit : null, trial: Number.parseInt(val("trial"), 10) || 0, crisis: 0,
       actor: null, scene: this.sceneId,
-    });
+    }, [".verdict-extended-form [name]"]);
   }
 
   /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
@@ -272,7 +291,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     const on = /** @type {HTMLSelectElement|null} */ (form?.querySelector("[name=owner]"))?.value ?? "";
     if (!text) return;
     if (!on && !this.sceneId) return;
-    await this.#gm({ op: "facet_add", facet: text, nature, actor: on || null, scene: on ? null : this.sceneId });
+    await this.#gm({ op: "facet_add", facet: text, nature, actor: on || null, scene: on ? null : this.sceneId }, [".verdict-facet-form [name=facet]"]);
   }
 
   /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
@@ -282,12 +301,14 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     if (!input) return;
     if (input.hidden) {
       input.hidden = false;
+      input.dataset.opened = "1";
       input.focus();
       input.select();
       return;
     }
     const text = input.value.trim();
-    if (text) await this.#gm({ op: "facet_rename", facet: Tracker.#id(target), text });
+    const id = Tracker.#id(target);
+    if (text) await this.#gm({ op: "facet_rename", facet: id, text }, [`[data-id="${CSS.escape(id)}"] [name=rename]`]);
   }
 
   /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
