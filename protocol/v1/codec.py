@@ -32,7 +32,7 @@ MAX_TEXT = 1024
 class ProtocolError(VerdictError, ValueError):
     """A frame or a message that does not decode; ``id`` is the request's, when it could be read."""
 
-    def __init__(self, code: ErrorCode | str, message: str, id: str | None = None) -> None:
+    def __init__(self, code: ErrorCode, message: str, id: str | None = None) -> None:
         super().__init__(code, message)
         self.id = id
 

@@ -144,9 +144,9 @@ class ErrorCode(StrEnum):
 class VerdictError(Exception):
     """A refusal with a stable :class:`ErrorCode` and a message that says what to fix."""
 
-    def __init__(self, code: ErrorCode | str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
-        self.code = ErrorCode(code)
+        self.code = ErrorCode(code)  # also checked at run time: a code outside the list is a bug
         self.message = message
 
     def __str__(self) -> str:

@@ -259,7 +259,7 @@ async def metrics_view(request: web.Request) -> web.Response:
         return web.json_response(
             {
                 "type": "error",
-                "code": "metrics_forbidden",
+                "code": ErrorCode.METRICS_FORBIDDEN,
                 "message": "/metrics answers loopback clients; from elsewhere send `Authorization: Bearer <token>` "
                 "with the token given to `verdict serve --metrics-token`",
             },
@@ -369,7 +369,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         return web.json_response(
             {
                 "type": "error",
-                "code": "origin_not_allowed",
+                "code": ErrorCode.ORIGIN_NOT_ALLOWED,
                 "message": f"origin {origin} is not allowed; start the sidecar with --allow-origin {origin}",
             },
             status=403,
@@ -379,7 +379,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         return web.json_response(
             {
                 "type": "error",
-                "code": "unsupported_subprotocol",
+                "code": ErrorCode.UNSUPPORTED_SUBPROTOCOL,
                 "message": f"this sidecar speaks {SUBPROTOCOL} (JSON) or {SUBPROTOCOL_MSGPACK}, not {', '.join(offered)}",
             },
             status=400,
@@ -394,7 +394,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         return web.json_response(
             {
                 "type": "error",
-                "code": "too_many_connections",
+                "code": ErrorCode.TOO_MANY_CONNECTIONS,
                 "message": "the sidecar has as many connections as it takes; try again later"
                 if total
                 else f"at most {settings.max_per_address} connections from one address; close some and try again",
@@ -494,19 +494,19 @@ async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
             app,
             sock,
             rid,
-            "rate_limited",
+            ErrorCode.RATE_LIMITED,
             f"slow down: at most {settings.rate:g} requests per second; retry this request shortly",
         )
         return True
     if len(data) > settings.max_frame:
-        await _error(app, sock, None, "frame_too_large", f"frames are limited to {settings.max_frame} bytes")
+        await _error(app, sock, None, ErrorCode.FRAME_TOO_LARGE, f"frames are limited to {settings.max_frame} bytes")
         return True
     if isinstance(data, str) == sock.msgpack:
         await _error(
             app,
             sock,
             None,
-            "bad_frame",
+            ErrorCode.BAD_FRAME,
             "this socket speaks MessagePack (verdict.v1+msgpack): send binary frames"
             if sock.msgpack
             else "this socket speaks JSON (verdict.v1): send text frames",
@@ -522,7 +522,7 @@ async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
     try:
         if sock.conn is None:
             if not isinstance(msg, m.Hello):
-                await _error(app, sock, getattr(msg, "id", None), "hello_required", "send `hello` first")
+                await _error(app, sock, getattr(msg, "id", None), ErrorCode.HELLO_REQUIRED, "send `hello` first")
                 return True
             return await _hello(app, sock, msg)
         await _dispatch(app, sock, msg)
@@ -533,7 +533,11 @@ async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
     except Exception:
         log.exception("request_failed", type=kind)
         await _error(
-            app, sock, getattr(msg, "id", None), "internal_error", "the sidecar failed on this request; it is logged"
+            app,
+            sock,
+            getattr(msg, "id", None),
+            ErrorCode.INTERNAL_ERROR,
+            "the sidecar failed on this request; it is logged",
         )
     app[METRICS].observe(time.perf_counter() - start)
     return True
@@ -561,27 +565,27 @@ def _take_token(app: web.Application, sock: Socket, settings: Settings, cost: in
     return True
 
 
-async def _error(app: web.Application, sock: Socket, rid: Any, code: str, message: str) -> None:
+async def _error(app: web.Application, sock: Socket, rid: Any, code: ErrorCode, message: str) -> None:
     app[METRICS].errors[code] += 1
     if sock.ws.closed:
         return
     await sock.send(
-        codec.encode(
-            m.Error(code=ErrorCode(code), message=message, id=rid if isinstance(rid, str) else None), sock.msgpack
-        )
+        codec.encode(m.Error(code=code, message=message, id=rid if isinstance(rid, str) else None), sock.msgpack)
     )
 
 
 async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
     hub_all = app[HUB]
     if hello.protocol != 1:
-        await _error(app, sock, None, "unsupported_protocol", f"this sidecar speaks protocol 1, not {hello.protocol}")
+        await _error(
+            app, sock, None, ErrorCode.UNSUPPORTED_PROTOCOL, f"this sidecar speaks protocol 1, not {hello.protocol}"
+        )
         await sock.ws.close(code=4400, message=b"unsupported protocol")
         return False
     hub = hub_all.table(hello.table)
     try:
         if hub is None:
-            raise Refused("unauthorized", "unknown table or wrong key for it")
+            raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
         who = authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
     except Refused as exc:
         await _error(app, sock, None, exc.code, exc.message)
@@ -624,9 +628,9 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
         await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))
     elif isinstance(msg, m.UserKey):
         if conn.role != "gm":
-            raise ActionError("forbidden", "only the GM can get a user's key")
+            raise ActionError(ErrorCode.FORBIDDEN, "only the GM can get a user's key")
         if not msg.user or len(msg.user) > MAX_USER:
-            raise ActionError("invalid_message", f"`user` is a Foundry user id of 1 to {MAX_USER} characters")
+            raise ActionError(ErrorCode.INVALID_MESSAGE, f"`user` is a Foundry user id of 1 to {MAX_USER} characters")
         secret = hub_all.ledger.user_secret(hub.table.id)
         if secret is None:
             raise RuntimeError(f"table {hub.table.id!r} has no user secret")
@@ -634,7 +638,11 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
         await sock.send(codec.encode(m.UserKeyReply(id=msg.id, user=msg.user, key=key), sock.msgpack))
     elif isinstance(msg, m.Hello):
         await _error(
-            app, sock, None, "already_joined", "this socket already said hello; open a new one for another table"
+            app,
+            sock,
+            None,
+            ErrorCode.ALREADY_JOINED,
+            "this socket already said hello; open a new one for another table",
         )
 
 
@@ -646,7 +654,7 @@ async def _odds_off_loop(app: web.Application, msg: m.Odds) -> m.OddsReply:
     the odds, never the table (the loop only waits for the answer)."""
     state = app[ODDS]
     if state["waiting"] >= app[SETTINGS].odds_queue:
-        raise ActionError("busy", "the sidecar is computing many odds right now; retry this request shortly")
+        raise ActionError(ErrorCode.BUSY, "the sidecar is computing many odds right now; retry this request shortly")
     state["waiting"] += 1
     try:
         return await asyncio.get_running_loop().run_in_executor(state["pool"], _odds, msg)
@@ -658,5 +666,5 @@ def _odds(msg: m.Odds) -> m.OddsReply:
     try:
         from sidecar.engine.odds import odds
     except ImportError:
-        raise ActionError("unsupported", "odds are not available in this build") from None
+        raise ActionError(ErrorCode.UNSUPPORTED, "odds are not available in this build") from None
     return m.OddsReply(id=msg.id, check=msg.check, odds=odds(msg.check))

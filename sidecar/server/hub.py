@@ -20,6 +20,7 @@ import structlog
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
+from protocol.v1.errors import ErrorCode
 from sidecar.state.ledger import Behind, Ledger, StoredRequest
 from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import Viewer, view
@@ -177,7 +178,7 @@ class Hub:
                         pending, reply_msg, build, reply = again
                 except ConnectionError:
                     raise ActionError(
-                        "ledger_unavailable", "the ledger cannot be reached; retry this request shortly"
+                        ErrorCode.LEDGER_UNAVAILABLE, "the ledger cannot be reached; retry this request shortly"
                     ) from None
                 hub.table.commit(pending)
                 hub.replies[rid] = (conn.role, reply)
@@ -199,7 +200,9 @@ class Hub:
     async def _answer(self, conn: Connection, rid: str, role: str, reply: bytes) -> None:
         """Answer a request id already answered on this table with its first reply."""
         if role != conn.role:
-            raise ActionError("duplicate_id", f"request id {rid!r} was already used on this table; use a fresh id")
+            raise ActionError(
+                ErrorCode.DUPLICATE_ID, f"request id {rid!r} was already used on this table; use a fresh id"
+            )
         await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
 
     def _prepare(self, hub: TableHub, conn: Connection, msg: Any) -> tuple[Pending, Any, Any]:
@@ -233,14 +236,14 @@ class Hub:
             return pending, build(Viewer(conn.role, user), True), build
         if isinstance(msg, m.Gm):
             if conn.role != "gm":
-                raise ActionError("forbidden", "only the GM can do that")
+                raise ActionError(ErrorCode.FORBIDDEN, "only the GM can do that")
             pending = table.prepare_op(msg.op)
             return (
                 pending,
                 m.Done(id=msg.id, seq=pending.events[-1][0], events=table.view_pending(pending, conn.viewer)),
                 None,
             )
-        raise ActionError("unknown_type", "not a request")
+        raise ActionError(ErrorCode.UNKNOWN_TYPE, "not a request")
 
     async def _fanout(self, hub: TableHub, origin: Connection | None, pending: Pending, build: Build | None) -> None:
         """Tell everyone else on the table what they may see; one encoding per kind of viewer.
@@ -294,14 +297,14 @@ def _may_act(conn: Connection, msg: Any) -> None:
     """Only a GM connection acts on behalf of a user; a player acts as the user its key is bound to."""
     what = "roll" if isinstance(msg, m.Roll) else "follow up checks"
     if conn.role == "observer":
-        raise ActionError("forbidden", f"observers watch; they cannot {what}")
+        raise ActionError(ErrorCode.FORBIDDEN, f"observers watch; they cannot {what}")
     if conn.role == "gm":
         return
     if msg.user is not None:
-        raise ActionError("forbidden", "only the GM's connection may act on behalf of a user; leave `user` out")
+        raise ActionError(ErrorCode.FORBIDDEN, "only the GM's connection may act on behalf of a user; leave `user` out")
     if conn.user is None:
         raise ActionError(
-            "forbidden",
+            ErrorCode.FORBIDDEN,
             f"this connection uses the table-wide player key, which binds to no user and cannot {what}; "
             "ask the GM for your user key",
         )
