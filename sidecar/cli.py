@@ -369,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--hello-timeout",
         type=float,
         metavar="SECONDS",
-        help="close sockets that have not said hello by then (default: 10)",
+        help="close connections that have not finished their websocket upgrade and said hello by then (default: 10)",
     )
     serve.add_argument(
         "--max-connections",

@@ -143,6 +143,10 @@ def serve(
             port=port,
             print=lambda _: print(listening, flush=True),
             shutdown_timeout=config.SHUTDOWN_TIMEOUT,
+            # A TCP connection that has not finished an HTTP request (the websocket upgrade) by the hello
+            # timeout is closed, as a socket that has not said hello is: a silent or trickling peer
+            # cannot hold a file descriptor for aiohttp's default 75 s.
+            keepalive_timeout=settings.hello_timeout,
             access_log=None,
         )
     except OSError as exc:
