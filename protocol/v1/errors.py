@@ -51,6 +51,7 @@ class ErrorCode(StrEnum):
 
     # --- the table (actions, GM operations, follow-ups)
     UNKNOWN_CHECK = "unknown_check"
+    ACTOR_REQUIRED = "actor_required"
     NOT_YOUR_CHECK = "not_your_check"
     FOLLOWUP_REFUSED = "followup_refused"
     FORBIDDEN_FOLLOWUP = "forbidden_followup"

@@ -21,7 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*(ROOT / "sidecar").rglob("*.py"), *(ROOT / "protocol").rglob("*.py")])
 RAISERS = {"CheckError", "DiceError", "FollowUpError", "ActionError", "ProtocolError", "Refused", "CliError", "_error"}
 """Callables whose first (for ``_error``: fourth) argument is a code."""
-OWNED_BY_SERVER = {"app.py", "hub.py"}
 
 
 def _literal(node: ast.AST) -> str | None:
@@ -59,12 +58,12 @@ def test_every_code_written_in_the_sidecar_is_an_error_code() -> None:
     assert not unknown, unknown
 
 
-def test_codes_are_named_from_the_enum_outside_the_server() -> None:
-    """The engine, the state, the protocol and the CLI name their codes as ``ErrorCode.X``, never inline."""
+def test_codes_are_named_from_the_enum() -> None:
+    """The engine, the state, the server, the protocol and the CLI name their codes as ``ErrorCode.X``, never
+    inline."""
     inline = [
         f"{path.relative_to(ROOT)}:{line}: {code}"
         for path in SOURCES
-        if path.name not in OWNED_BY_SERVER
         for line, code in _codes_in(ast.parse(path.read_text()))
     ]
     assert not inline, inline

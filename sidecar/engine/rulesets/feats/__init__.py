@@ -9,7 +9,7 @@ from protocol.v1 import table as t
 from protocol.v1.feats import FeatsCheck, FeatsResult
 from protocol.v1.odds import FeatsOdds
 
-from ...ruleset import Consequence, RuleSet, TableView
+from ...ruleset import Consequence, Prepared, RollContext, RuleSet, TableView
 from . import consequences
 from . import rules as mod
 from .odds import feats_odds
@@ -29,6 +29,10 @@ class Feats(RuleSet[FeatsCheck, FeatsResult]):
     def odds(self, check: FeatsCheck, rules: Any) -> FeatsOdds:
         mod.validate(check, rules)
         return feats_odds(check, rules)
+
+    def prepare(self, check: FeatsCheck, ctx: RollContext, view: TableView) -> Prepared:
+        consequences.whose_points(check, ctx)
+        return Prepared(check)
 
     def consequences(self, roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
         return consequences.of_roll(roll, view)

@@ -18,18 +18,21 @@ from protocol.v1.flairs import FlairsBargain, FlairsCheck
 
 from ...errors import CheckError, ErrorCode
 from ...ruleset import Prepared, RollContext, TableView, new_id
-from .rules import TRIALS
+from .rules import RULES, TRIALS
 
 
 def take_lurking(check: FlairsCheck, ctx: RollContext, view: TableView) -> Prepared:
-    """A full check takes the lurking trials waiting for it; a player may not name them."""
-    if check.lurking_trials is None and not check.simple and not check.group:
+    """A full check takes the lurking trials waiting for it; a player may not name them, not even as none
+    (an empty list would otherwise leave the Judge's trials waiting and the check free of them)."""
+    if check.lurking_trials is not None and not ctx.by_gm:
+        raise CheckError(
+            ErrorCode.FORBIDDEN, "only the GM sets the names of lurking trials; leave `lurking_trials` out"
+        )
+    if not check.lurking_trials and not check.simple and not check.group:
         lurking = view.open_lurking(ctx.actor, ctx.scene)
         if lurking is not None and lurking.trials:
             taken = msgspec.structs.replace(check, lurking=len(lurking.trials), lurking_trials=list(lurking.trials))
             return Prepared(taken, (t.LurkingTrialsUsed(lurking=lurking.id, check_id=ctx.check_id),))
-    if check.lurking_trials and not ctx.by_gm:
-        raise CheckError(ErrorCode.FORBIDDEN, "only the GM sets the names of lurking trials")
     return Prepared(check)
 
 
@@ -48,6 +51,11 @@ def lurking_set(op: t.LurkingSet, view: TableView) -> list[object]:
     """The Judge sets secret lurking trials for an actor, or for anyone in a scene (the active one by default)."""
     if not op.trials:
         raise CheckError(ErrorCode.INVALID_OP, "set at least one lurking trial")
+    if len(op.trials) > RULES.max_lurking:
+        raise CheckError(
+            ErrorCode.TOO_MANY_LURKING,
+            f"at most {RULES.max_lurking} lurking trials wait for one check; got {len(op.trials)}",
+        )
     bad = [x for x in op.trials if x not in TRIALS]
     if bad:
         raise CheckError(ErrorCode.UNKNOWN_TRIAL, f"unknown trial(s) {bad}; trials are {', '.join(TRIALS)}")
