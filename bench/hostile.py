@@ -23,7 +23,7 @@ from protocol.v1.boons import BoonsCheck
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, RequestFailed
 from sidecar.state.ledger import TableKeys
-from tests.adversarial.test_fuzz import encode, frames
+from tests.adversarial.fuzzing import encode, frames
 from tests.serving import Process, free_port
 
 
