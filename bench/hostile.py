@@ -10,10 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,9 +22,9 @@ from protocol.v1 import messages as m
 from protocol.v1.boons import BoonsCheck
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, RequestFailed
-from tests.adversarial.test_fuzz import encode, frames
-
-ROOT = Path(__file__).resolve().parents[1]
+from sidecar.state.ledger import TableKeys
+from tests.adversarial.fuzzing import encode, frames
+from tests.serving import Process, free_port
 
 
 def _rss(pid: int) -> int:
@@ -37,19 +34,13 @@ def _rss(pid: int) -> int:
     return 0
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-async def _fuzz(url: str, keys: dict[str, str], msgpack: bool, n: int) -> int:
+async def _fuzz(url: str, keys: TableKeys, msgpack: bool, n: int) -> int:
     rng = random.Random(7 + msgpack)
     sent = 0
     ws = await websockets.connect(
         url, subprotocols=["verdict.v1+msgpack" if msgpack else "verdict.v1"], compression=None
     )
-    hello = {"type": "hello", "table": keys["table"], "key": keys["gm"], "user": "fuzz"}
+    hello = {"type": "hello", "table": keys.table, "key": keys.gm, "user": "fuzz"}
     await ws.send(msgspec.msgpack.encode(hello) if msgpack else json.dumps(hello))
     await ws.recv()
     for obj in frames(seed=100 + msgpack, n=n):
@@ -65,7 +56,7 @@ async def _fuzz(url: str, keys: dict[str, str], msgpack: bool, n: int) -> int:
 
 
 async def _load(
-    url: str, keys: dict[str, str], user_keys: dict[str, str], seconds: float, flood: bool = True
+    url: str, keys: TableKeys, user_keys: dict[str, str], seconds: float, flood: bool = True
 ) -> dict[str, float]:
     stop = asyncio.Event()
     counts = {"odds": 0, "rolls": 0, "refused": 0, "reconnects": 0}
@@ -74,7 +65,7 @@ async def _load(
         n = 0
         while not stop.is_set():
             try:
-                c = await Client.connect(url, keys["table"], user_keys[user], user=user)
+                c = await Client.connect(url, keys.table, user_keys[user], user=user)
             except RequestFailed:  # the hello itself was refused for the rate
                 counts["refused"] += 1
                 await asyncio.sleep(0.05)
@@ -96,7 +87,7 @@ async def _load(
             await c.close()
 
     async def roll_flood(user: str) -> None:
-        c = await Client.connect(url, keys["table"], user_keys[user], user=user)
+        c = await Client.connect(url, keys.table, user_keys[user], user=user)
         while not stop.is_set():
             try:
                 await c.request(m.Roll(id=c.new_id(), check=FacetsCheck(pool=4), label="x" * 1000))
@@ -108,7 +99,7 @@ async def _load(
 
     tasks = [asyncio.create_task(odds_flood(f"o{k}", k)) for k in range(4 if flood else 0)]
     tasks += [asyncio.create_task(roll_flood(f"r{k}")) for k in range(2 if flood else 0)]
-    gm = await Client.connect(url, keys["table"], keys["gm"], user="gm")
+    gm = await Client.connect(url, keys.table, keys.gm, user="gm")
     await asyncio.sleep(0.5)
     times = []
     end = time.monotonic() + seconds
@@ -133,57 +124,25 @@ async def _load(
 def main() -> None:
     data = Path(tempfile.mkdtemp(prefix="verdict-hostile-"))
     print(f"data and server log in {data}")
-    port = _port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sidecar.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--data",
-            str(data),
-            "--log-format",
-            "json",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=open(data / "server.log", "wb"),
-        cwd=ROOT,
-    )
+    server = Process(data, free_port(), log=data / "server.log")
+    server.start()
     try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
-        keys = dict(line.split(" ", 1) for line in (data / "default-table.keys").read_text().splitlines())
-        user_keys = {}
-        for user in [f"o{k}" for k in range(4)] + ["r0", "r1"]:
-            out = subprocess.run(
-                [sys.executable, "-m", "sidecar.cli", "table", "--data", str(data), "user-key", keys["table"], user],
-                capture_output=True,
-                text=True,
-                cwd=ROOT,
-                check=True,
-            )
-            user_keys[user] = out.stdout.strip()
-        url = f"ws://127.0.0.1:{port}/ws"
-        rss0 = _rss(proc.pid)
+        keys = server.keys()
+        user_keys = {user: server.user_key(user) for user in [f"o{k}" for k in range(4)] + ["r0", "r1"]}
+        url = server.url
+        assert server.proc is not None
+        pid = server.proc.pid
+        rss0 = _rss(pid)
         sent = 0
         for msgpack in (False, True):
             sent += asyncio.run(_fuzz(url, keys, msgpack, 3000))
-        rss1 = _rss(proc.pid)
+        rss1 = _rss(pid)
         quiet = asyncio.run(_load(url, keys, user_keys, 3.0, flood=False))
         load = asyncio.run(_load(url, keys, user_keys, 10.0))
-        rss2 = _rss(proc.pid)
-        alive = proc.poll() is None
+        rss2 = _rss(pid)
+        alive = server.proc.poll() is None
     finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+        server.stop()
     print(
         f"RSS: {rss0 / 2**20:.1f} MiB at start, {rss1 / 2**20:.1f} MiB after {sent:,} fuzzed frames, "
         f"{rss2 / 2**20:.1f} MiB after the load; server alive: {alive}"

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,19 +16,17 @@ from sidecar.server.app import Settings, create_app
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import SqliteLedger, TableKeys
 
-ROOT = Path(__file__).resolve().parents[1]
+# `verdict serve` in a child process lives in a module of its own (the benchmarks use it, without pytest);
+# the tests import these names from here as well.
+from .serving import ROOT as ROOT
+from .serving import Process as Process
+from .serving import free_port as free_port
 
 # Property tests are deterministic by default (`make test`): the same examples on every run and machine.
 # `make test-random` (HYPOTHESIS_PROFILE=random) draws fresh ones; a failure it finds becomes an @example.
 hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 hypothesis_settings.register_profile("random", derandomize=False, print_blob=True)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -69,88 +63,6 @@ async def sidecar(tmp_path: Path) -> AsyncIterator[Sidecar]:
         yield Sidecar(url=f"ws://127.0.0.1:{server.port}/ws", keys=keys, ledger=ledger, server=server)
     finally:
         await server.close()
-
-
-class Process:
-    """`verdict serve` as a separate process, which a test can kill and start again."""
-
-    def __init__(self, data: Path, port: int, extra: tuple[str, ...] = ()) -> None:
-        self.data, self.port, self.extra = data, port, extra
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    def keys(self) -> TableKeys:
-        fields = dict(line.split(" ", 1) for line in (self.data / "default-table.keys").read_text().splitlines())
-        return TableKeys(fields["table"], fields["gm"], fields["player"], fields["observer"])
-
-    def user_key(self, user: str) -> str:
-        """The user's key, as a GM gets it: `verdict table user-key`."""
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "sidecar.cli",
-                "table",
-                "--data",
-                str(self.data),
-                "user-key",
-                self.keys().table,
-                user,
-            ],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            check=True,
-        )
-        return out.stdout.strip()
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "sidecar.cli",
-                "serve",
-                "--port",
-                str(self.port),
-                "--data",
-                str(self.data),
-                "--log-format",
-                "json",
-                *self.extra,
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(
-                        self.proc.stdout.read().decode() if self.proc.stdout else "sidecar died"
-                    ) from None
-                time.sleep(0.05)
-        raise RuntimeError("the sidecar did not start")
-
-    def stop(self, sig: int | None = None) -> int:
-        assert self.proc is not None
-        if sig is None:
-            self.proc.terminate()
-        else:
-            self.proc.send_signal(sig)
-        rc = self.proc.wait(timeout=15)
-        if self.proc.stdout:
-            self.proc.stdout.close()
-        self.proc = None
-        return rc
 
 
 @pytest.fixture

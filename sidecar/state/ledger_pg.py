@@ -341,8 +341,7 @@ class PostgresLedger:
         if args is None:
             return
         with self._sync.connection() as db:
-            # psycopg types fetchone() as optional; an INSERT ... RETURNING always yields its row.
-            (last,) = db.execute(_APPEND, args).fetchone()  # type: ignore[misc]
+            last = _appended(db.execute(_APPEND, args).fetchone())
         _check(table_id, last, events)
 
     async def append(
@@ -379,8 +378,7 @@ class PostgresLedger:
                         async with db.pipeline():
                             async with db.transaction():
                                 curs = [await db.execute(_APPEND, args) for args, _ in batch]
-                        # psycopg types fetchone() as optional; each INSERT ... RETURNING yields its row.
-                        results = [(await cur.fetchone())[0] for cur in curs]  # type: ignore[index]
+                        results = [_appended(await cur.fetchone()) for cur in curs]
                 except Exception as exc:  # every append of the batch hears it, and checks on its own
                     for _, fut in batch:
                         if not fut.done():
@@ -411,9 +409,7 @@ class PostgresLedger:
                 if row is not None and row[1] is not None:  # it did: answered from the ledger like any retry
                     raise Behind(table_id, row[0])
                 cur = await db.execute(_APPEND, args)  # it did not: append again, once, alone
-                # psycopg types fetchone() as optional; an INSERT ... RETURNING always yields its row.
-                seq: int = (await cur.fetchone())[0]  # type: ignore[index]
-                return seq
+                return _appended(await cur.fetchone())
         except (psycopg.OperationalError, PoolTimeout) as again:
             raise ConnectionError(f"the ledger is unreachable: {_first_line(again)}") from None
 
@@ -500,8 +496,7 @@ class Turn:
             cur = await self.db.execute(_APPEND, args)
             await self.db.execute("COMMIT")
         self.committed = True
-        # psycopg types fetchone() as optional; an INSERT ... RETURNING always yields its row.
-        (last,) = await cur.fetchone()  # type: ignore[misc]
+        last = _appended(await cur.fetchone())
         _check(self.table_id, last, events)
 
 
@@ -527,6 +522,20 @@ async def _read_since(db: psycopg.AsyncConnection, table_id: str, since: int) ->
 
 
 _APPEND = "SELECT verdict_append(%s, %s, %s, %s, %s, %s)"
+
+
+def _appended(row: tuple[Any, ...] | None) -> int | None:
+    """What :data:`_APPEND` answered: the new head, ``-1 - head`` when refused, None for no such table.
+
+    psycopg types ``fetchone()`` as optional; a ``SELECT`` of a function always yields one row, so a
+    missing one means the statement did not run as written, and says so instead of indexing None.
+    """
+    if row is None:
+        raise RuntimeError(
+            "the ledger's verdict_append answered no row; it answers one to every append (the new head, a refusal or null)"
+        )
+    last: int | None = row[0]
+    return last
 
 
 def _append_args(

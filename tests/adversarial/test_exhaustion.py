@@ -8,8 +8,6 @@ import json
 import resource
 import socket
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -28,7 +26,7 @@ from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import SqliteLedger
 from sidecar.state.table import Table
 from sidecar.state.visibility import Viewer
-from tests.conftest import ROOT, free_port
+from tests.serving import Process, free_port
 
 
 class Small:
@@ -88,42 +86,16 @@ async def test_idle_sockets_time_out_and_caps_refuse_clearly(tmp_path):
 @pytest.mark.slow
 def test_a_low_file_limit_does_not_lock_the_gm_out(tmp_path):
     """`verdict serve` under a file limit of 64, flooded with sockets that never say hello."""
-    data, port = tmp_path / "data", free_port()
 
     def limit():
         resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
 
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sidecar.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--data",
-            str(data),
-            "--log-format",
-            "json",
-            "--hello-timeout",
-            "1",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        preexec_fn=limit,
-    )
+    log = tmp_path / "server.log"
+    server = Process(tmp_path / "data", free_port(), extra=("--hello-timeout", "1"), log=log, preexec_fn=limit)
+    server.start()
     try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and proc.poll() is None
-                time.sleep(0.05)
-        keys = dict(line.split(" ", 1) for line in (data / "default-table.keys").read_text().splitlines())
-        url = f"ws://127.0.0.1:{port}/ws"
+        keys = server.keys()
+        url = server.url
 
         async def flood():
             results = await asyncio.gather(*(_idle(url) for _ in range(150)), return_exceptions=True)
@@ -133,7 +105,7 @@ def test_a_low_file_limit_does_not_lock_the_gm_out(tmp_path):
             assert refused and len(opened) + len(refused) == 150
             assert all(r.response.status_code in (429, 503) for r in refused)
             await asyncio.sleep(2.5)  # the hello timeout closes the idle ones
-            gm = await Client.connect(url, keys["table"], keys["gm"], user="gm")
+            gm = await Client.connect(url, keys.table, keys.gm, user="gm")
             assert isinstance(await gm.request(m.Ping(id="in")), m.Pong)
             await gm.close()
             for ws in opened:
@@ -141,11 +113,10 @@ def test_a_low_file_limit_does_not_lock_the_gm_out(tmp_path):
 
         asyncio.run(flood())
     finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=15)
-    log = out + err
-    assert len(log) < 20_000, f"{len(log)} bytes of log"  # one warning per interval, not per attempt
-    assert b"Traceback" not in log
+        server.stop()
+    said = log.read_bytes()
+    assert len(said) < 20_000, f"{len(said)} bytes of log"  # one warning per interval, not per attempt
+    assert b"Traceback" not in said
 
 
 async def test_rate_limits_hold_across_reconnects_and_addresses(tmp_path):

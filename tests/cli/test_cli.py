@@ -10,6 +10,8 @@ import pytest
 
 from sidecar.cli import main
 
+from ..serving import serve_command
+
 
 def run(*args: str, data=None):
     cmd = [sys.executable, "-m", "sidecar.cli", *args]
@@ -162,23 +164,7 @@ def test_serve_on_a_busy_port_says_so(tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        r = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "sidecar.cli",
-                "serve",
-                "--port",
-                str(port),
-                "--data",
-                str(tmp_path),
-                "--log-format",
-                "json",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        r = subprocess.run(serve_command(port, tmp_path), capture_output=True, text=True, timeout=30)
     assert r.returncode == 2
     assert (
         r.stderr.strip().splitlines()[-1]

@@ -389,6 +389,17 @@ def test_costs_and_table_are_data():
     assert not read((6, 1, 1), 1).success
 
 
+def test_a_table_without_a_row_for_the_level_is_named_when_no_degree_can_be_read():
+    # A house table without +3: a roll failing some row still reads its degree from the lowest failed row ...
+    gap = feats.FeatsRules(table=tuple(row for row in feats.DEFAULT_TABLE if row.level != 3))
+    r = feats.read(FeatsCheck(level=3), [1, 1, 1], gap)
+    assert (r.success, r.worst_level, r.degree) == (False, -8, -11)
+    # ... but three 8s pass every row there is, and the missing row is named instead of a crash.
+    with pytest.raises(CheckError) as e:
+        feats.read(FeatsCheck(level=3), [8, 8, 8], gap)
+    assert e.value.code == "invalid_rules" and "no row for level +3" in str(e.value)
+
+
 def test_result_round_trips_on_the_wire():
     r = feats.read(FeatsCheck(ability=2, difficulty=5, wyrd=1, wyrd_dice=["blue"]), [7, 7])
     again = msgspec.json.decode(msgspec.json.encode(r), type=FeatsResult)

@@ -14,6 +14,8 @@ from protocol.v1 import table as t
 from protocol.v1.flairs import FlairsBargain, FlairsCheck, FlairsParticipant
 from sidecar.client import RequestFailed
 
+from ..wire import follow, gm_op, refused, roll, state
+
 
 async def _raw(sidecar, role="gm", user="u1", msgpack=False):
     proto = "verdict.v1+msgpack" if msgpack else "verdict.v1"
@@ -109,31 +111,6 @@ async def test_an_unknown_field_in_hello_is_refused(sidecar):
     reply = json.loads(await ws.recv())
     assert reply["code"] == "invalid_message" and "`$.usr`" in reply["message"]
     await ws.close()
-
-
-# --- helpers over the Python client -----------------------------------------------------------------------
-
-
-async def roll(c, check, **kw):
-    return await c.request(m.Roll(id=c.new_id(), check=check, **kw))
-
-
-async def follow(c, check_id, action):
-    return await c.request(m.Follow(id=c.new_id(), check=check_id, action=action))
-
-
-async def gm_op(gm, o):
-    return await gm.request(m.Gm(id=gm.new_id(), op=o))
-
-
-async def state(c):
-    return (await c.request(m.State(id=c.new_id()))).snapshot
-
-
-async def refused(coro) -> str:
-    with pytest.raises(RequestFailed) as e:
-        await coro
-    return e.value.code
 
 
 # --- 1. no devil's bargain during group checks ------------------------------------------------------------

@@ -160,6 +160,29 @@ def test_postgresql_keys_are_stored_hashed_and_the_schema_is_versioned(pg_url: s
         open_ledger(pg_url, Path("."))
 
 
+async def test_an_append_answered_by_no_row_is_a_clear_error_and_stores_nothing(pg_url: str):
+    """psycopg types a fetched row as optional: an append function that answers no row (here one
+    rewritten by hand in the database) is named, on the blocking path and the batched one, not a None
+    indexed."""
+    import psycopg
+
+    ledger = open_ledger(pg_url, Path("."))
+    k = ledger.create_table("t")
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        args = db.execute("SELECT pg_get_function_identity_arguments('verdict_append'::regproc)").fetchone()[0]
+        db.execute(f"DROP FUNCTION verdict_append({args})")
+        db.execute(
+            f"CREATE FUNCTION verdict_append({args}) RETURNS SETOF BIGINT LANGUAGE sql AS 'SELECT 1 WHERE false'"
+        )
+    with pytest.raises(RuntimeError, match="verdict_append answered no row"):
+        ledger.append_sync(k.table, [(1, b"one")], None)
+    with pytest.raises(RuntimeError, match="verdict_append answered no row"):
+        await ledger.append(k.table, [(1, b"one")], ("r1", "gm", b"reply"))
+    assert ledger.events(k.table) == [] and ledger.request(k.table, "r1") is None
+    await _closed(ledger)
+    ledger.close()
+
+
 def test_an_unreachable_or_unknown_ledger_is_a_clear_error(tmp_path: Path):
     with pytest.raises(ValueError, match="postgresql://"):
         open_ledger("mysql://x@y/z", tmp_path)

@@ -9,8 +9,6 @@ worked out by hand from the texts.
 
 from __future__ import annotations
 
-import pytest
-
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck
@@ -18,30 +16,8 @@ from protocol.v1.challenge import ChallengeCheck, ChallengeChoice
 from protocol.v1.facets import FacetsCheck
 from protocol.v1.feats import FeatsCheck
 from protocol.v1.flairs import FlairsCheck, FlairsChoose, FlairsReveal
-from sidecar.client import RequestFailed
 
-
-async def roll(c, check, **kw):
-    return await c.request(m.Roll(id=c.new_id(), check=check, **kw))
-
-
-async def follow(c, check_id, action):
-    return await c.request(m.Follow(id=c.new_id(), check=check_id, action=action))
-
-
-async def gm_op(gm, op):
-    return await gm.request(m.Gm(id=gm.new_id(), op=op))
-
-
-async def state(c):
-    return (await c.request(m.State(id=c.new_id()))).snapshot
-
-
-async def refused(coro) -> str:
-    with pytest.raises(RequestFailed) as e:
-        await coro
-    return e.value.code
-
+from ..wire import follow, gm_op, refused, roll, state
 
 # --- challenge: strain, conditions, complications ------------------------------------------------------
 

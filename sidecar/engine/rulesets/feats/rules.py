@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from protocol.v1.feats import FeatsCheck, FeatsResult
+from protocol.v1.feats import FeatsCheck, FeatsDie, FeatsResult
 
 from ...compiled import PerRules
 from ...dice import Dice, check_faces
@@ -88,7 +88,7 @@ class FeatsRules(msgspec.Struct, frozen=True):
 
 RULES = FeatsRules()
 
-DICE: tuple[str, str, str] = ("white", "red", "blue")
+DICE: tuple[FeatsDie, FeatsDie, FeatsDie] = ("white", "red", "blue")
 
 
 class _Compiled:
@@ -295,8 +295,14 @@ def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> 
     white, red, blue = full
     passed, best, worst = comp.reads[((white - 1) * sides + red - 1) * sides + blue - 1]
     success = level in passed
-    # On a success the level's own row passed, so best is set; on a failure worst is set.
-    degree = (best - level) if success else (worst - level)  # type: ignore[operator]
+    # On a success the level's own row passed, so best is set; on a failure the level's row failed, so worst
+    # is set. Only a table without a row for this level (a gap) can leave the one needed unset.
+    if success and best is not None:
+        degree = best - level
+    elif not success and worst is not None:
+        degree = worst - level
+    else:
+        raise CheckError(ErrorCode.INVALID_RULES, f"feats: the Feat table has no row for level {level:+d}")
     return FeatsResult(
         outcome="success" if success else "failure",
         dice=full,
@@ -305,7 +311,7 @@ def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> 
         best_level=best,
         worst_level=worst,
         degree=degree,
-        bought=names,  # type: ignore[arg-type]
+        bought=names,
         cost=rules.wyrd_cost * len(bought),
     )
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import msgspec
 
@@ -45,21 +45,24 @@ from protocol.v1.flairs import (
     FlairsBargain,
     FlairsCheck,
     FlairsChoose,
+    FlairsFlair,
     FlairsMatch,
     FlairsNameTrials,
+    FlairsOutcome,
     FlairsParticipantResult,
     FlairsResult,
     FlairsReveal,
     FlairsSetLurking,
     FlairsTrial,
+    FlairsTrialName,
 )
 
 from ...dice import Dice, check_faces
 from ...errors import CheckError, DiceError, ErrorCode, FollowUpError
 
-FLAIRS: tuple[str, ...] = ("careful", "swift", "quiet", "unscathed", "impressive", "composed")
-TRIALS: tuple[str, ...] = ("costly", "slow", "loud", "harmful", "foolish", "chaotic")
-BANISHES: dict[str, str] = dict(zip(FLAIRS, TRIALS))
+FLAIRS: tuple[FlairsFlair, ...] = ("careful", "swift", "quiet", "unscathed", "impressive", "composed")
+TRIALS: tuple[FlairsTrialName, ...] = ("costly", "slow", "loud", "harmful", "foolish", "chaotic")
+BANISHES: dict[FlairsFlair, FlairsTrialName] = dict(zip(FLAIRS, TRIALS))
 """Each flair and the trial it banishes (docs/rules/flairs.md: careful→costly, swift→slow, …)."""
 
 
@@ -78,7 +81,7 @@ class FlairsRules(msgspec.Struct, frozen=True):
     group_success_num: int = 1
     group_success_den: int = 2
     """A group check succeeds when successes / participants >= num / den (at least half)."""
-    random_trials: tuple[str, ...] = TRIALS
+    random_trials: tuple[FlairsTrialName, ...] = TRIALS
     """A random trial: a d``len`` over these, face 1 first."""
     max_dice: int = 30
     max_lurking: int = 12
@@ -228,12 +231,12 @@ def roll(check: FlairsCheck, rng: Dice, rules: FlairsRules = RULES) -> list[int]
 # --- reading ------------------------------------------------------------------------------
 
 
-def trial_for_face(face: int, rules: FlairsRules = RULES) -> str:
+def trial_for_face(face: int, rules: FlairsRules = RULES) -> FlairsTrialName:
     """A random trial from its die face: 1 is the first trial in the rulings' order (docs/rules/flairs.md)."""
     return rules.random_trials[face - 1]
 
 
-def random_trial(rng: Dice, rules: FlairsRules = RULES) -> str:
+def random_trial(rng: Dice, rules: FlairsRules = RULES) -> FlairsTrialName:
     """A random trial: a d6 over the six trials in the rulings' order (docs/rules/flairs.md)."""
     return trial_for_face(rng.roll(len(rules.random_trials))[0], rules)
 
@@ -260,9 +263,17 @@ def split(faces: Sequence[int], cuts: int, desperate: bool) -> _Pool:
     return _Pool(kept, removed, max(kept))
 
 
-def outcome_of(highest: int, simple: bool, rules: FlairsRules = RULES) -> str:
+SimpleOutcome = Literal["success", "failure"]
+"""What a simple check (and each part of a group check) reads: no conflict, no triumph."""
+
+
+def simple_outcome_of(highest: int, rules: FlairsRules = RULES) -> SimpleOutcome:
+    return "success" if highest >= rules.simple_success_face else "failure"
+
+
+def outcome_of(highest: int, simple: bool, rules: FlairsRules = RULES) -> FlairsOutcome:
     if simple:
-        return "success" if highest >= rules.simple_success_face else "failure"
+        return simple_outcome_of(highest, rules)
     if highest >= rules.triumph_face:
         return "triumph"
     if highest >= rules.conflict_face:
@@ -270,7 +281,9 @@ def outcome_of(highest: int, simple: bool, rules: FlairsRules = RULES) -> str:
     return "failure"
 
 
-def matches_of(rolled: Sequence[int], removed: Sequence[int], desperate: bool, outcome: str) -> list[FlairsMatch]:
+def matches_of(
+    rolled: Sequence[int], removed: Sequence[int], desperate: bool, outcome: FlairsOutcome
+) -> list[FlairsMatch]:
     """Groups of equal dice over every rolled die (removed ones included), highest face first."""
     lost = set(removed)
     out = []
@@ -279,8 +292,8 @@ def matches_of(rolled: Sequence[int], removed: Sequence[int], desperate: bool, o
             continue
         # A group that lost a die to a cut is tainted; on a desperate roll every pair is.
         tainted = desperate or face in lost
-        gives = "trials" if tainted or outcome == "failure" else "flairs"
-        out.append(FlairsMatch(face=face, count=count, tainted=tainted, gives=gives, amount=count - 1))  # type: ignore[arg-type]
+        gives: Literal["flairs", "trials"] = "trials" if tainted or outcome == "failure" else "flairs"
+        out.append(FlairsMatch(face=face, count=count, tainted=tainted, gives=gives, amount=count - 1))
     return out
 
 
@@ -289,16 +302,16 @@ class _State(NamedTuple):
 
     faces: list[int]
     """The pool's faces as rolled (no bargain die)."""
-    lurking_names: list[str] | None
+    lurking_names: list[FlairsTrialName] | None
     lurking_dice: list[int] | None
-    bargain: str | None = None
+    bargain: FlairsTrialName | None = None
     bargain_die: int | None = None
     chosen: bool = False
-    chosen_flairs: tuple[str, ...] = ()
+    chosen_flairs: tuple[FlairsFlair, ...] = ()
     gm_revealed: bool = False
-    judged: tuple[str | None, ...] | None = None
+    judged: tuple[FlairsTrialName | None, ...] | None = None
     """The Judge's names for the pair and darkness trials, in the order of ``standing`` (None: unnamed)."""
-    banished: tuple[str, ...] | None = None
+    banished: tuple[FlairsTrialName, ...] | None = None
     """Lurking trials banished, once settled by the choice (None: from ``chosen_flairs``)."""
 
 
@@ -328,8 +341,10 @@ def _build(check: FlairsCheck, st: _State, rules: FlairsRules) -> FlairsResult:
     judges = len(standing)
 
     n_lurking = lurking_count(check)
-    remaining: list[str | None] = list(st.lurking_names) if st.lurking_names is not None else [None] * n_lurking
-    banished: list[str] = []
+    remaining: list[FlairsTrialName | None] = (
+        list(st.lurking_names) if st.lurking_names is not None else [None] * n_lurking
+    )
+    banished: list[FlairsTrialName] = []
     if st.banished is not None:
         for name in st.banished:
             if name in remaining:
@@ -342,12 +357,12 @@ def _build(check: FlairsCheck, st: _State, rules: FlairsRules) -> FlairsResult:
             if opposite in remaining:
                 remaining.remove(opposite)
                 banished.append(opposite)
-    standing += [FlairsTrial(source="lurking", name=n) for n in remaining]  # type: ignore[arg-type]
+    standing += [FlairsTrial(source="lurking", name=n) for n in remaining]
     if st.bargain is not None:
-        standing.append(FlairsTrial(source="bargain", name=st.bargain))  # type: ignore[arg-type]
+        standing.append(FlairsTrial(source="bargain", name=st.bargain))
 
     return FlairsResult(
-        outcome=outcome,  # type: ignore[arg-type]
+        outcome=outcome,
         dice=rolled,
         kept=kept,
         removed=removed,
@@ -362,13 +377,13 @@ def _build(check: FlairsCheck, st: _State, rules: FlairsRules) -> FlairsResult:
         standing=standing,
         darkness=check.darkness,
         lurking=n_lurking,
-        lurking_trials=list(st.lurking_names) if st.lurking_names is not None else None,  # type: ignore[arg-type]
+        lurking_trials=list(st.lurking_names) if st.lurking_names is not None else None,
         lurking_dice=list(st.lurking_dice) if st.lurking_dice is not None else None,
         revealed=n_lurking == 0 or st.chosen or st.gm_revealed,
         chosen=st.chosen,
-        chosen_flairs=list(st.chosen_flairs),  # type: ignore[arg-type]
-        banished=banished,  # type: ignore[arg-type]
-        bargain=st.bargain,  # type: ignore[arg-type]
+        chosen_flairs=list(st.chosen_flairs),
+        banished=banished,
+        bargain=st.bargain,
         bargain_die=st.bargain_die,
         named=st.judged is not None and all(t.name is not None for t in standing[:judges]),
     )
@@ -387,7 +402,7 @@ def _read_group(check: FlairsCheck, faces: Sequence[int], rules: FlairsRules) ->
         parts.append(
             FlairsParticipantResult(
                 name=p.name,
-                outcome=outcome_of(pool.highest, True, rules),  # type: ignore[arg-type]
+                outcome=simple_outcome_of(pool.highest, rules),
                 dice=own,
                 kept=pool.kept,
                 removed=pool.removed,
@@ -431,7 +446,9 @@ def read(check: FlairsCheck, faces: Sequence[int], rules: FlairsRules = RULES) -
         return _read_group(check, faces, rules)
     need = sizes(check, rules)
     draws = _draws_needed(check)
-    lurking_names: list[str] | None = list(check.lurking_trials) if check.lurking_trials is not None else None
+    lurking_names: list[FlairsTrialName] | None = (
+        list(check.lurking_trials) if check.lurking_trials is not None else None
+    )
     lurking_dice: list[int] | None = None
     if draws and len(faces) == len(need) + draws:
         lurking_dice = check_faces(faces[len(need) :], [len(rules.random_trials)] * draws, "the lurking trials' draws")
@@ -509,12 +526,12 @@ def _bargain(
     return _build(check, st, rules)
 
 
-def _judged_after(before: FlairsResult, after: FlairsResult) -> tuple[str | None, ...]:
+def _judged_after(before: FlairsResult, after: FlairsResult) -> tuple[FlairsTrialName | None, ...]:
     """The Judge's names carried to a re-read: each pair's names stay with its face, darkness's with darkness.
 
     A trial that no longer stands (its pair now gives flairs) drops its name; a new one is unnamed.
     """
-    by_face: dict[int, list[str | None]] = {}
+    by_face: dict[int, list[FlairsTrialName | None]] = {}
     judged = [t for t in before.standing if t.source in ("pair", "darkness")]
     at = 0
     for m in before.matches:
@@ -522,7 +539,7 @@ def _judged_after(before: FlairsResult, after: FlairsResult) -> tuple[str | None
             by_face[m.face] = [t.name for t in judged[at : at + m.amount]]
             at += m.amount
     dark = [t.name for t in judged[at:]]
-    out: list[str | None] = []
+    out: list[FlairsTrialName | None] = []
     for m in after.matches:
         if m.gives == "trials":
             names = by_face.get(m.face, [])
@@ -595,8 +612,13 @@ def _reveal(check: FlairsCheck, result: FlairsResult, rules: FlairsRules) -> Fla
 
 
 def _names_from(
-    trials: Sequence[str] | None, dice: list[int] | None, count: int, rng: Dice, what: str, rules: FlairsRules
-) -> tuple[list[str], list[int] | None]:
+    trials: Sequence[FlairsTrialName] | None,
+    dice: list[int] | None,
+    count: int,
+    rng: Dice,
+    what: str,
+    rules: FlairsRules,
+) -> tuple[list[FlairsTrialName], list[int] | None]:
     if trials is not None and dice is not None:
         raise FollowUpError(
             ErrorCode.TRIALS_AND_DICE, f"flairs: {what}: give the trials' names or the dice that draw them, not both"
