@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import sqlite3
 import sys
 import types
 import typing
@@ -58,10 +59,16 @@ def _ledger_url(value: str | None) -> str | None:
 def _open_ledger(args: argparse.Namespace) -> Any:
     from .state.ledger import open_ledger
 
+    data = _data_dir(args.data)
     try:
-        return open_ledger(_ledger_url(args.ledger), _data_dir(args.data))
+        return open_ledger(_ledger_url(args.ledger), data)
     except (ValueError, ImportError, ConnectionError, RuntimeError) as exc:
         raise CliError(ErrorCode.USAGE, f"--ledger: {exc}") from None
+    except (OSError, sqlite3.Error) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CliError(
+            ErrorCode.USAGE, f"--data {data}: the data folder cannot be used ({reason}); choose another with --data"
+        ) from None
 
 
 # --- check options from the Struct --------------------------------------------------

@@ -173,6 +173,16 @@ def test_serve_on_a_busy_port_says_so(tmp_path):
     assert "listening" not in r.stdout
 
 
+def test_serve_with_a_data_folder_that_cannot_be_one_says_so(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    r = subprocess.run(serve_command(0, blocker / "data"), capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"verdict: --data {blocker / 'data'}: the data folder cannot be used (Not a directory); choose another with --data"
+    )
+
+
 @pytest.mark.parametrize(
     "args, outcome, pool",
     [
