@@ -162,7 +162,9 @@ def test_a_roll_at_the_table_does_not_wipe_what_the_gm_is_typing(table):
     assert row.locator("[name=edit]").input_value() == "A loose board, half sawn"
     # Sent: the complication is there, revealed, and the field is empty for the next one.
     add.locator("[data-action=add]").click()
-    gm.wait_for_selector(".verdict-tracker .verdict-complication:not(.is-hidden):has-text('Rats in the flour')", timeout=15000)
+    gm.wait_for_selector(
+        ".verdict-tracker .verdict-complication:not(.is-hidden):has-text('Rats in the flour')", timeout=15000
+    )
     gm.wait_for_function("document.querySelector('.verdict-add [name=text]').value === ''", timeout=15000)
     row.locator("[data-action=edit]").click()
     gm.wait_for_selector(".verdict-tracker .verdict-complication:has-text('A loose board, half sawn')", timeout=15000)
