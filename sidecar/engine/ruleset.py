@@ -31,12 +31,13 @@ its subclasses) with a stable ``code``; the table turns them into refusals, noth
 
 from __future__ import annotations
 
+import functools
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
@@ -106,8 +107,7 @@ class Shown:
     to: Literal["all", "gm"]
 
 
-@dataclass(frozen=True, slots=True)
-class Seat:
+class Seat(NamedTuple):
     """Who looks at a result, as far as its follow-ups go: the GM (the Judge), the one who rolled the check,
     both (a GM's own roll), or neither (another player, an observer: nothing is theirs to follow up)."""
 
@@ -219,15 +219,29 @@ class RuleSet(ABC, Generic[C, R]):
         of an extended check both's. The table refuses anyone else (``forbidden``, ``not_your_check``)."""
         if not (seat.gm or seat.roller):
             return []
-        gm_tags = {a.__struct_config__.tag for a in self.gm_followups}
+        opened = self.open_on(roll, view)
+        if not opened:
+            return opened
+        gm_tags = self.gm_tags
         out: list[OpenFollowup] = []
-        for o in self.open_on(roll, view):
+        for o in opened:
             if o.action in gm_tags:
                 if seat.gm:
                     out.append(o if o.gm else msgspec.structs.replace(o, gm=True))
             elif o.action == EXTENDED_NEXT or seat.roller:
                 out.append(o if not o.gm else msgspec.structs.replace(o, gm=False))
         return out
+
+    @functools.cached_property
+    def offers(self) -> bool:
+        """Whether any result of this rule set can have a follow-up open (a follow-up action, or a next roll of
+        an extended check): without, :meth:`open_to` is always empty."""
+        return bool(self.followups) or self.extended
+
+    @functools.cached_property
+    def gm_tags(self) -> frozenset[str]:
+        """The tags of :attr:`gm_followups`."""
+        return frozenset(str(a.__struct_config__.tag) for a in self.gm_followups)
 
     def before_follow(self, roll: t.RollEvent, action: Action) -> None:
         """Refuse a follow-up the table's record of the roll forbids (before the rules read it)."""

@@ -377,10 +377,13 @@ def open_followups(table: Table, rec: t.RollEvent, viewer: Viewer) -> list[m.Ope
     Which are open, and whose, is the check's rule set's to say (``RuleSet.open_to``); here, who the viewer
     is to the check: the GM, the one who rolled it (as :meth:`Table.prepare_follow` compares them), or
     neither. Nothing for an observer, nor for a viewer who may not see the result (a blind roll's roller)."""
-    if viewer.role == "observer" or not may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer):
+    rules = registry.ruleset_of(rec.check)
+    if not rules.offers or viewer.role == "observer":
         return []
-    roller = viewer.user == rec.user and (viewer.user is not None or viewer.is_gm)
-    return registry.ruleset_of(rec.check).open_to(rec, Seat(gm=viewer.is_gm, roller=roller), table.state)
+    if not may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer):
+        return []
+    gm = viewer.role == "gm"
+    return rules.open_to(rec, Seat(gm, viewer.user == rec.user and (gm or viewer.user is not None)), table.state)
 
 
 def verified(table: Table, msg: m.Verify, viewer: Viewer) -> m.Verified:
