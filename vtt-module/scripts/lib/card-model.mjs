@@ -233,7 +233,7 @@ export function followups(open, entry) {
         break;
       case "flairs_name_trials":
       case "flairs_set_lurking":
-        // drawn at random by the sidecar (a d6 each); naming them by hand is the tracker's
+        // the card asks the sidecar to draw them at random (one d6 each)
         out.push({ labelKey: `${K}.Follow.${o.action}`, action: { action: o.action, trials: null, dice: null }, gmOnly });
         break;
       case "extended_next":
