@@ -12,7 +12,9 @@ from typing import Literal, Union, get_args
 import msgspec
 
 from .base import PROTOCOL, Probability
+from .challenge import ChallengeOption
 from .errors import ErrorCode
+from .flairs import FlairsTrialName
 from .odds import AnyOdds
 from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyResult
 from .table import AnyEvent, AnyOp, Sequenced, Snapshot
@@ -119,6 +121,41 @@ class UserKey(ClientMessage, tag="user_key"):
 # --- server -> client ---------------------------------------------------------------
 
 
+FollowupTag = Literal[
+    "challenge_choice",
+    "challenge_remove_complication",
+    "flairs_bargain",
+    "flairs_choose",
+    "flairs_reveal",
+    "flairs_set_lurking",
+    "flairs_name_trials",
+    "extended_next",
+]
+"""What a card may offer on a result: the tag of a follow-up action (``follow.action.action``), or
+``extended_next``, the next roll of the extended check the result belongs to (a ``roll`` with ``extended``)."""
+
+
+class OpenFollowup(msgspec.Struct, omit_defaults=True):
+    """A follow-up open to the viewer a ``rolled``, ``followed`` or ``verified`` is for, on the result as it now
+    stands: the sidecar accepts it from that viewer (with the parameters it still needs chosen from what is
+    given here). Whose it is was decided per viewer: the list holds nothing another player or an observer may
+    send. The rule set says what is open (``RuleSet.open_on``)."""
+
+    action: FollowupTag
+    gm: bool = False
+    """The GM's (the Judge's) to make, not the roller's."""
+    options: list[ChallengeOption] | None = None
+    """``challenge_choice``: the options to pick one of."""
+    flairs: int | None = None
+    """``flairs_choose``: at most this many flairs (0: the choice of none, which reveals the lurking trials)."""
+    trials: list[FlairsTrialName] | None = None
+    """``flairs_bargain``: the trials the bargain may name."""
+    count: int | None = None
+    """``flairs_name_trials``, ``flairs_set_lurking``: how many trials are to be named."""
+    extended: str | None = None
+    """``extended_next``: the extended check to roll into."""
+
+
 class Error(ServerMessage, tag="error"):
     """A request that could not be done. ``code`` is stable; ``message`` says what to fix."""
 
@@ -162,6 +199,9 @@ class Rolled(ServerMessage, tag="rolled"):
     part: str | None = None
     events: list[Sequenced] = []
     """The consequences this roll applied (strain, harm, complications, …)."""
+    open: list[OpenFollowup] | msgspec.UnsetType = msgspec.UNSET
+    """The follow-ups open to this message's receiver on the result (``[]``: none). Left out by older sidecars
+    (then a client offers none rather than guess)."""
 
 
 class Followed(ServerMessage, tag="followed"):
@@ -175,6 +215,8 @@ class Followed(ServerMessage, tag="followed"):
     by: Role
     user: str | None = None
     events: list[Sequenced] = []
+    open: list[OpenFollowup] | msgspec.UnsetType = msgspec.UNSET
+    """The follow-ups open to this message's receiver on the result as it now stands (see ``rolled.open``)."""
 
 
 class Done(ServerMessage, tag="done"):
@@ -205,6 +247,8 @@ class Verified(ServerMessage, tag="verified"):
     found: bool
     seq: int | None = None
     result: AnyResult | None = None
+    open: list[OpenFollowup] | msgspec.UnsetType = msgspec.UNSET
+    """With a result: the follow-ups open to this connection on it (see ``rolled.open``)."""
 
 
 class OddsReply(ServerMessage, tag="odds_result"):

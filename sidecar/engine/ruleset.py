@@ -7,6 +7,8 @@ A rule set lives in its own package, ``sidecar/engine/rulesets/<name>/``:
 - ``odds.py``: the exact odds of a check, before anyone rolls;
 - ``consequences.py``: what a result and a follow-up do to the table, as the events they produce: pure
   functions of the roll and of the little table state they need (a :class:`TableView`);
+- ``followups.py`` (where it has follow-ups): which are open on a result as it stands, the list a card draws
+  its buttons from (:meth:`RuleSet.open_on`);
 - ``__init__.py``: ``RULESET``, the one :class:`RuleSet` instance that ties them together.
 
 To add a sixth rule set:
@@ -16,8 +18,9 @@ To add a sixth rule set:
    any refusal codes of its own to ``ErrorCode`` in ``protocol/v1/errors.py``;
 2. write the package above: subclass :class:`RuleSet` and implement every method marked
    ``@abstractmethod`` (``validate``, ``roll``, ``read``, ``describe``, ``odds``); override a hook only
-   where the rule set has something to say (follow-ups, consequences, redaction, gathered checks,
-   extended checks, GM operations of its own);
+   where the rule set has something to say (follow-ups and which are open, consequences, redaction,
+   gathered checks, extended checks, GM operations of its own); a new follow-up's tag goes into
+   ``FollowupTag`` in ``protocol/v1/messages.py``;
 3. list ``RULESET`` in ``sidecar/engine/registry.py``;
 4. write down the rules and the decisions taken in ``docs/rules/<name>.md``.
 
@@ -28,15 +31,19 @@ its subclasses) with a stable ``code``; the table turns them into refusals, noth
 
 from __future__ import annotations
 
+import functools
 import secrets
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
+
+import msgspec
 
 from protocol.v1 import table as t
 from protocol.v1.base import Action, Check, Result
+from protocol.v1.messages import OpenFollowup
 from protocol.v1.odds import AnyOdds
 
 from .dice import Dice
@@ -66,6 +73,11 @@ class TableView(Protocol):
         """The oldest lurking trials waiting for this actor, else for anyone in this scene."""
         ...
 
+    @property
+    def extended(self) -> Mapping[str, t.ExtendedState]:
+        """The extended checks the GM started, by id, as they now stand."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class RollContext:
@@ -93,6 +105,19 @@ class Shown:
 
     event: object
     to: Literal["all", "gm"]
+
+
+class Seat(NamedTuple):
+    """Who looks at a result, as far as its follow-ups go: the GM (the Judge), the one who rolled the check,
+    both (a GM's own roll), or neither (another player, an observer: nothing is theirs to follow up)."""
+
+    gm: bool = False
+    roller: bool = False
+
+
+EXTENDED_NEXT: Literal["extended_next"] = "extended_next"
+"""The open follow-up that is a roll, not an action: the next roll of the extended check (the GM's or the
+roller's to make, as anyone who may roll)."""
 
 
 Consequence = object
@@ -177,6 +202,46 @@ class RuleSet(ABC, Generic[C, R]):
     def consequences(self, roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
         """The events a roll produces for the table, after the roll event. May refuse the roll (raise)."""
         return ()
+
+    def open_on(self, roll: t.RollEvent, view: TableView) -> list[OpenFollowup]:
+        """The follow-ups open on ``roll.result`` as it now stands (``roll`` is the table's record of the check:
+        its check, where and by whom it was rolled, its current result), whoever they are for; ``view`` is the
+        table as it stands for what the result alone does not say (an extended check ended by a later roll).
+
+        It must agree with :meth:`before_follow`, :meth:`follow` and :meth:`follow_consequences`: each one listed
+        is accepted from the one whose it is (given the parameters it still needs, chosen from what it carries),
+        and a follow-up not listed is one those refuse (or one that would change nothing)."""
+        return []
+
+    def open_to(self, roll: t.RollEvent, seat: Seat, view: TableView) -> list[OpenFollowup]:
+        """The follow-ups open to ``seat``: those of :meth:`open_on` that are theirs to make. The GM's
+        (:attr:`gm_followups`) are the GM's alone, marked ``gm``; the others the roller's alone; the next roll
+        of an extended check both's. The table refuses anyone else (``forbidden``, ``not_your_check``)."""
+        if not (seat.gm or seat.roller):
+            return []
+        opened = self.open_on(roll, view)
+        if not opened:
+            return opened
+        gm_tags = self.gm_tags
+        out: list[OpenFollowup] = []
+        for o in opened:
+            if o.action in gm_tags:
+                if seat.gm:
+                    out.append(o if o.gm else msgspec.structs.replace(o, gm=True))
+            elif o.action == EXTENDED_NEXT or seat.roller:
+                out.append(o if not o.gm else msgspec.structs.replace(o, gm=False))
+        return out
+
+    @functools.cached_property
+    def offers(self) -> bool:
+        """Whether any result of this rule set can have a follow-up open (a follow-up action, or a next roll of
+        an extended check): without, :meth:`open_to` is always empty."""
+        return bool(self.followups) or self.extended
+
+    @functools.cached_property
+    def gm_tags(self) -> frozenset[str]:
+        """The tags of :attr:`gm_followups`."""
+        return frozenset(str(a.__struct_config__.tag) for a in self.gm_followups)
 
     def before_follow(self, roll: t.RollEvent, action: Action) -> None:
         """Refuse a follow-up the table's record of the roll forbids (before the rules read it)."""

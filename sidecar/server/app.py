@@ -36,7 +36,7 @@ from sidecar.state.ledger import Ledger, SqliteLedger
 from sidecar.state.table import ActionError
 
 from . import module as vtt_module
-from .hub import Connection, Hub
+from .hub import Connection, Hub, verified
 from .metrics import Metrics
 
 log = structlog.get_logger("verdict.server")
@@ -623,7 +623,7 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
     elif isinstance(msg, m.State):
         await sock.send(codec.encode(m.StateReply(id=msg.id, snapshot=hub.table.snapshot(conn.viewer)), sock.msgpack))
     elif isinstance(msg, m.Verify):
-        await sock.send(codec.encode(hub.table.verify(msg, conn.viewer), sock.msgpack))
+        await sock.send(codec.encode(verified(hub.table, msg, conn.viewer), sock.msgpack))
     elif isinstance(msg, m.Ping):
         await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))
     elif isinstance(msg, m.UserKey):

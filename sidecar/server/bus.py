@@ -242,4 +242,5 @@ def _builder(pending: Pending, rid: str | None, table: Any) -> Build | None:
             return _followed(follow, pending, viewer, ROLES[ev.by], ev.user, table, requester)
     else:
         return None
-    return Build(render, owner=ev.user, actor=None)
+    # the roller's (whose visibility every event of the action follows, and to whom its follow-ups are open)
+    return Build(render, owner=pending.events[0][1].owner, actor=None)

@@ -15,15 +15,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import msgspec
 import structlog
 
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.errors import ErrorCode
+from sidecar.engine import registry
+from sidecar.engine.ruleset import Seat
 from sidecar.state.ledger import Behind, Ledger, StoredRequest
 from sidecar.state.table import ActionError, Pending, Table
-from sidecar.state.visibility import Viewer, view
+from sidecar.state.visibility import ROLL_VISIBILITY, Viewer, may_see, view
 
 from .metrics import Metrics
 
@@ -368,12 +371,37 @@ def _consequences(pending: Pending, viewer: Viewer, table: Table) -> list[t.Sequ
     return table.view_pending(Pending(pending.events[1:]), viewer)
 
 
+def open_followups(table: Table, rec: t.RollEvent, viewer: Viewer) -> list[m.OpenFollowup]:
+    """The follow-ups open to ``viewer`` on a check as the table records it (``rec.result`` as it now stands).
+
+    Which are open, and whose, is the check's rule set's to say (``RuleSet.open_to``); here, who the viewer
+    is to the check: the GM, the one who rolled it (as :meth:`Table.prepare_follow` compares them), or
+    neither. Nothing for an observer, nor for a viewer who may not see the result (a blind roll's roller)."""
+    rules = registry.ruleset_of(rec.check)
+    if not rules.offers or viewer.role == "observer":
+        return []
+    if not may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer):
+        return []
+    gm = viewer.role == "gm"
+    return rules.open_to(rec, Seat(gm, viewer.user == rec.user and (gm or viewer.user is not None)), table.state)
+
+
+def verified(table: Table, msg: m.Verify, viewer: Viewer) -> m.Verified:
+    """The ledger's word on a check (:meth:`Table.verify`), with the follow-ups open to ``viewer`` on it."""
+    reply = table.verify(msg, viewer)
+    rec = table.state.checks.get(msg.check)
+    if reply.found and reply.result is not None and rec is not None:
+        reply.open = open_followups(table, rec, viewer)
+    return reply
+
+
 def _rolled(
     msg: m.Roll, pending: Pending, viewer: Viewer, role: m.Role, user: str | None, table: Table, requester: bool
 ) -> m.Rolled | None:
     ev, told = _seen(pending, viewer, user, requester, t.RollEvent)
     if not told:
         return None
+    rec = _first(pending, t.RollEvent)
     return m.Rolled(
         id=msg.id,
         check=pending.check_id or "",
@@ -383,13 +411,14 @@ def _rolled(
         user=user,
         actor=msg.actor,
         target=msg.target,
-        scene=_first(pending, t.RollEvent).scene,
+        scene=rec.scene,
         mode=msg.mode,
         label=msg.label,
         extended=msg.extended,
         gather=msg.gather,
         part=msg.part,
         events=_consequences(pending, viewer, table) if ev is not None else [],
+        open=open_followups(table, rec, viewer),
     )
 
 
@@ -399,6 +428,7 @@ def _followed(
     ev, told = _seen(pending, viewer, user, requester, t.FollowEvent)
     if not told:
         return None
+    rec = table.state.checks.get(msg.check)
     return m.Followed(
         id=msg.id,
         check=msg.check,
@@ -408,4 +438,7 @@ def _followed(
         by=role,
         user=user,
         events=_consequences(pending, viewer, table),
+        open=[]
+        if rec is None
+        else open_followups(table, msgspec.structs.replace(rec, result=_first(pending, t.FollowEvent).result), viewer),
     )

@@ -126,3 +126,36 @@ def test_wyrd_bought_in_the_dialog(table, shot):
     assert red.inner_text() == "8" and "bought" in red.get_attribute("class")
     gm.wait_for_function(f"{API}.client.snapshot?.actors?.actorAyla?.wyrd === 7", timeout=15000)
     shot(player, ".chat-message:last-child", "card-feats-wyrd.png")
+
+
+def test_each_viewer_draws_what_the_sidecar_says_is_open_to_them(table):
+    """The roller draws the roller's follow-ups, the GM the Judge's, another player none; the shared chat
+    document holds no control at all. A roller who comes back later asks the ledger for their list."""
+    gm, player, bram = table.open("gm1", "flairs"), table.open("p1", "flairs"), table.open("p2", "flairs")
+    connected(gm, player, bram)
+    # A pair of 3s on a failure: one trial of the Judge's choice, and a bargain open to the roller.
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'flairs', rank: 2, dice: [3, 3]}}, actor: 'actorAyla', scene: 'scene1', label: 'Ford the river'}})"
+    )
+    sel = ".verdict-card[data-system='flairs']"
+    name = f"{sel} [data-verdict-follow*='flairs_name_trials']"
+    player.locator(f"{sel} .verdict-bargain").wait_for(timeout=15000)
+    gm.locator(name).wait_for(timeout=15000)
+    bram.locator(sel).wait_for(timeout=15000)
+    assert player.locator(name).count() == 0
+    assert gm.locator(f"{sel} .verdict-bargain").count() == 0, "the bargain is the roller's, not the GM's"
+    assert bram.locator(f"{sel} .verdict-bargain").count() == 0 and bram.locator(name).count() == 0
+    content = [m["content"] for m in table.messages() if "verdict-card" in m.get("content", "")]
+    assert content and not any("data-verdict-follow" in c or "verdict-bargain" in c for c in content)
+    # The Judge names the trial: nothing left for the Judge; the roller may still bargain.
+    gm.locator(name).click()
+    gm.wait_for_selector(f"{sel} dt:has-text('Trials named')", timeout=15000)
+    gm.wait_for_function(f'document.querySelectorAll("{name}").length === 0', timeout=15000)
+    player.wait_for_selector(f"{sel} dt:has-text('Trials named')", timeout=15000)
+    assert player.locator(f"{sel} .verdict-bargain").count() == 1
+    # The roller leaves and comes back: the list comes from the ledger, for them.
+    table.leave("p1")
+    player = table.open("p1", "flairs")
+    connected(player)
+    player.locator(f"{sel} .verdict-bargain").wait_for(timeout=15000)
+    assert player.locator(name).count() == 0

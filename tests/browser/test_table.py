@@ -21,7 +21,7 @@ def test_card_follow_up_clicked_by_the_player(table, shot):
     card.wait_for(timeout=15000)
     buttons = card.locator("[data-verdict-follow]")
     assert buttons.count() == 2
-    # Only the roller may choose: the GM sees the buttons (GMs may act), another player would not.
+    # Only the roller may choose: the choice is open to the roller alone, and another player sees no button.
     bram = table.open("p2")
     connected(bram)
     assert bram.locator(".verdict-card[data-system='challenge'] [data-verdict-follow]").count() == 0

@@ -42,66 +42,98 @@ test("facets: the die read is marked, harm is spelled out", () => {
   assert.equal(model.suggestion, "It takes longer");
 });
 
-test("challenge: the +2 choice offers both options until one is chosen", () => {
+test("challenge: the choice's buttons come from the open list the viewer received, never from the result", () => {
   const r = { system: "challenge", outcome: "success", dice: [12], total: 12, level: 3, cl: 1, margin: 2, success: true, strain: 0, choice: ["game_changer", "strain"], chosen: null };
-  const open = buildCard({ checkId: "c", seq: 1, by: "player", result: r });
-  assert.deepEqual(open.followups.map((b) => b.action), [{ action: "challenge_choice", option: "game_changer" }, { action: "challenge_choice", option: "strain" }]);
-  const done = buildCard({ checkId: "c", seq: 2, by: "player", result: { ...r, chosen: "strain", strain: -1 } });
-  assert.equal(done.followups.length, 0);
-  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", result: r }, { canFollow: false }).followups.length, 0);
+  const open = [{ action: "challenge_choice", options: ["game_changer", "strain"] }];
+  const model = buildCard({ checkId: "c", seq: 1, by: "player", result: r, open });
+  assert.deepEqual(model.followups.map((b) => b.action), [{ action: "challenge_choice", option: "game_changer" }, { action: "challenge_choice", option: "strain" }]);
+  assert.deepEqual(model.gmFollowups, []);
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", result: r }).followups.length, 0, "no list (the document, an old card): nothing offered");
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", result: r, open: [] }).followups.length, 0, "an empty list: nothing open to this viewer");
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", result: r, open }, { canFollow: false }).followups.length, 0);
+  const one = buildCard({ checkId: "c", seq: 1, by: "player", result: r, open: [{ action: "challenge_choice", options: ["strain"] }] });
+  assert.deepEqual(one.followups.map((b) => b.action.option), ["strain"], "only the options the sidecar lists");
 });
 
-test("flairs: a failure offers the bargain, open flairs the choice; hidden lurking trials stay secret", () => {
-  const base = { system: "flairs", dice: [3, 3, 2], kept: [3, 3, 2], removed: [], flairs: 0, trials: 1, tainted: 0, desperate: false, simple: false,
-    standing: [{ source: "pair", name: null, tainted: false }, { source: "lurking", name: null, tainted: false }], lurking: 1, lurking_trials: null, revealed: false, chosen: false, named: false, bargain: null };
-  const fail = localizeCard(buildCard({ checkId: "c", seq: 1, by: "player", result: { ...base, outcome: "failure" } }), localize);
-  assert.ok(fail.bargain);
-  assert.ok(fail.choose, "lurking trials ask for the (possibly empty) flair choice");
-  assert.ok(fail.facts.some((f) => f.label === "Lurking trials" && f.text === "1 (secret)"));
-  assert.equal(fail.gmFollowups.length, 2, "the Judge may reveal or name trials");
-  const won = buildCard({ checkId: "c", seq: 2, by: "player", result: { ...base, outcome: "conflict", flairs: 2, chosen: true, lurking_trials: ["loud"], revealed: true, banished: ["loud"] } });
-  assert.equal(won.choose, null);
-  assert.equal(won.bargain, null);
-});
-
-test("flairs: the bargain stays open after the Judge named or revealed trials, once per check, never on a group part", () => {
+test("flairs: the bargain and the choice are forms drawn from the open list; the Judge's buttons are the GM's", () => {
   const base = { system: "flairs", outcome: "failure", dice: [3, 3, 2], kept: [3, 3, 2], removed: [], flairs: 0, trials: 1, tainted: 0, desperate: false, simple: false,
-    standing: [{ source: "pair", name: "loud", tainted: false }], lurking: 0, lurking_trials: null, revealed: false, chosen: false, named: true, bargain: null };
-  const entry = { checkId: "c", seq: 2, by: "player" };
-  const named = localizeCard(buildCard({ ...entry, result: base }), localize);
-  assert.ok(named.bargain, "the Judge named the trials: the bargain is still offered");
-  assert.equal(named.bargain.trials.length, 6);
-  assert.ok(named.bargain.trials.every((x) => x.label && !x.label.startsWith("VERDICT.")));
-  assert.ok(!named.gmFollowups.some((b) => b.action.action === "flairs_name_trials"), "the trials are named: nothing left for the Judge to name");
-  assert.ok(buildCard({ ...entry, result: { ...base, revealed: true, lurking: 1, lurking_trials: ["slow"] } }).bargain, "after the lurking trials are revealed too");
-  assert.equal(buildCard({ ...entry, result: { ...base, bargain: "costly", outcome: "success" } }).bargain, null, "only one bargain per check");
-  assert.equal(buildCard({ ...entry, result: { ...base, bargain: "costly" } }).bargain, null, "only one bargain, whatever the outcome");
-  assert.equal(buildCard({ ...entry, gather: "g1", result: base }).bargain, null, "never on a group check's part");
-  assert.equal(buildCard({ ...entry, result: { ...base, group: [{ name: "a", outcome: "failure", highest: 3 }] } }).bargain, null, "never on a group check");
-  assert.equal(buildCard({ ...entry, result: base }, { canFollow: false }).bargain, null);
+    standing: [{ source: "pair", name: null, tainted: false }, { source: "lurking", name: null, tainted: false }], lurking: 1, lurking_trials: null, revealed: false, chosen: false, named: false, bargain: null };
+  const roller = [{ action: "flairs_bargain", trials: ["costly", "slow", "loud", "harmful", "foolish", "chaotic"] }, { action: "flairs_choose", flairs: 0 }];
+  const fail = localizeCard(buildCard({ checkId: "c", seq: 1, by: "player", result: base, open: roller }), localize);
+  assert.equal(fail.bargain.trials.length, 6);
+  assert.ok(fail.bargain.trials.every((x) => x.label && !x.label.startsWith("VERDICT.")));
+  assert.equal(fail.choose.max, 0, "lurking trials ask for the (possibly empty) flair choice");
+  assert.equal(fail.choose.flairs.length, 6);
+  assert.deepEqual(fail.gmFollowups, [], "the roller's list holds nothing of the Judge's");
+  assert.ok(fail.facts.some((f) => f.label === "Lurking trials" && f.text === "1 (secret)"));
+  const judge = [{ action: "flairs_reveal", gm: true }, { action: "flairs_name_trials", gm: true, count: 1 }, { action: "flairs_set_lurking", gm: true, count: 1 }];
+  const gm = localizeCard(buildCard({ checkId: "c", seq: 1, by: "player", result: base, open: judge }), localize);
+  assert.deepEqual(gm.gmFollowups.map((b) => b.action), [
+    { action: "flairs_reveal" }, { action: "flairs_name_trials", trials: null, dice: null }, { action: "flairs_set_lurking", trials: null, dice: null },
+  ]);
+  assert.ok(gm.gmFollowups.every((b) => b.label && !b.label.startsWith("VERDICT.")));
+  assert.equal(gm.bargain, null);
+  assert.equal(gm.choose, null);
+  const none = buildCard({ checkId: "c", seq: 1, by: "player", result: base });
+  assert.equal(none.bargain, null, "no list: no bargain, whatever the result says");
+  assert.equal(none.choose, null);
+  assert.equal(none.gmFollowups.length, 0);
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", result: base, open: roller }, { canFollow: false }).bargain, null);
 });
 
-test("challenge: an epic success gives the GM a removal drawn from the GM's snapshot of the roll's scene", () => {
+test("challenge: an epic success's removal is open to the GM alone, its choices drawn from the GM's snapshot", () => {
   const r = { system: "challenge", outcome: "epic_success", dice: [20], total: 25, level: 5, cl: 1, margin: 4, success: true, strain: -2, choice: null, chosen: null, complication: "remove" };
-  const entry = { checkId: "c", seq: 1, by: "player", scene: "s1" };
-  const model = localizeCard(buildCard({ ...entry, result: r }), localize);
+  const entry = { checkId: "c", seq: 1, by: "player", scene: "s1", result: r, open: [{ action: "challenge_remove_complication", gm: true }] };
+  const model = localizeCard(buildCard(entry), localize);
   assert.equal(model.removeComplication, true);
   assert.ok(model.facts.some((f) => f.label === "Complication" && f.text === "the GM removes one"));
   assert.equal(model.followups.length, 0, "nothing for the roller: the removal is the GM's");
+  assert.equal(buildCard({ ...entry, open: [] }).removeComplication, false, "the roller's list: no removal");
   const snapshot = { scenes: {
     s1: { complications: [{ id: "k1", text: "Rising water", hidden: false, origin: "gm", scene: "s1" }, { id: "k2", text: "Guards", hidden: true, origin: "gm", scene: "s1" }] },
     s2: { complications: [{ id: "k3", text: "Elsewhere", hidden: false, origin: "gm", scene: "s2" }] },
   } };
-  assert.deepEqual(complicationChoices(r, entry, snapshot), [{ value: "k1", text: "Rising water", hidden: false }, { value: "k2", text: "Guards", hidden: true }]);
-  assert.deepEqual(complicationChoices(r, { ...entry, scene: null }, snapshot), [], "a roll with no scene names none");
-  assert.deepEqual(complicationChoices(r, entry, null), []);
-  const removed = { ...r, complication: "removed" };
-  const after = localizeCard(buildCard({ ...entry, seq: 2, result: removed }), localize);
+  assert.deepEqual(complicationChoices(entry, snapshot), [{ value: "k1", text: "Rising water", hidden: false }, { value: "k2", text: "Guards", hidden: true }]);
+  assert.deepEqual(complicationChoices({ ...entry, scene: null }, snapshot), [], "a roll with no scene names none");
+  assert.deepEqual(complicationChoices(entry, null), []);
+  const removed = { ...entry, seq: 2, result: { ...r, complication: "removed" }, open: [] };
+  const after = localizeCard(buildCard(removed), localize);
   assert.equal(after.removeComplication, false, "made once");
-  assert.deepEqual(complicationChoices(removed, entry, snapshot), []);
+  assert.deepEqual(complicationChoices(removed, snapshot), []);
   assert.ok(after.facts.some((f) => f.label === "Complication" && f.text === "the GM removed one"));
-  const plain = buildCard({ ...entry, result: { ...r, outcome: "success", margin: 1, complication: null } });
-  assert.equal(plain.removeComplication, false);
+});
+
+test("boons: the next extended roll is a button that names the extended check", () => {
+  const r = { system: "boons", outcome: "success", dice: [5], types: ["ability"], net_successes: 1, extended: { progress: 1, threshold: 4, attempts: 1, limit: null, status: "in_progress" } };
+  const model = buildCard({ checkId: "c", seq: 1, by: "player", result: r, extended: "x1", open: [{ action: "extended_next", extended: "x1" }] });
+  assert.deepEqual(model.followups.map((b) => b.action), [{ action: "extended_next", extended: "x1" }]);
+  assert.equal(model.extendedNext, true);
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", result: r, extended: "x1" }).extendedNext, false, "no list: no next roll");
+});
+
+test("the golden vectors with an open list: the buttons the receiver of that message gets", () => {
+  const rolled = vector("rolled_challenge_open.json");
+  const model = buildCard({ ...entryOf(rolled), open: rolled.open });
+  assert.deepEqual(model.followups.map((b) => b.action.option), ["game_changer", "strain"]);
+  const followed = vector("followed_flairs_open.json");
+  const after = buildCard({ checkId: followed.check, seq: followed.seq, by: followed.by, result: followed.result, open: followed.open });
+  assert.deepEqual(after.bargain.trials.map((x) => x.value), followed.open[0].trials);
+  assert.equal(after.choose, null);
+  assert.equal(after.gmFollowups.length, 0);
+});
+
+test("the card draws every follow-up the protocol may list", () => {
+  const schema = JSON.parse(readFileSync(`${ROOT}protocol/schema/v1.json`, "utf8"));
+  const tags = schema.$defs.OpenFollowup.properties.action.enum;
+  assert.ok(tags.length >= 8);
+  const entry = { checkId: "c", seq: 1, by: "player", scene: "s1", result: { system: "flairs", outcome: "failure", dice: [1] } };
+  for (const action of tags) {
+    const o = { action, options: ["strain"], flairs: 1, trials: ["loud"], count: 1, extended: "x1" };
+    const model = localizeCard(buildCard({ ...entry, open: [o] }), localize);
+    const drawn = model.followups.length + model.gmFollowups.length + (model.choose ? 1 : 0) + (model.bargain ? 1 : 0) + (model.removeComplication ? 1 : 0);
+    assert.equal(drawn, 1, `${action} is drawn once`);
+    for (const b of [...model.followups, ...model.gmFollowups]) assert.ok(b.label && !b.label.startsWith("VERDICT."), `${action}: ${b.label}`);
+  }
 });
 
 test("the odds bar reads the sidecar's outcome list in the rule set's order", () => {

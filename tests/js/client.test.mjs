@@ -149,3 +149,40 @@ test("the relay names a query's asker only by a secret whose hash that user's ow
   const notRelay = await relay._answerRequest({ secret, msg: { type: "roll", id: "r3" } });
   assert.equal(notRelay.code, "not_relay");
 });
+
+test("a user's own copy of a check: its replies and what its own connection hears of it, never a relayed broadcast", () => {
+  world("p1", { mode: "server" });
+  const client = new VerdictClient();
+  const open = [{ action: "flairs_bargain", trials: ["loud"] }];
+  client._onMessage({ type: "rolled", check: "c1", seq: 1, result: { dice: [3] }, label: "Ford", open }, "own", true);
+  assert.deepEqual(client.mine.get("c1").open, open);
+  // the GM named the trials: this user's own connection hears it with the list open to this user now
+  client._onMessage({ type: "followed", check: "c1", seq: 2, result: { dice: [3] }, open: [] }, "own", false);
+  assert.deepEqual(client.mine.get("c1").open, []);
+  assert.equal(client.mine.get("c1").seq, 2);
+  assert.equal(client.mine.get("c1").label, "Ford");
+  // a broadcast relayed from the player view (the table-wide key's list) never becomes this user's copy
+  client._onMessage({ type: "followed", check: "c1", seq: 3, result: { dice: [3] }, open: [] }, "relay", false);
+  assert.equal(client.mine.get("c1").seq, 2);
+  // nor does anyone else's check heard on this user's connection
+  client._onMessage({ type: "rolled", check: "c2", seq: 4, result: { dice: [1] }, open: [] }, "own", false);
+  assert.equal(client.mine.has("c2"), false);
+  // a message without a list (an older sidecar) leaves none rather than the old one
+  client._onMessage({ type: "followed", check: "c1", seq: 5, result: { dice: [3] } }, "own", true);
+  assert.equal(client.mine.get("c1").open, undefined);
+});
+
+test("the ledger is asked about a check once per card seq", async () => {
+  world("p1", { mode: "server" });
+  const client = new VerdictClient();
+  const asked = [];
+  client.request = (msg) => { asked.push(msg); return Promise.resolve({ type: "verified", check: msg.check, found: true, open: [] }); };
+  await client.verify("c1");
+  await client.verify("c1", 0);
+  assert.equal(asked.length, 1);
+  await client.verify("c1", 3);
+  assert.equal(asked.length, 2, "the card changed since: asked again");
+  await client.verify("c1", 3);
+  await client.verify("c1");
+  assert.equal(asked.length, 2);
+});

@@ -129,7 +129,8 @@ export class ChatCards {
   _keepFull(msg) {
     this.full.set(msg.check, msg.result);
     const prev = this.fullMsg.get(msg.check);
-    this.fullMsg.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? msg.label ?? null });
+    // `open`: the follow-ups open to this GM on the check as it now stands (none from an older sidecar)
+    this.fullMsg.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? msg.label ?? null, open: msg.open });
   }
 
   /** A new relay: write the cards of what this browser heard and nobody wrote. */
@@ -385,19 +386,23 @@ const redraws = new Map();
 
 /**
  * This viewer's own copy of a card's check: a GM's from its own connection, the roller's from the
- * replies to their requests. Null when this viewer has none.
+ * replies to their requests (and, with a connection of their own, what it hears of their checks). Null when
+ * this viewer has none. Its `open` is the list of follow-ups the sidecar says are open to this viewer.
  * @param {Record<string, any>} card
  * @returns {Record<string, any>|null}
  */
 function ownCopy(card) {
   const api = game.modules?.get(MODULE_ID)?.api;
+  // A copy older than the card (someone else followed it up since, and this viewer's connection did not hear
+  // of it) is no copy: its result and what it says is open are stale.
+  const fresh = (/** @type {Record<string, any>|undefined} */ copy) => copy?.result && (copy.seq ?? 0) >= (card.seq ?? 0);
   if (game.user?.isGM) {
     const full = api?.cards?.fullMsg.get(card.checkId);
-    if (full?.result) return full;
+    if (fresh(full)) return /** @type {Record<string, any>} */ (full);
   }
   if (card.user && card.user === game.user?.id) {
     const mine = api?.client.mine.get(card.checkId);
-    if (mine?.result) return mine;
+    if (fresh(mine)) return /** @type {Record<string, any>} */ (mine);
   }
   return null;
 }
@@ -431,7 +436,10 @@ export function decorateCard(message, html, card) {
    * @param {Record<string, any>} copy
    */
   const swap = (copy) => {
-    const entry = { ...card, result: copy.result, label: copy.label ?? card.label ?? null, redacted: false, shell: false };
+    const entry = {
+      ...card, result: copy.result, label: copy.label ?? card.label ?? null, redacted: false, shell: false,
+      open: Array.isArray(copy.open) ? copy.open : undefined,
+    };
     renderCard(/** @type {any} */ (entry), { isGM, verified: ok }).then((markup) => {
       const fresh = fromMarkup(html, markup);
       if (fresh && root && root.parentNode && html.contains(root)) {
@@ -441,20 +449,21 @@ export function decorateCard(message, html, card) {
       }
     }).catch((err) => console.error(`${MODULE_ID} | drawing this viewer's copy of a card failed`, err));
   };
-  if (card.redacted || card.shell) {
-    const redraw = () => {
-      const copy = ownCopy(card);
-      if (copy) swap(copy);
-    };
-    redraws.set(card.checkId, redraw);
+  // Every card is drawn again from this viewer's own copy when it has one: the document holds at most the
+  // player-safe result and never the follow-ups open to anyone (the sidecar lists those per viewer).
+  const redraw = () => {
     const copy = ownCopy(card);
     if (copy) swap(copy);
-    else if (card.shell && client && (isGM ? client.own : card.user === game.user?.id)) {
-      // A shell this viewer may read but did not hear rolled (a reload, a later join): ask the ledger.
-      client.verify(card.checkId).then((reply) => {
-        if (reply.found && reply.result) swap({ result: reply.result, label: null });
-      }).catch(() => {});
-    }
+  };
+  redraws.set(card.checkId, redraw);
+  const copy = ownCopy(card);
+  if (copy) swap(copy);
+  else if (ok && client && (isGM ? client.own : card.user === game.user?.id)) {
+    // A card this viewer may read and act on but has no fresh copy of (a reload, a later join, a follow-up
+    // this viewer's connection did not hear): ask the ledger for this viewer's copy and what is open to it.
+    client.verify(card.checkId, card.seq ?? 0).then((reply) => {
+      if (reply.found && reply.result) swap({ result: reply.result, label: null, open: reply.open });
+    }).catch(() => {});
   }
   attach(message, root, card, ok);
   // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it.
@@ -546,7 +555,7 @@ function attach(_message, root, card, ok) {
     // The scene's complications come from this GM's own snapshot, drawn afresh whenever the list is opened.
     const fill = () => {
       const chosen = select.value;
-      const choices = complicationChoices(card.result ?? {}, /** @type {any} */ (card), api?.client.snapshot);
+      const choices = complicationChoices(/** @type {any} */ (card), api?.client.snapshot);
       select.replaceChildren(...choices.map((c) => {
         const option = make(select, "option");
         option.value = c.value;

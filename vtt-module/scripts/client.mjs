@@ -97,7 +97,7 @@ export class VerdictClient extends Emitter {
     this._warnedNoKey = false;
     /** @type {any} */ this._refreshTimer = null;
     /** @type {any} */ this._pvRefresh = null;
-    /** @type {Map<string, Promise<Record<string, any>>>|null} */ this._verifying = null;
+    /** @type {Map<string, {p: Promise<Record<string, any>>, seq: number}>|null} check id -> the ledger's word, asked once per card seq */ this._verifying = null;
     /** @type {Map<string, Promise<Connection|null>>} user id -> the user's connection being opened */
     this._opening = new Map();
     this._ownKey = "";
@@ -415,10 +415,14 @@ export class VerdictClient extends Emitter {
     if ((msg.type === "rolled" || msg.type === "followed") && msg.result) {
       this.known.set(msg.check, JSON.stringify(msg.result?.dice ?? []));
     }
-    if (reply && (msg.type === "rolled" || msg.type === "followed")) {
-      // What this user may see of their own roll: cards that are shells draw it from here.
+    if (msg.type === "rolled" || msg.type === "followed") {
+      // What this user may see of their own roll, and the follow-ups open to them on it: the replies to their
+      // requests, and what their own connection hears of those checks (a GM's follow-up changes what is
+      // open). Cards draw from here, never from the shared document.
       const prev = this.mine.get(msg.check);
-      this.mine.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? msg.label ?? null });
+      if (reply || (source === "own" && prev)) {
+        this.mine.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? msg.label ?? null, open: msg.open });
+      }
     }
     if (msg.type === "event") this._learn(msg.event);
     if (["rolled", "followed", "done", "event"].includes(msg.type)) {
@@ -542,18 +546,21 @@ export class VerdictClient extends Emitter {
   }
 
   /**
-   * Ask the ledger about a check (for the chat card's "unverified" mark). Answers once per check.
+   * Ask the ledger about a check (for the chat card's "unverified" mark, and a card this viewer has no fresh
+   * copy of). Answers once per check, and again for a card that has changed since (a higher `seq`).
    * @param {string} checkId
+   * @param {number} [seq]  the card's seq: a cached answer asked for an older one is asked again
    * @returns {Promise<Record<string, any>>}
    */
-  verify(checkId) {
+  verify(checkId, seq = 0) {
     this._verifying ??= new Map();
-    if (!this._verifying.has(checkId)) {
+    const asked = this._verifying.get(checkId);
+    if (!asked || asked.seq < seq) {
       const p = this.request({ type: "verify", check: checkId });
-      p.catch(() => this._verifying?.delete(checkId));
-      this._verifying.set(checkId, p);
+      p.catch(() => { if (this._verifying?.get(checkId)?.p === p) this._verifying.delete(checkId); });
+      this._verifying.set(checkId, { p, seq });
     }
-    return /** @type {Promise<Record<string, any>>} */ (this._verifying.get(checkId));
+    return /** @type {{p: Promise<Record<string, any>>}} */ (this._verifying.get(checkId)).p;
   }
 
   /** Can this browser change the table (GM operations)? Else why not. @returns {string|null} */

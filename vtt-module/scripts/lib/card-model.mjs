@@ -4,7 +4,7 @@
  * @module
  */
 
-import { BOONS_DIE_SIZE, DIE_SIZE, FEAT_DICE, FLAIRS, TRIALS, toneOf } from "./systems.mjs";
+import { BOONS_DIE_SIZE, DIE_SIZE, FEAT_DICE, FLAIRS, toneOf } from "./systems.mjs";
 
 /**
  * @typedef {object} CardEntry  what a chat message's flags hold for a card
@@ -23,6 +23,7 @@ import { BOONS_DIE_SIZE, DIE_SIZE, FEAT_DICE, FLAIRS, TRIALS, toneOf } from "./s
  * @property {Array<Record<string, any>>} [actions]  follow-up actions applied, in order
  * @property {boolean} [redacted]  the stored result is the player-safe copy
  * @property {string|null} [gather]  the gathered check this roll is a part of
+ * @property {OpenFollowup[]} [open]  the follow-ups open to this viewer (its own copy's list; never the document's)
  */
 
 /**
@@ -190,81 +191,92 @@ function boonsFacts(r) {
 }
 
 /**
- * Follow-up buttons offered by a result. Each button carries the wire action it sends.
- * @param {Record<string, any>} r
+ * @typedef {object} OpenFollowup  a follow-up the sidecar says is open to this viewer (`rolled.open`)
+ * @property {string} action   the follow-up action's tag, or `extended_next`
+ * @property {boolean} [gm]    the GM's (the Judge's) to make
+ * @property {string[]} [options]  `challenge_choice`: the options
+ * @property {number} [flairs]     `flairs_choose`: at most this many
+ * @property {string[]} [trials]   `flairs_bargain`: the trials it may name
+ * @property {number} [count]      `flairs_name_trials`, `flairs_set_lurking`: how many trials
+ * @property {string} [extended]   `extended_next`: the extended check
+ */
+
+/**
+ * The follow-ups open to this viewer, as the sidecar listed them for this viewer's own copy of the check. A
+ * card whose entry has no list (the shared document, an older sidecar's message) offers none: the module
+ * decides no rule.
+ * @param {CardEntry} entry
+ * @returns {OpenFollowup[]}
+ */
+export function openFollowups(entry) {
+  return Array.isArray(entry.open) ? entry.open.filter((o) => o && typeof o.action === "string") : [];
+}
+
+/**
+ * The buttons of the open follow-ups that are sent as they are (one click, one wire action). Each carries
+ * the wire action it sends; `extended_next` opens the roll dialog instead.
+ * @param {OpenFollowup[]} open
  * @param {CardEntry} entry
  * @returns {FollowButton[]}
  */
-export function followups(r, entry) {
+export function followups(open, entry) {
   /** @type {FollowButton[]} */
   const out = [];
-  if (r.system === "challenge" && Array.isArray(r.choice) && r.choice.length && !r.chosen) {
-    for (const option of r.choice) out.push({ labelKey: `${K}.Follow.challenge_choice.${option}`, action: { action: "challenge_choice", option }, tone: "good" });
-  }
-  if (r.system === "flairs") {
-    for (const b of flairsFollowups(r)) out.push(b);
-  }
-  if (r.system === "boons" && r.extended && r.extended.status === "in_progress") {
-    out.push({ labelKey: `${K}.Follow.extended_next`, action: { action: "extended_next", extended: entry.extended ?? null } });
+  for (const o of open) {
+    const gmOnly = Boolean(o.gm);
+    switch (o.action) {
+      case "challenge_choice":
+        for (const option of o.options ?? []) out.push({ labelKey: `${K}.Follow.challenge_choice.${option}`, action: { action: o.action, option }, tone: "good", gmOnly });
+        break;
+      case "flairs_reveal":
+        out.push({ labelKey: `${K}.Follow.flairs_reveal`, action: { action: o.action }, gmOnly });
+        break;
+      case "flairs_name_trials":
+      case "flairs_set_lurking":
+        // the card asks the sidecar to draw them at random (one d6 each)
+        out.push({ labelKey: `${K}.Follow.${o.action}`, action: { action: o.action, trials: null, dice: null }, gmOnly });
+        break;
+      case "extended_next":
+        out.push({ labelKey: `${K}.Follow.extended_next`, action: { action: o.action, extended: o.extended ?? entry.extended ?? null }, gmOnly });
+        break;
+      default:
+        break; // drawn as a form (the flair choice, the bargain, the removal), or unknown to this module
+    }
   }
   return out;
 }
 
-
 /**
- * `flairs` follow-ups, from what the result says is still open. The sidecar decides whether a request
- * is allowed (rank, once per check, ...) and refuses with a reason; the card only offers what the
- * result leaves open.
- * @param {Record<string, any>} r
- * @returns {FollowButton[]}
+ * The flair choice and the devil's bargain need a selection before they are sent: the card draws them as
+ * small forms, from what the open follow-up gives (how many flairs, which trials).
+ * @param {OpenFollowup[]} open
  */
-function flairsFollowups(r) {
-  /** @type {FollowButton[]} */
-  const out = [];
-  if (r.simple || r.group) return out;
-  if (!r.revealed && !r.chosen && !r.flairs) out.push({ labelKey: `${K}.Follow.flairs_reveal`, action: { action: "flairs_reveal" }, gmOnly: true });
-  const unnamed = (r.standing ?? []).some((/** @type {any} */ t) => t.name === null && t.source !== "lurking");
-  if (unnamed && !r.named) out.push({ labelKey: `${K}.Follow.flairs_name_trials`, action: { action: "flairs_name_trials", trials: null, dice: null }, gmOnly: true });
-  return out;
+export function flairsForms(open) {
+  const choose = open.find((o) => o.action === "flairs_choose");
+  const bargain = open.find((o) => o.action === "flairs_bargain");
+  return {
+    choose: choose ? { max: choose.flairs ?? 0, flairs: FLAIRS.map((f) => ({ value: f, labelKey: `${K}.Flair.${f}` })) } : null,
+    bargain: bargain ? { trials: (bargain.trials ?? []).map((x) => ({ value: x, labelKey: `${K}.Trial.${x}` })) } : null,
+  };
 }
 
 /**
- * The flair choice and the devil's bargain need a selection before they are sent: the card draws
- * them as small forms.
- * @param {Record<string, any>} r
- * @param {{gather?: string|null}} [entry]  the card's entry (a gathered part never bargains)
+ * Is the GM's removal of a complication (after an epic success) open to this viewer?
+ * @param {CardEntry} entry
  */
-export function flairsForms(r, entry = {}) {
-  if (r.system !== "flairs" || r.simple || r.group) return { choose: null, bargain: null };
-  const choose = !r.chosen && (r.flairs > 0 || r.lurking > 0)
-    ? { max: r.flairs ?? 0, flairs: FLAIRS.map((f) => ({ value: f, labelKey: `${K}.Flair.${f}` })) }
-    : null;
-  // The devil's bargain: once per check, after a failure, also after the Judge named the trials or
-  // revealed the lurking ones (the same trial may then stand twice); never on a group check's part.
-  const bargain = r.outcome === "failure" && !r.bargain && !entry.gather
-    ? { trials: TRIALS.map((x) => ({ value: x, labelKey: `${K}.Trial.${x}` })) }
-    : null;
-  return { choose, bargain };
-}
-
-/**
- * An epic success lets the GM remove a complication: does this result still wait for that choice?
- * @param {Record<string, any>} r
- */
-export function removesComplication(r) {
-  return r.system === "challenge" && r.complication === "remove";
+export function removesComplication(entry) {
+  return openFollowups(entry).some((o) => o.action === "challenge_remove_complication");
 }
 
 /**
  * The complications the GM may remove after an epic success: the open ones of the roll's scene, as the
  * GM's own snapshot holds them (never from the shared chat document, which players receive too).
- * @param {Record<string, any>} r
  * @param {CardEntry} entry
  * @param {Record<string, any>|null|undefined} snapshot  the GM connection's table snapshot
  * @returns {Array<{value: string, text: string, hidden: boolean}>}
  */
-export function complicationChoices(r, entry, snapshot) {
-  if (!removesComplication(r) || !entry.scene) return [];
+export function complicationChoices(entry, snapshot) {
+  if (!removesComplication(entry) || !entry.scene) return [];
   const scene = snapshot?.scenes?.[entry.scene];
   return (scene?.complications ?? []).map((/** @type {Record<string, any>} */ c) => ({ value: String(c.id), text: String(c.text), hidden: Boolean(c.hidden) }));
 }
@@ -287,7 +299,8 @@ export function buildCard(entry, opts = {}) {
   const [diceOf, factsOf] = /** @type {Record<string, Function[]>} */ (builders)[system]
     ?? [(/** @type {any} */ x) => (x.dice ?? []).map((/** @type {number} */ f) => ({ face: f, size: /** @type {any} */ (DIE_SIZE)[system] ?? 6, cls: "" })), () => []];
   const mode = entry.mode ?? "public";
-  const buttons = opts.canFollow === false ? [] : followups(r, entry);
+  const open = opts.canFollow === false ? [] : openFollowups(entry);
+  const buttons = followups(open, entry);
   return {
     checkId: entry.checkId,
     seq: entry.seq,
@@ -306,10 +319,10 @@ export function buildCard(entry, opts = {}) {
     suggestion: r.suggestion ?? null,
     followups: buttons.filter((b) => !b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
     gmFollowups: buttons.filter((b) => b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
-    ...(opts.canFollow === false ? { choose: null, bargain: null } : flairsForms(r, entry)),
+    ...flairsForms(open),
     // The GM's follow-up after an epic success: the card draws an empty list that the GM's browser fills
     // from its own snapshot (see complicationChoices).
-    removeComplication: removesComplication(r),
+    removeComplication: open.some((o) => o.action === "challenge_remove_complication"),
     extendedNext: buttons.some((b) => b.action.action === "extended_next"),
     // "Apply" brings the tokens of the card's actor and target in line with the table: only a card
     // that names one has it (the GM's alone; the card marks it GM-only).

@@ -9,12 +9,14 @@ import msgspec
 
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck, BoonsResult
+from protocol.v1.messages import OpenFollowup
 from protocol.v1.odds import BoonsOdds
 
 from ...dice import Dice
 from ...ruleset import Consequence, RuleSet, TableView
 from . import consequences
 from . import rules as mod
+from .followups import open_on as open_followups
 from .odds import boons_odds
 
 
@@ -51,6 +53,9 @@ class Boons(RuleSet[BoonsCheck, BoonsResult]):
 
     def fill_extended(self, check: BoonsCheck, x: t.ExtendedState) -> BoonsCheck:
         return consequences.fill_extended(check, x)
+
+    def open_on(self, roll: t.RollEvent, view: TableView) -> list[OpenFollowup]:
+        return open_followups(roll, view)
 
 
 RULESET = Boons()

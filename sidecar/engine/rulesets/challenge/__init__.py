@@ -10,12 +10,14 @@ import msgspec
 from protocol.v1 import table as t
 from protocol.v1.base import Action
 from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
+from protocol.v1.messages import OpenFollowup
 from protocol.v1.odds import ChallengeOdds
 
 from ...dice import Dice
 from ...ruleset import Consequence, Prepared, RollContext, RuleSet, TableView
 from . import consequences
 from . import rules as mod
+from .followups import open_on as open_followups
 from .odds import challenge_odds
 
 
@@ -38,6 +40,9 @@ class Challenge(RuleSet[ChallengeCheck, ChallengeResult]):
 
     def follow(self, check: ChallengeCheck, result: ChallengeResult, action: Action, rng: Dice) -> ChallengeResult:
         return mod.follow(check, result, action, rng)
+
+    def open_on(self, roll: t.RollEvent, view: TableView) -> list[OpenFollowup]:
+        return open_followups(roll, view)
 
     def prepare(self, check: ChallengeCheck, ctx: RollContext, view: TableView) -> Prepared:
         consequences.addressable(check, ctx, view)

@@ -17,12 +17,14 @@ from protocol.v1.flairs import (
     FlairsReveal,
     FlairsSetLurking,
 )
+from protocol.v1.messages import OpenFollowup
 from protocol.v1.odds import FlairsOdds
 
 from ...dice import Dice
 from ...ruleset import Prepared, RollContext, RuleSet, TableView
 from . import consequences
 from . import rules as mod
+from .followups import open_on as open_followups
 from .odds import flairs_odds
 
 
@@ -46,6 +48,9 @@ class Flairs(RuleSet[FlairsCheck, FlairsResult]):
 
     def follow(self, check: FlairsCheck, result: FlairsResult, action: Action, rng: Dice) -> FlairsResult:
         return mod.follow(check, result, action, rng)
+
+    def open_on(self, roll: t.RollEvent, view: TableView) -> list[OpenFollowup]:
+        return open_followups(roll, view)
 
     def prepare(self, check: FlairsCheck, ctx: RollContext, view: TableView) -> Prepared:
         return consequences.take_lurking(check, ctx, view)
