@@ -1,8 +1,8 @@
 """Which `flairs` follow-ups are open on a result (docs/rules/flairs.md).
 
 - The devil's bargain (the roller's): after a failure, once per check, with a skill of rank 1 or more, on a
-  simple check too, never in a group check nor on one participant's part of one. It stays open after the Judge named the trials or
-  revealed the lurking ones (the same trial may then stand twice).
+  simple check too, never in a group check nor on one participant's part of one. It stays open after the
+  Judge named the trials or revealed the lurking ones (the same trial may then stand twice).
 - The flair choice (the roller's): once, on a full check, when there is something to choose: flairs earned,
   or lurking trials still secret (choosing none reveals them). Not before the Judge set the lurking trials,
   nor after the Judge revealed them, unless a devil's bargain then earned flairs.
@@ -14,10 +14,8 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 from protocol.v1 import table as t
-from protocol.v1.flairs import FlairsCheck, FlairsResult, FlairsTrialName
+from protocol.v1.flairs import FlairsCheck, FlairsResult
 from protocol.v1.messages import OpenFollowup
 
 from ...ruleset import TableView
@@ -32,7 +30,7 @@ def open_on(roll: t.RollEvent, view: TableView) -> list[OpenFollowup]:
     if check.group is not None:
         return out  # a group check: no flairs, no trials of its own, no bargain
     if r.outcome == "failure" and r.bargain is None and check.rank >= 1 and roll.gather is None:
-        out.append(OpenFollowup(action="flairs_bargain", trials=[cast(FlairsTrialName, x) for x in TRIALS]))
+        out.append(OpenFollowup(action="flairs_bargain", trials=list(TRIALS)))
     if check.simple:
         return out  # a simple check: no flairs, no trials from dice, no lurking trials; a bargain, though
     unset = r.lurking > 0 and r.lurking_trials is None
