@@ -28,9 +28,8 @@ from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1.base import SUBPROTOCOL, SUBPROTOCOL_MSGPACK
 from protocol.v1.codec import ProtocolError
-from protocol.v1.errors import ErrorCode
+from protocol.v1.errors import ErrorCode, VerdictError
 from sidecar import __version__, config
-from sidecar.engine import CheckError
 from sidecar.state.keys import MAX_USER, Refused, authenticate, derive_user_key
 from sidecar.state.ledger import Ledger, SqliteLedger
 from sidecar.state.table import ActionError
@@ -526,9 +525,7 @@ async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
                 return True
             return await _hello(app, sock, msg)
         await _dispatch(app, sock, msg)
-    except ActionError as exc:
-        await _error(app, sock, getattr(msg, "id", None), exc.code, exc.message)
-    except CheckError as exc:
+    except VerdictError as exc:  # every refusal of the tree: its code and message, the socket stays up
         await _error(app, sock, getattr(msg, "id", None), exc.code, exc.message)
     except Exception:
         log.exception("request_failed", type=kind)
