@@ -42,12 +42,21 @@ def may_see(vis: str, owner: str | None, viewer: Viewer) -> bool:
     return viewer.is_gm  # "gm"
 
 
+SECRET = frozenset(("roller", "roller_gm"))
+"""Visibilities that show an event to its owner but not to every player: an owner of one sees more than the others."""
+
+
 def view(ev: E, vis: str, owner: str | None, viewer: Viewer) -> E | None:
     """The event as ``viewer`` may see it, or ``None``."""
     if not may_see(vis, owner, viewer):
         return None
     if viewer.is_gm:
         return ev
+    return redacted(ev)
+
+
+def redacted(ev: E) -> E:
+    """The event as any non-GM viewer allowed to see it sees it: the same for every one of them."""
     match ev:
         case t.RollEvent():
             return msgspec.structs.replace(ev, check=redact_check(ev.check), result=redact_result(ev.result))
