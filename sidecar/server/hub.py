@@ -68,14 +68,20 @@ class Connection:
     write: Any = None
     """(bytes) -> bool: write an already framed websocket message in one call, without awaiting
     (False when the socket is closing); the fan-out frames a message once for all who see the same."""
+    _key_head: str | None = field(default=None, init=False, repr=False)
 
     @property
     def viewer(self) -> Viewer:
         return Viewer(self.role, self.user)
 
     def request_key(self, rid: str) -> str:
-        """A request id is an idempotency key per requester: the same id from someone else is another request."""
-        return json.dumps([self.role, self.user, rid], separators=(",", ":"))
+        """A request id is an idempotency key per requester: the same id from someone else is another request.
+
+        ``json.dumps([role, user, rid])`` without spaces, the role and user part written once per connection."""
+        head = self._key_head
+        if head is None:
+            head = self._key_head = json.dumps([self.role, self.user], separators=(",", ":"))[:-1] + ","
+        return head + json.dumps(rid) + "]"
 
 
 def client_request_id(key: str) -> str:
