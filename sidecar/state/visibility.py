@@ -8,7 +8,7 @@ check, a result or a follow-up is its rule set's to say (``RuleSet.redact*``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import msgspec
 
@@ -56,7 +56,25 @@ def view(ev: E, vis: str, owner: str | None, viewer: Viewer) -> E | None:
 
 
 def redacted(ev: E) -> E:
-    """The event as any non-GM viewer allowed to see it sees it: the same for every one of them."""
+    """The event as any non-GM viewer allowed to see it sees it: the same for every one of them.
+
+    An action's event is shown to several kinds of viewer and to the players' projection one after the
+    other: the last one redacted is answered again without redacting it again (events are not changed
+    once appended; the memo holds the event, so its identity is not reused while it is kept)."""
+    global _last
+    last = _last  # one tuple, read once: consistent even with another thread redacting
+    if last[0] is ev:
+        return cast(E, last[1])
+    shown = _redact(ev)
+    _last = (ev, shown)
+    return shown
+
+
+_last: tuple[object, object] = (None, None)
+"""The last event redacted, and what it was redacted to."""
+
+
+def _redact(ev: E) -> E:
     match ev:
         case t.RollEvent():
             return msgspec.structs.replace(ev, check=redact_check(ev.check), result=redact_result(ev.result))
