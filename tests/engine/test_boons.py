@@ -610,7 +610,7 @@ def _general(check, faces):
     return boons._read_built(check, b, boons._all_types(b), faces, boons.RULES)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(
     counts=st.tuples(*(st.integers(0, 10) for _ in range(5))),
     data=st.data(),

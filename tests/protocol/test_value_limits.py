@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.v1 import codec
@@ -44,6 +44,7 @@ def test_what_does_not_fit_is_refused_with_its_place(frame, code, where):
     assert err.value.id in ("r1", "g1")
 
 
+@settings(deadline=None)
 @given(
     modifier=st.integers(INT_MIN, INT_MAX),
     label=st.text(max_size=MAX_TEXT),
