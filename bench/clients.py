@@ -1,6 +1,6 @@
 """Client processes for the benchmarks (never imported by the server side).
 
-    python -m bench.clients rtt  URL TABLE KEY --count N --warmup W
+    python -m bench.clients rtt  URL --table=TABLE --key=KEY --count N --warmup W
     python -m bench.clients load URL --plan FILE --index I --of P --duration S
     python -m bench.clients idle URL --plan FILE --index I --of P
 
@@ -206,10 +206,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--index", type=int, default=0)
     p.add_argument("--of", type=int, default=1)
     p.add_argument("--duration", type=float, default=10.0)
+    p.add_argument("--table", default=None)
+    p.add_argument("--key", default=None, help="as --key=KEY: a key may begin with '-'")
     a = p.parse_args(argv)
     raise_nofile()
     if a.kind == "rtt":
-        table, key = a.args
+        table, key = (a.table, a.key) if a.key is not None else a.args
         out = asyncio.run(rtt(a.url, table, key, a.count, a.warmup))
     else:
         plan = json.loads(a.plan.read_text())

@@ -23,9 +23,9 @@ from .common import Row, data_dir, percentile, run_clients, start_server
 def _rtt(server: Any, count: int, warmup: int) -> dict[str, Any]:
     tables = server.info["tables"] or [["echo", "-", "-"]]
     table, gm = tables[0][:2]
-    out = run_clients(
-        "bench.clients", ["rtt", server.url, table, gm, "--count", str(count), "--warmup", str(warmup)], 1, timeout=600
-    )[0]
+    # the key as ``--key=K``: a key may begin with "-" (base64url), which argparse takes for an option
+    args = ["rtt", server.url, f"--table={table}", f"--key={gm}", "--count", str(count), "--warmup", str(warmup)]
+    out = run_clients("bench.clients", args, 1, timeout=600)[0]
     if out["errors"]:
         raise RuntimeError(f"{out['errors']} round trips were answered with an error")
     return out

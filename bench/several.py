@@ -67,7 +67,10 @@ def _cluster_cpu(pg: Any) -> float:
 def _rtt(url: str, info: dict[str, Any], count: int) -> float:
     table, gm = info["tables"][0][:2]
     out = run_clients(
-        "bench.clients", ["rtt", url, table, gm, "--count", str(count), "--warmup", "100"], 1, timeout=300
+        "bench.clients",
+        ["rtt", url, f"--table={table}", f"--key={gm}", "--count", str(count), "--warmup", "100"],
+        1,
+        timeout=300,
     )
     return percentile(out[0]["latencies_us"], 50)
 

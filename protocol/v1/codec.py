@@ -72,7 +72,8 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
     except RecursionError:
         raise ProtocolError(ErrorCode.INVALID_MESSAGE, "the frame is nested too deeply") from None
     else:
-        _check_values(msg, getattr(msg, "id", None))
+        if not _fits(msg):  # find what does not fit, and say where
+            _check_values(msg, getattr(msg, "id", None))
         return msg
     try:
         env = _env_msgpack.decode(_packed(data)) if msgpack else _env_json.decode(data)
@@ -107,6 +108,35 @@ def _explain(detail: str) -> str:
         return detail
     where = hit["at"] or "$"
     return f"unknown field `{hit['name']}` at `{where}.{hit['name']}`; no such field here: check its spelling and place"
+
+
+def _fits(value: Any) -> bool:
+    """Whether every integer fits 64 signed bits and every text :data:`MAX_TEXT`: the check of every
+    request, without the paths :func:`_check_values` builds to name what does not fit (``False`` for
+    anything it does not know, which that then looks at)."""
+    kind = type(value)
+    if kind is str:
+        return len(value) <= MAX_TEXT
+    if kind is int:
+        return bool(INT_MIN <= value <= INT_MAX)
+    if value is None or kind is bool or kind is float:
+        return True
+    if isinstance(value, msgspec.Struct):
+        for name in value.__struct_fields__:
+            if not _fits(getattr(value, name)):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        for item in value:
+            if not _fits(item):
+                return False
+        return True
+    if kind is dict:
+        for k, item in value.items():
+            if not _fits(k) or not _fits(item):
+                return False
+        return True
+    return False
 
 
 def _check_values(value: Any, rid: Any, path: str = "") -> None:

@@ -347,11 +347,14 @@ class Socket:
         if self.partial_since is None:
             self.partial_since = time.monotonic()
 
-    def write(self, frame: bytes) -> bool:
-        """Write an already framed message (see :func:`~.hub.ws_frame`) in one call; False if closing."""
+    def write(self, frame: bytes, limit: int | None = None) -> bool | None:
+        """Write an already framed message (see :func:`~.hub.ws_frame`) in one call; False if closing,
+        ``None`` (nothing written) when more than ``limit`` bytes already wait for the peer to read."""
         transport = self.transport
         if transport is None or transport.is_closing() or self.ws.closed:
             return False
+        if limit is not None and transport.get_write_buffer_size() > limit:
+            return None
         transport.write(frame)
         return True
 

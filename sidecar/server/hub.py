@@ -69,16 +69,23 @@ class Connection:
     drop: Any = None
     """async () -> None: close a peer that reads too slowly (it reconnects and resyncs from its seq)."""
     write: Any = None
-    """(bytes) -> bool: write an already framed websocket message in one call, without awaiting
-    (False when the socket is closing); the fan-out frames a message once for all who see the same."""
+    """(bytes, limit=None) -> bool | None: write an already framed websocket message in one call, without
+    awaiting (False when the socket is closing, None and nothing written when more than ``limit`` bytes
+    wait unread); the fan-out frames a message once for all who see the same."""
+    _key_head: str | None = field(default=None, init=False, repr=False)
 
     @property
     def viewer(self) -> Viewer:
         return Viewer(self.role, self.user)
 
     def request_key(self, rid: str) -> str:
-        """A request id is an idempotency key per requester: the same id from someone else is another request."""
-        return json.dumps([self.role, self.user, rid], separators=(",", ":"))
+        """A request id is an idempotency key per requester: the same id from someone else is another request.
+
+        ``json.dumps([role, user, rid])`` without spaces, the role and user part written once per connection."""
+        head = self._key_head
+        if head is None:
+            head = self._key_head = json.dumps([self.role, self.user], separators=(",", ":"))[:-1] + ","
+        return head + json.dumps(rid) + "]"
 
 
 def client_request_id(key: str) -> str:
@@ -191,9 +198,8 @@ class Hub:
                     hub.reply_bytes -= len(hub.replies.popitem(last=False)[1][1])
                 # A MessagePack client gets the reply encoded from the message in hand, not decoded from the stored JSON.
                 data = reply if not conn.msgpack else codec.encode(reply_msg, msgpack=True)
-                if conn.write is not None and (conn.backlog is None or conn.backlog() <= SLOW_PEER_BYTES):
-                    conn.write(ws_frame(data, conn.msgpack))  # one write, no coroutine chain
-                else:
+                # one write, no coroutine chain; a peer over its backlog goes the way that drops it
+                if conn.write is None or conn.write(ws_frame(data, conn.msgpack), SLOW_PEER_BYTES) is None:
                     await _safe_send(conn, data)
                 await self._fanout(hub, conn, pending, build)
         finally:
@@ -261,27 +267,25 @@ class Hub:
         for conn in list(hub.connections):
             if conn is origin:
                 continue
-            mine = conn.user is not None
+            user = conn.user
             if build is None:  # a GM op: an `undone` names only the seqs each user may know of
-                key = (conn.role, conn.user if conn.role != "gm" else None, False, conn.msgpack)
+                key = (conn.role, user if conn.role != "gm" else None, False, conn.msgpack)
             else:
-                key = (conn.role, mine and conn.user == owner, mine and conn.user == actor, conn.msgpack)
+                key = (conn.role, user is not None and user == owner, user is not None and user == actor, conn.msgpack)
             entry = cache.get(key)
             if entry is None:
                 frames = self._frames(hub, conn, pending, build)
                 # The same bytes on the wire for everyone of this kind: websocket frames from a server are
                 # not masked, so they are framed once and each socket gets them in one write.
-                entry = cache[key] = (frames, b"".join(ws_frame(f, conn.msgpack) for f in frames))
+                entry = cache[key] = (frames, b"".join([ws_frame(f, conn.msgpack) for f in frames]))
             frames, wire = entry
             if not frames:
                 continue
             if conn.write is None:
                 for data in frames:
                     await _safe_send(conn, data)
-            elif conn.backlog is not None and conn.backlog() > SLOW_PEER_BYTES:
+            elif conn.write(wire, SLOW_PEER_BYTES) is None:  # over its backlog: nothing written
                 slow.append(conn)
-            else:
-                conn.write(wire)
         for conn in slow:  # after everyone else has been told: dropping one awaits nothing of the others
             if conn.drop is not None:
                 await conn.drop()

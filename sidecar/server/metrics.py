@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -14,16 +15,24 @@ class Metrics:
     rolls: Counter[str] = field(default_factory=Counter)
     requests: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
-    latency_buckets: list[int] = field(default_factory=lambda: [0] * len(BUCKETS))
+    latency_counts: list[int] = field(default_factory=lambda: [0] * (len(BUCKETS) + 1))
+    """Observations per bucket alone (the last: above every bucket); the histogram's are their running sums."""
     latency_sum: float = 0.0
     latency_count: int = 0
 
     def observe(self, seconds: float) -> None:
         self.latency_sum += seconds
         self.latency_count += 1
-        for i, b in enumerate(BUCKETS):
-            if seconds <= b:
-                self.latency_buckets[i] += 1
+        self.latency_counts[bisect_left(BUCKETS, seconds)] += 1
+
+    @property
+    def latency_buckets(self) -> list[int]:
+        """Per bucket, the observations at or below it (Prometheus' cumulative ``le``)."""
+        out, total = [], 0
+        for n in self.latency_counts[:-1]:
+            total += n
+            out.append(total)
+        return out
 
     def render(self) -> str:
         out = [

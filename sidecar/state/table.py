@@ -24,10 +24,11 @@ from sidecar.engine.ruleset import RollContext, Shown, new_id
 
 from .ledger import Ledger
 from .projection import Projection
-from .visibility import ROLL_VISIBILITY, Viewer, may_see, view
+from .visibility import ROLL_VISIBILITY, SECRET, Viewer, may_see, redacted, view
 
 VIEWS_KEPT = 64
-"""Per-user projections kept current; one asked for after it was let go is rebuilt from the ledger."""
+"""Projections of what players see kept current (the shared one and those of users with secrets of their own);
+one asked for after it was let go is rebuilt from the ledger."""
 
 RECENT_KEPT = 256
 """Events kept in memory for reconnects with a recent ``since``; older ones are read back from the ledger."""
@@ -86,11 +87,15 @@ class Table:
         self._undoing: list[tuple[int, Stored]] | None = None
         """The events up to an ``undone`` being committed, read once for every projection's rebuild."""
         self.views: OrderedDict[str | None, Projection] = OrderedDict()
-        """Projections of what non-GM viewers see, by user (``None``: the public view), kept current."""
+        """Projections of what non-GM viewers see, kept current: ``None`` is the one every viewer shares who
+        owns no event hidden from the other players; a user who does (a ``self`` or ``gm`` roll) has their own."""
+        self.secret_owners: set[str] = set()
+        """Users who own an event some players do not see: only they see more than the shared view."""
 
     def load(self) -> None:
         self.head = 0
         self.restricted, self.roll_seq, self.facet_seen, self.views = {}, {}, {}, OrderedDict()
+        self.secret_owners = set()
         self.recent = []
 
         def indexed() -> Iterable[tuple[int, object]]:
@@ -106,6 +111,8 @@ class Table:
     def _index(self, seq: int, st: Stored) -> None:
         if st.vis != "all":
             self.restricted[seq] = (st.vis, st.owner)
+            if st.vis in SECRET and st.owner is not None:
+                self.secret_owners.add(st.owner)
         if isinstance(st.event, t.RollEvent):
             self.roll_seq[st.event.check_id] = seq
         elif isinstance(st.event, t.FacetCreated):
@@ -166,17 +173,21 @@ class Table:
     def _view(self, viewer: Viewer) -> Projection:
         """The projection a non-GM viewer sees: built once from what it may see, then kept current by commit.
 
-        Every non-GM viewer with the same user (or none) sees the same events, so they share one."""
-        p = self.views.get(viewer.user)
+        What a non-GM viewer sees depends only on which events are shown to it, and two viewers are shown
+        different events only through a secret one of them owns: every viewer who owns none (a player who
+        rolled only in the open, an observer) sees exactly what a viewer without a user sees, and shares
+        that one projection. A user's first secret event gives them their own, built afresh when asked."""
+        key = viewer.user if viewer.user in self.secret_owners else None
+        p = self.views.get(key)
         if p is None:
-            p = self.views[viewer.user] = Projection.build(
-                ((s.seq, s.event) for s in self.visible(0, viewer)),
-                self._history_of(Viewer("player", viewer.user)),
+            p = self.views[key] = Projection.build(
+                ((s.seq, s.event) for s in self.visible(0, Viewer("player", key))),
+                self._history_of(Viewer("player", key)),
             )
             while len(self.views) > VIEWS_KEPT:
                 del self.views[next(iter(self.views))]  # the least recently used; rebuilt if asked again
         else:
-            self.views.move_to_end(viewer.user)
+            self.views.move_to_end(key)
         return p
 
     def view_pending(self, pending: Pending, viewer: Viewer) -> list[t.Sequenced]:
@@ -210,13 +221,29 @@ class Table:
                 self._undoing = self.stored(0, seq)
             try:
                 self.state.apply(seq, st.event)
-                for user, p in self.views.items():
-                    ev = self._viewed(seq, st, Viewer("player", user))
-                    if ev is not None:
-                        p.apply(seq, ev)
+                if self.views:
+                    self._apply_views(seq, st)
             finally:
                 self._undoing = None
             self.head = max(self.head, seq)
+
+    def _apply_views(self, seq: int, st: Stored) -> None:
+        """Apply a committed event to the players' projections that see it, redacted once for all of them."""
+        if isinstance(st.event, t.Undone):  # names only the seqs each may know of
+            for key, p in self.views.items():
+                ev = self._viewed(seq, st, Viewer("player", key))
+                if ev is not None:
+                    p.apply(seq, ev)
+            return
+        if st.vis == "gm":
+            return
+        shown = None
+        for key, p in self.views.items():
+            # a secret's owner who had no view of their own before it gets one built when asked
+            if st.vis == "all" or may_see(st.vis, st.owner, Viewer("player", key)):
+                if shown is None:
+                    shown = redacted(st.event)
+                p.apply(seq, shown)
 
     def _pend(self) -> tuple[Pending, Callable[..., int]]:
         """A new pending action and the function that adds its events with their seqs and causes."""

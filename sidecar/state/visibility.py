@@ -8,7 +8,7 @@ check, a result or a follow-up is its rule set's to say (``RuleSet.redact*``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import msgspec
 
@@ -42,12 +42,39 @@ def may_see(vis: str, owner: str | None, viewer: Viewer) -> bool:
     return viewer.is_gm  # "gm"
 
 
+SECRET = frozenset(("roller", "roller_gm"))
+"""Visibilities that show an event to its owner but not to every player: an owner of one sees more than the others."""
+
+
 def view(ev: E, vis: str, owner: str | None, viewer: Viewer) -> E | None:
     """The event as ``viewer`` may see it, or ``None``."""
     if not may_see(vis, owner, viewer):
         return None
     if viewer.is_gm:
         return ev
+    return redacted(ev)
+
+
+def redacted(ev: E) -> E:
+    """The event as any non-GM viewer allowed to see it sees it: the same for every one of them.
+
+    An action's event is shown to several kinds of viewer and to the players' projection one after the
+    other: the last one redacted is answered again without redacting it again (events are not changed
+    once appended; the memo holds the event, so its identity is not reused while it is kept)."""
+    global _last
+    last = _last  # one tuple, read once: consistent even with another thread redacting
+    if last[0] is ev:
+        return cast(E, last[1])
+    shown = _redact(ev)
+    _last = (ev, shown)
+    return shown
+
+
+_last: tuple[object, object] = (None, None)
+"""The last event redacted, and what it was redacted to."""
+
+
+def _redact(ev: E) -> E:
     match ev:
         case t.RollEvent():
             return msgspec.structs.replace(ev, check=redact_check(ev.check), result=redact_result(ev.result))

@@ -599,3 +599,54 @@ def test_describe():
         )
     )
     assert "2/3" in text and "hours" in text and "bane dice" in text
+
+
+# --- the plain pool's worked-out path ------------------------------------------------------------------
+
+
+def _general(check, faces):
+    """The result by the general path (the pool built, every face checked), whatever the check."""
+    b = boons.build(check)
+    return boons._read_built(check, b, boons._all_types(b), faces, boons.RULES)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    counts=st.tuples(*(st.integers(0, 10) for _ in range(5))),
+    data=st.data(),
+)
+def test_a_plain_pool_reads_as_the_general_path_does(counts, data):
+    check = BoonsCheck(**dict(zip(("ability", "boon", "bane", "trial", "crisis"), counts)))
+    assert boons._compiled(boons.RULES).shape(check) is not None
+    sizes = boons.sizes(check)
+    faces = [data.draw(st.integers(1, s)) for s in sizes]
+    fast = boons.read(check, faces)
+    assert msgspec.json.encode(fast) == msgspec.json.encode(_general(check, faces))
+    # rolled: the same bytes give the same faces and the same result as reading them
+    seed = data.draw(st.binary(min_size=64, max_size=64))
+    source = lambda n: (seed * (n // len(seed) + 1))[:n]  # noqa: E731
+    rolled = boons.resolve(check, Dice(source))
+    assert rolled.dice == Dice(source).roll_sizes(sizes) == boons.roll(check, Dice(source))
+    assert msgspec.json.encode(rolled) == msgspec.json.encode(_general(check, rolled.dice))
+
+
+def test_a_plain_pool_still_refuses_impossible_faces_and_unknown_symbols():
+    with pytest.raises(DiceError):
+        read([9], ability=1)
+    with pytest.raises(DiceError):
+        read([1, 2], ability=1)
+    odd = boons.BoonsRules(faces={**boons.DEFAULT_FACES, "boon": ("-", "Q")})
+    assert boons._compiled(odd).shape(BoonsCheck(boon=1)) is None  # not exact: the general path, which refuses
+    with pytest.raises(CheckError) as e:
+        boons.read(BoonsCheck(boon=1), [2], odd)
+    assert e.value.code == "invalid_rules"
+
+
+def test_results_of_one_shape_share_no_lists():
+    check = BoonsCheck(ability=2, boon=1)
+    a, b = boons.read(check, [1, 2, 3]), boons.read(check, [1, 2, 3])
+    a.types.append("crisis")
+    a.symbols.append("C")
+    a.actor.pool.ability = 9
+    assert b.types == ["ability", "ability", "boon"] and b.symbols == ["-", "S", "S"] and b.actor.pool.ability == 2
+    assert boons.read(check, [1, 2, 3]) == b

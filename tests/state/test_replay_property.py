@@ -187,3 +187,46 @@ def test_replay_equals_live_and_players_see_no_secrets(tmp_path_factory, session
                     assert f'"check_id":"{ev.check_id}"' not in text
                     assert not any(isinstance(s.event, t.Undone) and seq in s.event.seqs for s in history)
     ledger.close()
+
+
+THIRD = Viewer("player", "p3")  # never rolls: always on the shared view
+WATCHER = Viewer("observer", None)
+LOOKERS = [PLAYER, OTHER, THIRD, WATCHER, Viewer("player", None)]
+
+
+def _fresh(table: Table, viewer: Viewer) -> bytes:
+    """A viewer's snapshot folded from scratch from the events that viewer may see, as the table stands."""
+    snap = Projection.build((s.seq, s.event) for s in table.visible(0, viewer)).snapshot()
+    snap.seq = table.head
+    return msgspec.json.encode(snap)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(actions, st.tuples(st.just("look"), st.sampled_from(LOOKERS))), min_size=1, max_size=30))
+@example(
+    [
+        ("look", PLAYER),  # p1 on the shared view
+        ("roll", FacetsCheck(pool=1, dice=[6]), None, "self", PLAYER),  # now with a secret of their own
+        ("look", OTHER),
+        ("roll", FacetsCheck(pool=1, dice=[2]), None, "public", OTHER),
+        ("look", PLAYER),
+        ("op", t.Undo(count=1)),
+        ("look", THIRD),
+    ]
+)
+def test_shared_and_own_views_equal_views_built_from_scratch(tmp_path_factory, session):
+    """Viewers without secrets of their own share one projection, a user with one gets their own: at every
+    point a viewer asks, what it gets equals a projection built afresh from the events it may see."""
+    ledger = SqliteLedger(tmp_path_factory.mktemp("views") / "v.sqlite3")
+    keys = ledger.create_table("t")
+    live = Table(keys.table, ledger)
+    live.load()
+    for action in session:
+        if action[0] == "look":
+            assert msgspec.json.encode(live.snapshot(action[1])) == _fresh(live, action[1])
+        else:
+            _apply(live, action)
+    assert len(live.views) <= 1 + len(live.secret_owners)
+    for viewer in LOOKERS:
+        assert msgspec.json.encode(live.snapshot(viewer)) == _fresh(live, viewer)
+    ledger.close()

@@ -27,25 +27,32 @@ How the text's kinds of check build the pool (decisions where the text leaves ro
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import getitem
+from typing import Literal
 
 import msgspec
 
 from protocol.v1.boons import (
     BoonsCheck,
     BoonsDice,
+    BoonsDieType,
     BoonsExtended,
+    BoonsExtendedStatus,
+    BoonsOutcome,
     BoonsPool,
     BoonsResult,
     BoonsSide,
+    BoonsWinner,
 )
 
 from ...compiled import PerRules
 from ...dice import Dice, check_faces
 from ...errors import CheckError, ErrorCode
 
-DIE_TYPES: tuple[str, ...] = ("ability", "boon", "bane", "trial", "crisis")
+DIE_TYPES: tuple[BoonsDieType, ...] = ("ability", "boon", "bane", "trial", "crisis")
 """The canonical order of a pool's dice."""
-OPPOSED_TYPES: tuple[str, ...] = ("ability", "boon", "bane")
+OPPOSED_TYPES: tuple[BoonsDieType, ...] = ("ability", "boon", "bane")
+AssistDie = Literal["ability", "boon"]
 SYMBOLS = frozenset("SFBNXC-")
 
 DEFAULT_FACES: dict[str, tuple[str, ...]] = {
@@ -130,11 +137,40 @@ def _counts(tally: list[int]) -> Counts:
     return (a, b, c, d, e, f)
 
 
+_BITS = 16
+"""Width of each of the six totals packed into one int by :class:`_Compiled` (a pool sums its dice in one)."""
+_MASK = (1 << _BITS) - 1
+
+
+def _pack(counts: Counts) -> int:
+    return sum(n << (_BITS * i) for i, n in enumerate(counts))
+
+
+class _Shape:
+    """A plain pool of one size (no assists, group, opponent, upgrade or extended check), worked out once:
+    its dice in canonical order, their sizes, and per die a row face -> symbols and face -> packed totals
+    (both indexed by the face, 1-based)."""
+
+    __slots__ = ("types", "sizes", "symbols", "packed")
+
+    def __init__(self, comp: _Compiled, counts: tuple[int, int, int, int, int]) -> None:
+        self.types: list[BoonsDieType] = [t for t, n in zip(DIE_TYPES, counts) for _ in range(n)]
+        self.sizes = [comp.sizes[t] for t in self.types]
+        self.symbols = [comp.symbol_rows[t] for t in self.types]
+        self.packed = [comp.packed_rows[t] for t in self.types]
+
+
 class _Compiled:
     """One rules object's face tables worked out once: per die type, its size and per face its symbols
-    with their totals (a face with an unknown symbol keeps ``None`` and is refused when it is read)."""
+    with their totals (a face with an unknown symbol keeps ``None`` and is refused when it is read).
 
-    __slots__ = ("rules", "sizes", "faces")
+    For the plain pools most checks are, also per die type a row of symbols and of the six totals packed
+    into one int (``_BITS`` bits each), so reading a pool is one sum; ``exact`` says every face is known
+    and a pool's totals cannot overflow a field (else every read takes the general path)."""
+
+    __slots__ = ("rules", "sizes", "faces", "symbol_rows", "packed_rows", "exact", "shapes")
+
+    SHAPES_KEPT = 4096
 
     def __init__(self, rules: BoonsRules) -> None:
         self.rules = rules
@@ -154,9 +190,34 @@ class _Compiled:
                     counts = _counts(total)
                 row.append((symbols, counts))
             self.faces[t] = row
+        longest = max((len(sym) for row in self.faces.values() for sym, _ in row), default=0)
+        self.exact = (
+            all(c is not None for row in self.faces.values() for _, c in row)
+            and all(t in self.faces for t in DIE_TYPES)
+            and len(DIE_TYPES) * max(rules.max_dice, 0) * longest <= _MASK
+        )
+        self.symbol_rows = {t: ["", *(sym for sym, _ in row)] for t, row in self.faces.items()}
+        self.packed_rows = {
+            t: [0, *(_pack(c) if c is not None else 0 for _, c in row)] for t, row in self.faces.items()
+        }
+        self.shapes: dict[tuple[int, int, int, int, int], _Shape] = {}
+
+    def shape(self, check: BoonsCheck) -> _Shape | None:
+        """The plain pool's worked-out shape, or ``None`` when the check is not a plain pool."""
+        if not self.exact or not _plain(check, self.rules):
+            return None
+        key = (check.ability, check.boon, check.bane, check.trial, check.crisis)
+        shape = self.shapes.get(key)
+        if shape is None:
+            if len(self.shapes) >= self.SHAPES_KEPT:
+                self.shapes.clear()
+            shape = self.shapes[key] = _Shape(self, key)
+        return shape
 
 
 _compiled: PerRules[_Compiled] = PerRules(_Compiled)
+_DEFAULT = _compiled(RULES)
+"""The default rules' tables, found without a look-up on the hot path."""
 
 
 def face_symbols(die: str, face: int, rules: BoonsRules = RULES) -> str:
@@ -164,7 +225,7 @@ def face_symbols(die: str, face: int, rules: BoonsRules = RULES) -> str:
     return rules.faces[die][face - 1]
 
 
-def band(net_successes: int, rules: BoonsRules = RULES) -> str:
+def band(net_successes: int, rules: BoonsRules = RULES) -> BoonsOutcome:
     """The outcome band of a number of net successes."""
     if net_successes >= rules.exceptional_at:
         return "exceptional"
@@ -185,7 +246,7 @@ def _nonnegative(value: int, what: str, code: ErrorCode) -> None:
 
 def assist_dice(
     rank: int | None, assists: Sequence[int], rules: BoonsRules = RULES, who: str = "the check"
-) -> list[str]:
+) -> list[AssistDie]:
     """The die each assistant adds, in the order of ``assists``: ``"ability"`` from one who outranks the
     primary (while no more than ``max_assist_ability`` ability dice are added), else ``"boon"``.
 
@@ -212,7 +273,7 @@ def assist_dice(
     _nonnegative(rank, "the primary character's rank", ErrorCode.NEGATIVE_RANK)
     for r in assists:
         _nonnegative(r, "an assistant's rank", ErrorCode.NEGATIVE_RANK)
-    out: list[str] = []
+    out: list[AssistDie] = []
     abilities = 0
     for r in assists:  # in the assistants' order, each adds a die while the caps allow
         if r > rank and abilities < rules.max_assist_ability:
@@ -259,13 +320,13 @@ class Built(msgspec.Struct):
     """The effective pools of a check, before rolling."""
 
     actor: BoonsDice
-    assist: list[str]
+    assist: list[AssistDie]
     group_banes: int
     defender: BoonsDice | None = None
-    defender_assist: list[str] = []
+    defender_assist: list[AssistDie] = []
 
 
-def _build_defender(opp: BoonsPool, rules: BoonsRules) -> tuple[BoonsDice, list[str]]:
+def _build_defender(opp: BoonsPool, rules: BoonsRules) -> tuple[BoonsDice, list[AssistDie]]:
     for t in OPPOSED_TYPES:
         _nonnegative(getattr(opp, t), f"the opponent's {t} dice", ErrorCode.NEGATIVE_DICE)
     added = assist_dice(opp.rank, opp.assists, rules, who="the opponent")
@@ -322,12 +383,11 @@ def _validate_progress(progress: int, attempts: int, threshold: int, limit: int 
         )
 
 
-def build(check: BoonsCheck, rules: BoonsRules = RULES) -> Built:
-    """Validate ``check`` and assemble its effective pools (assists, group banes, upgrades applied)."""
+def _plain(check: BoonsCheck, rules: BoonsRules) -> bool:
+    """The plain pool (no assists, group, opponent, upgrade or extended check) within its limits:
+    nothing :func:`build` checks could refuse it or change it."""
     ab, bo, ba, tr, cr = check.ability, check.boon, check.bane, check.trial, check.crisis
-    if (
-        # The plain pool (no assists, group, opponent, upgrade or extended check) within its limits:
-        # nothing below could refuse it or change it.
+    return (
         not check.assists
         and check.upgrade == 0
         and check.opponent is None
@@ -338,10 +398,21 @@ def build(check: BoonsCheck, rules: BoonsRules = RULES) -> Built:
         and check.time_unit is None
         and not check.progress
         and not check.attempts
-        and 0 <= min(ab, bo, ba, tr, cr)
-        and max(ab, bo, ba, tr, cr) <= rules.max_dice
-    ):
-        return Built(actor=BoonsDice(ability=ab, boon=bo, bane=ba, trial=tr, crisis=cr), assist=[], group_banes=0)
+        and 0 <= ab <= rules.max_dice
+        and 0 <= bo <= rules.max_dice
+        and 0 <= ba <= rules.max_dice
+        and 0 <= tr <= rules.max_dice
+        and 0 <= cr <= rules.max_dice
+    )
+
+
+def build(check: BoonsCheck, rules: BoonsRules = RULES) -> Built:
+    """Validate ``check`` and assemble its effective pools (assists, group banes, upgrades applied)."""
+    if _plain(check, rules):
+        pool = BoonsDice(
+            ability=check.ability, boon=check.boon, bane=check.bane, trial=check.trial, crisis=check.crisis
+        )
+        return Built(actor=pool, assist=[], group_banes=0)
     for t in (*DIE_TYPES, "upgrade"):
         _nonnegative(getattr(check, t), f"{t} dice" if t != "upgrade" else "upgrade", ErrorCode.NEGATIVE_DICE)
     if check.upgrade > check.trial:
@@ -374,18 +445,14 @@ def build(check: BoonsCheck, rules: BoonsRules = RULES) -> Built:
     return built
 
 
-def _types(pool: BoonsDice, kinds: Sequence[str]) -> list[str]:
+def _types(pool: BoonsDice, kinds: Sequence[BoonsDieType]) -> list[BoonsDieType]:
     return [t for t in kinds for _ in range(getattr(pool, t))]
 
 
-def _all_types(built: Built) -> list[str]:
-    a = built.actor
-    types = (
-        ["ability"] * a.ability + ["boon"] * a.boon + ["bane"] * a.bane + ["trial"] * a.trial + ["crisis"] * a.crisis
-    )
-    d = built.defender
-    if d is not None:
-        types += ["ability"] * d.ability + ["boon"] * d.boon + ["bane"] * d.bane
+def _all_types(built: Built) -> list[BoonsDieType]:
+    types = _types(built.actor, DIE_TYPES)
+    if built.defender is not None:
+        types += _types(built.defender, OPPOSED_TYPES)
     return types
 
 
@@ -395,20 +462,33 @@ def validate(check: BoonsCheck, rules: BoonsRules = RULES) -> None:
 
 def sizes(check: BoonsCheck, rules: BoonsRules = RULES) -> list[int]:
     """The dice to roll: the actor's pool in canonical order, then the defender's ability, boon, bane."""
-    size = _compiled(rules).sizes
+    comp = _compiled(rules)
+    shape = comp.shape(check)
+    if shape is not None:
+        return list(shape.sizes)
+    size = comp.sizes
     return [size[t] for t in _all_types(build(check, rules))]
 
 
 def roll(check: BoonsCheck, rng: Dice, rules: BoonsRules = RULES) -> list[int]:
-    return rng.roll_sizes(sizes(check, rules))
+    comp = _compiled(rules)
+    shape = comp.shape(check)
+    if shape is not None:
+        return rng.roll_sizes(shape.sizes)
+    size = comp.sizes
+    return rng.roll_sizes([size[t] for t in _all_types(build(check, rules))])
 
 
 def resolve(check: BoonsCheck, rng: Dice, rules: BoonsRules = RULES) -> BoonsResult:
-    """``read(roll)`` with the pool built once."""
+    """``read(roll)`` with the pool built once, and the faces, rolled for these very dice, not checked again."""
+    comp = _DEFAULT if rules is RULES else _compiled(rules)
+    shape = comp.shape(check)
+    if shape is not None:
+        return _read_plain(check, shape, rng.roll_sizes(shape.sizes), rules)
     built = build(check, rules)
     types = _all_types(built)
-    size = _compiled(rules).sizes
-    return _read_built(check, built, types, rng.roll_sizes([size[t] for t in types]), rules)
+    size = comp.sizes
+    return _read_built(check, built, types, rng.roll_sizes([size[t] for t in types]), rules, checked=True)
 
 
 # --- reading -------------------------------------------------------------------------------------------
@@ -433,7 +513,7 @@ def _side(pool: BoonsDice, tally: Tally) -> BoonsSide:
 
 def advance(
     progress: int, attempts: int, threshold: int, limit: int | None, net_successes: int
-) -> tuple[int, int, str]:
+) -> tuple[int, int, BoonsExtendedStatus]:
     """One roll of an extended check: ``(progress, attempts, status)`` after it.
 
     The roll adds its net successes when positive (0 or below adds nothing) and counts one attempt. The
@@ -452,8 +532,44 @@ def advance(
 
 
 def read(check: BoonsCheck, faces: Sequence[int], rules: BoonsRules = RULES) -> BoonsResult:
+    shape = _compiled(rules).shape(check)
+    if shape is not None:
+        return _read_plain(check, shape, check_faces(faces, shape.sizes, "this boons pool"), rules)
     built = build(check, rules)
     return _read_built(check, built, _all_types(built), faces, rules)
+
+
+def _read_plain(check: BoonsCheck, shape: _Shape, faces: list[int], rules: BoonsRules) -> BoonsResult:
+    """:func:`_read_built` for a plain pool, from its worked-out shape: the faces are valid for its dice."""
+    total = sum(map(getitem, shape.packed, faces))
+    s, f = total & _MASK, (total >> _BITS) & _MASK
+    b, n = (total >> 2 * _BITS) & _MASK, (total >> 3 * _BITS) & _MASK
+    x, c = (total >> 4 * _BITS) & _MASK, total >> 5 * _BITS
+    net, net_boons = s - f, b - n
+    actor = BoonsSide(
+        pool=BoonsDice(ability=check.ability, boon=check.boon, bane=check.bane, trial=check.trial, crisis=check.crisis),
+        successes=s,
+        failures=f,
+        boons=b,
+        banes=n,
+        breakthroughs=x,
+        calamities=c,
+        net_successes=net,
+        net_boons=net_boons,
+        remaining_boons=net_boons if net_boons > 0 else 0,
+        remaining_banes=-net_boons if net_boons < 0 else 0,
+    )
+    return BoonsResult(
+        outcome=band(net, rules),
+        dice=faces,
+        symbols=list(map(getitem, shape.symbols, faces)),
+        types=list(shape.types),
+        net_successes=net,
+        net_boons=net_boons,
+        breakthroughs=x,
+        calamities=c,
+        actor=actor,
+    )  # no assists, group banes, opponent or extended check: the defaults
 
 
 def _tally(
@@ -476,11 +592,19 @@ def _tally(
 
 
 def _read_built(
-    check: BoonsCheck, built: Built, types: list[str], faces: Sequence[int], rules: BoonsRules
+    check: BoonsCheck,
+    built: Built,
+    types: list[BoonsDieType],
+    faces: Sequence[int],
+    rules: BoonsRules,
+    checked: bool = False,
 ) -> BoonsResult:
     comp = _compiled(rules)
     size = comp.sizes
-    faces = check_faces(faces, [size[t] for t in types], "this boons pool")
+    if checked:  # rolled here for these dice
+        faces = list(faces)
+    else:
+        faces = check_faces(faces, [size[t] for t in types], "this boons pool")
     pool = built.actor
     n_actor = pool.ability + pool.boon + pool.bane + pool.trial + pool.crisis
     symbols: list[str] = []
@@ -488,7 +612,7 @@ def _read_built(
     defender_tally = _tally(types[n_actor:], faces[n_actor:], comp.faces, symbols)
     actor = _side(built.actor, actor_tally)
 
-    winner = None
+    winner: BoonsWinner | None = None
     defender = None
     if built.defender is not None:
         defender = _side(built.defender, defender_tally)
@@ -510,24 +634,24 @@ def _read_built(
             added=progress - check.progress,
             progress=progress,
             attempts=attempts,
-            status=status,  # type: ignore[arg-type]
+            status=status,
         )
 
     return BoonsResult(
-        outcome=outcome,  # type: ignore[arg-type]
+        outcome=outcome,
         dice=faces,
         symbols=symbols,
-        types=types,  # type: ignore[arg-type]
+        types=types,
         net_successes=actor.net_successes,
         net_boons=actor.net_boons,
         breakthroughs=actor.breakthroughs,
         calamities=actor.calamities,
         actor=actor,
-        assist_dice=built.assist,  # type: ignore[arg-type]
+        assist_dice=built.assist,
         group_banes=built.group_banes,
-        winner=winner,  # type: ignore[arg-type]
+        winner=winner,
         defender=defender,
-        defender_assist_dice=built.defender_assist,  # type: ignore[arg-type]
+        defender_assist_dice=built.defender_assist,
         extended=extended,
     )
 
