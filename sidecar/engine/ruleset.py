@@ -278,6 +278,10 @@ class RuleSet(ABC, Generic[C, R]):
         """The roll as the extended check ``x`` has it (only where :attr:`extended`)."""
         raise CheckError(ErrorCode.INVALID_CHECK, f"{self.name} checks are never extended")
 
+    def validate_extended(self, start: t.ExtendedStart) -> None:
+        """Refuse an extended check whose rolls could never be made (only where :attr:`extended`): the GM
+        hears it when starting it, not on every roll after."""
+
     def prepare_op(self, op: Any, view: TableView) -> list[object]:
         """The events of one of :attr:`ops`, a GM operation of this rule set's own."""
         raise CheckError(ErrorCode.UNKNOWN_OP, f"{self.name} has no GM operation {type(op).__name__}")

@@ -491,6 +491,11 @@ class Table:
                     raise ActionError(ErrorCode.INVALID_OP, "an extended check's threshold is 1 or more net successes")
                 if op.limit is not None and op.limit < 1:
                     raise ActionError(ErrorCode.INVALID_OP, "an attempt limit is 1 or more")
+                for name in registry.EXTENDED:
+                    try:
+                        registry.RULESETS[name].validate_extended(op)
+                    except CheckError as exc:
+                        raise ActionError(exc.code, f"the extended check's difficulty: {exc.message}") from None
                 add(
                     t.ExtendedStarted(
                         extended=new_id("x"),

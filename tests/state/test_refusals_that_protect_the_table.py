@@ -59,3 +59,17 @@ async def test_a_player_spending_wyrd_points_names_whose_they_are(sidecar, check
     assert g.result.cost == r.result.cost
     await gm.close()
     await p.close()
+
+
+@pytest.mark.parametrize(
+    ("trial", "crisis", "code"), [(-2, 0, "negative_dice"), (11, 0, "too_many_dice"), (0, 11, "too_many_dice")]
+)
+async def test_an_extended_check_that_could_never_be_rolled_is_refused_when_started(sidecar, trial, crisis, code):
+    gm = await sidecar.client("gm")
+    start = t.ExtendedStart(name="Pick the lock", threshold=5, time_unit="minute", trial=trial, crisis=crisis)
+    assert await refused(gm_op(gm, start)) == code
+    assert not (await state(gm)).extended  # nothing started, nothing left to block later rolls
+    ok = t.ExtendedStart(name="Pick the lock", threshold=5, time_unit="minute", trial=10, crisis=0)
+    await gm_op(gm, ok)
+    assert len((await state(gm)).extended) == 1
+    await gm.close()

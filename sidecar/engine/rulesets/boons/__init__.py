@@ -54,6 +54,10 @@ class Boons(RuleSet[BoonsCheck, BoonsResult]):
     def fill_extended(self, check: BoonsCheck, x: t.ExtendedState) -> BoonsCheck:
         return consequences.fill_extended(check, x)
 
+    def validate_extended(self, start: t.ExtendedStart) -> None:
+        # the GM's difficulty, as each roll of the extended check will carry it
+        mod.validate(BoonsCheck(trial=start.trial, crisis=start.crisis, threshold=start.threshold, limit=start.limit))
+
     def open_on(self, roll: t.RollEvent, view: TableView) -> list[OpenFollowup]:
         return open_followups(roll, view)
 
