@@ -6,7 +6,7 @@ from collections import Counter
 
 import msgspec
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.v1.base import Action
@@ -766,3 +766,41 @@ def test_darkness_adds_no_trial_to_a_simple_check():
     # "A simple check cannot generate flairs or trials": darkness's extra trial included.
     r = flairs.read(FlairsCheck(rank=2, simple=True, darkness=True), [2, 2])
     assert r.outcome == "failure" and r.trials == 0 and r.standing == []
+
+
+# --- resolve: validated once, its own faces not checked again ------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rank=st.integers(0, 6),
+    edges=st.integers(0, 3),
+    cuts=st.integers(0, 4),
+    lurking=st.integers(0, 3),
+    named=st.booleans(),
+    simple=st.booleans(),
+    darkness=st.booleans(),
+    seed=st.binary(min_size=64, max_size=64),
+)
+def test_resolve_gives_what_reading_the_same_roll_gives(rank, edges, cuts, lurking, named, simple, darkness, seed):
+    trials = ["loud", "slow", "costly"][:lurking] if named and not simple else None
+    check = FlairsCheck(
+        rank=rank,
+        edges=edges,
+        cuts=cuts,
+        simple=simple,
+        darkness=darkness,
+        lurking=0 if simple or named else lurking,
+        lurking_trials=trials,
+    )
+    source = lambda n: (seed * (n // len(seed) + 1))[:n]  # noqa: E731
+    fused = flairs.resolve(check, Dice(source))
+    stepwise = flairs.read(check, flairs.roll(check, Dice(source)))
+    assert msgspec.json.encode(fused) == msgspec.json.encode(stepwise)
+
+
+def test_resolve_refuses_what_roll_refuses():
+    with pytest.raises(CheckError):
+        flairs.resolve(FlairsCheck(rank=-1), Dice())
+    group = FlairsCheck(group=[FlairsParticipant(name="a", rank=1), FlairsParticipant(name="b", rank=2)])
+    assert flairs.resolve(group, Dice()).group is not None

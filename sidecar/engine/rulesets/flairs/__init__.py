@@ -42,6 +42,8 @@ class Flairs(RuleSet[FlairsCheck, FlairsResult]):
 
     read = staticmethod(mod.read)
 
+    resolve = staticmethod(mod.resolve)  # validated once, its own faces not checked again
+
     def odds(self, check: FlairsCheck, rules: Any) -> FlairsOdds:
         mod.validate(check, rules)
         return flairs_odds(check, rules)

@@ -464,6 +464,23 @@ def read(check: FlairsCheck, faces: Sequence[int], rules: FlairsRules = RULES) -
     return _build(check, _State(faces=faces, lurking_names=lurking_names, lurking_dice=lurking_dice), rules)
 
 
+def resolve(check: FlairsCheck, rng: Dice, rules: FlairsRules = RULES) -> FlairsResult:
+    """``read(roll)`` validated once, with the faces (rolled here for these very dice) not checked again."""
+    if check.group is not None:
+        return read(check, roll(check, rng, rules), rules)
+    validate(check, rules)
+    faces = rng.roll_sizes(_pool_sizes(check.rank, check.edges, check.cuts, rules))
+    draws = _draws_needed(check)
+    lurking_names: list[FlairsTrialName] | None = (
+        list(check.lurking_trials) if check.lurking_trials is not None else None
+    )
+    lurking_dice: list[int] | None = None
+    if draws:
+        lurking_dice = rng.roll(len(rules.random_trials), draws)
+        lurking_names = [trial_for_face(f, rules) for f in lurking_dice]
+    return _build(check, _State(faces=faces, lurking_names=lurking_names, lurking_dice=lurking_dice), rules)
+
+
 # --- follow-ups ---------------------------------------------------------------------------
 
 
