@@ -169,3 +169,18 @@ def test_a_roll_at_the_table_does_not_wipe_what_the_gm_is_typing(table):
     row.locator("[data-action=edit]").click()
     gm.wait_for_selector(".verdict-tracker .verdict-complication:has-text('A loose board, half sawn')", timeout=15000)
     assert not row.locator("[name=edit]").is_visible()
+
+
+def test_a_complication_rolled_with_no_scene_shows_in_the_tracker_with_no_scene(table):
+    """An epic failure rolled with no scene viewed keeps its complication under the table's sceneless
+    complications; a GM who views no scene sees it in the tracker."""
+    gm, player = table.open("gm1"), table.open("p1")
+    connected(gm, player)
+    for page in (gm, player):
+        page.evaluate("canvas.scene = null; game.scenes.viewed = null")
+    player.evaluate(
+        f"{API}.client.roll({{check: {{system: 'challenge', cl: 2, dice: [1]}}, actor: 'actorAyla', label: 'Leap'}})"
+    )
+    tracker = open_tracker(gm)
+    tracker.locator(".verdict-complication").first.wait_for(timeout=15000)
+    assert tracker.locator(".verdict-complication.is-hidden").count() == 1

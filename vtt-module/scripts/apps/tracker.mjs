@@ -75,7 +75,9 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     const snap = client?.snapshot ?? null;
     const isGM = Boolean(game.user?.isGM);
     const sceneId = this.sceneId;
-    const scene = (sceneId && snap?.scenes?.[sceneId]) || { complications: [], lurking: [], facets: [] };
+    // With no scene viewed, the table's sceneless complications (an epic failure rolled with no scene is
+    // kept under the scene id "") are the ones shown.
+    const scene = snap?.scenes?.[sceneId ?? ""] || { complications: [], lurking: [], facets: [] };
     // The sidecar already leaves hidden complications out of a player's snapshot; this filter only
     // keeps a stale GM-era snapshot from showing them after a role change.
     const complications = (scene.complications ?? []).filter((/** @type {any} */ c) => isGM || !c.hidden).map((/** @type {any} */ c) => ({
