@@ -250,7 +250,7 @@ class Table:
 
         page.on("websocket", watch)
         page.goto(f"{self.web}/?{urlencode({'world': world.id, 'user': user})}")
-        page.wait_for_selector("body[data-ready='1']", timeout=10000)
+        page.wait_for_selector("body[data-ready='1']", timeout=15000)
         self.contexts[user] = context
         self.pages[user] = page
         return page

@@ -26,7 +26,7 @@ CHECKS = {
 
 def test_dialog_and_card_of_each_rule_set(table, shot):
     gm = table.open("gm1")
-    gm.wait_for_selector("#verdict-status[data-state='open']", timeout=10000)
+    gm.wait_for_selector("#verdict-status[data-state='open']", timeout=15000)
     for system in ("facets", "challenge", "flairs", "feats", "boons"):
         gm.evaluate(f"{API}.roll({{system: '{system}', label: 'A {system} check'}})")
         dialog = gm.locator(".verdict-roll-dialog")
@@ -50,7 +50,7 @@ def test_dialog_and_card_of_each_rule_set(table, shot):
 
 def test_dice_so_nice_throws_the_real_faces(table):
     gm = table.open("gm1")
-    gm.wait_for_selector("#verdict-status[data-state='open']", timeout=10000)
+    gm.wait_for_selector("#verdict-status[data-state='open']", timeout=15000)
     gm.evaluate("""() => {
       window.__throws = [];
       game.dice3d = {show: (data, user, sync) => { window.__throws.push({data, sync, user: user?.id ?? null}); return Promise.resolve(true); }};

@@ -30,22 +30,22 @@ def test_gm_writes_and_renames_facets_and_heals_harm(table):
     player.evaluate(
         f"{API}.client.roll({{check: {{system: 'facets', pool: 2, kind: 'obstacle', dice: [6, 6]}}, actor: 'actorAyla', scene: 'scene1', label: 'Climb the mill wheel'}})"
     )
-    gm.wait_for_function(f"{API}.client.snapshot?.actors?.actorAyla?.wounds === 1", timeout=10000)
+    gm.wait_for_function(f"{API}.client.snapshot?.actors?.actorAyla?.wounds === 1", timeout=15000)
     gm.evaluate(f"{API}.client.gm({{op: 'condition_add', actor: 'actorAyla', text: 'Shaken'}})")
     tracker, ptracker = open_tracker(gm), open_tracker(player)
 
     # The triumph's facet carries the suggestion as its text until the GM names it.
     stored = tracker.locator(".verdict-facet")
-    stored.first.wait_for(timeout=10000)
+    stored.first.wait_for(timeout=15000)
     assert stored.count() == 1
     suggestion = stored.locator(".text").inner_text()
-    player.wait_for_selector(f".verdict-tracker .verdict-facet:has-text('{suggestion}')", timeout=10000)
+    player.wait_for_selector(f".verdict-tracker .verdict-facet:has-text('{suggestion}')", timeout=15000)
     rename = tracker.get_by_role("button", name=f"Rename: {suggestion}")
     rename.focus()
     gm.keyboard.press("Enter")  # opens the field, focused and selected
     gm.keyboard.type("Sure footing on wet stone")
     gm.keyboard.press("Enter")
-    player.wait_for_selector(".verdict-tracker .verdict-facet:has-text('Sure footing on wet stone')", timeout=10000)
+    player.wait_for_selector(".verdict-tracker .verdict-facet:has-text('Sure footing on wet stone')", timeout=15000)
     assert suggestion not in ptracker.locator(".verdict-facets").inner_text()
     assert ptracker.locator(".verdict-facet [data-action]").count() == 0, "a player's tracker has no GM controls"
 
@@ -57,7 +57,7 @@ def test_gm_writes_and_renames_facets_and_heals_harm(table):
     form.get_by_role("button", name="Write facet").focus()
     gm.keyboard.press("Enter")
     row = ptracker.locator(".verdict-facet:has-text('Choking flour dust')")
-    row.wait_for(timeout=10000)
+    row.wait_for(timeout=15000)
     assert row.get_attribute("data-nature") == "detrimental"
     assert "Scene" in row.inner_text()
     facets = gm.evaluate(
@@ -70,27 +70,27 @@ def test_gm_writes_and_renames_facets_and_heals_harm(table):
     tracker.get_by_role("button", name="Remove facet: Choking flour dust").click()
     player.wait_for_function(
         "!document.querySelector('.verdict-tracker .verdict-facets').innerText.includes('Choking flour dust')",
-        timeout=10000,
+        timeout=15000,
     )
 
     # Healing the wound and removing the condition.
     ayla = ptracker.locator(".verdict-actor[data-actor='actorAyla']")
-    ayla.locator("[data-wounds='1']").wait_for(timeout=10000)
-    ayla.locator(".verdict-condition:has-text('Shaken')").wait_for(timeout=10000)
+    ayla.locator("[data-wounds='1']").wait_for(timeout=15000)
+    ayla.locator(".verdict-condition:has-text('Shaken')").wait_for(timeout=15000)
     tracker.get_by_role("button", name="Heal a wound: Ayla Thorn").focus()
     gm.keyboard.press("Enter")
-    ayla.locator("[data-wounds]").wait_for(state="detached", timeout=10000)
+    ayla.locator("[data-wounds]").wait_for(state="detached", timeout=15000)
     tracker.get_by_role("button", name="Remove condition: Shaken").click()
-    ayla.locator(".verdict-condition").wait_for(state="detached", timeout=10000)
+    ayla.locator(".verdict-condition").wait_for(state="detached", timeout=15000)
     gm.wait_for_function(
         f"{API}.client.snapshot.actors.actorAyla.wounds === 0 && {API}.client.snapshot.actors.actorAyla.conditions.length === 0",
-        timeout=10000,
+        timeout=15000,
     )
     assert player.evaluate(f"{API}.client.snapshot.actors.actorAyla.wounds") == 0
 
     # Each change is an event like the others: undo brings the condition back.
     tracker.get_by_role("button", name="Undo last action").click()
-    ayla.locator(".verdict-condition:has-text('Shaken')").wait_for(timeout=10000)
+    ayla.locator(".verdict-condition:has-text('Shaken')").wait_for(timeout=15000)
 
     if AXE.exists():
         assert violations(gm, ".verdict-tracker") == []
@@ -102,13 +102,13 @@ def test_epic_success_lets_the_gm_remove_a_complication(table):
     connected(gm, player)
     add_complications(gm, "A ward seals the cellar", "The miller's dogs are loose")
     ptracker = open_tracker(player)
-    ptracker.locator(".verdict-complication:has-text('dogs')").wait_for(timeout=10000)
+    ptracker.locator(".verdict-complication:has-text('dogs')").wait_for(timeout=15000)
     # A natural 20 + 5 against CL 1: level 5, four above, an epic success.
     player.evaluate(
         f"{API}.client.roll({{check: {{system: 'challenge', cl: 1, modifier: 5, dice: [20]}}, actor: 'actorAyla', scene: 'scene1', label: 'Leap the millrace'}})"
     )
     card = gm.locator(".verdict-card[data-system='challenge']")
-    card.wait_for(timeout=10000)
+    card.wait_for(timeout=15000)
     assert card.get_attribute("data-outcome") == "epic_success"
     removal = card.get_by_role("group", name="Remove a complication")
     pick = removal.get_by_role("combobox", name="Complication to remove")
@@ -116,17 +116,17 @@ def test_epic_success_lets_the_gm_remove_a_complication(table):
     assert options == ["A ward seals the cellar (hidden)", "The miller's dogs are loose"]
     # The player's card offers nothing of the kind, and the list never reached the player's page.
     pcard = player.locator(".verdict-card[data-system='challenge']")
-    pcard.wait_for(timeout=10000)
+    pcard.wait_for(timeout=15000)
     assert pcard.locator(".verdict-remove-complication").count() == 0
     assert "A ward seals the cellar" not in player.content()
 
     pick.select_option(label="The miller's dogs are loose")
     removal.get_by_role("button", name="Remove it").focus()
     gm.keyboard.press("Enter")
-    ptracker.locator(".verdict-complication").wait_for(state="detached", timeout=10000)
+    ptracker.locator(".verdict-complication").wait_for(state="detached", timeout=15000)
     for page in (gm, player):
         page.wait_for_selector(
-            ".verdict-card[data-system='challenge'] dd:has-text('the GM removed one')", timeout=10000
+            ".verdict-card[data-system='challenge'] dd:has-text('the GM removed one')", timeout=15000
         )
     assert card.locator(".verdict-remove-complication").count() == 0, "made once"
     left = gm.evaluate(f"{API}.client.snapshot.scenes.scene1.complications.map(c => c.text)")

@@ -91,7 +91,7 @@ def test_a_roll_in_flight_when_the_relay_drops_is_answered_once(table):
     table.leave("gm1")
     reply = ayla.evaluate("window.__inflight")
     assert reply["ok"], f"the roll in flight was lost: {reply}"
-    ayla.wait_for_selector(".verdict-card .verdict-label:has-text('In flight')", timeout=10000)
+    ayla.wait_for_selector(".verdict-card .verdict-label:has-text('In flight')", timeout=15000)
     gm2.wait_for_selector(".verdict-card .verdict-label:has-text('In flight')", timeout=15000)
     ayla.wait_for_timeout(1000)
     labels = [m["flags"]["verdict"]["card"]["label"] for m in cards(table)]

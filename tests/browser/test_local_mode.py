@@ -13,7 +13,7 @@ def status(page) -> str:
 
 
 def wait_connected(page) -> None:
-    page.wait_for_selector("#verdict-status[data-state='open']", timeout=10000)
+    page.wait_for_selector("#verdict-status[data-state='open']", timeout=15000)
 
 
 def test_player_rolls_through_the_gm_with_odds(table, shot):

@@ -99,7 +99,7 @@ def test_sidecar_restart_reconnects_both_pages(table):
     for page in (gm, player):
         page.wait_for_function(
             "['reconnecting', 'offline'].includes(document.querySelector('#verdict-status').dataset.state)",
-            timeout=10000,
+            timeout=15000,
         )
     assert gm.locator("#verdict-status .reason").inner_text()
     table.sidecar.start()

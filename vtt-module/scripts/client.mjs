@@ -389,20 +389,33 @@ export class VerdictClient extends Emitter {
     this.emit("snapshot", snapshot);
   }
 
-  /** @param {"own"|"player-view"|"relay"} source */
-  _scheduleRefresh(source) {
+  /**
+   * Ask for a fresh snapshot shortly (changes come in bursts: one request answers them all). A request
+   * that fails (the socket dropped, the sidecar busy) is asked again, a few times, so a view is never left
+   * stale by one lost answer.
+   * @param {"own"|"player-view"|"relay"} source
+   * @param {number} [delay]
+   * @param {number} [tries]  attempts left after this one
+   */
+  _scheduleRefresh(source, delay = 120, tries = 4) {
     if (source === "relay") return;
-    if (source === "player-view") {
-      clearTimeout(this._pvRefresh);
-      this._pvRefresh = setTimeout(() => {
-        this.playerView?.request({ type: "state" }).then((r) => this._setSnapshot(r.snapshot, "player-view")).catch(() => {});
-      }, 120);
-      return;
-    }
-    clearTimeout(this._refreshTimer);
-    this._refreshTimer = setTimeout(() => {
-      this.own?.request({ type: "state" }).then((r) => r.snapshot && this._setSnapshot(r.snapshot, "own")).catch(() => {});
-    }, 120);
+    const pv = source === "player-view";
+    clearTimeout(pv ? this._pvRefresh : this._refreshTimer);
+    const timer = setTimeout(() => {
+      const conn = pv ? this.playerView : this.own;
+      if (!conn) return;
+      conn.request({ type: "state" })
+        .then((r) => r.snapshot && this._setSnapshot(r.snapshot, pv ? "player-view" : "own"))
+        .catch(() => { if (tries > 0) this._scheduleRefresh(source, 1000, tries - 1); });
+    }, delay);
+    if (pv) this._pvRefresh = timer;
+    else this._refreshTimer = timer;
+  }
+
+  /** A fresh snapshot now (a view that opens wants the table as it is, not as the last change left it). */
+  refreshSnapshot() {
+    if (this.own) this._scheduleRefresh("own", 0);
+    else if (this.playerView) this._scheduleRefresh("player-view", 0);
   }
 
   /**

@@ -52,6 +52,8 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   static open() {
     Tracker.#instance ??= new Tracker();
     Tracker.#instance.render({ force: true });
+    // Drawn at once from the snapshot in hand, then again from a fresh one.
+    game.modules?.get(MODULE_ID)?.api?.client?.refreshSnapshot?.();
     return Tracker.#instance;
   }
 
