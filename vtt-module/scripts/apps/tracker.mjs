@@ -75,6 +75,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     const context = await super._prepareContext(options);
     const client = game.modules?.get(MODULE_ID)?.api?.client;
     const snap = client?.snapshot ?? null;
+    this._drawn = snap;
     const isGM = Boolean(game.user?.isGM);
     const sceneId = this.sceneId;
     // With no scene viewed, the table's sceneless complications (an epic failure rolled with no scene is
@@ -149,6 +150,10 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     await super._onRender(context, options);
     restoreDrafts(this.element, this._drafts ?? null);
     this._drafts = null;
+    // A snapshot that arrived while this render was under way (the first one above all: the listener only
+    // re-renders a tracker already rendered) is drawn now rather than at the next change of the table.
+    const client = game.modules?.get(MODULE_ID)?.api?.client;
+    if (client && client.snapshot !== this._drawn) setTimeout(() => this.rendered && this.render(), 0);
     // Enter in a rename or edit field sends it, as its button does.
     this.element.querySelectorAll("input[name=rename], input[name=edit]").forEach((el) => {
       el.addEventListener("keydown", (ev) => {
