@@ -76,6 +76,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   /** @param {any} options */
   async _prepareContext(options) {
     const context = await super._prepareContext(options);
+    this._drawnOdds = this.odds;
     const locked = new Set(this.config.locked ?? []);
     const fields = this._shownFields().map((f) => {
       const value = this.values[f.name];
@@ -167,6 +168,8 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       this._oddsRequested = true;
       this.#requestOdds();
     }
+    // Odds that arrived while this render was under way are drawn now, not left "loading".
+    if (this.odds !== this._drawnOdds) setTimeout(() => this.rendered && this.render({ parts: ["odds"] }), 0);
   }
 
   /** Read the form into `values` (only the fields shown, so hidden ones keep their values). */
