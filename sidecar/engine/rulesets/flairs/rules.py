@@ -34,7 +34,6 @@ Decisions where the texts leave room (each documented where it is applied):
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
@@ -285,9 +284,14 @@ def matches_of(
     rolled: Sequence[int], removed: Sequence[int], desperate: bool, outcome: FlairsOutcome
 ) -> list[FlairsMatch]:
     """Groups of equal dice over every rolled die (removed ones included), highest face first."""
+    counts: dict[int, int] = {}
+    for face in rolled:
+        counts[face] = counts.get(face, 0) + 1
+    if len(counts) == len(rolled):
+        return []  # no two dice alike: the common case, answered without sorting
     lost = set(removed)
     out = []
-    for face, count in sorted(Counter(rolled).items(), reverse=True):
+    for face, count in sorted(counts.items(), reverse=True):
         if count < 2:
             continue
         # A group that lost a die to a cut is tainted; on a desperate roll every pair is.
