@@ -68,6 +68,23 @@ def new_key() -> str:
     return secrets.token_urlsafe(24)
 
 
+def new_table(name: str) -> tuple[TableKeys, tuple[str, str, str, str, str, float, str]]:
+    """A new table's keys (shown once) and its row as every ledger stores it: id, name, the three keys'
+    hashes, the creation time and the secret the user keys derive from."""
+    table_id = secrets.token_hex(4)
+    keys = TableKeys(table_id, new_key(), new_key(), new_key())
+    row = (
+        table_id,
+        name,
+        hash_key(keys.gm),
+        hash_key(keys.player),
+        hash_key(keys.observer),
+        time.time(),
+        secrets.token_hex(32),
+    )
+    return keys, row
+
+
 @dataclass(frozen=True)
 class TableInfo:
     id: str
@@ -184,21 +201,12 @@ class SqliteLedger:
     # --- tables -------------------------------------------------------------------
 
     def create_table(self, name: str) -> TableKeys:
-        table_id = secrets.token_hex(4)
-        keys = TableKeys(table_id, new_key(), new_key(), new_key())
+        keys, row = new_table(name)
         with self._lock:
             self._read.execute(
                 "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created, user_secret)"
                 " VALUES (?,?,?,?,?,?,?)",
-                (
-                    table_id,
-                    name,
-                    hash_key(keys.gm),
-                    hash_key(keys.player),
-                    hash_key(keys.observer),
-                    time.time(),
-                    secrets.token_hex(32),
-                ),
+                row,
             )
         return keys
 

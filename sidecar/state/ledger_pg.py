@@ -28,7 +28,6 @@ import contextlib
 import hmac
 import re
 import secrets
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +38,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise ImportError("the PostgreSQL ledger needs the optional extra: pip install 'verdict[postgres]'") from exc
 
-from .ledger import ROLES, Behind, StoredRequest, TableInfo, TableKeys, hash_key, new_key
+from .ledger import ROLES, Behind, StoredRequest, TableInfo, TableKeys, hash_key, new_key, new_table
 
 CHANNEL = "verdict"
 """The ``NOTIFY`` channel. The payload is ``<table>:<head>:<first seq>:<events, base64, comma-separated>:<request id>``
@@ -251,20 +250,11 @@ class PostgresLedger:
     # --- tables -------------------------------------------------------------------
 
     def create_table(self, name: str) -> TableKeys:
-        table_id = secrets.token_hex(4)
-        keys = TableKeys(table_id, new_key(), new_key(), new_key())
+        keys, row = new_table(name)
         self._q(
             "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created, user_secret)"
             " VALUES (%s,%s,%s,%s,%s,%s,%s)",
-            (
-                table_id,
-                name,
-                hash_key(keys.gm),
-                hash_key(keys.player),
-                hash_key(keys.observer),
-                time.time(),
-                secrets.token_hex(32),
-            ),
+            row,
         )
         return keys
 

@@ -207,6 +207,11 @@ def sizes(check: FlairsCheck, rules: FlairsRules = RULES) -> list[int]:
     return _pool_sizes(check.rank, check.edges, check.cuts, rules)
 
 
+def _named_lurking(check: FlairsCheck) -> list[FlairsTrialName] | None:
+    """The lurking trials the check names (a copy), or None when they are only counted."""
+    return list(check.lurking_trials) if check.lurking_trials is not None else None
+
+
 def _draws_needed(check: FlairsCheck) -> int:
     """Lurking trials the sidecar must draw at roll time: counted but not named."""
     if check.group is not None or check.lurking_trials is not None:
@@ -450,9 +455,7 @@ def read(check: FlairsCheck, faces: Sequence[int], rules: FlairsRules = RULES) -
         return _read_group(check, faces, rules)
     need = sizes(check, rules)
     draws = _draws_needed(check)
-    lurking_names: list[FlairsTrialName] | None = (
-        list(check.lurking_trials) if check.lurking_trials is not None else None
-    )
+    lurking_names = _named_lurking(check)
     lurking_dice: list[int] | None = None
     if draws and len(faces) == len(need) + draws:
         lurking_dice = check_faces(faces[len(need) :], [len(rules.random_trials)] * draws, "the lurking trials' draws")
@@ -475,9 +478,7 @@ def resolve(check: FlairsCheck, rng: Dice, rules: FlairsRules = RULES) -> Flairs
     validate(check, rules)
     faces = rng.roll_sizes(_pool_sizes(check.rank, check.edges, check.cuts, rules))
     draws = _draws_needed(check)
-    lurking_names: list[FlairsTrialName] | None = (
-        list(check.lurking_trials) if check.lurking_trials is not None else None
-    )
+    lurking_names = _named_lurking(check)
     lurking_dice: list[int] | None = None
     if draws:
         lurking_dice = rng.roll(len(rules.random_trials), draws)
