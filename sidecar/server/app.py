@@ -621,9 +621,13 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
     elif isinstance(msg, m.Odds):
         await sock.send(codec.encode(await _odds_off_loop(app, msg), sock.msgpack))
     elif isinstance(msg, m.State):
-        await sock.send(codec.encode(m.StateReply(id=msg.id, snapshot=hub.table.snapshot(conn.viewer)), sock.msgpack))
+        async with hub.lock:  # between two batches: the table holds only what is durable (see Hub._batch)
+            reply: Any = m.StateReply(id=msg.id, snapshot=hub.table.snapshot(conn.viewer))
+        await sock.send(codec.encode(reply, sock.msgpack))
     elif isinstance(msg, m.Verify):
-        await sock.send(codec.encode(verified(hub.table, msg, conn.viewer), sock.msgpack))
+        async with hub.lock:
+            reply = verified(hub.table, msg, conn.viewer)
+        await sock.send(codec.encode(reply, sock.msgpack))
     elif isinstance(msg, m.Ping):
         await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))
     elif isinstance(msg, m.UserKey):

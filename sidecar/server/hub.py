@@ -1,9 +1,9 @@
 """Tables held in memory, their connections, and the path of a request through them.
 
-A request takes a table's lock, is turned into events by :class:`~sidecar.state.table.Table`,
-is appended to the ledger (durable before anyone hears of it), is committed to the
-projection, and is answered: the requester gets its reply, everyone else on the
-table gets what they may see of it.
+A state-changing request joins its table's queue. The table's drainer takes what waits there in turns:
+each request is turned into events by :class:`~sidecar.state.table.Table`, the turn's events are
+appended to the ledger (durable before anyone hears of them), and then everyone is told: the requester
+gets its reply, everyone else on the table what they may see of it, each connection in one write.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from protocol.v1 import table as t
 from protocol.v1.errors import ErrorCode
 from sidecar.engine import registry
 from sidecar.engine.ruleset import Seat
-from sidecar.state.ledger import Behind, Ledger, StoredRequest
+from sidecar.state.ledger import Action, Behind, Ledger, StoredRequest
 from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import ROLL_VISIBILITY, Viewer, may_see, view
 
@@ -100,6 +100,32 @@ def client_request_id(key: str) -> str:
     return key  # stored before ids were kept per requester
 
 
+Told = tuple[list[bytes], bytes]
+"""What a connection hears of an action: the messages, and the same as websocket frames for one write."""
+
+
+@dataclass(eq=False)
+class Job:
+    """A state-changing request waiting in its table's queue, and then its outcome."""
+
+    conn: Connection
+    msg: Any
+    rid: str
+    done: asyncio.Future[None]
+    """Set once the request is handled, told and its outcome below is known."""
+    error: BaseException | None = None
+    stored: tuple[str, bytes] | None = None
+    """The reply another sidecar stored for this id first (a shared ledger): the answer instead."""
+    staged: Any = None
+    """(pending, reply) while the request's action waits in a batch for its append."""
+
+    def settle(self, hub: TableHub) -> None:
+        if hub.inflight.get(self.rid) is self.done:
+            del hub.inflight[self.rid]
+        if not self.done.done():
+            self.done.set_result(None)
+
+
 @dataclass(eq=False)
 class TableHub:
     table: Table
@@ -110,6 +136,11 @@ class TableHub:
     known: set[str] = field(default_factory=set)
     """Every request id this table has answered: a new id needs no look-up in the ledger."""
     inflight: dict[str, asyncio.Future[None]] = field(default_factory=dict)
+    queue: list[Job] = field(default_factory=list)
+    """State-changing requests waiting for the table's drainer, in arrival order."""
+    drainer: asyncio.Task[None] | None = None
+    broken: bool = False
+    """An append failed and reading the table back from the ledger did too: read it before the next action."""
 
 
 class Hub:
@@ -160,7 +191,10 @@ class Hub:
     # --- requests -----------------------------------------------------------------
 
     async def request(self, hub: TableHub, conn: Connection, msg: Any) -> None:
-        """Handle a state-changing request (roll, follow, gm) idempotently, per requester."""
+        """Handle a state-changing request (roll, follow, gm) idempotently, per requester.
+
+        The request joins its table's queue; the table's drainer handles what waits there in turns (see
+        :meth:`_drain`). Raises what refused it (an :class:`ActionError`), after nothing of it was applied."""
         rid = conn.request_key(msg.id)
         while rid in hub.inflight:  # the same id is being handled right now: wait, then answer from it
             await asyncio.shield(hub.inflight[rid])
@@ -170,41 +204,161 @@ class Hub:
             stored = (row.role, row.reply) if row else None
         if stored is not None:
             return await self._answer(conn, rid, *stored)
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        hub.inflight[rid] = done
+        loop = asyncio.get_running_loop()
+        job = Job(conn, msg, rid, loop.create_future())
+        hub.inflight[rid] = job.done
+        hub.queue.append(job)
+        if hub.drainer is None:
+            hub.drainer = loop.create_task(self._drain(hub))
+        # shielded: a requester that goes away leaves its request to be handled (and stored) all the same
+        await asyncio.shield(job.done)
+        if job.error is not None:
+            raise job.error
+        if job.stored is not None:
+            await self._answer(conn, rid, *job.stored)
+
+    async def _drain(self, hub: TableHub) -> None:
+        """Handle a table's queued requests, a turn at a time, until none waits.
+
+        A turn takes every request waiting when it starts. With a ledger of its own (SQLite) the turn is
+        one batch (:meth:`_batch`): one hand-over of the table, one durable append, one write per peer.
+        With a ledger other sidecars share, each request is appended on its own (:meth:`_one`), as the
+        ledger may refuse it for a table that moved on and it is then prepared again in turn."""
         try:
-            # One action at a time per table: seqs are assigned, made durable, applied and told in order,
-            # so every client hears a table's events in seq order.
-            async with hub.lock:
-                pending, reply_msg, build = self._prepare(hub, conn, msg)
-                reply = codec.encode(reply_msg)
-                try:
+            while hub.queue:
+                async with hub.lock:
+                    jobs, hub.queue = hub.queue, []
                     try:
-                        await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
-                    except Behind:  # another sidecar appended first, or answered this id: again, in turn
-                        again = await self.bus.again(hub, rid, conn.role, lambda: self._prepare(hub, conn, msg))
-                        if isinstance(again, StoredRequest):
-                            return await self._answer(conn, rid, again.role, again.reply)
-                        pending, reply_msg, build, reply = again
-                except ConnectionError:
-                    raise ActionError(
-                        ErrorCode.LEDGER_UNAVAILABLE, "the ledger cannot be reached; retry this request shortly"
-                    ) from None
-                hub.table.commit(pending)
-                hub.replies[rid] = (conn.role, reply)
-                hub.reply_bytes += len(reply)
-                hub.known.add(rid)
-                while len(hub.replies) > REPLY_CACHE or hub.reply_bytes > REPLY_CACHE_BYTES:
-                    hub.reply_bytes -= len(hub.replies.popitem(last=False)[1][1])
-                # A MessagePack client gets the reply encoded from the message in hand, not decoded from the stored JSON.
-                data = reply if not conn.msgpack else codec.encode(reply_msg, msgpack=True)
-                # one write, no coroutine chain; a peer over its backlog goes the way that drops it
-                if conn.write is None or conn.write(ws_frame(data, conn.msgpack), SLOW_PEER_BYTES) is None:
-                    await _safe_send(conn, data)
-                await self._fanout(hub, conn, pending, build)
+                        if not self._readable(hub):
+                            for job in jobs:
+                                job.error = _unavailable()
+                        elif self.bus is not None:
+                            for job in jobs:
+                                await self._one(hub, job)
+                        else:
+                            await self._batch(hub, jobs)
+                    except Exception as exc:  # a fault: whoever has no answer yet hears it, logged by the server
+                        hub.broken = True  # the table may hold part of an action: read it back before the next
+                        for job in jobs:
+                            if job.error is None and job.stored is None and job.rid not in hub.known:
+                                job.error = exc
+                    finally:
+                        for job in jobs:  # the requester hears its outcome once everything of the turn is sent
+                            job.settle(hub)
         finally:
-            del hub.inflight[rid]
-            done.set_result(None)
+            hub.drainer = None
+            for job in hub.queue:  # only when the drainer itself was stopped (the server shutting down)
+                job.error = ActionError(ErrorCode.LEDGER_UNAVAILABLE, "the sidecar is stopping; retry this request")
+                job.settle(hub)
+            hub.queue = []
+
+    async def _one(self, hub: TableHub, job: Job) -> None:
+        """Prepare, append and tell one request: the path for a shared ledger, which may refuse an append."""
+        conn, msg, rid = job.conn, job.msg, job.rid
+        try:
+            pending, reply_msg, build = self._prepare(hub, conn, msg)
+            reply = codec.encode(reply_msg)
+            try:
+                await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
+            except Behind:  # another sidecar appended first, or answered this id: again, in turn
+                again = await self.bus.again(hub, rid, conn.role, lambda: self._prepare(hub, conn, msg))
+                if isinstance(again, StoredRequest):
+                    job.stored = (again.role, again.reply)
+                    return
+                pending, reply_msg, build, reply = again
+        except ConnectionError:
+            job.error = _unavailable()
+            return
+        except Exception as exc:  # nothing of it was applied: the requester hears why
+            job.error = exc
+            return
+        hub.table.commit(pending)  # should it fail, the turn reads the table back (see _drain)
+        self._remember(hub, rid, conn.role, reply)
+        out: dict[Connection, list[Told]] = {}
+        self._told(hub, conn, pending, build, out, _reply(conn, reply_msg, reply))
+        await self._send(out)
+
+    async def _batch(self, hub: TableHub, jobs: list[Job]) -> None:
+        """Handle a turn's requests at a table with a ledger of its own, as one batch.
+
+        Each request is prepared against the state the one before it left, and applied to the table in
+        memory at once (so the next sees its effects), before any of it is durable. Nobody hears of it
+        yet: what each connection is to hear is worked out as the action leaves the table and held back.
+        Once the batch's one append is durable, each connection gets what it is to hear in one write, in
+        seq order, and each requester its outcome. Should the append fail, the table goes back to what the
+        ledger holds and every request of the batch is refused (``ledger_unavailable``): nothing was told,
+        so nothing told is lost. Nobody reads the table in between: joins, ``state`` and ``verify`` wait
+        for the table's lock, which the batch holds until it is told."""
+        table = hub.table
+        staged: list[Job] = []
+        out: dict[Connection, list[Told]] = {}
+        for job in jobs:
+            try:
+                pending, reply_msg, build = self._prepare(hub, job.conn, job.msg)
+                reply = codec.encode(reply_msg)
+            except Exception as exc:  # refused (or a fault): nothing of it was applied
+                job.error = exc
+                continue
+            try:
+                table.commit(pending)
+            except Exception as exc:  # the table may hold part of it: keep what is staged, read the rest back
+                log.exception("commit_failed", table=table.id)
+                job.error = exc
+                await self._settle(hub, staged, out)
+                hub.broken = True
+                if self._readable(hub):
+                    await self._batch(hub, jobs[jobs.index(job) + 1 :])
+                else:
+                    for rest in jobs[jobs.index(job) + 1 :]:
+                        rest.error = _unavailable()
+                return
+            job.staged = (pending, reply)
+            staged.append(job)
+            # what each hears, worked out now: the state (open follow-ups, undone seqs) as this action left it
+            self._told(hub, job.conn, pending, build, out, _reply(job.conn, reply_msg, reply))
+        await self._settle(hub, staged, out)
+
+    async def _settle(self, hub: TableHub, staged: list[Job], out: dict[Connection, list[Told]]) -> None:
+        """Make a batch's staged actions durable in one append, then tell everyone; on failure, undo them."""
+        if not staged:
+            return
+        actions: list[Action] = []
+        for job in staged:
+            pending, reply = job.staged
+            actions.append((pending.encoded(), (job.rid, job.conn.role, reply)))
+        try:
+            await self.ledger.append_actions(hub.table.id, actions)
+        except BaseException as exc:
+            # One transaction: none of it is stored. The table drops what it applied in memory.
+            hub.broken = True
+            refusal = _unavailable() if not isinstance(exc, asyncio.CancelledError) else None
+            log.warning("append_failed", table=hub.table.id, actions=len(staged), error=repr(exc))
+            for job in staged:
+                job.error = refusal or _unavailable()
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            self._readable(hub)
+            return
+        for job in staged:
+            self._remember(hub, job.rid, job.conn.role, job.staged[1])
+        await self._send(out)
+
+    def _readable(self, hub: TableHub) -> bool:
+        """Read a table back from the ledger if an action may have been applied in part; False if that fails."""
+        if hub.broken:
+            try:
+                hub.table.load()
+                hub.broken = False
+            except Exception:
+                log.exception("table_reload_failed", table=hub.table.id)
+        return not hub.broken
+
+    def _remember(self, hub: TableHub, rid: str, role: str, reply: bytes) -> None:
+        hub.replies[rid] = (role, reply)
+        hub.reply_bytes += len(reply)
+        hub.known.add(rid)
+        while len(hub.replies) > REPLY_CACHE or hub.reply_bytes > REPLY_CACHE_BYTES:
+            hub.reply_bytes -= len(hub.replies.popitem(last=False)[1][1])
 
     async def _answer(self, conn: Connection, rid: str, role: str, reply: bytes) -> None:
         """Answer a request id already answered on this table with its first reply."""
@@ -255,16 +409,32 @@ class Hub:
         raise ActionError(ErrorCode.UNKNOWN_TYPE, "not a request")
 
     async def _fanout(self, hub: TableHub, origin: Connection | None, pending: Pending, build: Build | None) -> None:
-        """Tell everyone else on the table what they may see; one encoding per kind of viewer.
+        """Tell everyone on the table but ``origin`` what they may see of an action (see :meth:`_told`)."""
+        out: dict[Connection, list[Told]] = {}
+        self._told(hub, origin, pending, build, out)
+        await self._send(out)
+
+    def _told(
+        self,
+        hub: TableHub,
+        origin: Connection | None,
+        pending: Pending,
+        build: Build | None,
+        out: dict[Connection, list[Told]],
+        reply: Told | None = None,
+    ) -> None:
+        """Add to ``out`` what each connection on the table hears of an action: ``reply`` for ``origin``
+        (the requester), for everyone else what they may see, encoded and framed once per kind of viewer.
 
         A kind of viewer is the role, whether the viewer is the roll's owner (whose visibility every event of
         the action follows) and whether it is the one who acted (who hears of it, even of a blind one)."""
+        if origin is not None and reply is not None:
+            out.setdefault(origin, []).append(reply)
         owner = getattr(build, "owner", None)
         actor = getattr(build, "actor", None)
-        cache: dict[tuple[str, object, bool, bool], tuple[list[bytes], bytes]] = {}
+        cache: dict[tuple[str, object, bool, bool], Told] = {}
         key: tuple[str, object, bool, bool]
-        slow: list[Connection] = []
-        for conn in list(hub.connections):
+        for conn in hub.connections:
             if conn is origin:
                 continue
             user = conn.user
@@ -278,14 +448,23 @@ class Hub:
                 # The same bytes on the wire for everyone of this kind: websocket frames from a server are
                 # not masked, so they are framed once and each socket gets them in one write.
                 entry = cache[key] = (frames, b"".join([ws_frame(f, conn.msgpack) for f in frames]))
-            frames, wire = entry
-            if not frames:
-                continue
+            if entry[0]:
+                told = out.get(conn)
+                if told is None:
+                    out[conn] = [entry]
+                else:
+                    told.append(entry)
+
+    async def _send(self, out: dict[Connection, list[Told]]) -> None:
+        """Write what each connection is to hear, in one write per socket; drop a peer over its backlog."""
+        slow: list[Connection] = []
+        for conn, told in out.items():
             if conn.write is None:
-                for data in frames:
-                    await _safe_send(conn, data)
-            elif conn.write(wire, SLOW_PEER_BYTES) is None:  # over its backlog: nothing written
-                slow.append(conn)
+                for frames, _ in told:
+                    for data in frames:
+                        await _safe_send(conn, data)
+            elif conn.write(told[0][1] if len(told) == 1 else b"".join([w for _, w in told]), SLOW_PEER_BYTES) is None:
+                slow.append(conn)  # over its backlog: nothing written
         for conn in slow:  # after everyone else has been told: dropping one awaits nothing of the others
             if conn.drop is not None:
                 await conn.drop()
@@ -298,6 +477,16 @@ class Hub:
             codec.encode(m.EventBroadcast(seq=s.seq, event=s.event), conn.msgpack)
             for s in hub.table.view_pending(pending, conn.viewer)
         ]
+
+
+def _reply(conn: Connection, reply_msg: Any, reply: bytes) -> Told:
+    """The requester's reply; a MessagePack client's encoded from the message in hand, not from the stored JSON."""
+    data = reply if not conn.msgpack else codec.encode(reply_msg, msgpack=True)
+    return ([data], ws_frame(data, conn.msgpack))
+
+
+def _unavailable() -> ActionError:
+    return ActionError(ErrorCode.LEDGER_UNAVAILABLE, "the ledger cannot be reached; retry this request shortly")
 
 
 def _may_act(conn: Connection, msg: Any) -> None:

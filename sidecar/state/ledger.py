@@ -58,6 +58,9 @@ CREATE TABLE IF NOT EXISTS requests (
 
 ROLES = ("gm", "player", "observer")
 
+Action = tuple[list[tuple[int, bytes]], "tuple[str, str, bytes] | None"]
+"""An action as a ledger appends it: its events (seq, encoded) and its request (id, role, reply), if any."""
+
 
 def hash_key(key: str) -> str:
     # Keys are 192-bit random tokens, so a plain SHA-256 is enough: no dictionary to attack.
@@ -141,6 +144,11 @@ class Ledger(Protocol):
     async def append(
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None: ...
+    async def append_actions(self, table_id: str, actions: list[Action]) -> None:
+        """Append several actions of a table in order: in one transaction on a ledger of one's own (all
+        durable, or none stored); on a shared one, each in its own, stopping at a refusal (:class:`Behind`)."""
+        ...
+
     def append_sync(
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None: ...
@@ -186,7 +194,7 @@ class SqliteLedger:
         self._writer: threading.Thread | None = None
         self._lock = threading.Lock()
         self._closed = False
-        self._pending: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], tuple[Any, ...]]]] = {}
+        self._pending: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], list[tuple[Any, ...]]]]] = {}
         self._wdb: sqlite3.Connection | None = None
         self._inflight = 0
         """Appends handed to the writer thread and not yet settled (read and written on the loop's thread)."""
@@ -307,13 +315,19 @@ class SqliteLedger:
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None:
         """Append atomically; returns once the events are durable. Concurrent appends share a commit."""
+        await self.append_actions(table_id, [(events, request)])
+
+    async def append_actions(self, table_id: str, actions: list[Action]) -> None:
+        """Append several actions of a table, in order, atomically: all durable when this returns, or none.
+
+        Concurrent appends share a commit."""
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
         pending = self._pending.get(loop)
         if pending is None:  # the first append of this turn: commit them all once the turn's work is done
             pending = self._pending[loop] = []
             loop.call_soon(self._flush, loop)
-        pending.append((fut, (table_id, events, request)))
+        pending.append((fut, [(table_id, events, request) for events, request in actions]))
         await fut
 
     def _flush(self, loop: asyncio.AbstractEventLoop, direct: bool = False) -> None:
@@ -329,15 +343,15 @@ class SqliteLedger:
                 self._writer = threading.Thread(target=self._write_loop, name="verdict-ledger", daemon=True)
                 self._writer.start()
             self._inflight += len(items)
-            for fut, work in items:
-                self._queue.put((loop, fut, work))
+            for fut, works in items:
+                self._queue.put((loop, fut, works))
             return
         # Here the writer thread is idle (nothing in flight), so this is the only commit under way.
         error: BaseException | None = None
         try:
             if self._wdb is None:
                 self._wdb = self._connect()
-            self._write(self._wdb, [work for _, work in items])
+            self._write(self._wdb, [work for _, works in items for work in works])
         except BaseException as exc:  # the whole batch failed; every waiter hears it
             error = exc
         for fut, _ in items:
@@ -367,7 +381,7 @@ class SqliteLedger:
                 items.append(nxt)
             error: BaseException | None = None
             try:
-                self._write(db, [work for _, _, work in items])
+                self._write(db, [work for _, _, works in items for work in works])
             except BaseException as exc:  # the whole batch failed; every waiter hears it
                 error = exc
             # One wake-up per event loop, not per append: each is a write to the loop's self-pipe.

@@ -38,7 +38,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise ImportError("the PostgreSQL ledger needs the optional extra: pip install 'verdict[postgres]'") from exc
 
-from .ledger import ROLES, Behind, StoredRequest, TableInfo, TableKeys, hash_key, new_key, new_table
+from .ledger import ROLES, Action, Behind, StoredRequest, TableInfo, TableKeys, hash_key, new_key, new_table
 
 CHANNEL = "verdict"
 """The ``NOTIFY`` channel. The payload is ``<table>:<head>:<first seq>:<events, base64, comma-separated>:<request id>``
@@ -356,6 +356,13 @@ class PostgresLedger:
         except (psycopg.Error, PoolTimeout) as exc:
             last = await self._recover(table_id, args, request, exc)
         _check(table_id, last, events)
+
+    async def append_actions(self, table_id: str, actions: list[Action]) -> None:
+        """Append several actions of a table in order, each atomically; a refusal (:class:`Behind`) stops at
+        the action refused, those before it stored. (The server appends one action at a time here: each
+        may need preparing again in turn.)"""
+        for events, request in actions:
+            await self.append(table_id, events, request)
 
     async def _write(self) -> None:
         try:
