@@ -1,0 +1,180 @@
+"""A table's waiting requests are handled as one batch: each sees what the one before it did, none is
+heard of before the batch is durable, a failed append leaves no trace, and reads wait for the batch.
+
+Real websocket clients against the real app; the ledger is the real SQLite one, wrapped to hold an
+append back (to make requests wait together) or to fail one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestServer
+
+from protocol.v1 import messages as m
+from protocol.v1 import table as t
+from protocol.v1.facets import FacetsCheck
+from sidecar.server.app import Settings, create_app
+from sidecar.state.ledger import Action, SqliteLedger
+from sidecar.state.table import Table
+
+from ..conftest import Sidecar, free_port
+from ..wire import refused, state
+
+
+class HeldLedger(SqliteLedger):
+    """The SQLite ledger, with appends that can be held back until released, or made to fail once."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.batches: list[int] = []
+        """Actions per append, in order."""
+        self.hold: asyncio.Event | None = None
+        self.entered = asyncio.Event()
+        self.fail: set[int] = set()
+        """Appends (counted from 1) that fail as a disk that cannot write would."""
+
+    async def append_actions(self, table_id: str, actions: list[Action]) -> None:
+        self.batches.append(len(actions))
+        self.entered.set()
+        if self.hold is not None:
+            await self.hold.wait()
+        if len(self.batches) in self.fail:
+            raise sqlite3.OperationalError("disk I/O error")
+        await super().append_actions(table_id, actions)
+
+
+@pytest.fixture
+async def held(tmp_path: Path) -> AsyncIterator[Sidecar]:
+    ledger = HeldLedger(tmp_path / "verdict.sqlite3")
+    keys = ledger.create_table("test")
+    app = create_app(Settings(data=tmp_path, rate=1e6, burst=1e6), ledger)
+    server = TestServer(app, host="127.0.0.1", port=free_port())
+    await server.start_server()
+    try:
+        yield Sidecar(url=f"ws://127.0.0.1:{server.port}/ws", keys=keys, ledger=ledger, server=server)
+    finally:
+        await server.close()
+
+
+async def _blocked(sidecar: Sidecar) -> tuple[Any, asyncio.Task[Any]]:
+    """A roll whose append is held: the table is busy until ``ledger.hold`` is set."""
+    ledger: HeldLedger = sidecar.ledger  # type: ignore[assignment]
+    ledger.hold = asyncio.Event()
+    ledger.entered.clear()
+    first = await sidecar.client("gm", user="gm-first")
+    task = asyncio.create_task(first.request(m.Roll(id="first", check=FacetsCheck(pool=2))))
+    await asyncio.wait_for(ledger.entered.wait(), 5)
+    return first, task
+
+
+async def test_requests_waiting_together_see_each_others_effects(held: Sidecar) -> None:
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    gms = [await held.client("gm", user=f"gm-{i}") for i in range(3)]
+    first, task = await _blocked(held)
+    # while the table is busy, three GMs ask at once: they wait together, in arrival order
+    grant = asyncio.create_task(gms[0].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Ayla", amount=2))))
+    await asyncio.sleep(0.05)
+    spend = asyncio.create_task(gms[1].request(m.Gm(id="spend", op=t.WyrdGrant(actor="Ayla", amount=-2))))
+    await asyncio.sleep(0.05)
+    over = asyncio.create_task(refused(gms[2].request(m.Gm(id="over", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
+    await asyncio.sleep(0.05)
+    assert not grant.done() and not spend.done() and not over.done()  # nobody hears before it is durable
+    ledger.hold.set()  # type: ignore[union-attr]
+    await task
+    # the spend saw the grant (Ayla had 2), the last saw the spend (Ayla had 0)
+    assert (await grant).seq + 1 == (await spend).seq
+    assert await over == "insufficient_wyrd"
+    assert ledger.batches[-2:] == [1, 2]  # the held roll, then the grant and the spend in one append
+    assert (await state(gms[2])).actors["Ayla"].wyrd == 0
+    for c in [*gms, first]:
+        await c.close()
+
+
+async def test_a_failed_append_refuses_the_whole_batch_and_leaves_no_trace(held: Sidecar) -> None:
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    watcher = await held.client("observer")
+    gms = [await held.client("gm", user=f"gm-{i}") for i in range(2)]
+    first, task = await _blocked(held)
+    ledger.fail = {len(ledger.batches) + 1}  # the batch after the held roll
+    strain = asyncio.create_task(refused(gms[0].request(m.Gm(id="s", op=t.StrainSet(actor="Ayla", strain=3)))))
+    await asyncio.sleep(0.05)
+    roll = asyncio.create_task(refused(gms[1].request(m.Roll(id="r", check=FacetsCheck(pool=3)))))
+    await asyncio.sleep(0.05)
+    ledger.hold.set()  # type: ignore[union-attr]
+    rolled = await task
+    assert isinstance(await watcher.next(), m.Rolled)  # the held roll was durable, and told
+    # the strain and the roll were one batch (the roll prepared on the strain's state): refused as a whole
+    assert await strain == "ledger_unavailable" and await roll == "ledger_unavailable"
+    assert ledger.batches[-1] == 2
+    with pytest.raises(asyncio.TimeoutError):
+        await watcher.next(timeout=0.3)  # nobody heard of the refused batch
+    after = await state(gms[0])
+    assert after.seq == rolled.seq and "Ayla" not in after.actors  # the table went back to the ledger's
+    # the same ids again: they were never stored, so they are done now, with the next seqs
+    again = await gms[0].request(m.Gm(id="s", op=t.StrainSet(actor="Ayla", strain=3)))
+    assert again.seq == rolled.seq + 1
+    told = await watcher.next()
+    assert isinstance(told, m.EventBroadcast) and told.seq == again.seq
+    fresh = Table(held.keys.table, held.ledger)
+    fresh.load()
+    assert fresh.head == again.seq and fresh.state.actors["Ayla"].strain == 3
+    for c in [*gms, first, watcher]:
+        await c.close()
+
+
+async def test_state_verify_and_joins_wait_for_the_batch_in_flight(held: Sidecar) -> None:
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    reader = await held.client("player", user="p1")
+    first, task = await _blocked(held)
+    snap = asyncio.create_task(reader.request(m.State(id="s")))
+    verify = asyncio.create_task(reader.request(m.Verify(id="v", check=f"{held.keys.table}-1")))
+    join = asyncio.create_task(held.client("player", user="p2"))
+    await asyncio.sleep(0.2)
+    # the roll is in the table's memory but not durable: nobody may read it yet
+    assert not snap.done() and not verify.done() and not join.done()
+    ledger.hold.set()  # type: ignore[union-attr]
+    rolled = await task
+    assert (await snap).snapshot.seq == rolled.seq
+    assert (await verify).found
+    late = await join
+    assert late.welcome.seq == rolled.seq
+    for c in [reader, first, late]:
+        await c.close()
+
+
+async def test_many_players_rolling_at_once_hear_every_action_once_in_seq_order(held: Sidecar) -> None:
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    gm = await held.client("gm", user="gm-watch")
+    players = [await held.client("player", user=f"p{i}") for i in range(6)]
+
+    async def rolls(c: Any, n: int) -> list[int]:
+        return [(await c.request(m.Roll(id=f"{c.new_id()}", check=FacetsCheck(pool=2)))).seq for _ in range(n)]
+
+    mine = await asyncio.gather(*(rolls(p, 8) for p in players))
+    head = max(max(s) for s in mine)
+    assert head == 6 * 8
+    assert max(ledger.batches) > 1  # they did wait together
+    heard = []
+    while len(heard) < head:
+        heard.append((await gm.next()).seq)
+    assert heard == list(range(1, head + 1))  # every roll once, in seq order, no gap
+    for p, own in zip(players, mine):
+        others = []
+        while (msg := await _next_or_none(p)) is not None:
+            others.append(msg.seq)
+        assert sorted(others + own) == list(range(1, head + 1)) and others == sorted(others)
+    for c in [gm, *players]:
+        await c.close()
+
+
+async def _next_or_none(c: Any) -> Any:
+    try:
+        return await c.next(timeout=0.3)
+    except TimeoutError:
+        return None
