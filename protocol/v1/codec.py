@@ -72,7 +72,7 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
     except RecursionError:
         raise ProtocolError(ErrorCode.INVALID_MESSAGE, "the frame is nested too deeply") from None
     else:
-        if not _fits(msg):  # find what does not fit, and say where
+        if not _small(data, msgpack) and not _fits(msg):  # find what does not fit, and say where
             _check_values(msg, getattr(msg, "id", None))
         return msg
     try:
@@ -108,6 +108,24 @@ def _explain(detail: str) -> str:
         return detail
     where = hit["at"] or "$"
     return f"unknown field `{hit['name']}` at `{where}.{hit['name']}`; no such field here: check its spelling and place"
+
+
+_LONG_NUMBER = re.compile(rb"[0-9]{19}")
+_LONG_NUMBER_TEXT = re.compile(r"[0-9]{19}")
+
+
+def _small(data: bytes | str, msgpack: bool) -> bool:
+    """Whether nothing in the frame can be over a limit, by its bytes alone (most requests): no text in a frame
+    of at most :data:`MAX_TEXT` bytes or characters is longer, and every integer outside 64 signed bits has
+    19 digits or more in JSON, or is a MessagePack uint64 (``0xcf``). A digit run or an ``0xcf`` byte inside
+    a text only sends the frame to the full check."""
+    if len(data) > MAX_TEXT:
+        return False
+    if msgpack:
+        return isinstance(data, bytes) and b"\xcf" not in data
+    if isinstance(data, bytes):
+        return _LONG_NUMBER.search(data) is None
+    return _LONG_NUMBER_TEXT.search(data) is None
 
 
 def _fits(value: Any) -> bool:

@@ -73,10 +73,11 @@ class Connection:
     awaiting (False when the socket is closing, None and nothing written when more than ``limit`` bytes
     wait unread); the fan-out frames a message once for all who see the same."""
     _key_head: str | None = field(default=None, init=False, repr=False)
+    viewer: Viewer = field(init=False, repr=False)
+    """Who is there, as visibility sees them (the role and the user are fixed at hello)."""
 
-    @property
-    def viewer(self) -> Viewer:
-        return Viewer(self.role, self.user)
+    def __post_init__(self) -> None:
+        self.viewer = Viewer(self.role, self.user)
 
     def request_key(self, rid: str) -> str:
         """A request id is an idempotency key per requester: the same id from someone else is another request.
@@ -118,12 +119,20 @@ class Job:
     """The reply another sidecar stored for this id first (a shared ledger): the answer instead."""
     staged: Any = None
     """(pending, reply) while the request's action waits in a batch for its append."""
+    _waiters: asyncio.Future[None] | None = None
+
+    def waited(self) -> asyncio.Future[None]:
+        """A future set with :attr:`done`, for another request with the same id (who must not cancel ours)."""
+        if self._waiters is None:
+            self._waiters = asyncio.get_running_loop().create_future()
+        return self._waiters
 
     def settle(self, hub: TableHub) -> None:
-        if hub.inflight.get(self.rid) is self.done:
+        if hub.inflight.get(self.rid) is self:
             del hub.inflight[self.rid]
-        if not self.done.done():
-            self.done.set_result(None)
+        for fut in (self.done, self._waiters):
+            if fut is not None and not fut.done():
+                fut.set_result(None)
 
 
 @dataclass(eq=False)
@@ -135,7 +144,8 @@ class TableHub:
     reply_bytes: int = 0
     known: set[str] = field(default_factory=set)
     """Every request id this table has answered: a new id needs no look-up in the ledger."""
-    inflight: dict[str, asyncio.Future[None]] = field(default_factory=dict)
+    inflight: dict[str, Job] = field(default_factory=dict)
+    """Requests being handled, by key: the same id again waits for the first."""
     queue: list[Job] = field(default_factory=list)
     """State-changing requests waiting for the table's drainer, in arrival order."""
     drainer: asyncio.Task[None] | None = None
@@ -196,8 +206,8 @@ class Hub:
         The request joins its table's queue; the table's drainer handles what waits there in turns (see
         :meth:`_drain`). Raises what refused it (an :class:`ActionError`), after nothing of it was applied."""
         rid = conn.request_key(msg.id)
-        while rid in hub.inflight:  # the same id is being handled right now: wait, then answer from it
-            await asyncio.shield(hub.inflight[rid])
+        while (same := hub.inflight.get(rid)) is not None:  # the same id is being handled: wait, then answer from it
+            await asyncio.shield(same.waited())
         stored = hub.replies.get(rid)
         if stored is None and rid in hub.known:
             row = self.ledger.request(hub.table.id, rid)
@@ -206,12 +216,12 @@ class Hub:
             return await self._answer(conn, rid, *stored)
         loop = asyncio.get_running_loop()
         job = Job(conn, msg, rid, loop.create_future())
-        hub.inflight[rid] = job.done
+        hub.inflight[rid] = job
         hub.queue.append(job)
         if hub.drainer is None:
             hub.drainer = loop.create_task(self._drain(hub))
-        # shielded: a requester that goes away leaves its request to be handled (and stored) all the same
-        await asyncio.shield(job.done)
+        # Should the requester's task be cancelled, the job stays queued: it is handled and stored all the same.
+        await job.done
         if job.error is not None:
             raise job.error
         if job.stored is not None:

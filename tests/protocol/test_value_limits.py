@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,11 +38,36 @@ def _roll(**check: object) -> bytes:
         ),
     ],
 )
-def test_what_does_not_fit_is_refused_with_its_place(frame, code, where):
+@pytest.mark.parametrize("wire", ["text", "bytes", "msgpack"])
+def test_what_does_not_fit_is_refused_with_its_place(frame, code, where, wire):
+    if wire == "bytes":
+        frame = frame.encode() if isinstance(frame, str) else frame
+    elif wire == "msgpack":
+        try:
+            frame = msgspec.msgpack.encode(json.loads(frame))
+        except OverflowError:
+            pytest.skip("MessagePack cannot carry this integer at all")
     with pytest.raises(ProtocolError) as err:
-        codec.decode_client(frame)
+        codec.decode_client(frame, msgpack=wire == "msgpack")
     assert err.value.code == code and where in err.value.message
     assert err.value.id in ("r1", "g1")
+
+
+@pytest.mark.parametrize("wire", ["text", "bytes", "msgpack"])
+def test_a_small_frame_with_an_integer_out_of_range_is_refused(wire):
+    """The quick check by a frame's bytes lets none through: the limits hold in frames of a few bytes."""
+    for value in (INT_MAX + 1, 2**64 - 1, INT_MIN - 1, 10**30):
+        data = {"type": "roll", "id": "r1", "check": {"system": "challenge", "cl": 3, "modifier": value}}
+        if wire == "msgpack":
+            if value > 2**64 - 1 or value < INT_MIN:
+                continue  # MessagePack cannot carry it at all
+            frame: bytes | str = msgspec.msgpack.encode(data)
+        else:
+            frame = json.dumps(data) if wire == "text" else json.dumps(data).encode()
+        assert len(frame) < 200
+        with pytest.raises(ProtocolError) as err:
+            codec.decode_client(frame, msgpack=wire == "msgpack")
+        assert err.value.code == "invalid_message" and "`check.modifier`" in err.value.message
 
 
 @settings(deadline=None)
