@@ -141,6 +141,9 @@ async def main(argv: list[str] | None = None) -> None:
             p.error("verdict needs --data")
         runner, tables = await serve_verdict(args.data, args.tables, args.ledger)
     else:
+        from sidecar.server.app import tune_gc
+
+        tune_gc()  # the collector set as Verdict's server sets it, so the ratios stay fair
         runner, tables = await serve_echo(args.reply_size), []
     site = web.TCPSite(runner, "127.0.0.1", 0, backlog=4096)
     await site.start()

@@ -61,3 +61,9 @@ def data_dir(value: str | Path | None = None) -> Path:
 def data_file(data: Path) -> Path:
     """The ledger's file in the data directory ``data``."""
     return data / DATA_FILE
+
+
+# --- the runtime ------------------------------------------------------------------------------------------
+GC_YOUNG = 10_000
+"""Allocations between two collections of the youngest objects (Python's default is 700); see
+:func:`sidecar.server.app.tune_gc`."""

@@ -9,24 +9,24 @@ SUBPROTOCOL = "verdict.v1"
 SUBPROTOCOL_MSGPACK = "verdict.v1+msgpack"
 
 
-class Check(msgspec.Struct, tag_field="system", forbid_unknown_fields=True, omit_defaults=False):
+class Check(msgspec.Struct, gc=False, tag_field="system", forbid_unknown_fields=True, omit_defaults=False):
     """Base of every check: a tagged union on ``system``. Unknown fields are refused (a misspelled
     field would otherwise be dropped and the check made without it)."""
 
 
-class Result(msgspec.Struct, tag_field="system", omit_defaults=False):
+class Result(msgspec.Struct, gc=False, tag_field="system", omit_defaults=False):
     """Base of every result: a tagged union on ``system``.
 
     Every result has ``system`` (the tag), ``outcome`` and ``dice``.
     """
 
 
-class Action(msgspec.Struct, tag_field="action", forbid_unknown_fields=True):
+class Action(msgspec.Struct, gc=False, tag_field="action", forbid_unknown_fields=True):
     """Base of every follow-up action on an earlier check: a tagged union on ``action``. Unknown fields
     are refused."""
 
 
-class Probability(msgspec.Struct, array_like=False):
+class Probability(msgspec.Struct, gc=False, array_like=False):
     """An exact probability: ``num``/``den`` in lowest terms, and the float for display."""
 
     num: int

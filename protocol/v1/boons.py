@@ -27,7 +27,7 @@ BoonsWinner = Literal["actor", "defender"]
 BoonsExtendedStatus = Literal["in_progress", "complete", "failed"]
 
 
-class BoonsPool(msgspec.Struct, forbid_unknown_fields=True):
+class BoonsPool(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     """The defender's pool in an opposed check. No trial or crisis dice: neither side adds them for the other.
 
     ``assists``/``rank`` work as on the check: each assistant adds a boon die, or an ability die when they
@@ -77,7 +77,7 @@ class BoonsCheck(Check, tag="boons"):
     dice: list[int] | None = None
 
 
-class BoonsDice(msgspec.Struct):
+class BoonsDice(msgspec.Struct, gc=False):
     """How many dice of each type a side rolled (the effective pool)."""
 
     ability: int = 0
@@ -87,7 +87,7 @@ class BoonsDice(msgspec.Struct):
     crisis: int = 0
 
 
-class BoonsSide(msgspec.Struct):
+class BoonsSide(msgspec.Struct, gc=False):
     """One side's read pool. Raw symbol totals, then what remains after cancelling.
 
     ``net_successes`` = successes - failures; ``net_boons`` = boons - banes (negative: banes remain);
@@ -108,7 +108,7 @@ class BoonsSide(msgspec.Struct):
     remaining_banes: int
 
 
-class BoonsExtended(msgspec.Struct):
+class BoonsExtended(msgspec.Struct, gc=False):
     """Where an extended check stands after this roll."""
 
     threshold: int

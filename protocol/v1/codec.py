@@ -37,7 +37,7 @@ class ProtocolError(VerdictError, ValueError):
         self.id = id
 
 
-class _Envelope(msgspec.Struct, forbid_unknown_fields=False):
+class _Envelope(msgspec.Struct, gc=False, forbid_unknown_fields=False):
     type: Any = None
     id: Any = None
 

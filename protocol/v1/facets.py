@@ -25,7 +25,7 @@ class FacetsCheck(Check, tag="facets"):
     dice: list[int] | None = None
 
 
-class FacetsHarm(msgspec.Struct):
+class FacetsHarm(msgspec.Struct, gc=False):
     """Harm in conflict, by side. Empty lists outside `opposition` and `interpersonal`."""
 
     opponent: list[FacetsHarmKind] = []

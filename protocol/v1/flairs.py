@@ -20,7 +20,7 @@ FlairsTrialSource = Literal["pair", "darkness", "lurking", "bargain"]
 """Where a trial comes from: matching dice, darkness, the Judge's lurking trials, a devil's bargain."""
 
 
-class FlairsParticipant(msgspec.Struct, forbid_unknown_fields=True):
+class FlairsParticipant(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     """One character in a group check: their own pool, rolled as a simple check."""
 
     name: str
@@ -59,7 +59,7 @@ class FlairsCheck(Check, tag="flairs"):
     trap: bool = False
 
 
-class FlairsMatch(msgspec.Struct):
+class FlairsMatch(msgspec.Struct, gc=False):
     """A group of ``count`` (2 or more) equal dice, counted over every die rolled, removed ones included.
 
     It gives ``count - 1`` flairs or trials. ``tainted``: it lost a die to a cut (or the roll was
@@ -73,7 +73,7 @@ class FlairsMatch(msgspec.Struct):
     amount: int
 
 
-class FlairsTrial(msgspec.Struct):
+class FlairsTrial(msgspec.Struct, gc=False):
     """One trial that stands on the result.
 
     ``name`` is None while it is the Judge's choice (pair and darkness trials, until named with
@@ -86,7 +86,7 @@ class FlairsTrial(msgspec.Struct):
     tainted: bool = False
 
 
-class FlairsParticipantResult(msgspec.Struct):
+class FlairsParticipantResult(msgspec.Struct, gc=False):
     """One participant's simple check within a group check."""
 
     name: str

@@ -23,12 +23,12 @@ Role = Literal["gm", "player", "observer"]
 RollMode = Literal["public", "gm", "blind", "self"]
 
 
-class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True):
+class ClientMessage(msgspec.Struct, gc=False, tag_field="type", forbid_unknown_fields=True):
     """Base of what a client sends. Unknown fields are refused here and in every nested Struct
     (checks, actions, GM operations): a misspelled field is an ``invalid_message`` naming it."""
 
 
-class ServerMessage(msgspec.Struct, tag_field="type", omit_defaults=False):
+class ServerMessage(msgspec.Struct, gc=False, tag_field="type", omit_defaults=False):
     """Base of what the sidecar sends."""
 
 
@@ -135,7 +135,7 @@ FollowupTag = Literal[
 ``extended_next``, the next roll of the extended check the result belongs to (a ``roll`` with ``extended``)."""
 
 
-class OpenFollowup(msgspec.Struct, omit_defaults=True):
+class OpenFollowup(msgspec.Struct, gc=False, omit_defaults=True):
     """A follow-up open to the viewer a ``rolled``, ``followed`` or ``verified`` is for, on the result as it now
     stands: the sidecar accepts it from that viewer (with the parameters it still needs chosen from what is
     given here). Whose it is was decided per viewer: the list holds nothing another player or an observer may

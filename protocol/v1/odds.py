@@ -20,14 +20,14 @@ from .base import Probability
 from .boons import BoonsDice
 
 
-class Chance(msgspec.Struct, frozen=True):
+class Chance(msgspec.Struct, gc=False, frozen=True):
     """One value of a distribution and its exact probability."""
 
     value: str | int
     chance: Probability
 
 
-class Expectation(msgspec.Struct, frozen=True):
+class Expectation(msgspec.Struct, gc=False, frozen=True):
     """An exact expected value: ``num``/``den`` in lowest terms (``den`` > 0), and the float."""
 
     num: int
@@ -35,7 +35,7 @@ class Expectation(msgspec.Struct, frozen=True):
     value: float
 
 
-class CheckOdds(msgspec.Struct, tag_field="system", frozen=True, omit_defaults=False):
+class CheckOdds(msgspec.Struct, gc=False, tag_field="system", frozen=True, omit_defaults=False):
     """Base of every odds answer: a tagged union on ``system``. Every answer has ``outcome``."""
 
 

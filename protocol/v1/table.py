@@ -17,7 +17,7 @@ ComplicationOrigin = Literal["epic_failure", "taken_down", "gm"]
 Visibility = Literal["all", "gm", "roller", "roller_gm"]
 
 
-class Op(msgspec.Struct, tag_field="op", forbid_unknown_fields=True):
+class Op(msgspec.Struct, gc=False, tag_field="op", forbid_unknown_fields=True):
     """A GM operation (the ``op`` of a ``gm`` message)."""
 
 
@@ -167,7 +167,7 @@ OPS: tuple[type, ...] = get_args(AnyOp)
 # --- events -------------------------------------------------------------------------
 
 
-class Event(msgspec.Struct, tag_field="kind", omit_defaults=False):
+class Event(msgspec.Struct, gc=False, tag_field="kind", omit_defaults=False):
     """Base of every ledger event. ``cause`` is the seq of the action it belongs to."""
 
 
@@ -412,7 +412,7 @@ AnyEvent = Union[
 EVENT_TYPES: tuple[type, ...] = get_args(AnyEvent)
 
 
-class Sequenced(msgspec.Struct):
+class Sequenced(msgspec.Struct, gc=False):
     """An event as a client receives it, with its seq."""
 
     seq: int
@@ -422,19 +422,19 @@ class Sequenced(msgspec.Struct):
 # --- the snapshot -------------------------------------------------------------------
 
 
-class Condition(msgspec.Struct):
+class Condition(msgspec.Struct, gc=False):
     id: str
     text: str
 
 
-class Facet(msgspec.Struct):
+class Facet(msgspec.Struct, gc=False):
     facet: str
     nature: str
     id: str = ""
     """What `facet_rename` and `facet_remove` name."""
 
 
-class ActorState(msgspec.Struct):
+class ActorState(msgspec.Struct, gc=False):
     strain: int = 0
     conditions: list[Condition] = []
     taken_down: bool = False
@@ -445,7 +445,7 @@ class ActorState(msgspec.Struct):
     game_changers: int = 0
 
 
-class Complication(msgspec.Struct):
+class Complication(msgspec.Struct, gc=False):
     id: str
     scene: str
     text: str
@@ -454,7 +454,7 @@ class Complication(msgspec.Struct):
     cl: int | None = None
 
 
-class Lurking(msgspec.Struct):
+class Lurking(msgspec.Struct, gc=False):
     id: str
     count: int
     trials: list[str] | None
@@ -463,13 +463,13 @@ class Lurking(msgspec.Struct):
     scene: str | None = None
 
 
-class SceneState(msgspec.Struct):
+class SceneState(msgspec.Struct, gc=False):
     complications: list[Complication] = []
     facets: list[Facet] = []
     lurking: list[Lurking] = []
 
 
-class ExtendedState(msgspec.Struct):
+class ExtendedState(msgspec.Struct, gc=False):
     id: str
     name: str
     threshold: int
@@ -484,7 +484,7 @@ class ExtendedState(msgspec.Struct):
     scene: str | None = None
 
 
-class GatherState(msgspec.Struct):
+class GatherState(msgspec.Struct, gc=False):
     """A gathered check: who has rolled their part, and the outcome once everyone has."""
 
     id: str
@@ -496,7 +496,7 @@ class GatherState(msgspec.Struct):
     scene: str | None = None
 
 
-class Snapshot(msgspec.Struct):
+class Snapshot(msgspec.Struct, gc=False):
     seq: int
     scene: str | None = None
     actors: dict[str, ActorState] = {}

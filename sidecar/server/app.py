@@ -11,6 +11,7 @@ send buffer (a peer that stops reading is cut), and odds computed off the event 
 from __future__ import annotations
 
 import asyncio
+import gc
 import hmac
 import socket
 import time
@@ -182,6 +183,7 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app[THROTTLED] = Throttled()
     app[ODDS] = {"pool": ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdict-odds"), "waiting": 0}
     app.on_startup.append(_start_watchdog)
+    app.on_startup.append(_tune_gc)
     app.router.add_get("/ws", websocket)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_view)
@@ -190,6 +192,20 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app.on_shutdown.append(_close_sockets)
     app.on_cleanup.append(_close_ledger)
     return app
+
+
+async def _tune_gc(app: web.Application) -> None:
+    tune_gc()
+
+
+def tune_gc() -> None:
+    """Collect the youngest objects every ``config.GC_YOUNG`` allocations instead of Python's 700.
+
+    A roll allocates a few hundred short-lived containers (frames, lists, dicts: the protocol's Structs are
+    not tracked at all); with the default, the collector ran several times a roll and took 17% of the
+    server's CPU under load (``perf``); at 10,000, 2%. Only garbage in reference cycles waits a little longer."""
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(config.GC_YOUNG, older, oldest)
 
 
 WATCHDOG = web.AppKey("watchdog", asyncio.Task)

@@ -38,7 +38,7 @@ class ActionError(VerdictError):
     """An action the table refuses: nothing of it is applied."""
 
 
-class Stored(msgspec.Struct, array_like=True):
+class Stored(msgspec.Struct, array_like=True, gc=False):
     """An event as the ledger keeps it: who may see it, whose it is, and the event."""
 
     vis: str

@@ -85,7 +85,7 @@ RULES = BoonsRules()
 # --- faces -------------------------------------------------------------------------------------------
 
 
-class Tally(msgspec.Struct):
+class Tally(msgspec.Struct, gc=False):
     """Symbol totals of some dice."""
 
     successes: int = 0
@@ -316,7 +316,7 @@ def _check_limit(pool: BoonsDice, rules: BoonsRules, who: str) -> None:
             )
 
 
-class Built(msgspec.Struct):
+class Built(msgspec.Struct, gc=False):
     """The effective pools of a check, before rolling."""
 
     actor: BoonsDice
