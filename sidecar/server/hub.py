@@ -101,6 +101,9 @@ def client_request_id(key: str) -> str:
     return key  # stored before ids were kept per requester
 
 
+INLINE = object()
+"""A table's first turn after it was idle is taken by the requester that found it so."""
+
 Told = tuple[list[bytes], bytes]
 """What a connection hears of an action: the messages, and the same as websocket frames for one write."""
 
@@ -148,7 +151,8 @@ class TableHub:
     """Requests being handled, by key: the same id again waits for the first."""
     queue: list[Job] = field(default_factory=list)
     """State-changing requests waiting for the table's drainer, in arrival order."""
-    drainer: asyncio.Task[None] | None = None
+    drainer: asyncio.Task[None] | object | None = None
+    """Who takes the table's turns: a task, :data:`INLINE` (a requester, for one turn) or nobody (idle)."""
     broken: bool = False
     """An append failed and reading the table back from the ledger did too: read it before the next action."""
 
@@ -219,7 +223,13 @@ class Hub:
         hub.inflight[rid] = job
         hub.queue.append(job)
         if hub.drainer is None:
-            hub.drainer = loop.create_task(self._drain(hub))
+            # An idle table: the requester takes the first turn itself (no task to start: a lone client's
+            # round trip), and hands the turns after it to a drainer of their own.
+            hub.drainer = INLINE
+            try:
+                await self._turn(hub)
+            finally:
+                hub.drainer = loop.create_task(self._drain(hub)) if hub.queue else None
         # Should the requester's task be cancelled, the job stays queued: it is handled and stored all the same.
         await job.done
         if job.error is not None:
@@ -236,31 +246,35 @@ class Hub:
         ledger may refuse it for a table that moved on and it is then prepared again in turn."""
         try:
             while hub.queue:
-                async with hub.lock:
-                    jobs, hub.queue = hub.queue, []
-                    try:
-                        if not self._readable(hub):
-                            for job in jobs:
-                                job.error = _unavailable()
-                        elif self.bus is not None:
-                            for job in jobs:
-                                await self._one(hub, job)
-                        else:
-                            await self._batch(hub, jobs)
-                    except Exception as exc:  # a fault: whoever has no answer yet hears it, logged by the server
-                        hub.broken = True  # the table may hold part of an action: read it back before the next
-                        for job in jobs:
-                            if job.error is None and job.stored is None and job.rid not in hub.known:
-                                job.error = exc
-                    finally:
-                        for job in jobs:  # the requester hears its outcome once everything of the turn is sent
-                            job.settle(hub)
+                await self._turn(hub)
         finally:
             hub.drainer = None
             for job in hub.queue:  # only when the drainer itself was stopped (the server shutting down)
                 job.error = ActionError(ErrorCode.LEDGER_UNAVAILABLE, "the sidecar is stopping; retry this request")
                 job.settle(hub)
             hub.queue = []
+
+    async def _turn(self, hub: TableHub) -> None:
+        """Handle every request waiting at the table now (see :meth:`_drain`)."""
+        async with hub.lock:
+            jobs, hub.queue = hub.queue, []
+            try:
+                if not self._readable(hub):
+                    for job in jobs:
+                        job.error = _unavailable()
+                elif self.bus is not None:
+                    for job in jobs:
+                        await self._one(hub, job)
+                else:
+                    await self._batch(hub, jobs)
+            except Exception as exc:  # a fault: whoever has no answer yet hears it, logged by the server
+                hub.broken = True  # the table may hold part of an action: read it back before the next
+                for job in jobs:
+                    if job.error is None and job.stored is None and job.rid not in hub.known:
+                        job.error = exc
+            finally:
+                for job in jobs:  # the requester hears its outcome once everything of the turn is sent
+                    job.settle(hub)
 
     async def _one(self, hub: TableHub, job: Job) -> None:
         """Prepare, append and tell one request: the path for a shared ledger, which may refuse an append."""
