@@ -598,11 +598,15 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         )
         await sock.ws.close(code=4400, message=b"unsupported protocol")
         return False
-    hub = hub_all.table(hello.table)
     try:
+        # The key first: a peer without one never makes the sidecar read a table.
+        if getattr(hub_all.ledger, "shared", False):  # a round trip to the database: not on the loop
+            who = await asyncio.to_thread(authenticate, hub_all.ledger, hello.table, hello.key, hello.user)
+        else:
+            who = authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
+        hub = await hub_all.open_table(hello.table)
         if hub is None:
             raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
-        who = authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
     except Refused as exc:
         await _error(app, sock, None, exc.code, exc.message)
         await sock.ws.close(code=4401, message=b"unauthorized")

@@ -162,6 +162,7 @@ class Hub:
         self.ledger = ledger
         self.metrics = metrics or Metrics()
         self.tables: dict[str, TableHub] = {}
+        self._reading: dict[str, asyncio.Future[TableHub | None]] = {}
         self.bus: Any = None
         """Set when other sidecars share the ledger (:mod:`.bus`): it brings a table up to the ledger's head."""
 
@@ -171,14 +172,33 @@ class Hub:
             await self.bus.catch_up(hub)
 
     def table(self, table_id: str) -> TableHub | None:
+        """The table's hub, read from the ledger on this thread if this sidecar does not hold it yet."""
         hub = self.tables.get(table_id)
         if hub is None:
-            if self.ledger.table(table_id) is None:
-                return None
-            table = Table(table_id, self.ledger)
-            table.load()
-            hub = self.tables[table_id] = TableHub(table, known=set(self.ledger.request_ids(table_id)))
+            hub = self._read(table_id)
+            if hub is not None:
+                self.tables[table_id] = hub
         return hub
+
+    async def open_table(self, table_id: str) -> TableHub | None:
+        """The table's hub for a join. A shared ledger is another host: its reads run on a thread while the
+        loop serves everyone else, and joins that come together read the table once."""
+        hub = self.tables.get(table_id)
+        if hub is not None or not getattr(self.ledger, "shared", False):
+            return hub if hub is not None else self.table(table_id)
+        reading = self._reading.get(table_id)
+        if reading is None:
+            reading = self._reading[table_id] = asyncio.ensure_future(asyncio.to_thread(self._read, table_id))
+            reading.add_done_callback(lambda _: self._reading.pop(table_id, None))
+        read = await asyncio.shield(reading)
+        return None if read is None else self.tables.setdefault(table_id, read)
+
+    def _read(self, table_id: str) -> TableHub | None:
+        if self.ledger.table(table_id) is None:
+            return None
+        table = Table(table_id, self.ledger)
+        table.load()
+        return TableHub(table, known=set(self.ledger.request_ids(table_id)))
 
     # --- joining ------------------------------------------------------------------
 

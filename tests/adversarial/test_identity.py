@@ -154,3 +154,16 @@ async def test_request_ids_are_per_requester(sidecar):
     assert len(sidecar.ledger.events(sidecar.keys.table)) == 4
     for c in (alice, bob, again, gm1, gm2):
         await c.close()
+
+
+async def test_a_hello_with_a_wrong_key_makes_the_sidecar_read_no_table(sidecar):
+    """Reading a table (its whole history) is work a peer gets only with a key for it."""
+    from sidecar.server.app import HUB
+
+    hub = sidecar.server.app[HUB]
+    assert sidecar.keys.table not in hub.tables
+    first, code = await hello_raw(sidecar, "not-the-key")
+    assert first["code"] == "unauthorized" and code == 4401
+    assert sidecar.keys.table not in hub.tables
+    first, code = await hello_raw(sidecar, sidecar.keys.gm)
+    assert first["type"] == "welcome" and sidecar.keys.table in hub.tables

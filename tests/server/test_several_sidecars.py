@@ -397,3 +397,36 @@ async def test_an_unreachable_database_is_a_clear_error_and_the_socket_stays_up(
     assert getattr(e.value, "code", None) == "ledger_unavailable"
     assert isinstance(await p.request(m.Ping(id="still-here")), m.Pong)
     await p.close()
+
+
+async def test_a_join_that_reads_a_table_from_the_database_does_not_hold_up_the_sidecar(pair: Sidecars):
+    """The reads of a join (the key, the table's events) are round trips to another host: everyone else on the
+    sidecar is served meanwhile, and joins that come together read the table once."""
+    ledger = pair.ledgers[0]
+    other = ledger.create_table("another")
+    busy = await pair.client(0, "gm", "gm-busy")  # on the first table, already held
+    reads: list[str] = []
+    events = ledger.events
+
+    def slow_events(table_id: str, since: int = 0) -> list[tuple[int, bytes]]:
+        reads.append(table_id)
+        import time
+
+        time.sleep(1.5)  # a database far away
+        return events(table_id, since)
+
+    ledger.events = slow_events
+    url = pair.url(0)
+    joins = [asyncio.create_task(Client.connect(url, other.table, other.gm, user=f"gm-{i}")) for i in range(3)]
+    await asyncio.sleep(0.1)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    assert isinstance(await busy.request(m.Ping(id="meanwhile")), m.Pong)
+    rolled = await busy.request(m.Roll(id="meanwhile-roll", check=FacetsCheck(pool=2)))
+    assert loop.time() - start < 1.0 and rolled.seq == 1  # not behind the join's 1.5 s read
+    joined = await asyncio.gather(*joins)
+    assert reads == [other.table]  # three joins, one read
+    assert all(c.welcome.table == other.table for c in joined)
+    ledger.events = events
+    for c in [busy, *joined]:
+        await c.close()
