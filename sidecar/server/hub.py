@@ -335,6 +335,8 @@ class Hub:
         for the table's lock, which the batch holds until it is told."""
         table = hub.table
         staged: list[Job] = []
+        judged: list[Job] = []
+        """Requests refused on a state that held staged actions: a refusal that may have come of them."""
         out: dict[Connection, list[Told]] = {}
         for job in jobs:
             try:
@@ -342,13 +344,15 @@ class Hub:
                 reply = codec.encode(reply_msg)
             except Exception as exc:  # refused (or a fault): nothing of it was applied
                 job.error = exc
+                if staged:
+                    judged.append(job)
                 continue
             try:
                 table.commit(pending)
             except Exception as exc:  # the table may hold part of it: keep what is staged, read the rest back
                 log.exception("commit_failed", table=table.id)
                 job.error = exc
-                await self._settle(hub, staged, out)
+                await self._settle(hub, staged, judged, out)
                 hub.broken = True
                 if self._readable(hub):
                     await self._batch(hub, jobs[jobs.index(job) + 1 :])
@@ -360,10 +364,13 @@ class Hub:
             staged.append(job)
             # what each hears, worked out now: the state (open follow-ups, undone seqs) as this action left it
             self._told(hub, job.conn, pending, build, out, _reply(job.conn, reply_msg, reply))
-        await self._settle(hub, staged, out)
+        await self._settle(hub, staged, judged, out)
 
-    async def _settle(self, hub: TableHub, staged: list[Job], out: dict[Connection, list[Told]]) -> None:
-        """Make a batch's staged actions durable in one append, then tell everyone; on failure, undo them."""
+    async def _settle(
+        self, hub: TableHub, staged: list[Job], judged: list[Job], out: dict[Connection, list[Told]]
+    ) -> None:
+        """Make a batch's staged actions durable in one append, then tell everyone; on failure, undo them
+        (and the refusals ``judged`` on the state they left are unsaid: the requests may be sent again)."""
         if not staged:
             return
         actions: list[Action] = []
@@ -375,10 +382,9 @@ class Hub:
         except BaseException as exc:
             # One transaction: none of it is stored. The table drops what it applied in memory.
             hub.broken = True
-            refusal = _unavailable() if not isinstance(exc, asyncio.CancelledError) else None
             log.warning("append_failed", table=hub.table.id, actions=len(staged), error=repr(exc))
-            for job in staged:
-                job.error = refusal or _unavailable()
+            for job in (*staged, *judged):
+                job.error = _unavailable()
             if isinstance(exc, asyncio.CancelledError):
                 raise
             self._readable(hub)

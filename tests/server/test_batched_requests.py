@@ -178,3 +178,25 @@ async def _next_or_none(c: Any) -> Any:
         return await c.next(timeout=0.3)
     except TimeoutError:
         return None
+
+
+async def test_a_refusal_that_came_of_a_failed_batch_is_unsaid(held: Sidecar) -> None:
+    """A request refused on the state an earlier request of its batch left is refused as that batch is:
+    the earlier one was never stored, so the refusal's reason never held."""
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    gms = [await held.client("gm", user=f"gm-{i}") for i in range(2)]
+    await gms[0].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Ayla", amount=1)))
+    first, task = await _blocked(held)
+    ledger.fail = {len(ledger.batches) + 1}
+    spend = asyncio.create_task(refused(gms[0].request(m.Gm(id="a", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
+    await asyncio.sleep(0.05)
+    again = asyncio.create_task(refused(gms[1].request(m.Gm(id="b", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
+    await asyncio.sleep(0.05)
+    ledger.hold.set()  # type: ignore[union-attr]
+    await task
+    # without the failure "b" would be refused for want of Wyrd; as it is, neither happened
+    assert await spend == "ledger_unavailable" and await again == "ledger_unavailable"
+    done = await gms[1].request(m.Gm(id="b", op=t.WyrdGrant(actor="Ayla", amount=-1)))
+    assert isinstance(done, m.Done) and (await state(gms[1])).actors["Ayla"].wyrd == 0
+    for c in [*gms, first]:
+        await c.close()
