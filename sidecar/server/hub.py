@@ -348,7 +348,7 @@ class Hub:
                     judged.append(job)
                 continue
             try:
-                table.commit(pending)
+                table.commit(pending, durable=False)
             except Exception as exc:  # the table may hold part of it: keep what is staged, read the rest back
                 log.exception("commit_failed", table=table.id)
                 job.error = exc
@@ -389,6 +389,7 @@ class Hub:
                 raise
             self._readable(hub)
             return
+        hub.table.stored_up_to(staged[-1].staged[0].events[-1][0])
         for job in staged:
             self._remember(hub, job.rid, job.conn.role, job.staged[1])
         await self._send(out)

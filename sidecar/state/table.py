@@ -78,6 +78,8 @@ class Table:
         """The last ``2 * recent_kept`` events at most: the table holds its state, not its history."""
         self.state = Projection(self._history_of(None))
         self.head = 0
+        self.durable = 0
+        """The last seq known to be in the ledger: events after it are applied here, not yet stored (a batch)."""
         self.restricted: dict[int, tuple[str, str | None]] = {}
         """(visibility, owner) of every event not seen by all: what an ``undone`` may show of its seqs."""
         self.roll_seq: dict[str, int] = {}
@@ -93,7 +95,8 @@ class Table:
         """Users who own an event some players do not see: only they see more than the shared view."""
 
     def load(self) -> None:
-        self.head = 0
+        """Read the table from the ledger: what it holds is all there is (what memory held ahead of it goes)."""
+        self.head = self.durable = 0
         self.restricted, self.roll_seq, self.facet_seen, self.views = {}, {}, {}, OrderedDict()
         self.secret_owners = set()
         self.recent = []
@@ -103,7 +106,7 @@ class Table:
                 st = _dec.decode(data)
                 self._index(seq, st)
                 self._keep(seq, st)
-                self.head = seq
+                self.head = self.durable = seq  # read from the ledger: stored
                 yield seq, st.event
 
         self.state = Projection.build(indexed(), self._history_of(None))
@@ -121,7 +124,8 @@ class Table:
     def _keep(self, seq: int, st: Stored) -> None:
         self.recent.append((seq, st))
         if len(self.recent) > 2 * self.recent_kept:  # trimmed in steps, so appending stays O(1) on average
-            del self.recent[: -self.recent_kept]
+            # never an event not yet stored: the ledger cannot give it back
+            del self.recent[: -max(self.recent_kept, self.head - self.durable + 1)]
 
     def stored(self, since: int = 0, upto: int | None = None) -> list[tuple[int, Stored]]:
         """The committed events after ``since`` (up to ``upto``): from memory if recent, else from the ledger."""
@@ -130,6 +134,9 @@ class Table:
             rows = self.recent[bisect.bisect_right(self.recent, since, key=lambda row: row[0]) :]
         else:
             rows = [(seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id, since)]
+            if self.head > self.durable:  # and those of a batch not stored yet, which only memory holds
+                last = rows[-1][0] if rows else since
+                rows += self.recent[bisect.bisect_right(self.recent, last, key=lambda row: row[0]) :]
         # the ledger may hold an action appended but not yet committed here: not the table's yet
         return [(seq, st) for seq, st in rows if seq <= upto]
 
@@ -212,8 +219,13 @@ class Table:
 
     # --- committing ---------------------------------------------------------------
 
-    def commit(self, pending: Pending) -> None:
-        """Apply events that are now durable in the ledger."""
+    def stored_up_to(self, seq: int) -> None:
+        """The ledger now holds the events up to ``seq`` (those :meth:`commit` applied ahead of it)."""
+        self.durable = max(self.durable, seq)
+
+    def commit(self, pending: Pending, durable: bool = True) -> None:
+        """Apply an action's events: durable in the ledger already, or (``durable=False``) about to be, in a
+        batch; the table is then read back from the ledger (:meth:`load`) should the batch fail."""
         for seq, st in pending.events:
             self._keep(seq, st)
             self._index(seq, st)
@@ -226,6 +238,8 @@ class Table:
             finally:
                 self._undoing = None
             self.head = max(self.head, seq)
+        if durable:
+            self.durable = self.head
 
     def _apply_views(self, seq: int, st: Stored) -> None:
         """Apply a committed event to the players' projections that see it, redacted once for all of them."""

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from sidecar.state.table import RECENT_KEPT, Table
@@ -24,12 +22,6 @@ from .test_batched_requests import HeldLedger, _blocked
 from .test_batched_requests import held as held  # the fixture: a sidecar whose appends can be held
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="Table.commit rebuilds an undo from Table.stored, which reads the ledger once the table is longer "
-    "than its recent window: the batch's earlier actions are not durable yet and drop out of the state",
-)
 async def test_an_undo_batched_behind_other_actions_keeps_them_on_a_long_table(held: Sidecar) -> None:
     ledger: HeldLedger = held.ledger  # type: ignore[assignment]
     gm = await held.client("gm", user="gm-main")

@@ -200,3 +200,40 @@ async def test_a_refusal_that_came_of_a_failed_batch_is_unsaid(held: Sidecar) ->
     assert isinstance(done, m.Done) and (await state(gms[1])).actors["Ayla"].wyrd == 0
     for c in [*gms, first]:
         await c.close()
+
+
+async def test_a_batch_longer_than_the_tables_memory_keeps_every_event_it_has_not_stored(held: Sidecar) -> None:
+    """The table keeps a few recent events in memory and reads older ones from the ledger; a batch's events
+    are in memory only until its append, so none of them may be let go before then, however many."""
+    from sidecar.server.app import HUB
+
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    gm = await held.client("gm", user="gm-main")
+    await gm.request(m.Gm(id="warm", op=t.StrainSet(actor="Warm", strain=1)))
+    table = held.server.app[HUB].tables[held.keys.table].table  # type: ignore[union-attr]
+    table.recent_kept = 2
+    gms = [await held.client("gm", user=f"gm-{i}") for i in range(9)]
+    first, task = await _blocked(held)
+    asks = []
+    for i, c in enumerate(gms[:8]):
+        asks.append(asyncio.create_task(c.request(m.Gm(id=f"s{i}", op=t.StrainSet(actor=f"A{i}", strain=2)))))
+        await asyncio.sleep(0.02)
+    undo = asyncio.create_task(gms[8].request(m.Gm(id="undo", op=t.Undo(count=7))))  # all but A0
+    await asyncio.sleep(0.05)
+    ledger.hold.set()  # type: ignore[union-attr]
+    await task
+    await asyncio.gather(*asks)
+    assert ledger.batches[-1] == 9 and len((await undo).events[0].event.seqs) == 7
+    snap = await state(gm)
+    fresh = Table(held.keys.table, held.ledger)
+    fresh.load()
+    assert snap.actors == fresh.snapshot(fresh_viewer()).actors
+    assert snap.actors["A0"].strain == 2 and all(f"A{i}" not in snap.actors for i in range(1, 8))
+    for c in [gm, *gms, first]:
+        await c.close()
+
+
+def fresh_viewer() -> Any:
+    from sidecar.state.visibility import Viewer
+
+    return Viewer("gm", None)
