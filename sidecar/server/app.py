@@ -36,7 +36,7 @@ from sidecar.state.ledger import Ledger, SqliteLedger
 from sidecar.state.table import ActionError
 
 from . import module as vtt_module
-from .hub import Connection, Hub, verified
+from .hub import Connection, Hub, verified, ws_frame
 from .metrics import Metrics
 
 log = structlog.get_logger("verdict.server")
@@ -623,14 +623,22 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         drop=sock.drop,
         write=sock.write,
     )
-    sock.conn, sock.hub = conn, hub
     async with hub.lock:  # no action lands between the welcome's seq and the first broadcast
         await hub_all.refresh(hub)
+        if not hub_all.readable(hub):  # an append failed and the table could not be read back
+            await _error(app, sock, None, ErrorCode.LEDGER_UNAVAILABLE, UNREADABLE)
+            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
+            return False
         welcome = hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
-        await sock.send(codec.encode(welcome, sock.msgpack))
+        # Written, not awaited: a joiner that does not read holds up nobody (its backlog then drops it).
+        sock.write(ws_frame(codec.encode(welcome, sock.msgpack), sock.msgpack))
+        sock.conn, sock.hub = conn, hub
         hub.connections.add(conn)
     log.info("joined", table=hello.table, role=role, client=hello.client)
     return True
+
+
+UNREADABLE = "the ledger cannot be read right now; retry shortly"
 
 
 async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
@@ -640,13 +648,16 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
         await hub_all.request(hub, conn, msg)
     elif isinstance(msg, m.Odds):
         await sock.send(codec.encode(await _odds_off_loop(app, msg), sock.msgpack))
-    elif isinstance(msg, m.State):
-        async with hub.lock:  # between two batches: the table holds only what is durable (see Hub._batch)
-            reply: Any = m.StateReply(id=msg.id, snapshot=hub.table.snapshot(conn.viewer))
-        await sock.send(codec.encode(reply, sock.msgpack))
-    elif isinstance(msg, m.Verify):
+    elif isinstance(msg, (m.State, m.Verify)):
+        # Between two batches (the table then holds only what is stored; see Hub._batch), and never a
+        # table an append left unread.
         async with hub.lock:
-            reply = verified(hub.table, msg, conn.viewer)
+            if not hub_all.readable(hub):
+                raise ActionError(ErrorCode.LEDGER_UNAVAILABLE, UNREADABLE)
+            if isinstance(msg, m.State):
+                reply: Any = m.StateReply(id=msg.id, snapshot=hub.table.snapshot(conn.viewer))
+            else:
+                reply = verified(hub.table, msg, conn.viewer)
         await sock.send(codec.encode(reply, sock.msgpack))
     elif isinstance(msg, m.Ping):
         await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))

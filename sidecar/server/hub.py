@@ -279,7 +279,7 @@ class Hub:
         async with hub.lock:
             jobs, hub.queue = hub.queue, []
             try:
-                if not self._readable(hub):
+                if not self.readable(hub):
                     for job in jobs:
                         job.error = _unavailable()
                 elif self.bus is not None:
@@ -354,7 +354,7 @@ class Hub:
                 job.error = exc
                 await self._settle(hub, staged, judged, out)
                 hub.broken = True
-                if self._readable(hub):
+                if self.readable(hub):
                     await self._batch(hub, jobs[jobs.index(job) + 1 :])
                 else:
                     for rest in jobs[jobs.index(job) + 1 :]:
@@ -387,15 +387,16 @@ class Hub:
                 job.error = _unavailable()
             if isinstance(exc, asyncio.CancelledError):
                 raise
-            self._readable(hub)
+            self.readable(hub)
             return
         hub.table.stored_up_to(staged[-1].staged[0].events[-1][0])
         for job in staged:
             self._remember(hub, job.rid, job.conn.role, job.staged[1])
         await self._send(out)
 
-    def _readable(self, hub: TableHub) -> bool:
-        """Read a table back from the ledger if an action may have been applied in part; False if that fails."""
+    def readable(self, hub: TableHub) -> bool:
+        """Read a table back from the ledger if an action may have been applied in part; False if that fails.
+        Whoever reads the table (a join, ``state``, ``verify``) asks first, holding ``hub.lock``."""
         if hub.broken:
             try:
                 hub.table.load()

@@ -76,12 +76,6 @@ async def test_a_refused_action_is_never_read_back_while_the_table_cannot_be_rel
         await c.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="Table.load resets head and indexes, then fails reading: the old projection (with the refused "
-    "op) stays as table.state; a GM's `state` and a GM's join read it (app._dispatch, app._hello never reload)",
-)
 async def test_a_refused_gm_op_is_not_in_the_gms_snapshot_while_the_table_cannot_be_reloaded(sick: Sidecar) -> None:
     ledger: SickLedger = sick.ledger  # type: ignore[assignment]
     gm = await sick.client("gm", user="gm-1")

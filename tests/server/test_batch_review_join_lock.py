@@ -14,8 +14,6 @@ import os
 import socket
 import time
 
-import pytest
-
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
@@ -49,12 +47,6 @@ async def _stalled_join(sidecar: Sidecar, key: str) -> asyncio.StreamWriter:
     return writer  # and nothing is read from here on
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TimeoutError,
-    reason="app._hello sends the welcome (awaiting the peer's drain) inside `async with hub.lock`: a joiner that "
-    "does not read holds the lock every batch (Hub._turn), `state` and `verify` (app._dispatch) wait for",
-)
 async def test_a_joiner_that_does_not_read_its_welcome_holds_up_nobody(sidecar: Sidecar) -> None:
     gm = await sidecar.client("gm", user="gm-1")
     text = "x" * 1000
