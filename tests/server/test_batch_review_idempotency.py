@@ -16,7 +16,7 @@ from sidecar.state.table import Table
 
 from ..conftest import Sidecar
 from ..wire import refused
-from .test_batched_requests import HeldLedger, _blocked
+from .test_batched_requests import HeldLedger, _blocked, arrived
 from .test_batched_requests import held as held  # the fixture: a sidecar whose appends can be held
 
 
@@ -38,10 +38,8 @@ async def test_the_same_id_twice_in_one_batch_is_one_action(held: Sidecar) -> No
     a = await held.client("player", user="p1")
     b = await held.client("player", user="p1")  # the same player on a second socket
     first, task = await _blocked(held)
-    one = asyncio.create_task(a.request(m.Roll(id="same", check=FacetsCheck(pool=3))))
-    await asyncio.sleep(0.05)
-    two = asyncio.create_task(b.request(m.Roll(id="same", check=FacetsCheck(pool=3))))
-    await asyncio.sleep(0.05)
+    one = await arrived(held, a.request(m.Roll(id="same", check=FacetsCheck(pool=3))))
+    two = await arrived(held, b.request(m.Roll(id="same", check=FacetsCheck(pool=3))))
     assert not one.done() and not two.done()
     ledger.hold.set()  # type: ignore[union-attr]
     held_roll = await task
@@ -63,11 +61,9 @@ async def test_the_same_id_after_its_batch_failed_is_done_once(held: Sidecar) ->
     first, task = await _blocked(held)
     ledger.fail = {len(ledger.batches) + 1}
     op = t.WyrdGrant(actor="Ayla", amount=1)
-    one = asyncio.create_task(refused(gm.request(m.Gm(id="g", op=op))))
-    await asyncio.sleep(0.05)
+    one = await arrived(held, refused(gm.request(m.Gm(id="g", op=op))))
     # the same id, waiting behind the first: once that is refused, it is a new request in the next turn
-    two = asyncio.create_task(gm2.request(m.Gm(id="g", op=op)))
-    await asyncio.sleep(0.05)
+    two = await arrived(held, gm2.request(m.Gm(id="g", op=op)))
     ledger.hold.set()  # type: ignore[union-attr]
     held_roll = await task
     assert await one == "ledger_unavailable"
@@ -90,9 +86,8 @@ async def test_a_requester_gone_mid_batch_is_done_once_and_answered_on_retry(hel
     p1 = await held.client("player", user="p1")
     p2 = await held.client("player", user="p2")
     first, task = await _blocked(held)
-    gone = asyncio.create_task(p1.request(m.Roll(id="r", check=FacetsCheck(pool=2))))
-    stays = asyncio.create_task(p2.request(m.Roll(id="r2", check=FacetsCheck(pool=2))))
-    await asyncio.sleep(0.05)
+    gone = await arrived(held, p1.request(m.Roll(id="r", check=FacetsCheck(pool=2))))
+    stays = await arrived(held, p2.request(m.Roll(id="r2", check=FacetsCheck(pool=2))))
     # the requester leaves while its request waits in the batch (its socket cut: the server is not reading it)
     p1.ws.transport.abort()
     ledger.hold.set()  # type: ignore[union-attr]

@@ -9,8 +9,6 @@ Real websocket clients against the real app, over the real SQLite ledger held ba
 
 from __future__ import annotations
 
-import asyncio
-
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
@@ -19,7 +17,7 @@ from sidecar.state.visibility import Viewer
 
 from ..conftest import Sidecar
 from ..wire import state
-from .test_batched_requests import HeldLedger, _blocked
+from .test_batched_requests import HeldLedger, _blocked, arrived
 from .test_batched_requests import held as held  # the fixture: a sidecar whose appends can be held
 
 
@@ -47,14 +45,11 @@ async def test_secrets_in_one_batch_reach_only_their_viewers(held: Sidecar) -> N
     for c in (p1, watcher, gm, gm2):
         await _quiet(c, 0.1)
     first, task = await _blocked(held)
-    own = asyncio.create_task(p1.request(m.Roll(id="own", check=FacetsCheck(pool=3), mode="self")))
-    await asyncio.sleep(0.05)
-    add = asyncio.create_task(
-        gm.request(m.Gm(id="hide", op=t.ComplicationAdd(scene="Hall", text="the floor gives", hidden=True)))
+    own = await arrived(held, p1.request(m.Roll(id="own", check=FacetsCheck(pool=3), mode="self")))
+    add = await arrived(
+        held, gm.request(m.Gm(id="hide", op=t.ComplicationAdd(scene="Hall", text="the floor gives", hidden=True)))
     )
-    await asyncio.sleep(0.05)
-    undo = asyncio.create_task(gm2.request(m.Gm(id="undo", op=t.Undo(count=1))))
-    await asyncio.sleep(0.05)
+    undo = await arrived(held, gm2.request(m.Gm(id="undo", op=t.Undo(count=1))))
     ledger.hold.set()  # type: ignore[union-attr]
     held_roll = await task
     mine, added, undone = await own, await add, await undo

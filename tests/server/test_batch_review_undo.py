@@ -10,15 +10,13 @@ Real websocket clients against the real app, over the real SQLite ledger held ba
 
 from __future__ import annotations
 
-import asyncio
-
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from sidecar.state.table import RECENT_KEPT, Table
 
 from ..conftest import Sidecar
 from ..wire import gm_op, state
-from .test_batched_requests import HeldLedger, _blocked
+from .test_batched_requests import HeldLedger, _blocked, arrived
 from .test_batched_requests import held as held  # the fixture: a sidecar whose appends can be held
 
 
@@ -30,12 +28,9 @@ async def test_an_undo_batched_behind_other_actions_keeps_them_on_a_long_table(h
     gms = [await held.client("gm", user=f"gm-{i}") for i in range(3)]
     first, task = await _blocked(held)
     # while the table is busy, three GMs ask at once: one batch of [strain, grant, undo the grant]
-    strain = asyncio.create_task(gms[0].request(m.Gm(id="strain", op=t.StrainSet(actor="Ayla", strain=3))))
-    await asyncio.sleep(0.05)
-    grant = asyncio.create_task(gms[1].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Bren", amount=2))))
-    await asyncio.sleep(0.05)
-    undo = asyncio.create_task(gms[2].request(m.Gm(id="undo", op=t.Undo(count=1))))
-    await asyncio.sleep(0.05)
+    strain = await arrived(held, gms[0].request(m.Gm(id="strain", op=t.StrainSet(actor="Ayla", strain=3))))
+    grant = await arrived(held, gms[1].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Bren", amount=2))))
+    undo = await arrived(held, gms[2].request(m.Gm(id="undo", op=t.Undo(count=1))))
     ledger.hold.set()  # type: ignore[union-attr]
     await task
     s, g, u = await strain, await grant, await undo

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,22 @@ async def held(tmp_path: Path) -> AsyncIterator[Sidecar]:
         await server.close()
 
 
+async def arrived(sidecar: Sidecar, request: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+    """Send a request and return once the sidecar has taken it in (to wait at the busy table): requests sent
+    one after another this way wait in that order, however slow the machine."""
+    from sidecar.server.app import METRICS
+
+    metrics = sidecar.server.app[METRICS]  # type: ignore[union-attr]
+    before = sum(metrics.requests.values())
+    task = asyncio.create_task(request)
+    deadline = asyncio.get_running_loop().time() + 10
+    while sum(metrics.requests.values()) <= before:
+        assert asyncio.get_running_loop().time() < deadline, "the sidecar never took the request in"
+        await asyncio.sleep(0.002)
+    await asyncio.sleep(0)  # the frame's handler runs on to the table's queue in the same step
+    return task
+
+
 async def _blocked(sidecar: Sidecar) -> tuple[Any, asyncio.Task[Any]]:
     """A roll whose append is held: the table is busy until ``ledger.hold`` is set."""
     ledger: HeldLedger = sidecar.ledger  # type: ignore[assignment]
@@ -78,12 +94,9 @@ async def test_requests_waiting_together_see_each_others_effects(held: Sidecar) 
     gms = [await held.client("gm", user=f"gm-{i}") for i in range(3)]
     first, task = await _blocked(held)
     # while the table is busy, three GMs ask at once: they wait together, in arrival order
-    grant = asyncio.create_task(gms[0].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Ayla", amount=2))))
-    await asyncio.sleep(0.05)
-    spend = asyncio.create_task(gms[1].request(m.Gm(id="spend", op=t.WyrdGrant(actor="Ayla", amount=-2))))
-    await asyncio.sleep(0.05)
-    over = asyncio.create_task(refused(gms[2].request(m.Gm(id="over", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
-    await asyncio.sleep(0.05)
+    grant = await arrived(held, gms[0].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Ayla", amount=2))))
+    spend = await arrived(held, gms[1].request(m.Gm(id="spend", op=t.WyrdGrant(actor="Ayla", amount=-2))))
+    over = await arrived(held, refused(gms[2].request(m.Gm(id="over", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
     assert not grant.done() and not spend.done() and not over.done()  # nobody hears before it is durable
     ledger.hold.set()  # type: ignore[union-attr]
     await task
@@ -102,10 +115,8 @@ async def test_a_failed_append_refuses_the_whole_batch_and_leaves_no_trace(held:
     gms = [await held.client("gm", user=f"gm-{i}") for i in range(2)]
     first, task = await _blocked(held)
     ledger.fail = {len(ledger.batches) + 1}  # the batch after the held roll
-    strain = asyncio.create_task(refused(gms[0].request(m.Gm(id="s", op=t.StrainSet(actor="Ayla", strain=3)))))
-    await asyncio.sleep(0.05)
-    roll = asyncio.create_task(refused(gms[1].request(m.Roll(id="r", check=FacetsCheck(pool=3)))))
-    await asyncio.sleep(0.05)
+    strain = await arrived(held, refused(gms[0].request(m.Gm(id="s", op=t.StrainSet(actor="Ayla", strain=3)))))
+    roll = await arrived(held, refused(gms[1].request(m.Roll(id="r", check=FacetsCheck(pool=3)))))
     ledger.hold.set()  # type: ignore[union-attr]
     rolled = await task
     assert isinstance(await watcher.next(), m.Rolled)  # the held roll was durable, and told
@@ -188,10 +199,8 @@ async def test_a_refusal_that_came_of_a_failed_batch_is_unsaid(held: Sidecar) ->
     await gms[0].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Ayla", amount=1)))
     first, task = await _blocked(held)
     ledger.fail = {len(ledger.batches) + 1}
-    spend = asyncio.create_task(refused(gms[0].request(m.Gm(id="a", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
-    await asyncio.sleep(0.05)
-    again = asyncio.create_task(refused(gms[1].request(m.Gm(id="b", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
-    await asyncio.sleep(0.05)
+    spend = await arrived(held, refused(gms[0].request(m.Gm(id="a", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
+    again = await arrived(held, refused(gms[1].request(m.Gm(id="b", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
     ledger.hold.set()  # type: ignore[union-attr]
     await task
     # without the failure "b" would be refused for want of Wyrd; as it is, neither happened
@@ -216,10 +225,8 @@ async def test_a_batch_longer_than_the_tables_memory_keeps_every_event_it_has_no
     first, task = await _blocked(held)
     asks = []
     for i, c in enumerate(gms[:8]):
-        asks.append(asyncio.create_task(c.request(m.Gm(id=f"s{i}", op=t.StrainSet(actor=f"A{i}", strain=2)))))
-        await asyncio.sleep(0.02)
-    undo = asyncio.create_task(gms[8].request(m.Gm(id="undo", op=t.Undo(count=7))))  # all but A0
-    await asyncio.sleep(0.05)
+        asks.append(await arrived(held, c.request(m.Gm(id=f"s{i}", op=t.StrainSet(actor=f"A{i}", strain=2)))))
+    undo = await arrived(held, gms[8].request(m.Gm(id="undo", op=t.Undo(count=7))))  # all but A0
     ledger.hold.set()  # type: ignore[union-attr]
     await task
     await asyncio.gather(*asks)
