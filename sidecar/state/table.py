@@ -208,7 +208,17 @@ class Table:
         if ev is None and (owner is None or owner != viewer.user):
             # hidden from this viewer: not even that it exists (the roller of a blind roll knows it does)
             return m.Verified(id=msg.id, check=msg.check, found=False)
-        return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result if ev is not None else None)
+        if ev is None:  # the roller of a blind roll: that it exists, nothing of it
+            return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq)
+        return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result, label=self._label(seq))
+
+    def _label(self, seq: int) -> str | None:
+        """The label of the roll event at ``seq``: the table keeps no labels, the event (recent, or in the
+        ledger) has it."""
+        for s, st in self.stored(seq - 1, seq):
+            if s == seq and isinstance(st.event, t.RollEvent):
+                return st.event.label
+        return None
 
     # --- committing ---------------------------------------------------------------
 
