@@ -33,6 +33,10 @@ one asked for after it was let go is rebuilt from the ledger."""
 RECENT_KEPT = 256
 """Events kept in memory for reconnects with a recent ``since``; older ones are read back from the ledger."""
 
+LABELS_KEPT = 256
+"""Labels of rolls older than the recent window kept once read back for ``verify`` (a reload draws the same
+cards again in every browser): at most this many, of at most ``MAX_TEXT`` characters each."""
+
 
 class ActionError(VerdictError):
     """An action the table refuses: nothing of it is applied."""
@@ -91,6 +95,8 @@ class Table:
         owns no event hidden from the other players; a user who does (a ``self`` or ``gm`` roll) has their own."""
         self.secret_owners: set[str] = set()
         """Users who own an event some players do not see: only they see more than the shared view."""
+        self._labels: OrderedDict[int, str | None] = OrderedDict()
+        """Labels of roll events older than the recent window, by seq, read back for ``verify``."""
 
     def load(self) -> None:
         self.head = 0
@@ -213,12 +219,26 @@ class Table:
         return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result, label=self._label(seq))
 
     def _label(self, seq: int) -> str | None:
-        """The label of the roll event at ``seq``: the table keeps no labels, the event (recent, or in the
-        ledger) has it."""
-        for s, st in self.stored(seq - 1, seq):
-            if s == seq and isinstance(st.event, t.RollEvent):
-                return st.event.label
-        return None
+        """The label of the roll event at ``seq``. The table keeps no labels: the recent window has the event,
+        else the ledger does (only that event decoded), and the last few read back are kept."""
+        if self.recent and self.recent[0][0] <= seq:
+            i = bisect.bisect_left(self.recent, seq, key=lambda row: row[0])
+            if i < len(self.recent) and self.recent[i][0] == seq:
+                ev = self.recent[i][1].event
+                return ev.label if isinstance(ev, t.RollEvent) else None
+        if seq in self._labels:
+            self._labels.move_to_end(seq)
+            return self._labels[seq]
+        label = None
+        for s, data in self.ledger.events(self.id, seq - 1):
+            if s == seq:
+                ev = _dec.decode(data).event
+                label = ev.label if isinstance(ev, t.RollEvent) else None
+            break
+        self._labels[seq] = label
+        while len(self._labels) > LABELS_KEPT:
+            del self._labels[next(iter(self._labels))]
+        return label
 
     # --- committing ---------------------------------------------------------------
 
