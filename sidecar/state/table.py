@@ -338,7 +338,8 @@ class Table:
                     f"extended checks are {' or '.join(f'`{n}`' for n in registry.EXTENDED)} checks",
                 )
             check = rules.fill_extended(check, x)
-        ctx = RollContext(check_id=check_id, actor=msg.actor, scene=msg.scene or self.state.scene, by_gm=viewer.is_gm)
+        scene = self._roll_scene(msg.scene, viewer)
+        ctx = RollContext(check_id=check_id, actor=msg.actor, scene=scene, by_gm=viewer.is_gm)
         prepared = rules.prepare(check, ctx, self.state)
         check = prepared.check
         faces = check.dice if check.dice is not None else rules.roll(check, self.rng)
@@ -352,7 +353,7 @@ class Table:
             user=user,
             actor=msg.actor,
             target=msg.target,
-            scene=msg.scene or self.state.scene,
+            scene=scene,
             mode=msg.mode,
             label=msg.label,
             extended=msg.extended,
@@ -375,6 +376,27 @@ class Table:
         pending.check_id = check_id
         pending.result = result
         return pending
+
+    def _roll_scene(self, named: str | None, viewer: Viewer) -> str | None:
+        """The scene a roll is in: the one the GM names, any; else the table's active scene.
+
+        What is keyed by scene (lurking trials waiting for anyone in it, the complications an epic failure
+        adds and an epic success removes, the facets a triumph creates) is the GM's to place: a player's roll
+        is in the active scene, and naming any other is refused rather than moved."""
+        active = self.state.scene
+        if not named:
+            return active
+        if viewer.is_gm or named == active:
+            return named
+        if active is None:
+            raise ActionError(
+                ErrorCode.FORBIDDEN,
+                "a player's roll is in the table's active scene, and none is active: leave out `scene`",
+            )
+        raise ActionError(
+            ErrorCode.FORBIDDEN,
+            f"a player's roll is in the table's active scene {active!r}: name it or leave out `scene`",
+        )
 
     @staticmethod
     def _add_consequences(add: Callable[..., int], consequences: Iterable[object], vis: str, owner: str | None) -> None:
