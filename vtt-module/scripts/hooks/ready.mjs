@@ -5,6 +5,7 @@ import { showStatus } from "../status.mjs";
 import { registerStatusEffects, syncActor, syncAll } from "../tokens.mjs";
 import { actorById } from "../documents.mjs";
 import { syncGathers } from "../requests.mjs";
+import { followActiveScene } from "../scenes.mjs";
 
 /** `ready`: connect, write cards (the relay), keep tokens in line with the table, show the status. */
 export default function ready() {
@@ -27,6 +28,7 @@ export default function ready() {
     }
   });
   client.on("socket", (/** @type {Record<string, any>} */ data, /** @type {string} */ sender) => onSocket(data, sender));
+  followActiveScene(client);
   showStatus(client.status);
   client.start();
 }
