@@ -19,13 +19,15 @@ def _post(gm, mode: str, label: str) -> None:
     )
 
 
-def _roll_request(page, label: str, faces: str) -> None:
+def _roll_request(page, label: str, faces: str, mode: str | None = None) -> None:
     card = page.locator(f".verdict-request:has(.verdict-label:has-text('{label}'))")
     card.wait_for(timeout=15000)
     card.locator("[data-verdict-request-roll]").click()
     dialog = page.locator(".verdict-roll-dialog")
     dialog.wait_for()
     dialog.locator("[name='dice']").fill(faces)
+    if mode:
+        dialog.locator("[name='mode']").select_option(mode)
     dialog.locator("button[type=submit]").click()
     dialog.wait_for(state="detached")
 
@@ -106,3 +108,20 @@ def test_a_blind_request_keeps_the_outcome_from_the_roller(table):
         page.wait_for_timeout(500)
         assert chip.inner_text().strip() == "rolled", user
         _no_outcome_for(table, user, check)
+
+
+def test_a_public_request_rolled_in_secret_keeps_the_outcome_off_the_card(table):
+    """The roller picks the gm mode in the request's dialog: the card is public, the roll is not."""
+    gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
+    connected(gm, ayla, bram)
+    label = "Haggle with the smuggler"
+    _post(gm, "public", label)
+    _roll_request(ayla, label, "6,6", mode="gm")
+    check = _check_of(gm, label)
+    _shows_triumph(gm)
+    _shows_triumph(ayla)
+    chip = _chip(bram, label, "p1")
+    chip.wait_for(timeout=15000)
+    bram.wait_for_timeout(500)
+    assert chip.inner_text().strip() == "rolled"
+    _no_outcome_for(table, "p2", check)

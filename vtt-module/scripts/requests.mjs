@@ -89,10 +89,11 @@ function serial(work) {
  */
 export function requestRolled(cards, messageId, rolled, userId) {
   if (!isRelay()) {
-    // The frame reaches every client: a secret roll's outcome stays out of it.
-    const open = !secretRequest(messageById(messageId)?.getFlag(MODULE_ID, "request"));
+    // The frame reaches every client: a secret roll's outcome stays out of it (the request's mode, or the
+    // mode the roller chose in the dialog).
+    const open = !secretRequest(messageById(messageId)?.getFlag(MODULE_ID, "request")) && (rolled.mode ?? "public") === "public";
     game.socket?.emit(`module.${MODULE_ID}`, {
-      t: "request-rolled", message: messageId, check: rolled.check,
+      t: "request-rolled", message: messageId, check: rolled.check, mode: rolled.mode ?? "public",
       outcome: open ? rolled.result?.outcome : undefined, system: open ? rolled.result?.system : undefined,
     });
     return Promise.resolve();
@@ -106,8 +107,11 @@ export function requestRolled(cards, messageId, rolled, userId) {
     // A roll the GM connection saw made by someone else is not this user's to record.
     const seen = cards?.pending.get(`rolled:${rolled.check}`)?.gm;
     if (seen && seen.user && seen.user !== userId) return;
-    // A secret roll's outcome is not the document's to hold: each reader draws what it may see.
-    const outcome = secretRequest(request) ? null : full?.outcome ?? rolled.result?.outcome ?? rolled.outcome ?? null;
+    // A secret roll's outcome is not the document's to hold: each reader draws what it may see. Secret by the
+    // request's mode or the roll's own (as this GM's connection heard it; a self roll it never hears).
+    const mode = cards?.fullMsg.get(rolled.check)?.mode ?? rolled.mode ?? (full ? "public" : null);
+    const secret = secretRequest(request) || mode !== "public";
+    const outcome = secret ? null : full?.outcome ?? rolled.result?.outcome ?? rolled.outcome ?? null;
     const rolls = { ...(request.rolls ?? {}), [userId]: { check: rolled.check, outcome, verified: Boolean(full) } };
     const next = { ...request, rolls };
     await message.update({ content: await renderRequest(next), flags: { [MODULE_ID]: { request: next } } });
@@ -199,7 +203,7 @@ export async function renderRequest(request) {
     const roll = request.rolls?.[id];
     const outcome = roll?.outcome ?? null;
     return {
-      id, name: game.users?.get(id)?.name ?? id, rolled: Boolean(roll), check: roll?.check ?? null,
+      id, name: game.users?.get(id)?.name ?? id, rolled: Boolean(roll),
       outcomeLabel: outcome ? t(`VERDICT.Outcome.${system}.${outcome}`) : null,
       tone: outcome ? toneOf(system, outcome) : null,
     };
@@ -285,13 +289,12 @@ export function decorateRequest(message, html, request) {
 }
 
 /**
- * A secret request's card holds no outcomes: draw those this viewer may see, from its own copy of each roll
+ * A secret roll's outcome is not on a request card: draw those this viewer may see, from its own copy of each roll
  * (a GM's connection, the roller's reply) or, after a reload, from the sidecar's answer to `verify`.
  * @param {HTMLElement} html
  * @param {Record<string, any>} request
  */
 function drawOwnOutcomes(html, request) {
-  if (!secretRequest(request)) return;
   const api = game.modules?.get(MODULE_ID)?.api;
   const client = api?.client;
   const isGM = Boolean(game.user?.isGM);

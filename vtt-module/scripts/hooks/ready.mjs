@@ -46,7 +46,8 @@ function onSocket(data, sender) {
   const user = game.users?.get(sender);
   if (!user) return;
   if (data.t === "request-rolled" && typeof data.message === "string" && typeof data.check === "string") {
-    api?.requestRolled(data.message, { check: data.check, outcome: data.outcome, result: null }, sender);
+    const mode = typeof data.mode === "string" ? data.mode : null;
+    api?.requestRolled(data.message, { check: data.check, outcome: data.outcome, mode, result: null }, sender);
   } else if (data.t === "defaults" && typeof data.system === "string") {
     // Only for an actor that user owns.
     const actor = actorById(data.actor);
