@@ -249,6 +249,9 @@ class Verified(ServerMessage, tag="verified"):
     result: AnyResult | None = None
     open: list[OpenFollowup] | msgspec.UnsetType = msgspec.UNSET
     """With a result: the follow-ups open to this connection on it (see ``rolled.open``)."""
+    label: str | None = None
+    """The roll's label, to a connection that may see the roll (the one ``rolled`` carried); ``null`` to any
+    other, and for a roll without one. A card drawn again after a reload takes its label from here."""
 
 
 class OddsReply(ServerMessage, tag="odds_result"):

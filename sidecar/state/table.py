@@ -33,6 +33,10 @@ one asked for after it was let go is rebuilt from the ledger."""
 RECENT_KEPT = 256
 """Events kept in memory for reconnects with a recent ``since``; older ones are read back from the ledger."""
 
+LABELS_KEPT = 256
+"""Labels of rolls older than the recent window kept once read back for ``verify`` (a reload draws the same
+cards again in every browser): at most this many, of at most ``MAX_TEXT`` characters each."""
+
 
 class ActionError(VerdictError):
     """An action the table refuses: nothing of it is applied."""
@@ -93,6 +97,8 @@ class Table:
         owns no event hidden from the other players; a user who does (a ``self`` or ``gm`` roll) has their own."""
         self.secret_owners: set[str] = set()
         """Users who own an event some players do not see: only they see more than the shared view."""
+        self._labels: OrderedDict[int, str | None] = OrderedDict()
+        """Labels of roll events older than the recent window, by seq, read back for ``verify``."""
 
     def load(self) -> None:
         """Read the table from the ledger: what it holds is all there is (what memory held ahead of it goes)."""
@@ -215,7 +221,31 @@ class Table:
         if ev is None and (owner is None or owner != viewer.user):
             # hidden from this viewer: not even that it exists (the roller of a blind roll knows it does)
             return m.Verified(id=msg.id, check=msg.check, found=False)
-        return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result if ev is not None else None)
+        if ev is None:  # the roller of a blind roll: that it exists, nothing of it
+            return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq)
+        return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result, label=self._label(seq))
+
+    def _label(self, seq: int) -> str | None:
+        """The label of the roll event at ``seq``. The table keeps no labels: the recent window has the event,
+        else the ledger does (only that event decoded), and the last few read back are kept."""
+        if self.recent and self.recent[0][0] <= seq:
+            i = bisect.bisect_left(self.recent, seq, key=lambda row: row[0])
+            if i < len(self.recent) and self.recent[i][0] == seq:
+                ev = self.recent[i][1].event
+                return ev.label if isinstance(ev, t.RollEvent) else None
+        if seq in self._labels:
+            self._labels.move_to_end(seq)
+            return self._labels[seq]
+        label = None
+        for s, data in self.ledger.events(self.id, seq - 1):
+            if s == seq:
+                ev = _dec.decode(data).event
+                label = ev.label if isinstance(ev, t.RollEvent) else None
+            break
+        self._labels[seq] = label
+        while len(self._labels) > LABELS_KEPT:
+            del self._labels[next(iter(self._labels))]
+        return label
 
     # --- committing ---------------------------------------------------------------
 
@@ -322,7 +352,8 @@ class Table:
                     f"extended checks are {' or '.join(f'`{n}`' for n in registry.EXTENDED)} checks",
                 )
             check = rules.fill_extended(check, x)
-        ctx = RollContext(check_id=check_id, actor=msg.actor, scene=msg.scene or self.state.scene, by_gm=viewer.is_gm)
+        scene = self._roll_scene(msg.scene, viewer)
+        ctx = RollContext(check_id=check_id, actor=msg.actor, scene=scene, by_gm=viewer.is_gm)
         prepared = rules.prepare(check, ctx, self.state)
         check = prepared.check
         faces = check.dice if check.dice is not None else rules.roll(check, self.rng)
@@ -336,7 +367,7 @@ class Table:
             user=user,
             actor=msg.actor,
             target=msg.target,
-            scene=msg.scene or self.state.scene,
+            scene=scene,
             mode=msg.mode,
             label=msg.label,
             extended=msg.extended,
@@ -359,6 +390,27 @@ class Table:
         pending.check_id = check_id
         pending.result = result
         return pending
+
+    def _roll_scene(self, named: str | None, viewer: Viewer) -> str | None:
+        """The scene a roll is in: the one the GM names, any; else the table's active scene.
+
+        What is keyed by scene (lurking trials waiting for anyone in it, the complications an epic failure
+        adds and an epic success removes, the facets a triumph creates) is the GM's to place: a player's roll
+        is in the active scene, and naming any other is refused rather than moved."""
+        active = self.state.scene
+        if not named:
+            return active
+        if viewer.is_gm or named == active:
+            return named
+        if active is None:
+            raise ActionError(
+                ErrorCode.FORBIDDEN,
+                "a player's roll is in the table's active scene, and none is active: leave out `scene`",
+            )
+        raise ActionError(
+            ErrorCode.FORBIDDEN,
+            f"a player's roll is in the table's active scene {active!r}: name it or leave out `scene`",
+        )
 
     @staticmethod
     def _add_consequences(add: Callable[..., int], consequences: Iterable[object], vis: str, owner: str | None) -> None:

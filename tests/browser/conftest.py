@@ -199,6 +199,7 @@ class Table:
         self.mode = mode
         self.generation = generation
         self.system = "rebuild"  # the test system rebuilds CONFIG.statusEffects on every canvasReady
+        self.active_scene: str | None = "scene1"  # the scene active in the world (None: none), before the first page
         self.world: World | None = None
         self.contexts: dict[str, object] = {}
         self.pages = {}
@@ -218,6 +219,7 @@ class Table:
                 },
                 generation=self.generation,
                 system=self.system,
+                active_scene=self.active_scene,
             )
         elif self.world.settings.get("verdict.system") != rules:
             self.standin.call(self.world.settings.__setitem__, "verdict.system", rules)

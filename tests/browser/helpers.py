@@ -6,9 +6,17 @@ API = "game.modules.get('verdict').api"
 
 
 def connected(*pages) -> None:
-    """Wait until each page's status light says the sidecar is connected."""
+    """Wait until each page's status light says the sidecar is connected, and the relay among them has set the
+    table's active scene to Foundry's (a player's roll is in that scene)."""
     for page in pages:
         page.wait_for_selector("#verdict-status[data-state='open']", timeout=15000)
+        page.wait_for_function(ACTIVE_SCENE_SET, timeout=15000)
+
+
+ACTIVE_SCENE_SET = f"""() => {{
+  const c = {API}.client, active = game.scenes.active;
+  return !active || !c.isRelay || !c.own || c.gmBlocked() !== null || c.snapshot?.scene === active.id;
+}}"""
 
 
 def add_complications(gm, hidden: str, revealed: str):

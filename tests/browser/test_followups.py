@@ -152,6 +152,8 @@ def test_each_viewer_draws_what_the_sidecar_says_is_open_to_them(table):
     gm.wait_for_selector(f"{sel} dt:has-text('Trials named')", timeout=15000)
     gm.wait_for_function(f'document.querySelectorAll("{name}").length === 0', timeout=15000)
     player.wait_for_selector(f"{sel} dt:has-text('Trials named')", timeout=15000)
+    # the shared document is drawn first, then the roller's own copy over it, with the bargain
+    player.locator(f"{sel} .verdict-bargain").wait_for(timeout=15000)
     assert player.locator(f"{sel} .verdict-bargain").count() == 1
     # The roller leaves and comes back: the list comes from the ledger, for them.
     table.leave("p1")

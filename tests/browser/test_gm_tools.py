@@ -174,6 +174,7 @@ def test_a_roll_at_the_table_does_not_wipe_what_the_gm_is_typing(table):
 def test_a_complication_rolled_with_no_scene_shows_in_the_tracker_with_no_scene(table):
     """An epic failure rolled with no scene viewed keeps its complication under the table's sceneless
     complications; a GM who views no scene sees it in the tracker."""
+    table.active_scene = None  # a world with no scene active: the table has none either
     gm, player = table.open("gm1"), table.open("p1")
     connected(gm, player)
     for page in (gm, player):

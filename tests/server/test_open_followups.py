@@ -96,6 +96,7 @@ def _table(path) -> Table:
     ledger = SqliteLedger(path / "v.sqlite3")
     table = Table(ledger.create_table("t").table, ledger)
     table.load()
+    _commit(table, table.prepare_op(t.SceneActivate(scene="S")))  # the scene the players' rolls are in
     return table
 
 
@@ -356,6 +357,7 @@ async def test_each_socket_hears_its_own_follow_ups(sidecar):
     gm = await sidecar.client("gm")
     obs = await sidecar.client("observer")
     mp = await Client.connect(sidecar.url, sidecar.keys.table, sidecar.user_key("p1"), user="p1", msgpack=True)
+    await gm.request(m.Gm(id="scene", op=t.SceneActivate(scene="S")))  # a player's roll is in the active scene
     rolled = await p1.request(m.Roll(id="r1", check=FlairsCheck(rank=3, dice=[3, 3, 2]), scene="S"))
     assert rolled.result.outcome == "failure"
     assert _tags(rolled) == ["flairs_bargain"] and rolled.open[0].trials[0] == "costly"

@@ -12,6 +12,7 @@ import { t } from "./render.mjs";
 import { postRequest, requestRolled } from "./requests.mjs";
 import { setting } from "./settings.mjs";
 import { actorById } from "./documents.mjs";
+import { rollScene } from "./scenes.mjs";
 
 /**
  * @typedef {object} RollRequest
@@ -49,7 +50,7 @@ export class VerdictApi {
       const values = { ...defaults(system), ...remembered, ...(req.values ?? {}) };
       return this.client.roll({
         check: buildCheck(system, values), actor, mode: req.mode ?? "public", label: req.label ?? null,
-        scene: canvas?.scene?.id ?? null,
+        scene: rollScene(),
       });
     }
     const dialog = new RollDialog({ actor, system: req.system, values: req.values, mode: req.mode, label: req.label ?? null });

@@ -460,9 +460,10 @@ export function decorateCard(message, html, card) {
   if (copy) swap(copy);
   else if (ok && client && (isGM ? client.own : card.user === game.user?.id)) {
     // A card this viewer may read and act on but has no fresh copy of (a reload, a later join, a follow-up
-    // this viewer's connection did not hear): ask the ledger for this viewer's copy and what is open to it.
+    // this viewer's connection did not hear): ask the ledger for this viewer's copy, its label (a shell holds
+    // none) and what is open to it.
     client.verify(card.checkId, card.seq ?? 0).then((reply) => {
-      if (reply.found && reply.result) swap({ result: reply.result, label: null, open: reply.open });
+      if (reply.found && reply.result) swap({ result: reply.result, label: reply.label ?? null, open: reply.open });
     }).catch(() => {});
   }
   attach(message, root, card, ok);

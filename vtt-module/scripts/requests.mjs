@@ -6,6 +6,11 @@
  * as the sidecar reports it and, with the last part, the whole check's outcome (and who springs a room
  * trap). The active GM's client is the only writer of the card, and it writes from its own connection's
  * `rolled` messages, never from a player's word.
+ *
+ * Foundry hands every chat message (and every module socket frame) to every client: a request whose rolls
+ * are not public (gm, blind, self) records who rolled and the check, never the outcome. Each reader's browser
+ * draws the outcomes it may see from its own view of the table (a GM's connection, the roller's reply, or the
+ * sidecar's answer to `verify`), as roll cards do with their shells.
  */
 
 import { MODULE_ID } from "./constants.mjs";
@@ -84,7 +89,13 @@ function serial(work) {
  */
 export function requestRolled(cards, messageId, rolled, userId) {
   if (!isRelay()) {
-    game.socket?.emit(`module.${MODULE_ID}`, { t: "request-rolled", message: messageId, check: rolled.check, outcome: rolled.result?.outcome, system: rolled.result?.system });
+    // The frame reaches every client: a secret roll's outcome stays out of it (the request's mode, or the
+    // mode the roller chose in the dialog).
+    const open = !secretRequest(messageById(messageId)?.getFlag(MODULE_ID, "request")) && (rolled.mode ?? "public") === "public";
+    game.socket?.emit(`module.${MODULE_ID}`, {
+      t: "request-rolled", message: messageId, check: rolled.check, mode: rolled.mode ?? "public",
+      outcome: open ? rolled.result?.outcome : undefined, system: open ? rolled.result?.system : undefined,
+    });
     return Promise.resolve();
   }
   return serial(async () => {
@@ -96,11 +107,23 @@ export function requestRolled(cards, messageId, rolled, userId) {
     // A roll the GM connection saw made by someone else is not this user's to record.
     const seen = cards?.pending.get(`rolled:${rolled.check}`)?.gm;
     if (seen && seen.user && seen.user !== userId) return;
-    const outcome = full?.outcome ?? rolled.result?.outcome ?? rolled.outcome;
+    // A secret roll's outcome is not the document's to hold: each reader draws what it may see. Secret by the
+    // request's mode or the roll's own (as this GM's connection heard it; a self roll it never hears).
+    const mode = cards?.fullMsg.get(rolled.check)?.mode ?? rolled.mode ?? (full ? "public" : null);
+    const secret = secretRequest(request) || mode !== "public";
+    const outcome = secret ? null : full?.outcome ?? rolled.result?.outcome ?? rolled.outcome ?? null;
     const rolls = { ...(request.rolls ?? {}), [userId]: { check: rolled.check, outcome, verified: Boolean(full) } };
     const next = { ...request, rolls };
     await message.update({ content: await renderRequest(next), flags: { [MODULE_ID]: { request: next } } });
   });
+}
+
+/**
+ * Are the rolls a request asks for hidden from some of its readers (any mode but public)?
+ * @param {Record<string, any>|undefined|null} request
+ */
+export function secretRequest(request) {
+  return (request?.mode ?? "public") !== "public";
 }
 
 /**
@@ -178,10 +201,11 @@ export async function renderRequest(request) {
   }
   const participants = gathered ? [] : request.users.map((/** @type {string} */ id) => {
     const roll = request.rolls?.[id];
+    const outcome = roll?.outcome ?? null;
     return {
-      id, name: game.users?.get(id)?.name ?? id,
-      outcomeLabel: roll ? t(`VERDICT.Outcome.${system}.${roll.outcome}`) : null,
-      tone: roll ? toneOf(system, roll.outcome) : null,
+      id, name: game.users?.get(id)?.name ?? id, rolled: Boolean(roll),
+      outcomeLabel: outcome ? t(`VERDICT.Outcome.${system}.${outcome}`) : null,
+      tone: outcome ? toneOf(system, outcome) : null,
     };
   });
   const g = gathered ? gatherModel(request, (id) => game.users?.get(id)?.name ?? id) : null;
@@ -246,6 +270,7 @@ export function decorateRequest(message, html, request) {
     });
     return;
   }
+  drawOwnOutcomes(html, request);
   const invited = request.users.includes(me) && !request.rolls?.[me];
   if (!invited) html.querySelectorAll("[data-request-roll]").forEach((el) => el.remove());
   html.querySelector("[data-verdict-request-roll]")?.addEventListener("click", (ev) => {
@@ -261,6 +286,31 @@ export function decorateRequest(message, html, request) {
       onRolled: (rolled) => api?.requestRolled(/** @type {string} */ (message.id), rolled),
     }).render({ force: true });
   });
+}
+
+/**
+ * A secret roll's outcome is not on a request card: draw those this viewer may see, from its own copy of each roll
+ * (a GM's connection, the roller's reply) or, after a reload, from the sidecar's answer to `verify`.
+ * @param {HTMLElement} html
+ * @param {Record<string, any>} request
+ */
+function drawOwnOutcomes(html, request) {
+  const api = game.modules?.get(MODULE_ID)?.api;
+  const client = api?.client;
+  const isGM = Boolean(game.user?.isGM);
+  const me = game.user?.id ?? "";
+  for (const [user, roll] of Object.entries(/** @type {Record<string, any>} */ (request.rolls ?? {}))) {
+    const chip = /** @type {HTMLElement|null} */ (html.querySelector(`li[data-user="${CSS.escape(user)}"] [data-rolled]`));
+    if (!chip || !roll?.check || !(isGM || user === me)) continue;
+    const draw = (/** @type {Record<string, any>|null|undefined} */ result) => {
+      if (!result?.outcome) return;
+      chip.textContent = t(`VERDICT.Outcome.${request.system}.${result.outcome}`);
+      chip.className = `verdict-outcome-chip tone-${toneOf(request.system, result.outcome)}`;
+    };
+    const copy = isGM ? api?.cards?.full.get(roll.check) : client?.mine.get(roll.check)?.result;
+    if (copy) draw(copy);
+    else if (client && (isGM ? client.own : true)) client.verify(roll.check).then((reply) => draw(reply.found ? reply.result : null)).catch(() => {});
+  }
 }
 
 /**

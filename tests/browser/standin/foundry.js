@@ -611,7 +611,9 @@
   const users = new Users();
   const actors = new Collection();
   const messages = new Collection();
-  const scene = { id: "scene1", name: "The Old Mill" };
+  // Scene#active: the one scene the GM activated for everyone; a user may view another (Scene#view).
+  const scene = { id: "scene1", name: "The Old Mill", active: false };
+  const crypt = { id: "scene2", name: "The Crypt", active: false };
   const moduleManifests = new Map();
   const modules = new Map();
   const baseStatuses = () => [{ id: "dead", name: "EFFECT.StatusDead", img: "icons/svg/skull.svg" }];
@@ -639,7 +641,7 @@
     users,
     actors,
     messages,
-    scenes: new Collection([[scene.id, scene]]),
+    scenes: new Collection([[scene.id, scene], [crypt.id, crypt]]),
     settings,
     socket,
     i18n,
@@ -647,6 +649,8 @@
     ready: false,
   };
   game.scenes.viewed = scene;
+  // Scenes#active: the active scene, or undefined.
+  Object.defineProperty(game.scenes, "active", { get() { return this.find((s) => s.active); } });
 
   function onFrame(f) {
     switch (f.op) {
@@ -749,6 +753,7 @@
     const gen = init.generation;
     for (const u of init.users) users.set(u.id, new User(u));
     for (const id of init.active) users.get(id).active = true;
+    for (const s of game.scenes.contents) s.active = s.id === init.activeScene;
     game.user = users.get(me);
     if (!game.user) throw new Error(`no user ${me}`);
     for (const a of init.actors) actors.set(a.id, new Actor(a));
@@ -802,6 +807,18 @@
   window.standin = {
     rerenderChat: () => chatLog.rerender(),
     drawCanvas,
+    /** Scene#view: this user looks at another scene (the canvas draws it); the active scene stays. */
+    viewScene: (id) => {
+      canvas.scene = game.scenes.get(id);
+      game.scenes.viewed = canvas.scene;
+      drawCanvas();
+    },
+    /** Scene#activate on this page: one scene active, `updateScene` with `{active: true}`, the GM views it. */
+    activateScene: (id) => {
+      for (const s of game.scenes.contents) s.active = s.id === id;
+      Hooks.callAll("updateScene", game.scenes.get(id), { active: true }, {}, game.user.id);
+      window.standin.viewScene(id);
+    },
     popoutCombat: () => combatApp.renderPopout(),
     ActorSheet: ActorSheetV2,
   };

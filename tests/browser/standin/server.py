@@ -53,6 +53,8 @@ class World:
     settings: dict
     generation: int = 13
     system: str = "standin"
+    # The scene the GM activated for everyone (Scene#active), or None: a world with no active scene.
+    active_scene: str | None = "scene1"
     messages: list[dict] = field(default_factory=list)
     actors: dict[str, dict] = field(default_factory=dict)
     clients: dict[str, web.WebSocketResponse] = field(default_factory=dict)
@@ -112,8 +114,16 @@ class StandinServer:
         asyncio.run_coroutine_threadsafe(down(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
 
-    def world(self, settings: dict, generation: int = 13, system: str = "standin") -> World:
-        w = World(id=secrets.token_hex(6), settings=dict(settings), generation=generation, system=system)
+    def world(
+        self, settings: dict, generation: int = 13, system: str = "standin", active_scene: str | None = "scene1"
+    ) -> World:
+        w = World(
+            id=secrets.token_hex(6),
+            settings=dict(settings),
+            generation=generation,
+            system=system,
+            active_scene=active_scene,
+        )
         self.worlds[w.id] = w
         return w
 
@@ -194,6 +204,7 @@ class StandinServer:
                 "settings": world.settings,
                 "generation": world.generation,
                 "system": world.system,
+                "activeScene": world.active_scene,
             },
         )
         # Foundry's server tells every other client that this user connected (hook `userConnected`).

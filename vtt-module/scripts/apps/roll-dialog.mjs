@@ -12,6 +12,7 @@ import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive } from "../l
 import { setting } from "../settings.mjs";
 import { t } from "../render.mjs";
 import { actorById } from "../documents.mjs";
+import { rollScene } from "../scenes.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
 
@@ -285,7 +286,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       const rolled = await client.roll({
         check: this.check(),
         actor: this.config.actor ?? null,
-        scene: canvas?.scene?.id ?? game.scenes?.viewed?.id ?? null,
+        scene: rollScene(),
         mode: this.mode,
         label: this.label,
         extended: this.config.extended ?? null,

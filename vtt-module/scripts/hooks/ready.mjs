@@ -5,6 +5,7 @@ import { showStatus } from "../status.mjs";
 import { registerStatusEffects, syncActor, syncAll } from "../tokens.mjs";
 import { actorById } from "../documents.mjs";
 import { syncGathers } from "../requests.mjs";
+import { followActiveScene } from "../scenes.mjs";
 
 /** `ready`: connect, write cards (the relay), keep tokens in line with the table, show the status. */
 export default function ready() {
@@ -27,6 +28,7 @@ export default function ready() {
     }
   });
   client.on("socket", (/** @type {Record<string, any>} */ data, /** @type {string} */ sender) => onSocket(data, sender));
+  followActiveScene(client);
   showStatus(client.status);
   client.start();
 }
@@ -44,7 +46,8 @@ function onSocket(data, sender) {
   const user = game.users?.get(sender);
   if (!user) return;
   if (data.t === "request-rolled" && typeof data.message === "string" && typeof data.check === "string") {
-    api?.requestRolled(data.message, { check: data.check, outcome: data.outcome, result: null }, sender);
+    const mode = typeof data.mode === "string" ? data.mode : null;
+    api?.requestRolled(data.message, { check: data.check, outcome: data.outcome, mode, result: null }, sender);
   } else if (data.t === "defaults" && typeof data.system === "string") {
     // Only for an actor that user owns.
     const actor = actorById(data.actor);

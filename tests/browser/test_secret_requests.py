@@ -1,0 +1,127 @@
+"""A request for gm or blind rolls: its card never holds an outcome, since Foundry hands every chat message and
+every module socket frame to every client. Who rolled shows to all the card's readers; the outcome only to
+those who may see the roll (the GMs; the roller of a gm roll), drawn by their own browsers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .helpers import API, connected
+
+pytestmark = pytest.mark.browser
+
+
+def _post(gm, mode: str, label: str) -> None:
+    gm.evaluate(
+        f"{API}.postRequest({{system: 'facets', values: {{pool: 2}}, mode: {mode!r}, label: {label!r}, users: ['p1', 'p2']}})"
+    )
+
+
+def _roll_request(page, label: str, faces: str, mode: str | None = None) -> None:
+    card = page.locator(f".verdict-request:has(.verdict-label:has-text('{label}'))")
+    card.wait_for(timeout=15000)
+    card.locator("[data-verdict-request-roll]").click()
+    dialog = page.locator(".verdict-roll-dialog")
+    dialog.wait_for()
+    dialog.locator("[name='dice']").fill(faces)
+    if mode:
+        dialog.locator("[name='mode']").select_option(mode)
+    dialog.locator("button[type=submit]").click()
+    dialog.wait_for(state="detached")
+
+
+def _chip(page, label: str, user: str):
+    return page.locator(
+        f".verdict-request:has(.verdict-label:has-text('{label}')) li[data-user='{user}'] .verdict-outcome-chip"
+    )
+
+
+def _shows_triumph(page) -> None:
+    """Ayla's chip on this page's request card reads her outcome (drawn by this page from its own view)."""
+    page.wait_for_function(
+        "document.querySelector(\".verdict-request li[data-user='p1'] .verdict-outcome-chip\")?.textContent"
+        " === 'Triumph'",
+        timeout=15000,
+    )
+
+
+def _check_of(gm, label: str) -> str:
+    gm.wait_for_function(
+        f"game.messages.contents.some((m) => m.flags?.verdict?.request?.label === {label!r} && m.flags.verdict.request.rolls?.p1)",
+        timeout=15000,
+    )
+    return gm.evaluate(
+        f"game.messages.contents.find((m) => m.flags?.verdict?.request?.label === {label!r}).flags.verdict.request.rolls.p1.check"
+    )
+
+
+def _no_outcome_for(table, user: str, check: str) -> None:
+    """No frame ``user``'s browser received pairs the check with an outcome (documents, socket frames, queries)."""
+    for frame in table.delivered(user):
+        if check not in frame:
+            continue
+        assert '"outcome":"triumph"' not in frame.replace(" ", "") and "Triumph" not in frame, (
+            f"{user}'s browser received the outcome of {check}: {frame[:400]}"
+        )
+
+
+def test_a_gm_request_shows_each_outcome_only_to_who_may_see_it(table):
+    gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
+    connected(gm, ayla, bram)
+    label = "Sense the lie"
+    _post(gm, "gm", label)
+    _roll_request(ayla, label, "6,6")  # a triumph
+    check = _check_of(gm, label)
+    # the document: who rolled and the check, no outcome
+    stored = next(m for m in table.messages() if label in json.dumps(m))
+    assert stored["flags"]["verdict"]["request"]["rolls"]["p1"]["outcome"] is None
+    assert "Triumph" not in json.dumps(stored)
+    # the GM and the roller see the outcome, drawn by their own browsers
+    for page in (gm, ayla):
+        _shows_triumph(page)
+    # the other player sees that Ayla rolled, and nothing of how it went, in any frame
+    chip = _chip(bram, label, "p1")
+    chip.wait_for(timeout=15000)
+    bram.wait_for_timeout(500)
+    assert chip.inner_text().strip() == "rolled"
+    _no_outcome_for(table, "p2", check)
+    # after a reload the GM's browser asks the sidecar, and draws it again
+    gm.reload()
+    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
+    connected(gm)
+    _shows_triumph(gm)
+
+
+def test_a_blind_request_keeps_the_outcome_from_the_roller(table):
+    gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
+    connected(gm, ayla, bram)
+    label = "Search the wreck"
+    _post(gm, "blind", label)
+    _roll_request(ayla, label, "6,6")
+    check = _check_of(gm, label)
+    _shows_triumph(gm)
+    for page, user in ((ayla, "p1"), (bram, "p2")):
+        chip = _chip(page, label, "p1")
+        chip.wait_for(timeout=15000)
+        page.wait_for_timeout(500)
+        assert chip.inner_text().strip() == "rolled", user
+        _no_outcome_for(table, user, check)
+
+
+def test_a_public_request_rolled_in_secret_keeps_the_outcome_off_the_card(table):
+    """The roller picks the gm mode in the request's dialog: the card is public, the roll is not."""
+    gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
+    connected(gm, ayla, bram)
+    label = "Haggle with the smuggler"
+    _post(gm, "public", label)
+    _roll_request(ayla, label, "6,6", mode="gm")
+    check = _check_of(gm, label)
+    _shows_triumph(gm)
+    _shows_triumph(ayla)
+    chip = _chip(bram, label, "p1")
+    chip.wait_for(timeout=15000)
+    bram.wait_for_timeout(500)
+    assert chip.inner_text().strip() == "rolled"
+    _no_outcome_for(table, "p2", check)
