@@ -97,6 +97,8 @@ class Table:
         owns no event hidden from the other players; a user who does (a ``self`` or ``gm`` roll) has their own."""
         self.secret_owners: set[str] = set()
         """Users who own an event some players do not see: only they see more than the shared view."""
+        self.gather_secret: set[str] = set()
+        """Gathered checks with a part rolled in secret: their whole result is the GM's."""
         self._labels: OrderedDict[int, str | None] = OrderedDict()
         """Labels of roll events older than the recent window, by seq, read back for ``verify``."""
 
@@ -104,7 +106,7 @@ class Table:
         """Read the table from the ledger: what it holds is all there is (what memory held ahead of it goes)."""
         self.head = self.durable = 0
         self.restricted, self.roll_seq, self.facet_seen, self.views = {}, {}, {}, OrderedDict()
-        self.secret_owners = set()
+        self.secret_owners, self.gather_secret = set(), set()
         self.recent = []
 
         def indexed() -> Iterable[tuple[int, object]]:
@@ -124,6 +126,8 @@ class Table:
                 self.secret_owners.add(st.owner)
         if isinstance(st.event, t.RollEvent):
             self.roll_seq[st.event.check_id] = seq
+            if st.event.gather is not None and st.vis != "all":
+                self.gather_secret.add(st.event.gather)
         elif isinstance(st.event, t.FacetCreated):
             self.facet_seen[st.event.id or f"f{seq}"] = (st.vis, st.owner)
 
@@ -380,13 +384,20 @@ class Table:
             add(ev, vis, user)
         self._add_consequences(add, consequences, vis, user)
         if gathering is not None:
+            # A part's faces are seen as its roll is; the whole check tells every part's faces, so it is
+            # everyone's only when every part was rolled in the open, else the GM's.
             add(
-                t.GatherPartRolled(gather=gathering.id, part=msg.part or "", check_id=check_id, faces=list(result.dice))
+                t.GatherPartRolled(
+                    gather=gathering.id, part=msg.part or "", check_id=check_id, faces=list(result.dice)
+                ),
+                vis,
+                user,
             )
             rolled = {**gathering.rolled, msg.part or "": list(result.dice)}
             if len(rolled) == len(gathering.parts):
                 whole = rules.read(gathering.check, gather.whole_faces(gathering.check, rolled))
-                add(t.GatherResolved(gather=gathering.id, result=whole))
+                secret = vis != "all" or gathering.id in self.gather_secret
+                add(t.GatherResolved(gather=gathering.id, result=whole), "gm" if secret else "all")
         pending.check_id = check_id
         pending.result = result
         return pending

@@ -130,3 +130,55 @@ async def test_undo_of_a_hidden_roll_names_no_seq_to_others(sidecar):
         await c.close()
     await gm.close()
     await alice.close()
+
+
+@pytest.mark.parametrize("mode", HIDDEN_MODES)
+async def test_a_gathered_part_rolled_in_secret_and_the_whole_check_stay_secret(sidecar, mode):
+    """A group check whose parts several players roll: a part rolled in secret is seen as that roll is, and
+    the whole check (which tells every part's faces) is then the GM's alone, in the snapshot too."""
+    from protocol.v1.flairs import FlairsParticipant
+
+    gm = await sidecar.client("gm", user="gm-user")
+    ash = await sidecar.client("player", user="ash")
+    bree = await sidecar.client("player", user="bree")
+    bree_raw = await Raw.join(sidecar, sidecar.user_key("bree"), "bree")
+    obs = await Raw.join(sidecar, sidecar.keys.observer, msgpack=True)
+    gm_raw = await Raw.join(sidecar, sidecar.keys.gm, "gm-2")
+    party = [FlairsParticipant(name="Ash", rank=3), FlairsParticipant(name="Bree", rank=1)]
+    done = await gm.request(m.Gm(id="g", op=t.GatherStart(name="Trap", check=FlairsCheck(group=party, trap=True))))
+    gid = done.events[0].event.gather
+    # Ash's part in secret, with faces nobody else could guess; Bree's in the open
+    secret = await ash.request(
+        m.Roll(id="a", check=FlairsCheck(rank=3, dice=[6, 5, 4]), gather=gid, part="Ash", mode=mode)
+    )
+    last = await bree.request(m.Roll(id="b", check=FlairsCheck(rank=1, dice=[2]), gather=gid, part="Bree"))
+    await barrier(gm, [bree_raw, obs, gm_raw])
+    for r in (bree_raw, obs):
+        for f in r.decoded():
+            for e in [f.get("event"), *[s["event"] for s in f.get("events") or []]]:
+                if not e:
+                    continue
+                assert not (e["kind"] == "gather_part" and e["part"] == "Ash"), (mode, f)
+                assert e["kind"] != "gather_resolved", (mode, f)
+            assert f.get("id") != "a" or f.get("result") is None, (mode, f)
+    assert not any(isinstance(s.event, t.GatherResolved) for s in last.events)  # Bree is not told the whole
+    for viewer in (bree, await sidecar.client("observer")):
+        snap = (await viewer.request(m.State(id=viewer.new_id()))).snapshot
+        assert "Ash" not in snap.gathers[gid].rolled and snap.gathers[gid].result is None
+    gm_snap = (await gm.request(m.State(id="s"))).snapshot
+    assert gm_snap.gathers[gid].rolled["Ash"] == [6, 5, 4] and gm_snap.gathers[gid].result is not None
+    assert any(
+        f.get("event", {}).get("kind") == "gather_resolved"
+        or any(s["event"]["kind"] == "gather_resolved" for s in f.get("events") or [])
+        for f in gm_raw.decoded()
+    )
+    own = [s.event for s in secret.events if isinstance(s.event, t.GatherPartRolled)]
+    assert own == (
+        []
+        if mode == "blind"
+        else [t.GatherPartRolled(gather=gid, part="Ash", check_id=secret.check, faces=[6, 5, 4], cause=secret.seq)]
+    )
+    for c in (gm, ash, bree):
+        await c.close()
+    for r in (bree_raw, obs, gm_raw):
+        await r.close()
