@@ -125,3 +125,44 @@ def test_a_public_request_rolled_in_secret_keeps_the_outcome_off_the_card(table)
     bram.wait_for_timeout(500)
     assert chip.inner_text().strip() == "rolled"
     _no_outcome_for(table, "p2", check)
+
+
+def test_a_gathered_request_in_gm_mode_keeps_parts_and_the_whole_off_the_card(table):
+    """A group check asked for in the gm mode: each part is the GM's (and its roller's) to see, and so is the
+    whole check, which tells every part's faces. The card says who rolled; no frame a bystander gets more."""
+    gm, ayla, bram = table.open("gm1", "flairs"), table.open("p1", "flairs"), table.open("p2", "flairs")
+    connected(gm, ayla, bram)
+    label = "Slip past the sentries"
+    gm.evaluate(
+        f"{API}.postRequest({{system: 'flairs', values: {{}}, group: true, mode: 'gm', label: {label!r},"
+        " participants: [{name: 'Ayla Thorn', user: 'p1', rank: 3}, {name: 'Bram Ashdown', user: 'p2', rank: 1}]})"
+    )
+    for page, faces in ((ayla, "6, 5, 4"), (bram, "2")):
+        page.wait_for_selector(".verdict-request[data-gather] [data-verdict-part-roll]", timeout=15000)
+        page.locator(".verdict-request [data-verdict-part-roll]").click()
+        dialog = page.locator(".verdict-roll-dialog")
+        dialog.wait_for()
+        dialog.locator("[name='dice']").fill(faces)
+        dialog.locator("button[type=submit]").click()
+        dialog.wait_for(state="detached")
+        for viewer in (gm, ayla, bram):
+            viewer.wait_for_selector(
+                f".verdict-request li[data-part='{'Ayla Thorn' if page is ayla else 'Bram Ashdown'}'].rolled",
+                timeout=15000,
+            )
+    gid = gm.evaluate(
+        "game.messages.contents.find((m) => m.flags?.verdict?.request?.gather).flags.verdict.request.gather"
+    )
+    gm.wait_for_function(f"{API}.client.snapshot?.gathers?.['{gid}']?.result != null", timeout=15000)
+    bram.wait_for_timeout(500)
+    request = next(m for m in table.messages() if label in json.dumps(m))["flags"]["verdict"]["request"]
+    assert request["result"] is None
+    for part in ("Ayla Thorn", "Bram Ashdown"):
+        assert request["partRolls"][part]["dice"] == [] and request["partRolls"][part]["outcome"] is None
+    for page in (gm, ayla, bram):
+        assert page.locator(".verdict-request .verdict-outcome").count() == 0
+        assert page.locator(".verdict-request li[data-part='Ayla Thorn'] .die").count() == 0
+    for frame in table.delivered("p2"):
+        squeezed = frame.replace(" ", "")
+        assert "[6,5,4]" not in squeezed, f"Bram's browser received Ayla's faces: {frame[:400]}"
+        assert "gather_resolved" not in squeezed, f"Bram's browser received the whole check: {frame[:400]}"

@@ -136,8 +136,12 @@ export function gatherRolled(rolled) {
     const message = requestMessage(rolled.gather);
     const request = /** @type {Record<string, any>|undefined} */ (message?.getFlag(MODULE_ID, "request"));
     if (!message || !request || !(request.parts ?? []).some((/** @type {any} */ p) => p.name === rolled.part)) return;
-    const partRolls = { ...(request.partRolls ?? {}), [rolled.part]: partRoll(rolled) };
-    const next = { ...request, partRolls, result: resolvedOf(rolled) ?? request.result ?? null };
+    // The card is a document every client receives: a part rolled in secret shows only that it was rolled,
+    // and the whole check (which tells every part's faces) only when no part was secret.
+    const secret = secretRequest(request) || (rolled.mode ?? "public") !== "public";
+    const partRolls = { ...(request.partRolls ?? {}), [rolled.part]: secret ? hiddenPart(rolled.check, rolled.user) : partRoll(rolled) };
+    const result = hidesWhole(partRolls) ? null : resolvedOf(rolled) ?? request.result ?? null;
+    const next = { ...request, partRolls, result };
     await message.update({ content: await renderRequest(next), flags: { [MODULE_ID]: { request: next } } });
   });
 }
@@ -156,19 +160,37 @@ export function syncGathers(snapshot) {
       if (!message || !request) continue;
       const partRolls = { ...(request.partRolls ?? {}) };
       let changed = false;
-      for (const [part, faces] of Object.entries(g.rolled ?? {})) {
+      for (const part of Object.keys(g.rolled ?? {})) {
         if (partRolls[part]) continue;
+        // Rolled while this client was away, in a mode it cannot tell from the snapshot: only that it was.
         const user = request.parts.find((/** @type {any} */ p) => p.name === part)?.user ?? null;
-        partRolls[part] = { check: "", user, outcome: null, dice: faces };
+        partRolls[part] = hiddenPart("", user);
         changed = true;
       }
-      const result = request.result ?? g.result ?? null;
+      const result = request.result ?? (hidesWhole(partRolls) ? null : g.result ?? null);
       if (result !== request.result) changed = true;
       if (!changed) continue;
       const next = { ...request, partRolls, result };
       await message.update({ content: await renderRequest(next), flags: { [MODULE_ID]: { request: next } } });
     }
   });
+}
+
+/**
+ * A part on a request card that shows only who rolled it (no faces, no outcome).
+ * @param {string} check
+ * @param {string|null|undefined} user
+ */
+function hiddenPart(check, user) {
+  return { check, user: user ?? null, outcome: null, dice: [], secret: true };
+}
+
+/**
+ * Does a part shown without its faces keep the whole check off the card?
+ * @param {Record<string, any>} partRolls
+ */
+function hidesWhole(partRolls) {
+  return Object.values(partRolls).some((p) => p?.secret);
 }
 
 /**

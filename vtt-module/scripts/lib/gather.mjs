@@ -26,6 +26,7 @@ import { buildCheck, defaults, toneOf, valuesFromCheck } from "./systems.mjs";
  * @property {number[]} dice
  * @property {string[]} [symbols]
  * @property {number|null} [net]  `boons`: net successes of that side
+ * @property {boolean} [secret]  rolled in a secret mode: the card shows only that it was rolled
  */
 
 /**
@@ -146,7 +147,7 @@ export function gatherModel(request, name) {
       rolled: Boolean(roll),
       dice,
       outcomeKey: roll && system === "flairs" && outcome ? `VERDICT.Outcome.flairs.${outcome}` : null,
-      net: roll && system === "boons" ? roll.net ?? 0 : null,
+      net: roll && system === "boons" && !roll.secret ? roll.net ?? 0 : null,
       tone: roll && system === "flairs" && outcome ? toneOf(system, outcome) : roll ? "neutral" : null,
       springs: springs.has(p.name),
     };
