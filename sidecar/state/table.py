@@ -225,8 +225,8 @@ class Table:
         if ev is None and (owner is None or owner != viewer.user):
             # hidden from this viewer: not even that it exists (the roller of a blind roll knows it does)
             return m.Verified(id=msg.id, check=msg.check, found=False)
-        if ev is None:  # the roller of a blind roll: that it exists, nothing of it
-            return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq)
+        if ev is None:  # the roller of a blind roll: that it exists and the label they gave, nothing of it
+            return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, label=self._label(seq))
         return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result, label=self._label(seq))
 
     def _label(self, seq: int) -> str | None:

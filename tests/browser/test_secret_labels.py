@@ -60,3 +60,20 @@ def test_a_gm_roll_keeps_its_label_after_a_reload_and_never_reaches_another_play
         assert not leaks, f"p2's browser received {label!r}: {leaks[0][:300]}"
     # and the roller never received the GM's own gm roll's label either
     assert not [f for f in table.delivered("p1") + table.frames.get("p1", []) if gm_label in f]
+
+
+def test_a_blind_rollers_trace_keeps_its_label_after_a_reload(table):
+    """The roller of a blind roll sees that they rolled, with the label they gave it, again after a reload;
+    nothing of the roll, and not the label, reaches another player."""
+    gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
+    connected(gm, ayla, bram)
+    label = "Listen at the cellar door"
+    ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, mode: 'blind', label: {label!r}}})")
+    trace = ".verdict-blind-trace .verdict-trace-label"
+    ayla.wait_for_selector(f"{trace}:has-text('{label}')", timeout=15000)
+    _card(gm, label).wait_for(timeout=15000)
+    _reload(ayla)
+    ayla.wait_for_selector(f"{trace}:has-text('{label}')", timeout=15000)
+    assert ayla.locator(".verdict-card .verdict-dice .die").count() == 0  # still nothing of the roll itself
+    bram.wait_for_timeout(500)
+    assert not [f for f in table.delivered("p2") + table.frames.get("p2", []) if label in f]

@@ -342,6 +342,7 @@ export function decorateMessage(message, html) {
   const trace = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "trace"));
   if (trace) {
     redraws.set(trace.checkId, () => decorateTrace(html, trace));
+    traces.set(trace.checkId, () => decorateTrace(html, trace));
     decorateTrace(html, trace);
   }
 }
@@ -353,9 +354,25 @@ export function decorateMessage(message, html) {
  * @param {Record<string, any>} trace
  */
 export function decorateTrace(html, trace) {
-  const label = game.modules?.get(MODULE_ID)?.api?.client.mine.get(trace.checkId)?.label;
-  const header = html.querySelector(".verdict-trace .verdict-card-header");
-  if (!label || !header || header.querySelector(".verdict-trace-label")) return;
+  const client = game.modules?.get(MODULE_ID)?.api?.client;
+  const header = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-trace .verdict-card-header"));
+  if (!header || header.querySelector(".verdict-trace-label")) return;
+  const label = client?.mine.get(trace.checkId)?.label;
+  if (label) {
+    traceLabel(header, label);
+  } else if (client && trace.user === game.user?.id && client.status.state === "open") {
+    // after a reload: the ledger gives the roller the label they gave (and nothing else of a blind roll)
+    client.verify(trace.checkId).then((reply) => {
+      if (reply.found && reply.label && !header.querySelector(".verdict-trace-label")) traceLabel(header, reply.label);
+    }).catch(() => {});
+  }
+}
+
+/**
+ * @param {HTMLElement} header
+ * @param {unknown} label
+ */
+function traceLabel(header, label) {
   const h = make(header, "h3");
   h.className = "verdict-trace-label";
   h.textContent = String(label);
@@ -383,6 +400,8 @@ export function verified(message, card) {
 
 /** @type {Map<string, () => void>} check id -> redraw this viewer's copy of its card (the newest element) */
 const redraws = new Map();
+/** @type {Map<string, () => void>} check id -> draw a blind roll's trace again (its label, once it can be asked) */
+const traces = new Map();
 
 /**
  * This viewer's own copy of a card's check: a GM's from its own connection, the roller's from the
@@ -414,6 +433,10 @@ function ownCopy(card) {
 export function watchCopies(client) {
   client.on("message", (/** @type {Record<string, any>} */ msg) => {
     if ((msg.type === "rolled" || msg.type === "followed") && typeof msg.check === "string") setTimeout(() => redraws.get(msg.check)?.(), 0);
+  });
+  // Traces drawn before this browser could ask the sidecar (a reload) ask once it can.
+  client.on("status", (/** @type {{state?: string}} */ status) => {
+    if (status?.state === "open") for (const draw of traces.values()) draw();
   });
 }
 
