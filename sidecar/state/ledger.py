@@ -138,7 +138,10 @@ class Ledger(Protocol):
         """The table's secret that per-user keys are derived from (made on first use; replaced by rotate_keys)."""
         ...
 
-    def events(self, table_id: str, since: int = 0) -> list[tuple[int, bytes]]: ...
+    def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
+        """The events after ``since`` (up to ``upto``, if given), in seq order."""
+        ...
+
     def request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
     def request_ids(self, table_id: str) -> list[str]: ...
     async def append(
@@ -267,10 +270,15 @@ class SqliteLedger:
 
     # --- events -------------------------------------------------------------------
 
-    def events(self, table_id: str, since: int = 0) -> list[tuple[int, bytes]]:
+    def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         with self._lock:
+            if upto is None:
+                return self._read.execute(
+                    "SELECT seq, data FROM events WHERE table_id=? AND seq>? ORDER BY seq", (table_id, since)
+                ).fetchall()
             return self._read.execute(
-                "SELECT seq, data FROM events WHERE table_id=? AND seq>? ORDER BY seq", (table_id, since)
+                "SELECT seq, data FROM events WHERE table_id=? AND seq>? AND seq<=? ORDER BY seq",
+                (table_id, since, upto),
             ).fetchall()
 
     def request_ids(self, table_id: str) -> list[str]:

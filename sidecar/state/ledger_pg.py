@@ -301,11 +301,12 @@ class PostgresLedger:
 
     # --- events -------------------------------------------------------------------
 
-    def events(self, table_id: str, since: int = 0) -> list[tuple[int, bytes]]:
+    def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         return [
             (s, bytes(d))
             for s, d in self._q(
-                "SELECT seq, data FROM events WHERE table_id=%s AND seq>%s ORDER BY seq", (table_id, since)
+                "SELECT seq, data FROM events WHERE table_id=%s AND seq>%s AND seq<=%s ORDER BY seq",
+                (table_id, since, upto if upto is not None else 2**62),
             )
         ]
 

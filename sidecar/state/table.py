@@ -143,7 +143,9 @@ class Table:
         if self.recent and self.recent[0][0] <= since + 1:
             rows = self.recent[bisect.bisect_right(self.recent, since, key=lambda row: row[0]) :]
         else:
-            rows = [(seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id, since)]
+            rows = [
+                (seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id, since, min(upto, self.durable))
+            ]
             if self.head > self.durable:  # and those of a batch not stored yet, which only memory holds
                 last = rows[-1][0] if rows else since
                 rows += self.recent[bisect.bisect_right(self.recent, last, key=lambda row: row[0]) :]
@@ -241,7 +243,7 @@ class Table:
             self._labels.move_to_end(seq)
             return self._labels[seq]
         label = None
-        for s, data in self.ledger.events(self.id, seq - 1):
+        for s, data in self.ledger.events(self.id, seq - 1, seq):
             if s == seq:
                 ev = _dec.decode(data).event
                 label = ev.label if isinstance(ev, t.RollEvent) else None

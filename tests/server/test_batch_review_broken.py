@@ -36,10 +36,10 @@ class SickLedger(SqliteLedger):
             raise sqlite3.OperationalError("disk I/O error")
         await super().append_actions(table_id, actions)
 
-    def events(self, table_id: str, since: int = 0) -> list[tuple[int, bytes]]:
+    def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         if self.sick:
             raise sqlite3.OperationalError("disk I/O error")
-        return super().events(table_id, since)
+        return super().events(table_id, since, upto)
 
 
 @pytest.fixture

@@ -408,12 +408,12 @@ async def test_a_join_that_reads_a_table_from_the_database_does_not_hold_up_the_
     reads: list[str] = []
     events = ledger.events
 
-    def slow_events(table_id: str, since: int = 0) -> list[tuple[int, bytes]]:
+    def slow_events(table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         reads.append(table_id)
         import time
 
         time.sleep(1.5)  # a database far away
-        return events(table_id, since)
+        return events(table_id, since, upto)
 
     ledger.events = slow_events
     url = pair.url(0)

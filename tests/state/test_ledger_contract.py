@@ -81,6 +81,8 @@ async def test_append_read_and_requests(backend: Backend):
     assert ledger.events(k.table) == [(1, b"one"), (2, b"two"), (3, b"three"), (4, b"four")]
     assert ledger.events(k.table, since=2) == [(3, b"three"), (4, b"four")]
     assert ledger.events(k.table, since=4) == []
+    assert ledger.events(k.table, since=1, upto=3) == [(2, b"two"), (3, b"three")]
+    assert ledger.events(k.table, since=2, upto=3) == [(3, b"three")] and ledger.events(k.table, 3, 3) == []
     r = ledger.request(k.table, "r1")
     assert (r.role, r.reply) == ("player", b"reply-1")
     assert ledger.request(k.table, "nope") is None
