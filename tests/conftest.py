@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -51,10 +52,9 @@ class Sidecar:
         return await Client.connect(self.url, self.keys.table, key, user=user, **kw)  # type: ignore[arg-type]
 
 
-@pytest.fixture
-async def sidecar(tmp_path: Path) -> AsyncIterator[Sidecar]:
-    """The real app on a real port (in this process), with one table."""
-    ledger = SqliteLedger(tmp_path / "verdict.sqlite3")
+@contextlib.asynccontextmanager
+async def serving(tmp_path: Path, ledger: SqliteLedger) -> AsyncIterator[Sidecar]:
+    """The real app on a real port (in this process) over ``ledger``, with one table."""
     keys = ledger.create_table("test")
     app = create_app(Settings(data=tmp_path, rate=1e6, burst=1e6), ledger)
     server = TestServer(app, host="127.0.0.1", port=free_port())
@@ -63,6 +63,13 @@ async def sidecar(tmp_path: Path) -> AsyncIterator[Sidecar]:
         yield Sidecar(url=f"ws://127.0.0.1:{server.port}/ws", keys=keys, ledger=ledger, server=server)
     finally:
         await server.close()
+
+
+@pytest.fixture
+async def sidecar(tmp_path: Path) -> AsyncIterator[Sidecar]:
+    """The real app on a real port (in this process), with one table."""
+    async with serving(tmp_path, SqliteLedger(tmp_path / "verdict.sqlite3")) as sc:
+        yield sc
 
 
 @pytest.fixture

@@ -67,6 +67,15 @@ def _no_outcome_for(table, user: str, check: str) -> None:
         )
 
 
+def _only_rolled(table, page, user: str, label: str, check: str) -> None:
+    """On ``page`` (``user``'s), Ayla's chip says only that she rolled, and no frame held how it went."""
+    chip = _chip(page, label, "p1")
+    chip.wait_for(timeout=15000)
+    page.wait_for_timeout(500)
+    assert chip.inner_text().strip() == "rolled", user
+    _no_outcome_for(table, user, check)
+
+
 def test_a_gm_request_shows_each_outcome_only_to_who_may_see_it(table):
     gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
     connected(gm, ayla, bram)
@@ -82,11 +91,7 @@ def test_a_gm_request_shows_each_outcome_only_to_who_may_see_it(table):
     for page in (gm, ayla):
         _shows_triumph(page)
     # the other player sees that Ayla rolled, and nothing of how it went, in any frame
-    chip = _chip(bram, label, "p1")
-    chip.wait_for(timeout=15000)
-    bram.wait_for_timeout(500)
-    assert chip.inner_text().strip() == "rolled"
-    _no_outcome_for(table, "p2", check)
+    _only_rolled(table, bram, "p2", label, check)
     # after a reload the GM's browser asks the sidecar, and draws it again
     gm.reload()
     gm.wait_for_selector("body[data-ready='1']", timeout=15000)
@@ -103,11 +108,7 @@ def test_a_blind_request_keeps_the_outcome_from_the_roller(table):
     check = _check_of(gm, label)
     _shows_triumph(gm)
     for page, user in ((ayla, "p1"), (bram, "p2")):
-        chip = _chip(page, label, "p1")
-        chip.wait_for(timeout=15000)
-        page.wait_for_timeout(500)
-        assert chip.inner_text().strip() == "rolled", user
-        _no_outcome_for(table, user, check)
+        _only_rolled(table, page, user, label, check)
 
 
 def test_a_public_request_rolled_in_secret_keeps_the_outcome_off_the_card(table):
@@ -120,11 +121,7 @@ def test_a_public_request_rolled_in_secret_keeps_the_outcome_off_the_card(table)
     check = _check_of(gm, label)
     _shows_triumph(gm)
     _shows_triumph(ayla)
-    chip = _chip(bram, label, "p1")
-    chip.wait_for(timeout=15000)
-    bram.wait_for_timeout(500)
-    assert chip.inner_text().strip() == "rolled"
-    _no_outcome_for(table, "p2", check)
+    _only_rolled(table, bram, "p2", label, check)
 
 
 def test_a_gathered_request_in_gm_mode_keeps_parts_and_the_whole_off_the_card(table):

@@ -12,15 +12,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from aiohttp.test_utils import TestServer
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
-from sidecar.server.app import Settings, create_app
 from sidecar.state.ledger import Action, SqliteLedger
 
-from ..conftest import Sidecar, free_port
+from ..conftest import Sidecar, serving
 from ..wire import refused, state
 
 
@@ -44,15 +42,8 @@ class SickLedger(SqliteLedger):
 
 @pytest.fixture
 async def sick(tmp_path: Path) -> AsyncIterator[Sidecar]:
-    ledger = SickLedger(tmp_path / "verdict.sqlite3")
-    keys = ledger.create_table("test")
-    app = create_app(Settings(data=tmp_path, rate=1e6, burst=1e6), ledger)
-    server = TestServer(app, host="127.0.0.1", port=free_port())
-    await server.start_server()
-    try:
-        yield Sidecar(url=f"ws://127.0.0.1:{server.port}/ws", keys=keys, ledger=ledger, server=server)
-    finally:
-        await server.close()
+    async with serving(tmp_path, SickLedger(tmp_path / "verdict.sqlite3")) as sc:
+        yield sc
 
 
 async def test_a_refused_action_is_never_read_back_while_the_table_cannot_be_reloaded(sick: Sidecar) -> None:

@@ -16,20 +16,8 @@ from sidecar.state.table import Table
 
 from ..conftest import Sidecar
 from ..wire import refused
-from .test_batched_requests import HeldLedger, _blocked, arrived
+from .test_batched_requests import HeldLedger, _blocked, arrived, quiet
 from .test_batched_requests import held as held  # the fixture: a sidecar whose appends can be held
-
-
-async def _quiet(c: object, timeout: float = 0.3) -> list[object]:
-    out = []
-    while True:
-        try:
-            msg = await c.next(timeout=timeout)  # type: ignore[attr-defined]
-        except TimeoutError:
-            return out
-        if msg is None:
-            return out
-        out.append(msg)
 
 
 async def test_the_same_id_twice_in_one_batch_is_one_action(held: Sidecar) -> None:
@@ -47,7 +35,7 @@ async def test_the_same_id_twice_in_one_batch_is_one_action(held: Sidecar) -> No
     assert r1 == r2 and r1.seq == held_roll.seq + 1
     events = ledger.events(held.keys.table)
     assert [s for s, _ in events] == [held_roll.seq, r1.seq]
-    heard = [x.seq for x in await _quiet(watcher)]
+    heard = [x.seq for x in await quiet(watcher)]
     assert heard == [held_roll.seq, r1.seq]  # each once, in order
     for c in [watcher, a, b, first]:
         await c.close()
@@ -74,7 +62,7 @@ async def test_the_same_id_after_its_batch_failed_is_done_once(held: Sidecar) ->
     fresh = Table(held.keys.table, held.ledger)
     fresh.load()
     assert fresh.head == done.seq and fresh.state.actors["Ayla"].wyrd == 1
-    heard = [x.seq for x in await _quiet(watcher)]
+    heard = [x.seq for x in await quiet(watcher)]
     assert heard == [held_roll.seq, done.seq]
     for c in [watcher, gm, gm2, first]:
         await c.close()
@@ -96,7 +84,7 @@ async def test_a_requester_gone_mid_batch_is_done_once_and_answered_on_retry(hel
     await asyncio.gather(gone, return_exceptions=True)
     events = ledger.events(held.keys.table)
     assert len(events) == 3 and ledger.batches[-1] == 2  # both rolls, one batch, durable
-    heard = [x.seq for x in await _quiet(watcher)]
+    heard = [x.seq for x in await quiet(watcher)]
     assert heard == [held_roll.seq, held_roll.seq + 1, held_roll.seq + 2]
     back = await held.client("player", user="p1", since=held_roll.seq)
     assert back.welcome is not None and [e.seq for e in back.welcome.events] == [held_roll.seq + 1, held_roll.seq + 2]

@@ -17,20 +17,8 @@ from sidecar.state.visibility import Viewer
 
 from ..conftest import Sidecar
 from ..wire import state
-from .test_batched_requests import HeldLedger, _blocked, arrived
+from .test_batched_requests import HeldLedger, _blocked, arrived, quiet
 from .test_batched_requests import held as held  # the fixture: a sidecar whose appends can be held
-
-
-async def _quiet(c: object, timeout: float = 0.3) -> list[object]:
-    out = []
-    while True:
-        try:
-            msg = await c.next(timeout=timeout)  # type: ignore[attr-defined]
-        except TimeoutError:
-            return out
-        if msg is None:
-            return out
-        out.append(msg)
 
 
 async def test_secrets_in_one_batch_reach_only_their_viewers(held: Sidecar) -> None:
@@ -43,7 +31,7 @@ async def test_secrets_in_one_batch_reach_only_their_viewers(held: Sidecar) -> N
     await p2.request(m.Roll(id="warm", check=FacetsCheck(pool=1)))  # the players' shared view exists
     await state(p2)
     for c in (p1, watcher, gm, gm2):
-        await _quiet(c, 0.1)
+        await quiet(c, 0.1)
     first, task = await _blocked(held)
     own = await arrived(held, p1.request(m.Roll(id="own", check=FacetsCheck(pool=3), mode="self")))
     add = await arrived(
@@ -56,12 +44,12 @@ async def test_secrets_in_one_batch_reach_only_their_viewers(held: Sidecar) -> N
     assert ledger.batches[-1] == 3
     assert mine.result is not None and undone.events[0].event.seqs == [added.seq]
 
-    p2_heard = await _quiet(p2)
-    watcher_heard = await _quiet(watcher)
+    p2_heard = await quiet(p2)
+    watcher_heard = await quiet(watcher)
     for heard in (p2_heard, watcher_heard):
         # the held GM roll only: not the self roll, not the hidden complication, not its undo
         assert [x.seq for x in heard] == [held_roll.seq], heard
-    gm_heard = await _quiet(gm)
+    gm_heard = await quiet(gm)
     assert [x.seq for x in gm_heard] == [held_roll.seq, undone.seq]  # a `self` roll is the roller's alone
 
     fresh = Table(held.keys.table, held.ledger)

@@ -14,16 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestServer
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
-from sidecar.server.app import Settings, create_app
 from sidecar.state.ledger import Action, SqliteLedger
 from sidecar.state.table import Table
 
-from ..conftest import Sidecar, free_port
+from ..conftest import Sidecar, serving
 from ..wire import refused, state
 
 
@@ -51,15 +49,8 @@ class HeldLedger(SqliteLedger):
 
 @pytest.fixture
 async def held(tmp_path: Path) -> AsyncIterator[Sidecar]:
-    ledger = HeldLedger(tmp_path / "verdict.sqlite3")
-    keys = ledger.create_table("test")
-    app = create_app(Settings(data=tmp_path, rate=1e6, burst=1e6), ledger)
-    server = TestServer(app, host="127.0.0.1", port=free_port())
-    await server.start_server()
-    try:
-        yield Sidecar(url=f"ws://127.0.0.1:{server.port}/ws", keys=keys, ledger=ledger, server=server)
-    finally:
-        await server.close()
+    async with serving(tmp_path, HeldLedger(tmp_path / "verdict.sqlite3")) as sc:
+        yield sc
 
 
 async def arrived(sidecar: Sidecar, request: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -244,3 +235,16 @@ def fresh_viewer() -> Any:
     from sidecar.state.visibility import Viewer
 
     return Viewer("gm", None)
+
+
+async def quiet(c: Any, timeout: float = 0.3) -> list[Any]:
+    """Every message ``c`` hears until it hears nothing for ``timeout`` seconds (or its socket closes)."""
+    out = []
+    while True:
+        try:
+            msg = await c.next(timeout=timeout)
+        except TimeoutError:
+            return out
+        if msg is None:
+            return out
+        out.append(msg)
