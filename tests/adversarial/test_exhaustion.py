@@ -24,6 +24,7 @@ from sidecar.engine import odds as odds_module
 from sidecar.server.app import LIVE, Settings, create_app
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import SqliteLedger
+from sidecar.state.projection import Projection
 from sidecar.state.table import Table
 from sidecar.state.visibility import Viewer
 from tests.serving import Process, free_port
@@ -274,15 +275,25 @@ async def test_a_players_state_is_o_state_on_a_long_table(sidecar):
     p = await sidecar.client("player", user="p2")
     gm = await sidecar.client("gm")
     await p.request(m.State(id="warm"))  # the first builds the player's projection once
+    # From then on a `state` reads no history: neither the ledger nor a rebuild of a projection (what it
+    # costs is the state's size, not the table's length; timings are printed, never asserted).
+    reads, builds = [], []
+    events, build = sidecar.ledger.events, Projection.build
+    sidecar.ledger.events = lambda *a, **k: reads.append(a) or events(*a, **k)  # type: ignore[method-assign]
+    Projection.build = classmethod(lambda cls, *a, **k: builds.append(a) or build.__func__(cls, *a, **k))  # type: ignore[assignment, attr-defined]
     times = {"player": [], "gm": []}
-    for who, c in (("player", p), ("gm", gm)):
-        for i in range(20):
-            t0 = time.perf_counter()
-            await c.request(m.State(id=f"s{i}"))
-            times[who].append(time.perf_counter() - t0)
-    worst = max(times["player"])
-    print(f"state on 30,000 events: player worst {worst * 1000:.1f} ms, gm worst {max(times['gm']) * 1000:.1f} ms")
-    assert worst < 0.03, times["player"]
+    try:
+        for who, c in (("player", p), ("gm", gm)):
+            for i in range(20):
+                t0 = time.perf_counter()
+                await c.request(m.State(id=f"s{i}"))
+                times[who].append(time.perf_counter() - t0)
+    finally:
+        sidecar.ledger.events, Projection.build = events, build  # type: ignore[method-assign]
+    print(
+        f"state on 30,000 events: player worst {max(times['player']) * 1000:.1f} ms, gm {max(times['gm']) * 1000:.1f} ms"
+    )
+    assert reads == [] and builds == []
     # and it stays current: a GM op reaches the player's projection without a rebuild
     await gm.request(m.Gm(id="late", op=t.StrainSet(actor="Late", strain=3)))
     assert (await p.request(m.State(id="after"))).snapshot.actors["Late"].strain == 3
