@@ -171,26 +171,21 @@ class Hub:
         if self.bus is not None:
             await self.bus.catch_up(hub)
 
-    def table(self, table_id: str) -> TableHub | None:
-        """The table's hub, read from the ledger on this thread if this sidecar does not hold it yet."""
-        hub = self.tables.get(table_id)
-        if hub is None:
-            hub = self._read(table_id)
-            if hub is not None:
-                self.tables[table_id] = hub
-        return hub
-
     async def open_table(self, table_id: str) -> TableHub | None:
-        """The table's hub for a join. A shared ledger is another host: its reads run on a thread while the
-        loop serves everyone else, and joins that come together read the table once."""
+        """The table's hub for a join, read from the ledger if this sidecar does not hold it yet. A shared
+        ledger is another host: its reads run on a thread while the loop serves everyone else, and joins that
+        come together read the table once."""
         hub = self.tables.get(table_id)
-        if hub is not None or not getattr(self.ledger, "shared", False):
-            return hub if hub is not None else self.table(table_id)
-        reading = self._reading.get(table_id)
-        if reading is None:
-            reading = self._reading[table_id] = asyncio.ensure_future(asyncio.to_thread(self._read, table_id))
-            reading.add_done_callback(lambda _: self._reading.pop(table_id, None))
-        read = await asyncio.shield(reading)
+        if hub is not None:
+            return hub
+        if getattr(self.ledger, "shared", False):
+            reading = self._reading.get(table_id)
+            if reading is None:
+                reading = self._reading[table_id] = asyncio.ensure_future(asyncio.to_thread(self._read, table_id))
+                reading.add_done_callback(lambda _: self._reading.pop(table_id, None))
+            read = await asyncio.shield(reading)
+        else:
+            read = self._read(table_id)  # a file of this host's
         return None if read is None else self.tables.setdefault(table_id, read)
 
     def _read(self, table_id: str) -> TableHub | None:
@@ -338,7 +333,7 @@ class Hub:
         judged: list[Job] = []
         """Requests refused on a state that held staged actions: a refusal that may have come of them."""
         out: dict[Connection, list[Told]] = {}
-        for job in jobs:
+        for at, job in enumerate(jobs):
             try:
                 pending, reply_msg, build = self._prepare(hub, job.conn, job.msg)
                 reply = codec.encode(reply_msg)
@@ -355,9 +350,9 @@ class Hub:
                 await self._settle(hub, staged, judged, out)
                 hub.broken = True
                 if self.readable(hub):
-                    await self._batch(hub, jobs[jobs.index(job) + 1 :])
+                    await self._batch(hub, jobs[at + 1 :])
                 else:
-                    for rest in jobs[jobs.index(job) + 1 :]:
+                    for rest in jobs[at + 1 :]:
                         rest.error = _unavailable()
                 return
             job.staged = (pending, reply)
