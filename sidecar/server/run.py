@@ -14,9 +14,10 @@ import structlog
 from aiohttp import web
 
 from sidecar import __version__, config
+from sidecar.state.keys import print_keys
 from sidecar.state.ledger import Ledger, SqliteLedger
-from sidecar.tables import print_keys
 
+from . import module as vtt_module
 from .app import Settings, create_app
 
 KEYS_FILE = config.KEYS_FILE
@@ -85,6 +86,11 @@ def connection_cap(files: int, wanted: int) -> int:
     return max(4, min(wanted, files * 3 // 4 - 16))
 
 
+def manifest_url(host: str, port: int, public_url: str | None) -> str:
+    """What a GM pastes into Foundry's "Install Module" box."""
+    return (public_url or vtt_module.address_url(host, port)).rstrip("/") + vtt_module.MANIFEST_PATH
+
+
 def ensure_default_table(ledger: Ledger, data: Path) -> None:
     """On first start create a table and print its keys once; later, say where they are.
 
@@ -118,6 +124,7 @@ def serve(
     metrics_token: str | None = None,
     limits: dict[str, Any] | None = None,
     ledger: Ledger | None = None,
+    public_url: str | None = None,
 ) -> int:
     configure_logging(log_format)
     data.mkdir(parents=True, exist_ok=True)
@@ -129,11 +136,12 @@ def serve(
         data=data,
         allow_origins=allow_origins,
         metrics_token=metrics_token,
+        public_url=public_url,
         **{k: v for k, v in (limits or {}).items() if v is not None},
     )
     settings.max_connections = connection_cap(file_limit(), settings.max_connections)
     app = create_app(settings, ledger)
-    listening = f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: http://{host}:{port}/module/module.json)"
+    listening = f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: {manifest_url(host, port, public_url)})"
     # run_app handles SIGINT and SIGTERM: on_shutdown closes sockets with 1001, on_cleanup closes the ledger.
     try:
         # `print` is called once the socket is bound: only then is the sidecar listening.
