@@ -203,6 +203,7 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app.router.add_get("/ws", websocket)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_view)
+    _networks(settings.trusted_proxies)  # a proxy that is no address fails here, not on every request
     vtt_module.ModuleRoutes(settings.public_url, from_trusted_proxy).attach(app)
     app.on_shutdown.append(_close_sockets)
     app.on_cleanup.append(_close_ledger)

@@ -13,12 +13,31 @@ from pathlib import Path
 import pytest
 
 from sidecar import config
+from sidecar.cli import main
 from sidecar.server.module import build_zip
 
 from ..serving import ROOT
-from .test_config import verdict
 
 PUBLIC = "https://verdict.example.org"
+
+
+@pytest.fixture
+def verdict(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """`verdict ARGS` in this process (parsing and writing files is the point, not the process), in ``cwd``."""
+
+    def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+        monkeypatch.chdir(cwd)
+        monkeypatch.delenv(config.PUBLIC_URL_ENV, raising=False)
+        for k, v in (env or {}).items():
+            monkeypatch.setenv(k, v)
+        try:
+            code = main(list(args))
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
 def _absolute(data: dict[str, str], public: str = PUBLIC) -> None:
@@ -26,8 +45,8 @@ def _absolute(data: dict[str, str], public: str = PUBLIC) -> None:
     assert data["download"] == public + "/module/verdict.zip"
 
 
-def test_module_writes_the_release_zip_and_manifest_on_the_public_url(tmp_path: Path) -> None:
-    r = verdict(
+def test_module_writes_the_release_zip_and_manifest_on_the_public_url(tmp_path: Path, verdict) -> None:
+    code, _, err = verdict(
         "module",
         "--zip",
         "dist/verdict.zip",
@@ -37,33 +56,37 @@ def test_module_writes_the_release_zip_and_manifest_on_the_public_url(tmp_path: 
         PUBLIC + "/",
         cwd=tmp_path,
     )
-    assert r.returncode == 0, r.stderr
+    assert code == 0, err
     archive = zipfile.ZipFile(tmp_path / "dist" / "verdict.zip")
     _absolute(json.loads(archive.read("module.json")))
     _absolute(json.loads((tmp_path / "dist" / "module.json").read_text()))
     # The same bytes the sidecar serves under that public URL.
     assert (tmp_path / "dist" / "verdict.zip").read_bytes() == build_zip(PUBLIC)
     # The environment names the URL when the option does not.
-    r = verdict("module", "--zip", "env.zip", cwd=tmp_path, env={config.PUBLIC_URL_ENV: "http://192.0.2.5:8765"})
-    assert r.returncode == 0, r.stderr
+    code, _, err = verdict(
+        "module", "--zip", "env.zip", cwd=tmp_path, env={config.PUBLIC_URL_ENV: "http://192.0.2.5:8765"}
+    )
+    assert code == 0, err
     _absolute(json.loads(zipfile.ZipFile(tmp_path / "env.zip").read("module.json")), "http://192.0.2.5:8765")
 
 
-def test_module_without_a_public_url_refuses_and_writes_nothing(tmp_path: Path) -> None:
-    r = verdict("module", "--zip", "verdict.zip", cwd=tmp_path)
-    assert r.returncode == 2 and "--public-url" in r.stderr and "absolute" in r.stderr
-    r = verdict("module", "--zip", "verdict.zip", "--public-url", "verdict.example.org", cwd=tmp_path)
-    assert r.returncode == 2 and "http" in r.stderr
-    r = verdict("module", "--public-url", PUBLIC, cwd=tmp_path)
-    assert r.returncode == 2 and "--zip" in r.stderr
+def test_module_without_a_public_url_refuses_and_writes_nothing(tmp_path: Path, verdict) -> None:
+    code, _, err = verdict("module", "--zip", "verdict.zip", cwd=tmp_path)
+    assert code == 2 and "--public-url" in err and "absolute" in err
+    code, _, err = verdict("module", "--zip", "verdict.zip", "--public-url", "verdict.example.org", cwd=tmp_path)
+    assert code == 2 and "http" in err
+    code, _, err = verdict("module", "--public-url", PUBLIC, cwd=tmp_path)
+    assert code == 2 and "--zip" in err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_serve_refuses_a_public_url_or_proxy_that_is_not_one(tmp_path: Path) -> None:
-    r = verdict("serve", "--data", str(tmp_path), "--public-url", "ftp://verdict.example.org")
-    assert r.returncode == 2 and "--public-url" in r.stderr
-    r = verdict("serve", "--data", str(tmp_path), "--trust-proxy", "proxy")
-    assert r.returncode == 2 and "--trust-proxy" in r.stderr
+def test_serve_refuses_a_public_url_or_proxy_that_is_not_one(tmp_path: Path, verdict) -> None:
+    code, _, err = verdict("serve", "--data", "data", "--public-url", "ftp://verdict.example.org", cwd=tmp_path)
+    assert code == 2 and "--public-url" in err
+    code, _, err = verdict("serve", "--data", "data", "--trust-proxy", "proxy", cwd=tmp_path)
+    assert code == 2 and "--trust-proxy" in err
+    # Refused before anything is opened or created.
+    assert list(tmp_path.iterdir()) == []
 
 
 def _make(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
