@@ -180,6 +180,7 @@ THROTTLED = web.AppKey("throttled", Throttled)
 
 
 def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Application:
+    _networks(settings.trusted_proxies)  # a proxy that is no address fails here, not on every request
     app = web.Application()
     ledger = ledger or SqliteLedger(config.data_file(settings.data))
     metrics = Metrics()
@@ -203,7 +204,6 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app.router.add_get("/ws", websocket)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_view)
-    _networks(settings.trusted_proxies)  # a proxy that is no address fails here, not on every request
     vtt_module.ModuleRoutes(settings.public_url, from_trusted_proxy).attach(app)
     app.on_shutdown.append(_close_sockets)
     app.on_cleanup.append(_close_ledger)
