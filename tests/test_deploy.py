@@ -1,4 +1,5 @@
-"""The compose file and Dockerfile: validated with docker-compose (no Docker engine runs here)."""
+"""The compose files, validated with docker-compose, and the Dockerfile, followed line by line into a folder
+(no Docker engine runs here)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import logging
-import resource
 import sys
 import time
 from pathlib import Path
@@ -68,8 +67,16 @@ class OncePerInterval(logging.Filter):
         return True
 
 
+NO_FILE_LIMIT = 1 << 30
+"""What :func:`file_limit` says where the system sets no limit of open files to read."""
+
+
 def file_limit() -> int:
     """Raise the soft limit of open files to the hard one; return it."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to raise; the connection cap stands as configured
+        return NO_FILE_LIMIT
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard == resource.RLIM_INFINITY or hard > soft:
         target = 65536 if hard == resource.RLIM_INFINITY else hard
