@@ -9,12 +9,13 @@ STAMP := $(VENV)/.stamp-install
 .PHONY: serve test lint test-python test-random bench schema clean help
 
 help:
-	@echo "make serve    set up and run the sidecar on 127.0.0.1:8765 (data in ./var)"
+	@echo "make serve    set up and run the sidecar on 127.0.0.1:8765 (data in ./var; options: make serve ARGS='--port 9000')"
 	@echo "make test     set up and run the whole suite (Python, JS units, type check, browser)"
 	@echo "make lint     ruff's lint rules and formatter check, and mypy --strict, over the Python"
 	@echo "make test-random  the property tests with fresh randomness (make test runs them derandomized)"
 	@echo "make bench    run the benchmarks against their anchors"
-	@echo "make package  build dist/verdict.zip, the Foundry module"
+	@echo "make package PUBLIC_URL=https://verdict.example.org"
+	@echo "              write dist/verdict.zip and dist/module.json, the Foundry module, updating from that sidecar"
 	@echo "make schema   regenerate protocol/schema/v1.json, the golden vectors' index and the module's rule vocabulary"
 
 $(STAMP): pyproject.toml

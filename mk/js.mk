@@ -26,8 +26,8 @@ $(CHROMIUM):
 test-browser: $(STAMP) $(NPM_STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest -q -m browser tests/browser
 
-# The same zip the sidecar serves at /module/verdict.zip.
+# The module's release files, the same the sidecar at PUBLIC_URL serves under /module/: dist/verdict.zip and
+# dist/module.json, their manifest and download URLs absolute on PUBLIC_URL so an installed copy checks for
+# updates there. Without PUBLIC_URL (or $$VERDICT_PUBLIC_URL) `verdict module` refuses and says why.
 package: $(STAMP)
-	mkdir -p dist
-	$(BIN)/python -c "import sys; from sidecar.server.module import build_zip; open('dist/verdict.zip', 'wb').write(build_zip())"
-	@echo "dist/verdict.zip"
+	$(BIN)/verdict module --zip dist/verdict.zip --manifest dist/module.json $(if $(PUBLIC_URL),--public-url '$(PUBLIC_URL)')

@@ -1,6 +1,7 @@
 """`verdict`: the sidecar's command line.
 
-    verdict serve [--host H] [--port P] [--data DIR] [--ledger URL] [--log-format json|console] [--allow-origin O ...]
+    verdict serve [--host H] [--port P] [--public-url URL] [--data DIR] [--ledger URL] [--allow-origin O ...] ...
+    verdict module --public-url URL [--zip PATH] [--manifest PATH]   write the Foundry module's release files
     verdict roll SYSTEM [options] [--json]      roll a check here, with the sidecar's dice
     verdict read SYSTEM --dice F,F,... [options] [--json]   read faces rolled by hand
     verdict odds SYSTEM [options] [--json]      the exact odds of a check
@@ -249,9 +250,44 @@ def cmd_odds(args: argparse.Namespace) -> int:
     return 0
 
 
+def _public_url(value: str | None, required: bool = False) -> str | None:
+    """``--public-url``, else ``$VERDICT_PUBLIC_URL``: checked, without a trailing slash."""
+    from .server.module import check_public_url
+
+    given = value or os.environ.get(config.PUBLIC_URL_ENV) or None
+    if given is None:
+        if required:
+            raise CliError(
+                ErrorCode.USAGE,
+                "--public-url: give the address the sidecar is reached at, e.g. https://verdict.example.org "
+                f"(or set ${config.PUBLIC_URL_ENV}): the module's manifest and download URLs must be absolute "
+                "for Foundry to install it and check for updates",
+            )
+        return None
+    try:
+        return check_public_url(given)
+    except ValueError as exc:
+        raise CliError(ErrorCode.USAGE, f"--public-url: {exc}") from None
+
+
+def _trusted_proxies(values: list[str] | None) -> tuple[str, ...] | None:
+    from ipaddress import ip_network
+
+    for value in values or ():
+        try:
+            ip_network(value, strict=False)
+        except ValueError:
+            raise CliError(
+                ErrorCode.USAGE, f"--trust-proxy: {value!r} is not an IP address or network (e.g. 172.30.87.2)"
+            ) from None
+    return tuple(values) if values else None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from .server.run import serve
 
+    public_url = _public_url(args.public_url)
+    trusted = _trusted_proxies(args.trust_proxy)
     ledger = _open_ledger(args)
     return serve(
         host=args.host,
@@ -266,10 +302,36 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "hello_timeout": args.hello_timeout,
             "max_connections": args.max_connections,
             "max_per_address": args.max_per_address,
-            "trusted_proxies": tuple(args.trust_proxy) if args.trust_proxy else None,
+            "trusted_proxies": trusted,
         },
         ledger=ledger,
+        public_url=public_url,
     )
+
+
+def cmd_module(args: argparse.Namespace) -> int:
+    from .server.module import ModuleMissing, build_zip, manifest
+
+    if not args.zip and not args.manifest:
+        raise CliError(ErrorCode.USAGE, "say what to write: --zip PATH and/or --manifest PATH")
+    public_url = _public_url(args.public_url, required=True)
+    assert public_url is not None
+    try:
+        outputs = []
+        if args.zip:
+            outputs.append((Path(args.zip), build_zip(public_url)))
+        if args.manifest:
+            outputs.append((Path(args.manifest), (json.dumps(manifest(public_url), indent=2) + "\n").encode()))
+    except ModuleMissing as exc:
+        raise CliError(ErrorCode.USAGE, str(exc)) from None
+    for path, body in outputs:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(body)
+        except OSError as exc:
+            raise CliError(ErrorCode.USAGE, f"{path}: cannot be written ({exc.strerror})") from None
+        print(path)
+    return 0
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -339,6 +401,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", default=config.HOST, help=f"address to listen on (default: {config.HOST})")
     serve.add_argument("--port", type=int, default=config.PORT, help=f"port (default: {config.PORT})")
+    serve.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="where Foundry and players reach the sidecar, e.g. https://verdict.example.org behind a TLS proxy: "
+        f"the module's manifest and zip carry absolute URLs on it (default: ${config.PUBLIC_URL_ENV}, else the "
+        "address each request came in on, with a trusted proxy's X-Forwarded-Proto and -Host)",
+    )
     serve.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
     serve.add_argument(
         "--ledger",
@@ -391,10 +460,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--trust-proxy",
         action="append",
         metavar="ADDR",
-        help="address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client, "
-        "for the per-address limits (repeatable; default: none)",
+        help="address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client "
+        "(for the per-address limits and /metrics) and whose X-Forwarded-Proto and -Host give the module's "
+        "URLs when --public-url is not set; name the proxy only (repeatable; default: none)",
     )
     serve.set_defaults(func=cmd_serve)
+
+    module = sub.add_parser(
+        "module",
+        help="write the Foundry module's release zip and manifest",
+        description="Write the Foundry module as the sidecar serves it at PUBLIC_URL/module/: verdict.zip (module.json "
+        "at its root) and module.json, their manifest and download URLs absolute on PUBLIC_URL, so an installed "
+        "copy checks for updates there.",
+    )
+    module.add_argument("--zip", metavar="PATH", help="write the release zip here (e.g. dist/verdict.zip)")
+    module.add_argument("--manifest", metavar="PATH", help="write module.json here (e.g. dist/module.json)")
+    module.add_argument(
+        "--public-url",
+        metavar="URL",
+        help=f"where the sidecar serving updates is reached, e.g. https://verdict.example.org (default: ${config.PUBLIC_URL_ENV}; required)",
+    )
+    module.set_defaults(func=cmd_module)
 
     for name, func, dice, what in (
         ("roll", cmd_roll, "none", "roll a check with the sidecar's dice"),

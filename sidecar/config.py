@@ -19,6 +19,9 @@ DATA_FILE = "verdict.sqlite3"
 """The ledger's file inside the data directory (SQLite, when no ``--ledger`` URL names another)."""
 LEDGER_ENV = "VERDICT_LEDGER"
 """Names the ledger (``postgresql://…``) when ``--ledger`` does not."""
+PUBLIC_URL_ENV = "VERDICT_PUBLIC_URL"
+"""Names the public URL (where clients reach the sidecar, e.g. ``https://verdict.example.org``) when
+``--public-url`` does not; the module's manifest and zip carry absolute URLs on it."""
 KEYS_FILE = "default-table.keys"
 """Where the first table's keys are written once, inside the data directory."""
 LOCAL_FOUNDRY_ORIGINS = (

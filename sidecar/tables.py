@@ -4,27 +4,15 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 from datetime import UTC, datetime
-from typing import IO, Any
+from typing import Any
 
 import msgspec
 
 from protocol.v1 import table as t
-from sidecar.state.ledger import Ledger, TableKeys
+from sidecar.state.keys import print_keys as print_keys  # where the server prints the first table's keys too
+from sidecar.state.ledger import Ledger
 from sidecar.state.table import Stored, _dec
-
-
-def print_keys(name: str, keys: TableKeys, file: IO[str] | None = None) -> None:
-    out = file or sys.stdout
-    print("", file=out)
-    print(f"  Verdict table {name!r}", file=out)
-    print(f"    table id      {keys.table}", file=out)
-    print(f"    GM key        {keys.gm}", file=out)
-    print(f"    player key    {keys.player}", file=out)
-    print(f"    observer key  {keys.observer}", file=out)
-    print("  Keep the GM key secret; it is shown only now (keys are stored hashed).", file=out)
-    print("", file=out, flush=True)
 
 
 def _rows(ledger: Ledger, table_id: str) -> list[tuple[int, Stored]]:

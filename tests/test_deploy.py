@@ -1,10 +1,12 @@
-"""The compose file and Dockerfile: validated with docker-compose (no Docker engine runs here)."""
+"""The compose files, validated with docker-compose, and the Dockerfile, followed line by line into a folder
+(no Docker engine runs here)."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,3 +109,160 @@ def test_several_sidecars_compose_file_is_valid_and_complete():
         env={k: v for k, v in env.items() if k != "POSTGRES_PASSWORD"},
     )
     assert r.returncode != 0 and "POSTGRES_PASSWORD" in r.stderr
+
+
+def _trusted_and_public(command: list[str]) -> tuple[list[str], list[str]]:
+    trusted = [command[i + 1] for i, a in enumerate(command) if a == "--trust-proxy"]
+    public = [command[i + 1] for i, a in enumerate(command) if a == "--public-url"]
+    return trusted, public
+
+
+@pytest.mark.skipif(
+    shutil.which("docker-compose") is None, reason="docker-compose is not installed (.ci/run installs it)"
+)
+@pytest.mark.parametrize("file", ["compose.yaml", "compose.postgres.yaml"])
+def test_compose_passes_the_public_https_url_and_trusts_the_proxy_alone(file: str) -> None:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "FOUNDRY_ORIGIN": "https://foundry.example.org",
+        "VERDICT_DOMAIN": "v.example.org",
+        "POSTGRES_PASSWORD": "pw-for-the-test",
+    }
+    r = subprocess.run(
+        ["docker-compose", "-f", file, "config"], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env
+    )
+    assert r.returncode == 0, r.stderr
+    services = _yaml(r.stdout)["services"]
+    proxy_addresses = {net["ipv4_address"] for net in services["proxy"]["networks"].values()}
+    sidecars = [s for s in services.values() if "verdict" in (s.get("command") or [])]
+    assert sidecars
+    for s in sidecars:
+        trusted, public = _trusted_and_public(s["command"])
+        assert public == ["https://v.example.org"]
+        # Only the proxy's own address: a peer elsewhere in a private range may not claim another address.
+        assert trusted and set(trusted) == proxy_addresses and all("/" not in t for t in trusted)
+        assert set(s["networks"]) == set(services["proxy"]["networks"])
+    assert all("ports" not in s for s in sidecars), "the sidecar is reached through the proxy alone"
+
+
+def _dockerfile() -> list[tuple[str, str]]:
+    """The Dockerfile's instructions (continuation lines joined, comments left out)."""
+    lines, joined = [], ""
+    for raw in (ROOT / "Dockerfile").read_text().splitlines():
+        if not joined and (not raw.strip() or raw.lstrip().startswith("#")):
+            continue
+        joined += raw.rstrip().removesuffix("\\") + " " if raw.rstrip().endswith("\\") else raw
+        if not raw.rstrip().endswith("\\"):
+            word, _, rest = joined.strip().partition(" ")
+            lines.append((word.upper(), rest.strip()))
+            joined = ""
+    return lines
+
+
+def test_the_dockerfile_builds_the_wheel_installs_it_and_serves_the_module_as_a_user(tmp_path: Path) -> None:
+    """No Docker engine runs here: follow the Dockerfile's COPY and RUN lines in a folder per stage (the
+    stage's / mapped there), then run its CMD from the installed environment and ask for the module."""
+    import fnmatch
+    import glob
+    import shlex
+
+    from .installing import Served, clean_env, link_dependencies, pip
+    from .serving import free_port
+
+    ignored = [p.strip() for p in (ROOT / ".dockerignore").read_text().splitlines() if p.strip()]
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return {n for n in names if any(fnmatch.fnmatch(n, p.removeprefix("**/")) for p in ignored)}
+
+    stages: dict[str, Path] = {}
+    root = cwd = tmp_path
+    env: dict[str, str] = {}
+    user = cmd = None
+    venv = None  # the stage's Python, made when something is installed into it
+    copied_from_context: list[str] = []
+
+    def inside(path: str) -> Path:
+        return root / path.lstrip("/") if path.startswith("/") else cwd / path
+
+    for word, rest in _dockerfile():
+        if word == "FROM":
+            parts = rest.split()
+            assert parts[0].startswith("python:3.11")
+            root = cwd = tmp_path / f"stage{len(stages)}"
+            root.mkdir()
+            stages[parts[2] if len(parts) > 2 and parts[1].upper() == "AS" else str(len(stages))] = root
+            env, user, venv, copied_from_context = {}, None, None, []
+        elif word == "WORKDIR":
+            cwd = inside(rest)
+            cwd.mkdir(parents=True, exist_ok=True)
+        elif word == "ENV":
+            env.update(dict(item.split("=", 1) for item in shlex.split(rest)))
+        elif word == "COPY":
+            args = shlex.split(rest)
+            source = ROOT
+            if args[0].startswith("--from="):
+                source = stages[args.pop(0).removeprefix("--from=")]
+            else:
+                copied_from_context += args[:-1]
+            *srcs, dest = args
+            target = inside(dest)
+            for src in srcs:
+                path = source / src.lstrip("/")
+                if path.is_dir():
+                    shutil.copytree(
+                        path, target if len(srcs) == 1 else target / path.name, ignore=ignore, dirs_exist_ok=True
+                    )
+                else:
+                    target.mkdir(parents=True, exist_ok=True) if dest.endswith("/") else target.parent.mkdir(
+                        parents=True, exist_ok=True
+                    )
+                    shutil.copy(path, target / path.name if dest.endswith("/") else target)
+        elif word == "RUN":
+            for step in rest.split("&&"):
+                argv = []
+                for token in shlex.split(step):
+                    mapped = str(inside(token)) if token.startswith("/") else token
+                    argv += sorted(glob.glob(mapped)) or [mapped] if "*" in mapped else [mapped]
+                if argv[:2] == ["pip", "wheel"]:
+                    r = subprocess.run(
+                        [sys.executable, "-m", *argv], cwd=cwd, capture_output=True, text=True, timeout=600
+                    )
+                    assert r.returncode == 0, r.stdout + r.stderr
+                elif argv[:2] == ["pip", "install"]:
+                    # The image's Python is a fresh environment here; its dependencies are linked in (no download).
+                    venv = root / "python"
+                    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+                    pip(venv / "bin" / "python", "install", "--no-deps", "--no-index", *argv[2:])
+                    purelib = next((venv / "lib").glob("python3*/site-packages"))
+                    (purelib / "dependencies.pth").write_text(f"{link_dependencies(root / 'dependencies')}\n")
+                    assert "No broken requirements" in pip(venv / "bin" / "python", "check")
+                elif argv[0] in ("rm", "mkdir"):
+                    assert all(Path(a).is_relative_to(root) for a in argv[1:] if not a.startswith("-"))
+                    subprocess.run(argv, check=True)
+                elif argv[0] in ("useradd", "chown"):
+                    pass  # the system's users are not the test's to change; USER is checked below
+                else:
+                    raise AssertionError(f"the test does not know how to follow RUN {step.strip()!r}")
+        elif word == "USER":
+            user = rest
+        elif word == "CMD":
+            cmd = json.loads(rest)
+    assert user not in (None, "root", "0"), "the image runs as a user of its own"
+    assert venv is not None and cmd is not None and cmd[0] == "verdict"
+    assert not any(src in ("sidecar", "protocol", "vtt-module", ".") for src in copied_from_context), (
+        "the final image holds the installed wheel, not the source tree"
+    )
+    # Its CMD, on a free loopback port, from the image's WORKDIR with the image's environment.
+    port = free_port()
+    argv = [str(venv / "bin" / "verdict"), *cmd[1:]]
+    argv[argv.index("--host") + 1] = "127.0.0.1"
+    argv[argv.index("--port") + 1] = str(port)
+    image_env = {**env, "VERDICT_DATA": str(inside(env["VERDICT_DATA"]))}
+    served = Served(argv, port, cwd, clean_env(**image_env))
+    try:
+        manifest = json.loads(served.get("/module/module.json", {"Host": "evil.example"}))
+        assert json.loads(served.get("/healthz"))["status"] == "ok"
+    finally:
+        served.stop()
+    assert manifest["manifest"] == env["VERDICT_PUBLIC_URL"] + "/module/module.json"
+    assert (Path(image_env["VERDICT_DATA"]) / "verdict.sqlite3").is_file()

@@ -11,6 +11,7 @@ send buffer (a peer that stops reading is cut), and odds computed off the event 
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import hmac
 import socket
@@ -18,7 +19,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from ipaddress import ip_address, ip_network
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,11 @@ class Settings:
     """Odds requests waiting for the odds worker at most; more are refused (``busy``)."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses or networks (CIDR) of reverse proxies whose ``X-Forwarded-For`` names the client: per-address
-    limits and the /metrics check then apply to the client, not to the proxy."""
+    limits and the /metrics check then apply to the client, not to the proxy. Their ``X-Forwarded-Proto``
+    and ``-Host`` also give the module's URLs when no ``public_url`` is set; everyone else's are ignored."""
+    public_url: str | None = None
+    """Where clients reach the sidecar (``https://verdict.example.org``): the module's manifest and zip carry
+    absolute URLs on it. ``None``: the address a request came in on (its socket's, never its ``Host``)."""
     metrics_token: str | None = None
     """``/metrics`` answers loopback clients, and others that send ``Authorization: Bearer <token>``."""
 
@@ -87,17 +92,30 @@ class Settings:
 def client_address(request: web.Request) -> str:
     """The remote address, or the client a trusted reverse proxy names (the last ``X-Forwarded-For`` entry)."""
     peer = request.remote or ""
-    trusted = request.app[SETTINGS].trusted_proxies
     forwarded = request.headers.get("X-Forwarded-For")
-    if not trusted or not forwarded:
+    if not forwarded or not from_trusted_proxy(request):
         return peer
     try:
-        addr = ip_address(peer)
-        if not any(addr in ip_network(net, strict=False) for net in trusted):
-            return peer
         return str(ip_address(forwarded.split(",")[-1].strip()))
     except ValueError:
         return peer
+
+
+def from_trusted_proxy(request: web.Request) -> bool:
+    """Whether the peer is one of ``--trust-proxy``'s addresses or networks, whose forwarded headers count."""
+    trusted = _networks(request.app[SETTINGS].trusted_proxies)
+    if not trusted:
+        return False
+    try:
+        addr = ip_address(request.remote or "")
+    except ValueError:
+        return False
+    return any(addr in net for net in trusted)
+
+
+@functools.cache
+def _networks(trusted: tuple[str, ...]) -> tuple[IPv4Network | IPv6Network, ...]:
+    return tuple(ip_network(net, strict=False) for net in trusted)
 
 
 def _is_loopback(host: str) -> bool:
@@ -156,13 +174,13 @@ HUB = web.AppKey("hub", Hub)
 SETTINGS = web.AppKey("settings", Settings)
 METRICS = web.AppKey("metrics", Metrics)
 SOCKETS = web.AppKey("sockets", set)
-MODULE_ZIP = web.AppKey("module_zip", dict)
 LIMITS = web.AppKey("limits", dict)
 PEERS = web.AppKey("peers", dict)
 THROTTLED = web.AppKey("throttled", Throttled)
 
 
 def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Application:
+    _networks(settings.trusted_proxies)  # a proxy that is no address fails here, not on every request
     app = web.Application()
     ledger = ledger or SqliteLedger(config.data_file(settings.data))
     metrics = Metrics()
@@ -174,7 +192,6 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
 
         Bus(app[HUB], ledger).attach(app)
     app[SOCKETS] = set()
-    app[MODULE_ZIP] = {}
     app[LIMITS] = {
         "key": Limiter(settings.key_rate or 2 * settings.rate, 2 * settings.burst),
         "address": Limiter(settings.address_rate or 8 * settings.rate, 8 * settings.burst),
@@ -187,8 +204,7 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app.router.add_get("/ws", websocket)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_view)
-    app.router.add_get("/module/module.json", module_manifest)
-    app.router.add_get("/module/verdict.zip", module_zip)
+    vtt_module.ModuleRoutes(settings.public_url, from_trusted_proxy).attach(app)
     app.on_shutdown.append(_close_sockets)
     app.on_cleanup.append(_close_ledger)
     return app
@@ -281,44 +297,6 @@ async def metrics_view(request: web.Request) -> web.Response:
             status=403,
         )
     return web.Response(text=request.app[METRICS].render(), content_type="text/plain", charset="utf-8")
-
-
-def _base_url(request: web.Request) -> str:
-    return f"{request.scheme}://{request.host}"
-
-
-async def module_manifest(request: web.Request) -> web.Response:
-    try:
-        data = vtt_module.manifest(_base_url(request))
-    except FileNotFoundError:
-        raise web.HTTPNotFound(text="the Foundry module is not bundled with this sidecar") from None
-    return web.json_response(data, headers={"Access-Control-Allow-Origin": "*"})
-
-
-async def module_zip(request: web.Request) -> web.Response:
-    # Built once per host name it is served under (its module.json carries absolute URLs on that host);
-    # the module's files do not change while serving.
-    cache = request.app[MODULE_ZIP]
-    base = _base_url(request)
-    if base not in cache:
-        if len(cache) >= 16:  # the Host header is the client's: never let it grow the cache without end
-            cache.clear()
-        building = f"building:{base}"
-        if building not in cache:
-            cache[building] = asyncio.get_running_loop().run_in_executor(
-                None, lambda: vtt_module.build_zip(base_url=base)
-            )
-        try:
-            cache[base] = await cache[building]
-        except FileNotFoundError:
-            cache.pop(building, None)
-            raise web.HTTPNotFound(text="the Foundry module is not bundled with this sidecar") from None
-    data = cache[base]
-    return web.Response(
-        body=data,
-        content_type="application/zip",
-        headers={"Content-Disposition": 'attachment; filename="verdict.zip"', "Access-Control-Allow-Origin": "*"},
-    )
 
 
 @dataclass(eq=False)

@@ -1,51 +1,211 @@
-"""Serving the Foundry module: its manifest and a zip built from ``vtt-module/``.
+"""Serving the Foundry module: its manifest and its release zip, wherever the sidecar is installed.
 
-A GM pastes ``http://HOST:PORT/module/module.json`` into Foundry's "Install Module"
-box; the manifest's ``manifest`` and ``download`` URLs are rewritten to this host.
+A GM pastes ``PUBLIC_URL/module/module.json`` into Foundry's "Install Module" box. The files come from the
+source checkout's ``vtt-module/`` when the sidecar runs from one (the working tree, as edited), else from
+the copy the Python distribution carries as the package ``sidecar.foundry_module`` (a wheel, the Docker
+image), found through :mod:`importlib.resources`.
+
+Every URL the manifest and the zip's module.json carry comes from one public URL: the configured one
+(``--public-url``, ``$VERDICT_PUBLIC_URL``), else the address the sidecar was reached at (its socket's own
+address, never the request's ``Host``), with ``X-Forwarded-Proto``/``-Host`` taken only from a trusted
+reverse proxy. A request can therefore never point the manifest elsewhere, and the zip is built once per
+public URL.
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib.resources
 import io
 import json
+import re
 import zipfile
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from importlib.resources.abc import Traversable
+from ipaddress import ip_address
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-MODULE_DIR = Path(__file__).resolve().parents[2] / "vtt-module"
+from aiohttp import web
 
+CHECKOUT_DIR = Path(__file__).resolve().parents[2] / "vtt-module"
+"""The module's working tree in a source checkout (absent where the sidecar is installed)."""
+PACKAGE = "sidecar.foundry_module"
+"""The module's files inside the Python distribution (``vtt-module/`` mapped in pyproject.toml)."""
 
 SKIP_SUFFIXES = (".d.ts",)
 """Type declarations serve the type check only; Foundry never loads them."""
+SKIP_PARTS = ("node_modules", "__pycache__")
+
+MANIFEST_PATH = "/module/module.json"
+ZIP_PATH = "/module/verdict.zip"
+NOT_BUNDLED = "the Foundry module is not bundled with this sidecar"
+ZIP_CACHE = 16
+"""Zips kept, one per public URL: one URL in a configured deployment, a few when trusted proxies name several."""
 
 
-def build_zip(root: Path = MODULE_DIR, base_url: str | None = None) -> bytes:
-    """The module as a Foundry package: module.json at the root of the archive, as release zips have it.
+class ModuleMissing(FileNotFoundError):
+    """Neither a checkout's ``vtt-module/`` nor the packaged copy is there."""
 
-    With ``base_url`` the archived module.json carries the absolute ``manifest`` and ``download`` URLs of
-    this host (Foundry's update check reads the installed manifest's ``manifest`` URL, which must be
-    absolute). Built reproducibly (fixed timestamps, sorted names): the same tree and base URL always
-    give the same bytes.
-    """
+
+def module_root() -> Traversable:
+    """Where the module's files are: the checkout's working tree, else the installed package's data."""
+    if (CHECKOUT_DIR / "module.json").is_file():
+        return CHECKOUT_DIR
+    try:
+        root = importlib.resources.files(PACKAGE)
+    except ModuleNotFoundError:
+        raise ModuleMissing(NOT_BUNDLED) from None
+    if not root.joinpath("module.json").is_file():
+        raise ModuleMissing(NOT_BUNDLED)
+    return root
+
+
+def module_files(root: Traversable | None = None) -> Iterator[tuple[str, Traversable]]:
+    """The files Foundry installs, as (path inside the archive, file), in sorted order."""
+
+    def walk(folder: Traversable, prefix: str) -> Iterator[tuple[str, Traversable]]:
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if entry.name in SKIP_PARTS:
+                continue
+            name = f"{prefix}{entry.name}"
+            if entry.is_dir():
+                yield from walk(entry, name + "/")
+            elif entry.is_file() and not entry.name.endswith(SKIP_SUFFIXES) and not entry.name.endswith(".pyc"):
+                yield name, entry
+
+    yield from walk(root if root is not None else module_root(), "")
+
+
+def manifest(public_url: str, root: Traversable | None = None) -> dict[str, Any]:
+    """module.json with absolute ``manifest`` and ``download`` URLs on ``public_url``.
+
+    Foundry installs from ``download`` and checks for updates at the installed copy's ``manifest``: both
+    must be absolute."""
+    base = public_url.rstrip("/")
+    source = root if root is not None else module_root()
+    data: dict[str, Any] = json.loads(source.joinpath("module.json").read_text(encoding="utf-8"))
+    data["manifest"] = base + MANIFEST_PATH
+    data["download"] = base + ZIP_PATH
+    return data
+
+
+def build_zip(public_url: str, root: Traversable | None = None) -> bytes:
+    """The module as a Foundry package: module.json at the root of the archive, its URLs on ``public_url``.
+
+    Built reproducibly (fixed timestamps, sorted names): the same files and URL always give the same bytes,
+    so the served zip and one written by ``verdict module --zip`` for the same URL are one archive."""
+    source = root if root is not None else module_root()
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "node_modules" not in path.parts and not path.name.endswith(SKIP_SUFFIXES):
-                name = path.relative_to(root).as_posix()
-                info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                body = path.read_bytes()
-                if name == "module.json" and base_url:
-                    body = (json.dumps(manifest(base_url, root), indent=2) + "\n").encode()
-                zf.writestr(info, body)
+        for name, entry in module_files(source):
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            if name == "module.json":
+                body = (json.dumps(manifest(public_url, source), indent=2) + "\n").encode()
+            else:
+                body = entry.read_bytes()
+            zf.writestr(info, body)
     return buf.getvalue()
 
 
-def manifest(base_url: str, root: Path = MODULE_DIR) -> dict[str, Any]:
-    """module.json with absolute ``manifest`` and ``download`` URLs on ``base_url`` (no trailing slash)."""
-    base_url = base_url.rstrip("/")
-    data: dict[str, Any] = json.loads((root / "module.json").read_text())
-    data["manifest"] = f"{base_url}/module/module.json"
-    data["download"] = f"{base_url}/module/verdict.zip"
-    return data
+# --- the public URL ------------------------------------------------------------------------------------
+
+_HOST = re.compile(
+    r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$"
+)
+"""A host name or address with an optional port: what a forwarded host may be, nothing that bends a URL."""
+
+
+def check_public_url(value: str) -> str:
+    """``value`` as the public URL (``http(s)://host[:port][/prefix]``, no trailing slash), or ValueError."""
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"{value!r} is not an http:// or https:// URL")
+    if not parts.netloc or not _HOST.match(parts.netloc):
+        raise ValueError(f"{value!r} names no host (e.g. https://verdict.example.org)")
+    if parts.query or parts.fragment:
+        raise ValueError(f"{value!r} has a query or fragment; give the address the sidecar is reached at")
+    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
+
+
+def address_url(host: str, port: int, scheme: str = "http") -> str:
+    """The URL of a socket address; a wildcard (all interfaces) is shown as loopback."""
+    try:
+        addr = ip_address(host.split("%")[0])
+    except ValueError:
+        return f"{scheme}://{host}:{port}"
+    if addr.is_unspecified:
+        addr = ip_address("::1" if addr.version == 6 else "127.0.0.1")
+    shown = f"[{addr}]" if addr.version == 6 else str(addr)
+    return f"{scheme}://{shown}:{port}"
+
+
+def _last(header: str | None) -> str | None:
+    """The entry the nearest proxy wrote, as for ``X-Forwarded-For``."""
+    if not header:
+        return None
+    return header.split(",")[-1].strip() or None
+
+
+class ModuleRoutes:
+    """``/module/module.json`` and ``/module/verdict.zip``, their URLs on the one public URL."""
+
+    def __init__(self, public_url: str | None, trusted_proxy: Callable[[web.Request], bool]) -> None:
+        self.public_url = check_public_url(public_url) if public_url else None
+        self.trusted_proxy = trusted_proxy
+        self.zips: OrderedDict[str, asyncio.Future[bytes]] = OrderedDict()
+
+    def attach(self, app: web.Application) -> None:
+        app.router.add_get(MANIFEST_PATH, self.manifest)
+        app.router.add_get(ZIP_PATH, self.zip)
+
+    def base_url(self, request: web.Request) -> str:
+        """The configured public URL; else the address this socket was reached at, with the scheme and
+        host a trusted proxy forwards. Never the request's ``Host`` header."""
+        if self.public_url is not None:
+            return self.public_url
+        local = request.transport.get_extra_info("sockname") if request.transport else None
+        base = address_url(str(local[0]), int(local[1])) if local else "http://127.0.0.1"
+        if not self.trusted_proxy(request):
+            return base
+        proto = _last(request.headers.get("X-Forwarded-Proto"))
+        host = _last(request.headers.get("X-Forwarded-Host"))
+        scheme, _, netloc = base.partition("://")
+        if proto in ("http", "https"):
+            scheme = proto
+        if host is not None and _HOST.match(host):
+            netloc = host
+        return f"{scheme}://{netloc}"
+
+    async def manifest(self, request: web.Request) -> web.Response:
+        try:
+            data = manifest(self.base_url(request))
+        except ModuleMissing:
+            raise web.HTTPNotFound(text=NOT_BUNDLED) from None
+        return web.json_response(data, headers={"Access-Control-Allow-Origin": "*"})
+
+    async def zip(self, request: web.Request) -> web.Response:
+        base = self.base_url(request)
+        building = self.zips.get(base)
+        if building is None:
+            # Built off the event loop, once per public URL: the module's files do not change while serving.
+            building = asyncio.get_running_loop().run_in_executor(None, build_zip, base)
+            self.zips[base] = building
+            while len(self.zips) > ZIP_CACHE:
+                self.zips.popitem(last=False)
+        else:
+            self.zips.move_to_end(base)
+        try:
+            data = await asyncio.shield(building)
+        except ModuleMissing:
+            self.zips.pop(base, None)
+            raise web.HTTPNotFound(text=NOT_BUNDLED) from None
+        return web.Response(
+            body=data,
+            content_type="application/zip",
+            headers={"Content-Disposition": 'attachment; filename="verdict.zip"', "Access-Control-Allow-Origin": "*"},
+        )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import logging
-import resource
 import sys
 import time
 from pathlib import Path
@@ -14,9 +13,10 @@ import structlog
 from aiohttp import web
 
 from sidecar import __version__, config
+from sidecar.state.keys import print_keys
 from sidecar.state.ledger import Ledger, SqliteLedger
-from sidecar.tables import print_keys
 
+from . import module as vtt_module
 from .app import Settings, create_app
 
 KEYS_FILE = config.KEYS_FILE
@@ -67,8 +67,16 @@ class OncePerInterval(logging.Filter):
         return True
 
 
+NO_FILE_LIMIT = 1 << 30
+"""What :func:`file_limit` says where the system sets no limit of open files to read."""
+
+
 def file_limit() -> int:
     """Raise the soft limit of open files to the hard one; return it."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to raise; the connection cap stands as configured
+        return NO_FILE_LIMIT
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard == resource.RLIM_INFINITY or hard > soft:
         target = 65536 if hard == resource.RLIM_INFINITY else hard
@@ -83,6 +91,11 @@ def file_limit() -> int:
 def connection_cap(files: int, wanted: int) -> int:
     """Connections the file limit leaves room for: the ledger, the listener and a margin keep the rest."""
     return max(4, min(wanted, files * 3 // 4 - 16))
+
+
+def manifest_url(host: str, port: int, public_url: str | None) -> str:
+    """What a GM pastes into Foundry's "Install Module" box."""
+    return (public_url or vtt_module.address_url(host, port)).rstrip("/") + vtt_module.MANIFEST_PATH
 
 
 def ensure_default_table(ledger: Ledger, data: Path) -> None:
@@ -118,6 +131,7 @@ def serve(
     metrics_token: str | None = None,
     limits: dict[str, Any] | None = None,
     ledger: Ledger | None = None,
+    public_url: str | None = None,
 ) -> int:
     configure_logging(log_format)
     data.mkdir(parents=True, exist_ok=True)
@@ -129,11 +143,12 @@ def serve(
         data=data,
         allow_origins=allow_origins,
         metrics_token=metrics_token,
+        public_url=public_url,
         **{k: v for k, v in (limits or {}).items() if v is not None},
     )
     settings.max_connections = connection_cap(file_limit(), settings.max_connections)
     app = create_app(settings, ledger)
-    listening = f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: http://{host}:{port}/module/module.json)"
+    listening = f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: {manifest_url(host, port, public_url)})"
     # run_app handles SIGINT and SIGTERM: on_shutdown closes sockets with 1001, on_cleanup closes the ledger.
     try:
         # `print` is called once the socket is bound: only then is the sidecar listening.

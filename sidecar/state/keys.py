@@ -10,12 +10,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import sys
 from dataclasses import dataclass
+from typing import IO
 
 from protocol.v1.errors import ErrorCode, VerdictError
 from protocol.v1.messages import Role
 
-from .ledger import Ledger
+from .ledger import Ledger, TableKeys
 
 MAX_USER = 128
 """Longest Foundry user id accepted (Foundry's are 16 characters)."""
@@ -59,3 +61,16 @@ def authenticate(ledger: Ledger, table_id: str, key: str, user: str | None) -> I
         if secret is not None and hmac.compare_digest(derive_user_key(secret, user), key):
             return Identity("player", user)
     raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
+
+
+def print_keys(name: str, keys: TableKeys, file: IO[str] | None = None) -> None:
+    """A table's keys as `verdict table create` and a first `verdict serve` show them, once."""
+    out = file or sys.stdout
+    print("", file=out)
+    print(f"  Verdict table {name!r}", file=out)
+    print(f"    table id      {keys.table}", file=out)
+    print(f"    GM key        {keys.gm}", file=out)
+    print(f"    player key    {keys.player}", file=out)
+    print(f"    observer key  {keys.observer}", file=out)
+    print("  Keep the GM key secret; it is shown only now (keys are stored hashed).", file=out)
+    print("", file=out, flush=True)

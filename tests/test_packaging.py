@@ -1,0 +1,150 @@
+"""The Python distribution as a GM gets it: built, installed into a fresh environment outside the checkout,
+run from an empty folder, and serving the Foundry module it carries."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import subprocess
+import sys
+import tarfile
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from sidecar.server.module import CHECKOUT_DIR, module_files
+
+from .installing import Served, clean_env, fresh_venv
+from .serving import ROOT, free_port
+
+PUBLIC = "https://verdict.example.org"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The sdist, and the wheel built from it (as `python -m build` does): the wheel holds what the sdist holds."""
+    out = tmp_path_factory.mktemp("dist")
+    r = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], capture_output=True, text=True, timeout=600
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    (sdist,) = out.glob("verdict-*.tar.gz")
+    (wheel,) = out.glob("verdict-*.whl")
+    return sdist, wheel
+
+
+def test_the_distribution_carries_the_module_and_one_licence(built: tuple[Path, Path]) -> None:
+    sdist, wheel = built
+    module = {name for name, _ in module_files(CHECKOUT_DIR)}
+    assert {"module.json", "LICENSE", "scripts/verdict.mjs", "lang/en.json"} <= module
+    with zipfile.ZipFile(wheel) as whl:
+        names = whl.namelist()
+        packaged = {n.removeprefix("sidecar/foundry_module/") for n in names if n.startswith("sidecar/foundry_module/")}
+        (meta,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        metadata = whl.read(meta).decode()
+        licences = [n for n in names if ".dist-info/licenses/" in n]
+        assert len(licences) == 1 and whl.read(licences[0]) == (ROOT / "LICENSE").read_bytes()
+    # Every file Foundry installs from a checkout's zip, nothing else (no type declarations).
+    assert packaged == module
+    assert "License-Expression: MIT" in metadata
+    # The module ships the same licence the distribution declares.
+    assert (ROOT / "LICENSE").read_bytes() == (CHECKOUT_DIR / "LICENSE").read_bytes()
+    assert '"license": "LICENSE"' in (CHECKOUT_DIR / "module.json").read_text()
+    assert "MIT License" in (ROOT / "LICENSE").read_text()
+    with tarfile.open(sdist) as tar:
+        top = tar.getnames()[0].split("/")[0]
+        inside = set(tar.getnames())
+    assert {f"{top}/vtt-module/{n}" for n in module} <= inside and f"{top}/LICENSE" in inside
+
+
+def test_a_wheel_in_a_fresh_venv_serves_its_module_from_an_empty_folder(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, wheel = built
+    python = fresh_venv(tmp_path / "venv", wheel)
+    verdict = python.parent / "verdict"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = clean_env(VERDICT_PUBLIC_URL=PUBLIC + "/")
+    # The sidecar runs from the environment, and the module's files are the package's, not a checkout's.
+    where = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import sidecar.server.module as m; print(m.__file__); print(m.module_root().joinpath('module.json'))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=empty,
+        env=env,
+        check=True,
+    ).stdout.split()
+    assert all(Path(p).is_relative_to(tmp_path / "venv") for p in where), where
+
+    port = free_port()
+    served = Served([str(verdict), "serve", "--port", str(port)], port, empty, env)
+    try:
+        listening = served.line("listening on")
+        assert f"Foundry manifest: {PUBLIC}/module/module.json" in listening
+        forged = {"Host": "evil.example", "X-Forwarded-Proto": "http", "X-Forwarded-Host": "evil.example"}
+        manifest = json.loads(served.get("/module/module.json", forged))
+        body = served.get("/module/verdict.zip", forged)
+    finally:
+        served.stop()
+    assert manifest["manifest"] == PUBLIC + "/module/module.json"
+    assert manifest["download"] == PUBLIC + "/module/verdict.zip"
+    archive = zipfile.ZipFile(io.BytesIO(body))
+    names = set(archive.namelist())
+    named = manifest["esmodules"] + manifest["styles"] + [lang["path"] for lang in manifest["languages"]]
+    assert "module.json" in names and set(named) <= names
+    assert names == {name for name, _ in module_files(CHECKOUT_DIR)}
+    inside = json.loads(archive.read("module.json"))
+    assert (inside["manifest"], inside["download"]) == (manifest["manifest"], manifest["download"])
+    # Its data went to ./var of the folder it ran in, the keys printed once.
+    assert (empty / "var" / "verdict.sqlite3").is_file() and (empty / "var" / "default-table.keys").is_file()
+
+    # The installed CLI writes the same release zip the sidecar serves for that public URL.
+    r = subprocess.run(
+        [str(verdict), "module", "--zip", "out/verdict.zip"], capture_output=True, text=True, cwd=empty, env=env
+    )
+    assert r.returncode == 0, r.stderr
+    assert (empty / "out" / "verdict.zip").read_bytes() == body
+
+
+def test_the_package_list_is_the_source_tree() -> None:
+    """pyproject.toml names its packages (the module's folder is mapped in, which discovery cannot see):
+    a new subpackage or module folder missing from the list would be missing from the wheel."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    mapped = {pkg: ROOT / folder for pkg, folder in config["package-dir"].items()}
+    assert mapped == {"sidecar.foundry_module": CHECKOUT_DIR}
+    found = set()
+    for top in ("protocol", "sidecar"):
+        for folder in [ROOT / top, *(ROOT / top).rglob("*")]:
+            if folder.is_dir() and folder.name != "__pycache__" and any(f.is_file() for f in folder.iterdir()):
+                found.add(".".join(folder.relative_to(ROOT).parts))
+    for folder in [CHECKOUT_DIR, *CHECKOUT_DIR.rglob("*")]:
+        if folder.is_dir() and folder.name != "types":  # types/: declarations for the type check only
+            found.add(".".join(("sidecar", "foundry_module", *folder.relative_to(CHECKOUT_DIR).parts)))
+    assert listed == found
+
+
+def test_the_server_and_state_layers_import_nothing_of_the_cli() -> None:
+    """Dependencies point one way: protocol <- engine <- state <- server <- cli."""
+    cli_only = ("sidecar.cli", "sidecar.tables")
+    for layer in ("engine", "state", "server"):
+        for path in (ROOT / "sidecar" / layer).rglob("*.py"):
+            package = path.relative_to(ROOT).parent.parts
+            for node in ast.walk(ast.parse(path.read_text())):
+                names: list[str] = []
+                if isinstance(node, ast.ImportFrom):
+                    base = package[: len(package) - node.level + 1] if node.level else ()
+                    names = [".".join((*base, *([node.module] if node.module else [])))]
+                    names += [f"{names[0]}.{alias.name}" for alias in node.names]
+                elif isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                for name in names:
+                    assert not name.startswith(cli_only), f"{path.relative_to(ROOT)} imports {name}"
