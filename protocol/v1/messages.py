@@ -7,7 +7,7 @@ repeated ``id`` is answered with the first reply and never rolls twice.
 
 from __future__ import annotations
 
-from typing import Literal, Union, get_args
+from typing import TYPE_CHECKING, Literal, Union, get_args
 
 import msgspec
 
@@ -15,8 +15,7 @@ from .base import PROTOCOL, Probability
 from .challenge import ChallengeOption
 from .errors import ErrorCode
 from .flairs import FlairsTrialName
-from .odds import AnyOdds
-from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyResult
+from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyOdds, AnyResult
 from .table import AnyEvent, AnyOp, Sequenced, Snapshot
 
 Role = Literal["gm", "player", "observer"]
@@ -121,18 +120,22 @@ class UserKey(ClientMessage, tag="user_key"):
 # --- server -> client ---------------------------------------------------------------
 
 
-FollowupTag = Literal[
-    "challenge_choice",
-    "challenge_remove_complication",
-    "flairs_bargain",
-    "flairs_choose",
-    "flairs_reveal",
-    "flairs_set_lurking",
-    "flairs_name_trials",
-    "extended_next",
-]
+if TYPE_CHECKING:
+    FollowupTag = Literal[
+        "challenge_choice",
+        "challenge_remove_complication",
+        "flairs_bargain",
+        "flairs_choose",
+        "flairs_reveal",
+        "flairs_set_lurking",
+        "flairs_name_trials",
+        "extended_next",
+    ]
+else:
+    FollowupTag = Literal[(*(a.__struct_config__.tag for a in ACTION_TYPES), "extended_next")]
 """What a card may offer on a result: the tag of a follow-up action (``follow.action.action``), or
-``extended_next``, the next roll of the extended check the result belongs to (a ``roll`` with ``extended``)."""
+``extended_next``, the next roll of the extended check the result belongs to (a ``roll`` with ``extended``).
+Every follow-up action's tag, the installed rule sets' too (type checkers see the shipped ones)."""
 
 
 class OpenFollowup(msgspec.Struct, gc=False, omit_defaults=True):
