@@ -80,7 +80,10 @@ class ChallengeResult(Result, tag="challenge"):
 class ChallengeChoice(Action, tag="challenge_choice"):
     """After beating the CL by 2 or 3: take +1 game changer, or the strain reduction. Made once."""
 
-    option: ChallengeOption
+    option: Annotated[
+        ChallengeOption,
+        Meta(description="+1 game changer, or the strain reduction.", extra={"label": "VERDICT.Follow.challenge_choice"}),
+    ]
 
 
 class ChallengeRemoveComplication(Action, tag="challenge_remove_complication"):
@@ -88,4 +91,7 @@ class ChallengeRemoveComplication(Action, tag="challenge_remove_complication"):
     to make, once. Players see the action without the complication's id (it may have been off-screen); the
     removal itself reaches whoever may see that complication."""
 
-    complication: str
+    complication: Annotated[
+        str,
+        Meta(description="The id of an open complication of the roll's scene.", extra={"from": "complications"}),
+    ]

@@ -222,8 +222,11 @@ class FlairsBargain(Action, tag="flairs_bargain"):
     same trial can then stand twice. The Judge's names stay with the pairs that still give trials.
     """
 
-    trial: FlairsTrialName
-    dice: list[int] | None = None
+    trial: Annotated[
+        FlairsTrialName,
+        Meta(description="The trial settled on: it stands and cannot be banished.", extra={"label": "VERDICT.Trial"}),
+    ]
+    dice: Annotated[list[int] | None, Meta(description="The added d6's face when rolled at the table.")] = None
 
 
 class FlairsChoose(Action, tag="flairs_choose"):
@@ -233,7 +236,10 @@ class FlairsChoose(Action, tag="flairs_choose"):
     are revealed. Choosing no flairs is allowed (and reveals them).
     """
 
-    flairs: list[FlairsFlair] = []
+    flairs: Annotated[
+        list[FlairsFlair],
+        Meta(description="The flairs chosen, each at most once, no more than were earned.", extra={"label": "VERDICT.Flair"}),
+    ] = []
 
 
 class FlairsReveal(Action, tag="flairs_reveal"):
@@ -247,8 +253,11 @@ class FlairsSetLurking(Action, tag="flairs_set_lurking"):
     table). They stay secret until the flair choice or the Judge's reveal.
     """
 
-    trials: list[FlairsTrialName] | None = None
-    dice: list[int] | None = None
+    trials: Annotated[
+        list[FlairsTrialName] | None,
+        Meta(description="The trials' names in order (unset: each drawn at random).", extra={"label": "VERDICT.Trial"}),
+    ] = None
+    dice: Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")] = None
 
 
 class FlairsNameTrials(Action, tag="flairs_name_trials"):
@@ -259,5 +268,8 @@ class FlairsNameTrials(Action, tag="flairs_name_trials"):
     pair, only the trials still unnamed are named.
     """
 
-    trials: list[FlairsTrialName] | None = None
-    dice: list[int] | None = None
+    trials: Annotated[
+        list[FlairsTrialName] | None,
+        Meta(description="The trials' names in order (unset: each drawn at random).", extra={"label": "VERDICT.Trial"}),
+    ] = None
+    dice: Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")] = None

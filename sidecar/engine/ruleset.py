@@ -32,10 +32,12 @@ its subclasses) with a stable ``code``; the table turns them into refusals, noth
 from __future__ import annotations
 
 import functools
+import importlib
 import secrets
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
@@ -122,6 +124,50 @@ roller's to make, as anyone who may roll)."""
 
 Consequence = object
 """An event (seen as the roll is) or a :class:`Shown` event."""
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """How the Foundry module draws this rule set: presentation only (no rule), written into the generated
+    vocabulary (``sidecar/vocabulary.py``) so that the module names no rule set. A rule set without one is
+    drawn plainly: its fields as the Struct declares them, its dice as faces, no facts, neutral tones.
+
+    ``tones``: per outcome, the stylesheet's tone (``great``, ``good``, ``mixed``, ``bad``, ``dire``).
+    ``dialog``: the roll dialog's fields in order, each ``(check field, options)``; the options are ``preset``
+    (the dialog's starting value, else the wire default), ``min``, ``max``, ``title`` (else the field's own),
+    ``when`` (``{other field: [values]}``: shown and sent only then), ``group`` (a nested Struct's fields, drawn
+    as ``<field>_<name>``). ``kinds``: a selector of the dialog (never sent) choosing which fields show:
+    ``{"name", "title", "options": {kind: [fields shown]}}``.
+    ``dice``: how its dice are marked: ``read`` (the result field holding the face that was read),
+    ``read_max_of`` (or: the highest of this list), ``removed`` (the faces cut), ``extremes`` (mark the
+    highest and lowest faces), ``types`` and ``symbols`` (per-die result lists), ``colours`` with ``bought``
+    (a class per die by position, ``feat-<colour>``, and the colours bought).
+    ``facts``: the lines under the outcome, in order: ``key`` (the ``VERDICT.Fact.<key>`` label, or
+    ``[key if positive, key if negative]`` with ``sign``: the path whose sign chooses), ``text`` (a template:
+    ``{path}``, ``{path|signed}``, ``{path|abs}``, ``{path|@Label}`` for ``VERDICT.Label.<value>`` of each
+    value, or a list of templates: the first whose paths all hold a value), ``value_key`` (an i18n key
+    template for the value instead), ``when`` (a path that must hold a truthy value; ``equals`` to compare),
+    ``tone`` (a tone, or ``{"of": path, "map": {value: tone, "*": tone}}``, or ``{"sign": path}``: good when
+    positive, bad when negative; ``{"sign": path, "invert": true}`` the other way), ``each`` (a list path:
+    one line per item, paths relative to it).
+    """
+
+    tones: Mapping[str, str] = field(default_factory=dict)
+    dialog: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    kinds: Mapping[str, Any] | None = None
+    dice: Mapping[str, Any] = field(default_factory=dict)
+    facts: tuple[Mapping[str, Any], ...] = ()
+    gather: Mapping[str, Any] | None = None
+    """How a request gathers several people's rolls into one check (the parts :meth:`RuleSet.parts` names):
+    ``kind`` ``group`` (``field``: the check's list of participants, each with the ``part`` fields and a
+    ``name``; ``flag``: a check field the request may set; ``results``: the result's list of each one's
+    outcome) or ``sides`` (``when`` the dialog's values hold these, ``values`` set on the whole check;
+    ``sides``: each side's part, drawn from the whole check minus ``drop``, or ``from`` a nested pool with
+    ``zero`` fields zeroed; ``net``: the result field each side's roll shows). ``part_values``: set on every
+    part's dialog."""
+    extended: Mapping[str, Any] | None = None
+    """Only where the rule set is extended: the roll into an extended check (``values`` of the dialog,
+    ``fill``: check field from the extended check's field) and the fields the GM starts one with (``start``)."""
 
 
 def new_id(prefix: str) -> str:
@@ -231,6 +277,21 @@ class RuleSet(ABC, Generic[C, R]):
             elif o.action == EXTENDED_NEXT or seat.roller:
                 out.append(o if not o.gm else msgspec.structs.replace(o, gm=False))
         return out
+
+    @functools.cached_property
+    def card(self) -> Card:
+        """How the module draws it: ``CARD`` of the ``card`` module beside the rule set's class (its package's
+        ``card.py``), else a plain :class:`Card`."""
+        module = sys.modules[type(self).__module__]
+        package = module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
+        try:
+            found = importlib.import_module(f"{package}.card")
+        except ModuleNotFoundError as e:
+            if e.name != f"{package}.card":
+                raise
+            return Card()
+        card: Card = found.CARD
+        return card
 
     @functools.cached_property
     def offers(self) -> bool:
