@@ -219,7 +219,7 @@ def dialog(rs: RuleSet[Any, Any]) -> list[dict[str, Any]]:
 
 def followups() -> dict[str, Any]:
     """Every follow-up by its tag (a union tagged by ``action``): the rule set whose it is, whether it is the
-    GM's, its parameters (with their values and the i18n prefix of their labels) and which field of an open
+    GM's, its parameters (with their values and the i18n key of each value's label, ``{value}`` standing for it) and which field of an open
     follow-up (``OpenFollowup``) offers each parameter's values (``offered``), bounds how many (``most``) or says
     how many are still to be named (``count``)."""
     carried: dict[str, dict[str, dict[str, str]]] = {}

@@ -82,7 +82,7 @@ class ChallengeChoice(Action, tag="challenge_choice"):
 
     option: Annotated[
         ChallengeOption,
-        Meta(description="+1 game changer, or the strain reduction.", extra={"label": "VERDICT.Follow.challenge_choice"}),
+        Meta(description="+1 game changer, or the strain reduction.", extra={"label": "VERDICT.Follow.challenge_choice.{value}"}),
     ]
 
 

@@ -224,7 +224,7 @@ class FlairsBargain(Action, tag="flairs_bargain"):
 
     trial: Annotated[
         FlairsTrialName,
-        Meta(description="The trial settled on: it stands and cannot be banished.", extra={"label": "VERDICT.Trial"}),
+        Meta(description="The trial settled on: it stands and cannot be banished.", extra={"label": "VERDICT.Trial.{value}"}),
     ]
     dice: Annotated[list[int] | None, Meta(description="The added d6's face when rolled at the table.")] = None
 
@@ -238,7 +238,7 @@ class FlairsChoose(Action, tag="flairs_choose"):
 
     flairs: Annotated[
         list[FlairsFlair],
-        Meta(description="The flairs chosen, each at most once, no more than were earned.", extra={"label": "VERDICT.Flair"}),
+        Meta(description="The flairs chosen, each at most once, no more than were earned.", extra={"label": "VERDICT.Flair.{value}"}),
     ] = []
 
 
@@ -255,7 +255,7 @@ class FlairsSetLurking(Action, tag="flairs_set_lurking"):
 
     trials: Annotated[
         list[FlairsTrialName] | None,
-        Meta(description="The trials' names in order (unset: each drawn at random).", extra={"label": "VERDICT.Trial"}),
+        Meta(description="The trials' names in order (unset: each drawn at random).", extra={"label": "VERDICT.Trial.{value}"}),
     ] = None
     dice: Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")] = None
 
@@ -270,6 +270,6 @@ class FlairsNameTrials(Action, tag="flairs_name_trials"):
 
     trials: Annotated[
         list[FlairsTrialName] | None,
-        Meta(description="The trials' names in order (unset: each drawn at random).", extra={"label": "VERDICT.Trial"}),
+        Meta(description="The trials' names in order (unset: each drawn at random).", extra={"label": "VERDICT.Trial.{value}"}),
     ] = None
     dice: Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")] = None

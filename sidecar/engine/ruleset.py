@@ -141,14 +141,14 @@ class Card:
     ``dice``: how its dice are marked: ``read`` (the result field holding the face that was read),
     ``read_max_of`` (or: the highest of this list), ``removed`` (the faces cut), ``extremes`` (mark the
     highest and lowest faces), ``types`` and ``symbols`` (per-die result lists), ``colours`` with ``bought``
-    (a class per die by position, ``feat-<colour>``, and the colours bought).
+    (a colour per die by position, its class ``colour_class`` with ``{colour}`` for it, and the colours bought).
     ``facts``: the lines under the outcome, in order: ``key`` (the ``VERDICT.Fact.<key>`` label, or
     ``[key if positive, key if negative]`` with ``sign``: the path whose sign chooses), ``text`` (a template:
     ``{path}``, ``{path|signed}``, ``{path|abs}``, ``{path|@Label}`` for ``VERDICT.Label.<value>`` of each
     value, or a list of templates: the first whose paths all hold a value), ``value_key`` (an i18n key
     template for the value instead), ``when`` (a path that must hold a truthy value; ``equals`` to compare),
     ``tone`` (a tone, or ``{"of": path, "map": {value: tone, "*": tone}}``, or ``{"sign": path}``: good when
-    positive, bad when negative; ``{"sign": path, "invert": true}`` the other way), ``each`` (a list path:
+    positive, bad when negative, ``zero`` (a tone, else none) at 0; ``"invert": true`` the other way), ``each`` (a list path:
     one line per item, paths relative to it).
     """
 

@@ -787,6 +787,7 @@ export const VOCABULARY = /** @type {const} */ ({
           "red",
           "blue"
         ],
+        "colour_class": "feat-{colour}",
         "bought": "bought"
       },
       "facts": [
@@ -1503,9 +1504,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "key": "netSuccesses",
           "text": "{net_successes|signed}",
           "tone": {
-            "of": "net_successes",
-            "positive": "good",
-            "*": "bad"
+            "sign": "net_successes",
+            "zero": "bad"
           }
         },
         {
@@ -1710,7 +1710,7 @@ export const VOCABULARY = /** @type {const} */ ({
             "game_changer",
             "strain"
           ],
-          "label": "VERDICT.Follow.challenge_choice",
+          "label": "VERDICT.Follow.challenge_choice.{value}",
           "description": "+1 game changer, or the strain reduction.",
           "offered": "options"
         }
@@ -1745,7 +1745,7 @@ export const VOCABULARY = /** @type {const} */ ({
             "foolish",
             "chaotic"
           ],
-          "label": "VERDICT.Trial",
+          "label": "VERDICT.Trial.{value}",
           "description": "The trial settled on: it stands and cannot be banished.",
           "offered": "trials"
         },
@@ -1773,7 +1773,7 @@ export const VOCABULARY = /** @type {const} */ ({
             "impressive",
             "composed"
           ],
-          "label": "VERDICT.Flair",
+          "label": "VERDICT.Flair.{value}",
           "description": "The flairs chosen, each at most once, no more than were earned.",
           "most": "flairs"
         }
@@ -1800,7 +1800,7 @@ export const VOCABULARY = /** @type {const} */ ({
             "foolish",
             "chaotic"
           ],
-          "label": "VERDICT.Trial",
+          "label": "VERDICT.Trial.{value}",
           "description": "The trials' names in order (unset: each drawn at random).",
           "count": "count"
         },
@@ -1828,7 +1828,7 @@ export const VOCABULARY = /** @type {const} */ ({
             "foolish",
             "chaotic"
           ],
-          "label": "VERDICT.Trial",
+          "label": "VERDICT.Trial.{value}",
           "description": "The trials' names in order (unset: each drawn at random).",
           "count": "count"
         },

@@ -50,7 +50,7 @@ CARD = Card(
         {
             "key": "netSuccesses",
             "text": "{net_successes|signed}",
-            "tone": {"of": "net_successes", "positive": "good", "*": "bad"},
+            "tone": {"sign": "net_successes", "zero": "bad"},
         },
         {
             "key": ["netBoons", "netBanes"],

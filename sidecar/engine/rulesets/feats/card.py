@@ -15,7 +15,7 @@ CARD = Card(
         ("wyrd_dice", {}),
         ("wyrd_feat", {}),
     ),
-    dice={"colours": list(DICE), "bought": "bought"},
+    dice={"colours": list(DICE), "colour_class": "feat-{colour}", "bought": "bought"},
     facts=(
         {"key": "featLevel", "text": "{level|signed}"},
         {"key": "degree", "text": "{degree|signed}", "tone": {"sign": "degree"}},
