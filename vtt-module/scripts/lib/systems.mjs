@@ -71,6 +71,19 @@ export function wireField(system, name) {
 export const FIELDS = Object.fromEntries(SYSTEMS.map((s) => [s, /** @type {FieldSpec[]} */ (systemOf(s).dialog ?? [])]));
 
 /**
+ * A field's label: the translation of `VERDICT.Field.<system>.<field>` where the language has one, else the
+ * field's title as its Struct gives it.
+ * @param {string} system
+ * @param {{name: string, label?: string}} field
+ * @param {(key: string) => string} localize
+ */
+export function labelOf(system, field, localize) {
+  const key = `VERDICT.Field.${system}.${field.name}`;
+  const text = localize(key);
+  return text && text !== key ? text : field.label ?? field.name;
+}
+
+/**
  * The stylesheet's tone for each outcome (presentation, not rules): great, good, mixed, bad, dire.
  * @type {Record<string, Record<string, string>>}
  */
@@ -109,6 +122,12 @@ export const TYPE_SIZES = /** @type {Record<string, Record<string, number>>} */ 
   const dice = systemOf(s).dice;
   return dice.sizes ? [[s, { ...dice.sizes }]] : [];
 })));
+
+/**
+ * The sizes per die type of the one rule set whose dice come in types, under the name chat.mjs imports
+ * (it should read TYPE_SIZES by the result's rule set; this goes when it does).
+ */
+export const BOONS_DIE_SIZE = /** @type {Record<string, number>} */ ({ ...Object.values(TYPE_SIZES)[0] });
 
 /**
  * How a request of this rule set gathers several people's rolls into one check, or null.
