@@ -142,13 +142,23 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type[msgspec
         elif origin is list and not _is_struct(typing.get_args(tp)[0]):
             (item,) = typing.get_args(tp)
             values = typing.get_args(item) if typing.get_origin(item) is Literal else ()
-            what = f"each one of: {', '.join(map(str, values))}" if values else "whole numbers" if item is int else "values"
+            what = (
+                f"each one of: {', '.join(map(str, values))}"
+                if values
+                else "whole numbers"
+                if item is int
+                else "values"
+            )
             parser.add_argument(
                 flag, dest=f.name, metavar="A,B,...", default=None, help=_help(doc, f"(comma-separated, {what})")
             )
         else:
             parser.add_argument(
-                flag, dest=f.name, metavar="JSON", default=None, help=_help(doc, "(JSON, e.g. " + _json_example(tp) + ")")
+                flag,
+                dest=f.name,
+                metavar="JSON",
+                default=None,
+                help=_help(doc, "(JSON, e.g. " + _json_example(tp) + ")"),
             )
 
 

@@ -225,8 +225,8 @@ def followups() -> dict[str, Any]:
     carried: dict[str, dict[str, dict[str, str]]] = {}
     for name, doc in field_docs(OpenFollowup).items():
         for role in ("offers", "most", "count", "roll"):
-            for tag, param in doc.extra.get(role, {}).items():
-                carried.setdefault(tag, {}).setdefault(param, {})[role] = name
+            for tag, served in doc.extra.get(role, {}).items():
+                carried.setdefault(tag, {}).setdefault(served, {})[role] = name
     out: dict[str, Any] = {}
     for rs in RULESETS.values():
         for action in rs.followups:
@@ -246,12 +246,12 @@ def followups() -> dict[str, Any]:
                     param["from"] = doc.extra["from"]
                 if doc.description:
                     param["description"] = doc.description
-                for role, field in carried.get(tag, {}).get(f.encode_name, {}).items():
-                    param["offered" if role == "offers" else role] = field
+                for role, serving in carried.get(tag, {}).get(f.encode_name, {}).items():
+                    param["offered" if role == "offers" else role] = serving
                 params.append(param)
             out[tag] = {"system": rs.name, "gm": action in rs.gm_followups, "params": params}
-    roll = next(iter(carried[EXTENDED_NEXT].items()))
-    out[EXTENDED_NEXT] = {"system": None, "gm": False, "params": [], "roll": roll[1]["roll"]}
+    (next_roll,) = carried[EXTENDED_NEXT].values()
+    out[EXTENDED_NEXT] = {"system": None, "gm": False, "params": [], "roll": next_roll["roll"]}
     return out
 
 

@@ -77,7 +77,7 @@ def _resolves(struct: type, path: str) -> bool:
 
 def test_every_check_field_says_what_it_is_on_its_struct():
     """Described once, on the Struct: the title and description reach the schema, the CLI and the dialog."""
-    for name, rs in RULESETS.items():
+    for name in RULESETS:
         for f in _data()["systems"][name]["check"]:
             assert f.get("description"), f"{name}.{f['name']} has no description"
         for spec in _data()["systems"][name]["dialog"]:

@@ -27,8 +27,12 @@ BoonsOutcome = Literal["exceptional", "improved", "success", "failure"]
 BoonsWinner = Literal["actor", "defender"]
 BoonsExtendedStatus = Literal["in_progress", "complete", "failed"]
 
-Ability = Annotated[int, Meta(title="Ability dice", description="Ability dice (d8): the character's characteristic and skill.")]
-Boon = Annotated[int, Meta(title="Boon dice", description="Boon dice (d6): help, gear, the situation in the character's favour.")]
+Ability = Annotated[
+    int, Meta(title="Ability dice", description="Ability dice (d8): the character's characteristic and skill.")
+]
+Boon = Annotated[
+    int, Meta(title="Boon dice", description="Boon dice (d6): help, gear, the situation in the character's favour.")
+]
 Bane = Annotated[int, Meta(title="Bane dice", description="Bane dice (d6): what hampers the character.")]
 Ranks = Annotated[
     list[int],
@@ -88,7 +92,8 @@ class BoonsCheck(Check, tag="boons"):
         ),
     ] = []
     performer_rank: Annotated[
-        int | None, Meta(title="Performer's rank", description="Group: the performer's relevant rank (or characteristic).")
+        int | None,
+        Meta(title="Performer's rank", description="Group: the performer's relevant rank (or characteristic)."),
     ] = None
     participant_ranks: Annotated[
         list[int] | None,

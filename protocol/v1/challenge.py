@@ -82,7 +82,10 @@ class ChallengeChoice(Action, tag="challenge_choice"):
 
     option: Annotated[
         ChallengeOption,
-        Meta(description="+1 game changer, or the strain reduction.", extra={"label": "VERDICT.Follow.challenge_choice.{value}"}),
+        Meta(
+            description="+1 game changer, or the strain reduction.",
+            extra={"label": "VERDICT.Follow.challenge_choice.{value}"},
+        ),
     ]
 
 

@@ -29,7 +29,8 @@ class FeatsCheck(Check, tag="feats"):
 
     ability: Annotated[int | None, Meta(title="Ability", description="The character's ability or skill.")] = None
     difficulty: Annotated[
-        int | None, Meta(title="Difficulty", description="The task's difficulty: the Feat level is difficulty − ability.")
+        int | None,
+        Meta(title="Difficulty", description="The task's difficulty: the Feat level is difficulty − ability."),
     ] = None
     opposing: Annotated[
         int | None,
@@ -40,14 +41,20 @@ class FeatsCheck(Check, tag="feats"):
     ] = None
     level: Annotated[
         int | None,
-        Meta(title="Feat level (instead)", description="The Feat level itself; leave it unset to use difficulty − ability."),
+        Meta(
+            title="Feat level (instead)",
+            description="The Feat level itself; leave it unset to use difficulty − ability.",
+        ),
     ] = None
     wyrd: Annotated[
         int, Meta(title="8s bought with Wyrd", description="Dice set to 8 before the roll, 5 Wyrd Points each.")
     ] = 0
     wyrd_dice: Annotated[
         list[FeatsDie] | None,
-        Meta(title="Dice bought (first die if none)", description="Which dice the Wyrd sets to 8 (default: the first dice first)."),
+        Meta(
+            title="Dice bought (first die if none)",
+            description="Which dice the Wyrd sets to 8 (default: the first dice first).",
+        ),
     ] = None
     wyrd_feat: Annotated[
         bool,

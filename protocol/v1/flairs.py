@@ -89,7 +89,9 @@ class FlairsCheck(Check, tag="flairs"):
     ] = False
     dice: Annotated[
         list[int] | None,
-        Meta(description="The faces rolled at the table, in the order rolled, before cuts (a group: each one's in turn)."),
+        Meta(
+            description="The faces rolled at the table, in the order rolled, before cuts (a group: each one's in turn)."
+        ),
     ] = None
     lurking_trials: Annotated[
         list[FlairsTrialName] | None,
@@ -224,7 +226,10 @@ class FlairsBargain(Action, tag="flairs_bargain"):
 
     trial: Annotated[
         FlairsTrialName,
-        Meta(description="The trial settled on: it stands and cannot be banished.", extra={"label": "VERDICT.Trial.{value}"}),
+        Meta(
+            description="The trial settled on: it stands and cannot be banished.",
+            extra={"label": "VERDICT.Trial.{value}"},
+        ),
     ]
     dice: Annotated[list[int] | None, Meta(description="The added d6's face when rolled at the table.")] = None
 
@@ -238,7 +243,10 @@ class FlairsChoose(Action, tag="flairs_choose"):
 
     flairs: Annotated[
         list[FlairsFlair],
-        Meta(description="The flairs chosen, each at most once, no more than were earned.", extra={"label": "VERDICT.Flair.{value}"}),
+        Meta(
+            description="The flairs chosen, each at most once, no more than were earned.",
+            extra={"label": "VERDICT.Flair.{value}"},
+        ),
     ] = []
 
 
@@ -255,7 +263,10 @@ class FlairsSetLurking(Action, tag="flairs_set_lurking"):
 
     trials: Annotated[
         list[FlairsTrialName] | None,
-        Meta(description="The trials' names in order (unset: each drawn at random).", extra={"label": "VERDICT.Trial.{value}"}),
+        Meta(
+            description="The trials' names in order (unset: each drawn at random).",
+            extra={"label": "VERDICT.Trial.{value}"},
+        ),
     ] = None
     dice: Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")] = None
 
@@ -270,6 +281,9 @@ class FlairsNameTrials(Action, tag="flairs_name_trials"):
 
     trials: Annotated[
         list[FlairsTrialName] | None,
-        Meta(description="The trials' names in order (unset: each drawn at random).", extra={"label": "VERDICT.Trial.{value}"}),
+        Meta(
+            description="The trials' names in order (unset: each drawn at random).",
+            extra={"label": "VERDICT.Trial.{value}"},
+        ),
     ] = None
     dice: Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")] = None

@@ -151,7 +151,10 @@ class OpenFollowup(msgspec.Struct, gc=False, omit_defaults=True):
     gm: Annotated[bool, Meta(description="The GM's (the Judge's) to make, not the roller's.")] = False
     options: Annotated[
         list[ChallengeOption] | None,
-        Meta(description="challenge_choice: the options to pick one of.", extra={"offers": {"challenge_choice": "option"}}),
+        Meta(
+            description="challenge_choice: the options to pick one of.",
+            extra={"offers": {"challenge_choice": "option"}},
+        ),
     ] = None
     flairs: Annotated[
         int | None,
@@ -163,7 +166,10 @@ class OpenFollowup(msgspec.Struct, gc=False, omit_defaults=True):
     ] = None
     trials: Annotated[
         list[FlairsTrialName] | None,
-        Meta(description="flairs_bargain: the trials the bargain may name.", extra={"offers": {"flairs_bargain": "trial"}}),
+        Meta(
+            description="flairs_bargain: the trials the bargain may name.",
+            extra={"offers": {"flairs_bargain": "trial"}},
+        ),
     ] = None
     count: Annotated[
         int | None,
@@ -174,7 +180,9 @@ class OpenFollowup(msgspec.Struct, gc=False, omit_defaults=True):
     ] = None
     extended: Annotated[
         str | None,
-        Meta(description="extended_next: the extended check to roll into.", extra={"roll": {"extended_next": "extended"}}),
+        Meta(
+            description="extended_next: the extended check to roll into.", extra={"roll": {"extended_next": "extended"}}
+        ),
     ] = None
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from importlib.metadata import entry_points
 from types import ModuleType
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .base import Action, Check, Result
 from .boons import BoonsCheck, BoonsResult
@@ -45,7 +45,7 @@ def _defined(module: ModuleType, base: type) -> list[type]:
     ]
 
 
-def _one(module: ModuleType, base: type) -> type:
+def _one(module: ModuleType, base: type) -> Any:
     found = _defined(module, base)
     if len(found) != 1:
         raise TypeError(f"{module.__name__} defines {len(found)} {base.__name__} Structs, not one")

@@ -38,9 +38,9 @@ def _installed() -> list[RuleSet[Any, Any]]:
     return out
 
 
-RULESETS: dict[str, RuleSet[Any, Any]] = {
-    rs.name: rs for rs in (FACETS, CHALLENGE, FLAIRS, FEATS, BOONS, *_installed())
-}
+_SHIPPED: list[RuleSet[Any, Any]] = [FACETS, CHALLENGE, FLAIRS, FEATS, BOONS]
+
+RULESETS: dict[str, RuleSet[Any, Any]] = {rs.name: rs for rs in (*_SHIPPED, *_installed())}
 """Every rule set by its tag, in the protocol's order."""
 
 if tuple(RULESETS) != SYSTEMS:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from ...ruleset import Card
 
 CARD = Card(
-    tones={"epic_success": "great", "success": "good", "success_at_cost": "mixed", "failure": "bad", "epic_failure": "dire"},
+    tones={
+        "epic_success": "great",
+        "success": "good",
+        "success_at_cost": "mixed",
+        "failure": "bad",
+        "epic_failure": "dire",
+    },
     dialog=(
         ("cl", {"preset": 2, "min": 1, "max": 20}),
         ("modifier", {"min": -50, "max": 50}),
