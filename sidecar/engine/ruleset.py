@@ -142,7 +142,8 @@ class Card:
     ``read_max_of`` (or: the highest of this list), ``removed`` (the faces cut), ``extremes`` (mark the
     highest and lowest faces), ``types`` and ``symbols`` (per-die result lists), ``colours`` with ``bought``
     (a colour per die by position, its class ``colour_class`` with ``{colour}`` for it, and the colours bought).
-    ``facts``: the lines under the outcome, in order: ``key`` (the ``VERDICT.Fact.<key>`` label, or
+    ``facts``: the lines under the outcome, in order: ``key`` (the ``VERDICT.Fact.<key>`` label, ``title`` where
+    the language has none; or
     ``[key if positive, key if negative]`` with ``sign``: the path whose sign chooses), ``text`` (a template:
     ``{path}``, ``{path|signed}``, ``{path|abs}``, ``{path|@Label}`` for ``VERDICT.Label.<value>`` of each
     value, or a list of templates: the first whose paths all hold a value), ``value_key`` (an i18n key

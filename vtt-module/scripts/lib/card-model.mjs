@@ -32,6 +32,7 @@ import { DIE_SIZE, TYPE_SIZES, followupOf, systemOf, toneOf } from "./systems.mj
  * @property {string|number} [value]
  * @property {string} [valueKey]    i18n key of the value, instead of `value`
  * @property {string} [tone]
+ * @property {string} [title]       the label where the language has no `key` (a rule set's own fact)
  */
 
 /**
@@ -145,6 +146,7 @@ function factsOf(r) {
       const key = Array.isArray(spec.key) ? spec.key[Number(at(item, spec.sign) ?? 0) > 0 ? 0 : 1] : spec.key;
       /** @type {Fact} */
       const fact = { key: `${K}.Fact.${key}` };
+      if (spec.title) fact.title = spec.title;
       if (spec.value_key) fact.valueKey = fill(spec.value_key, item);
       else fact.value = fill(spec.text ?? "", item);
       const tone = toneFrom(spec.tone, item);
@@ -372,14 +374,20 @@ export function buildCard(entry, opts = {}) {
  */
 export function localizeCard(model, localize) {
   const tokens = (/** @type {string} */ s) => s.replace(/@(VERDICT\.[\w.]+)/g, (_m, key) => localize(key));
+  // A rule set the language does not know yet (one installed beside the shipped ones) is named by its tag,
+  // its outcomes by their names and its facts by their titles.
+  const say = (/** @type {string} */ key, /** @type {string|undefined} */ fallback) => {
+    const text = localize(key);
+    return text === key && fallback ? fallback : text;
+  };
   return {
     ...model,
-    systemLabel: localize(model.systemKey),
-    outcomeLabel: localize(model.outcomeKey),
+    systemLabel: say(model.systemKey, model.system),
+    outcomeLabel: say(model.outcomeKey, String(model.outcome ?? "").replaceAll("_", " ")),
     modeLabel: localize(model.modeKey),
     facts: model.facts.map((/** @type {Fact} */ f) => ({
       ...f,
-      label: localize(f.key),
+      label: say(f.key, f.title),
       text: f.valueKey ? localize(f.valueKey) : tokens(String(f.value ?? "")),
     })),
     followups: model.followups.map((b) => ({ ...b, label: localizeButton(b, localize) })),
