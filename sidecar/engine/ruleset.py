@@ -11,18 +11,44 @@ A rule set lives in its own package, ``sidecar/engine/rulesets/<name>/``:
   its buttons from (:meth:`RuleSet.open_on`);
 - ``__init__.py``: ``RULESET``, the one :class:`RuleSet` instance that ties them together.
 
-To add a sixth rule set:
+- ``card.py`` (optional): ``CARD``, a :class:`Card`: how the Foundry module draws it (tones, the dialog's
+  fields, dice, the facts under a result, how its checks gather and join an extended check). Presentation
+  only; it reaches the module through the generated vocabulary, so the module's scripts never change.
 
-1. write its Structs (check, result, follow-up actions) in ``protocol/v1/<name>.py`` and add them to the
-   unions written out in ``protocol/v1/systems.py``; its odds Struct to ``AnyOdds`` in ``protocol/v1/odds.py``;
-   any refusal codes of its own to ``ErrorCode`` in ``protocol/v1/errors.py``;
-2. write the package above: subclass :class:`RuleSet` and implement every method marked
-   ``@abstractmethod`` (``validate``, ``roll``, ``read``, ``describe``, ``odds``); override a hook only
-   where the rule set has something to say (follow-ups and which are open, consequences, redaction,
-   gathered checks, extended checks, GM operations of its own); a new follow-up's tag goes into
-   ``FollowupTag`` in ``protocol/v1/messages.py``;
-3. list ``RULESET`` in ``sidecar/engine/registry.py``;
-4. write down the rules and the decisions taken in ``docs/rules/<name>.md``.
+To add a rule set, as a package of its own (nothing in this repository changes; the test
+``tests/test_added_ruleset.py`` and ``tests/browser/test_added_ruleset.py`` add ``omen`` this way):
+
+1. its Structs in one module: one :class:`~protocol.v1.base.Check` and one :class:`~protocol.v1.base.Result`
+   subclass tagged with its name, its follow-up :class:`~protocol.v1.base.Action` subclasses and one
+   :class:`~protocol.v1.odds.CheckOdds` subclass; each check field described once, with
+   ``Annotated[..., msgspec.Meta(title=..., description=...)]`` (the schema, ``verdict roll <name> --help``
+   and the dialog all say it from there). The module imports only ``protocol.v1.base`` and
+   ``protocol.v1.odds``; it is named by the entry point ``<name> = <module>`` of the group
+   ``verdict.protocol``;
+2. its rules and its :class:`RuleSet` subclass: implement every ``@abstractmethod`` (``roll``, ``read``,
+   ``odds``; ``validate``, ``sizes`` and ``describe`` come from ``module`` by default) and override a hook
+   only where it has something to say (follow-ups and which are open, consequences, redaction, gathered
+   checks, extended checks). The instance is named by the entry point ``<name> = <module>:RULESET`` of the
+   group ``verdict.rulesets``; the package's ``__init__`` imports nothing of the engine (the protocol loads
+   the Structs while it builds its unions);
+3. ``card.py`` beside the :class:`RuleSet`'s module, as above (without it the card is plain);
+4. its rules page: the rules and the decisions taken;
+5. install it beside the sidecar and regenerate: ``make schema`` writes ``protocol/schema/v1.json`` and the
+   module's ``vtt-module/scripts/generated/vocabulary.mjs``. ``lang/<language>.json`` may add its names
+   (``VERDICT.System.<name>``, ``VERDICT.Outcome.<name>.<outcome>``, ``VERDICT.Field.<name>.<field>``,
+   ``VERDICT.Fact.<key>``); until then a card names it by its tag, its outcomes by their names and its
+   facts and fields by their titles.
+
+What stays closed to such a package: refusal codes (``ErrorCode`` in ``protocol/v1/errors.py``: a new one is
+a protocol change; a rule set refuses with the existing codes), the fields an open follow-up carries on the
+wire (``OpenFollowup`` in ``protocol/v1/messages.py``: a new follow-up offers its parameters through them, or
+takes none the card must choose), and GM operations of its own (the table's operation union in
+``protocol/v1/table.py``).
+
+A rule set shipped here takes the same files in ``protocol/v1/<name>.py`` and
+``sidecar/engine/rulesets/<name>/``, its page in ``docs/rules/<name>.md``, and its names written out by hand
+so that type checkers see it: its Structs in the unions of ``protocol/v1/systems.py`` (and its odds in
+``AnyOdds``, ``protocol/v1/odds.py``), and ``RULESET`` in ``_SHIPPED`` of ``sidecar/engine/registry.py``.
 
 The state layer (``sidecar/state/``) knows no rule set by name: it asks the registry for the rule set of
 a check and applies the events this contract hands back. Errors are raised as :class:`CheckError` (or
