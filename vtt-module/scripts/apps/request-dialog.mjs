@@ -110,7 +110,7 @@ export class RequestDialog extends RollDialog {
   #partFields() {
     const names = /** @type {string[]} */ (gatherOf(this.system)?.part ?? []);
     return names.map((name) => {
-      const f = (FIELDS[this.system] ?? []).find((x) => x.name === name) ?? { name };
+      const f = /** @type {import("../lib/systems.mjs").FieldSpec} */ ((FIELDS[this.system] ?? []).find((x) => x.name === name) ?? { name, type: "int" });
       return { name, label: labelOf(this.system, f, t), min: f.min ?? "", max: f.max ?? "" };
     });
   }
