@@ -33,6 +33,7 @@ import msgspec
 from protocol.v1.errors import ErrorCode, VerdictError
 from protocol.v1.systems import CHECK_TYPES, SYSTEMS
 from sidecar import __version__, config
+from sidecar.vocabulary import FieldDoc, field_docs
 
 CHECKS: dict[str, type] = dict(zip(SYSTEMS, CHECK_TYPES, strict=True))
 DEFAULT_DATA = config.DATA_DIR
@@ -96,10 +97,19 @@ def _json_example(tp: Any) -> str:
     return f"'[{obj}, …]'" if origin is list else f"'{obj}'"
 
 
+def _help(doc: FieldDoc, note: str) -> str:
+    """An option's help: what the field is, as its Struct says once (title and description), then ``note``.
+    argparse formats ``%`` in help; a description's own is kept."""
+    said = ". ".join(x for x in (doc.title, doc.description) if x).replace("%", "%%")
+    return f"{said} {note}".strip()
+
+
 def _add_check_options(parser: argparse.ArgumentParser, check_type: type[msgspec.Struct], dice: str) -> None:
     hints = typing.get_type_hints(check_type)
+    docs = field_docs(check_type)
     for f in msgspec.structs.fields(check_type):
         tp, _ = _unwrap(hints[f.name])
+        doc = docs[f.name]
         flag = "--" + f.name.replace("_", "-")
         default = None if f.default is msgspec.NODEFAULT else f.default
         origin = typing.get_origin(tp)
@@ -111,32 +121,46 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type[msgspec
                 dest=f.name,
                 metavar="F,F,...",
                 required=dice == "required",
-                help="the faces, comma-separated, in the order the rule set reads them",
+                help=_help(doc, "(comma-separated)") if doc.description else "the faces, comma-separated",
             )
         elif tp is bool:
-            parser.add_argument(flag, dest=f.name, action="store_true", help="(default: off)")
+            parser.add_argument(flag, dest=f.name, action="store_true", help=_help(doc, "(default: off)"))
         elif tp is int:
             note = f"(default: {default})"
             infer = POOL_FROM_DICE.get(str(check_type.__struct_config__.tag))
             if dice == "required" and infer is not None and infer[0] == f.name:
                 note = "(default: 0, the desperate 2d6; with other than 2 --dice, their number)"
-            parser.add_argument(flag, dest=f.name, type=int, metavar="N", default=None, help=note)
+            parser.add_argument(flag, dest=f.name, type=int, metavar="N", default=None, help=_help(doc, note))
         elif tp is str:
-            parser.add_argument(flag, dest=f.name, metavar="TEXT", default=None, help=f"(default: {default})")
+            parser.add_argument(
+                flag, dest=f.name, metavar="TEXT", default=None, help=_help(doc, f"(default: {default})")
+            )
         elif origin is Literal:
             choices = typing.get_args(tp)
-            parser.add_argument(flag, dest=f.name, choices=choices, default=None, help=f"(default: {default})")
+            parser.add_argument(
+                flag, dest=f.name, choices=choices, default=None, help=_help(doc, f"(default: {default})")
+            )
         elif origin is list and not _is_struct(typing.get_args(tp)[0]):
             (item,) = typing.get_args(tp)
+            values = typing.get_args(item) if typing.get_origin(item) is Literal else ()
+            what = (
+                f"each one of: {', '.join(map(str, values))}"
+                if values
+                else "whole numbers"
+                if item is int
+                else "values"
+            )
+            parser.add_argument(
+                flag, dest=f.name, metavar="A,B,...", default=None, help=_help(doc, f"(comma-separated, {what})")
+            )
+        else:
             parser.add_argument(
                 flag,
                 dest=f.name,
-                metavar="A,B,...",
+                metavar="JSON",
                 default=None,
-                help=f"comma-separated {getattr(item, '__name__', 'values')}",
+                help=_help(doc, "(JSON, e.g. " + _json_example(tp) + ")"),
             )
-        else:
-            parser.add_argument(flag, dest=f.name, metavar="JSON", default=None, help="JSON, e.g. " + _json_example(tp))
 
 
 def _check_from_args(system: str, args: argparse.Namespace) -> Any:

@@ -1,89 +1,293 @@
 """The Foundry module's rule vocabulary, generated from the engine: ``python -m sidecar.vocabulary``.
 
-The module draws checks, cards and odds but decides no rule; what it needs to name things (the rule sets,
-their outcomes, the check's fields with their wire defaults and options, the trials and flairs, the die
-types and their faces, each rule set's numbers such as the dice limits) is written here from the engine's
-rule sets and the protocol's Structs into ``vtt-module/scripts/generated/vocabulary.mjs``, which the module
-imports. ``make schema`` runs it beside the schema; a test fails when the checked-in file differs from what
-this produces.
+The module draws checks, cards and odds but decides no rule and names no rule set: everything it must know of
+one is written here from the engine's rule sets (:data:`~sidecar.engine.registry.RULESETS`, each with its
+:class:`~sidecar.engine.ruleset.Card`) and the protocol's Structs into
+``vtt-module/scripts/generated/vocabulary.mjs``, which the module imports:
+
+- per rule set: its outcomes and their tones; the check's fields as the Struct declares them (wire default,
+  options, kind, and the title and description written once on the Struct); the dialog's fields (presets,
+  bounds, which show for which kind of check); its dice (sizes, faces, how they are marked); the facts a card
+  shows; its numbers (the dice limits and the rest of its rules); whether and how its checks gather several
+  people's rolls; whether they can be extended, and how a roll joins one;
+- the follow-ups, as a union tagged by the action: whose each is, its parameters (their values and labels) and
+  which field of the open follow-up offers them;
+- the trials the GM may set lurking (those a check's ``lurking_trials`` names).
+
+``make schema`` runs it beside the schema; a test fails when the checked-in file differs from what this
+produces.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import types
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from sidecar.engine.registry import RULESETS
+from protocol.v1.messages import OpenFollowup
+from sidecar.engine.registry import EXTENDED, RULESETS
+from sidecar.engine.ruleset import EXTENDED_NEXT, RuleSet
 
 VOCABULARY_PATH = Path(__file__).resolve().parents[1] / "vtt-module" / "scripts" / "generated" / "vocabulary.mjs"
 
 
-def _literal(tp: Any) -> list[str] | None:
-    """The values of a ``Literal`` (or an optional one, or a list of one), else ``None``."""
-    if typing.get_origin(tp) is typing.Literal:
-        return [str(v) for v in typing.get_args(tp)]
-    if typing.get_origin(tp) in (typing.Union, types.UnionType, list):
-        for arg in typing.get_args(tp):
-            found = _literal(arg)
-            if found is not None:
-                return found
-    return None
+class FieldDoc(typing.NamedTuple):
+    """What a Struct's field says of itself (its ``msgspec.Meta``): a short title, a description, extras."""
+
+    title: str | None
+    description: str | None
+    extra: Mapping[str, Any]
 
 
-def _field(f: msgspec.structs.FieldInfo) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": f.encode_name}
-    if f.default is not msgspec.NODEFAULT:
-        out["default"] = msgspec.to_builtins(f.default)
-    elif f.default_factory is not msgspec.NODEFAULT:
-        out["default"] = msgspec.to_builtins(f.default_factory())
-    options = _literal(f.type)
-    if options is not None:
-        out["options"] = options
+def field_docs(struct: type) -> dict[str, FieldDoc]:
+    """Each field's :class:`FieldDoc`, by field name (``None``s for a field that says nothing)."""
+    hints = typing.get_type_hints(struct, include_extras=True)
+    out: dict[str, FieldDoc] = {}
+    for name, tp in hints.items():
+        title = description = None
+        extra: dict[str, Any] = {}
+        for meta in getattr(tp, "__metadata__", ()):
+            if isinstance(meta, msgspec.Meta):
+                title = meta.title or title
+                description = meta.description or description
+                extra.update(meta.extra or {})
+        out[name] = FieldDoc(title, description, extra)
     return out
 
 
+def _bare(tp: Any) -> tuple[Any, bool]:
+    """(the type without ``Annotated`` and ``None``, whether ``None`` was allowed)."""
+    while typing.get_origin(tp) is typing.Annotated:
+        tp = typing.get_args(tp)[0]
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(args) == 1:
+            inner, _ = _bare(args[0])
+            return inner, True
+    return tp, False
+
+
+def _literal(tp: Any) -> list[str] | None:
+    """The values of a ``Literal`` (or an optional one, or a list of one), else ``None``."""
+    tp, _ = _bare(tp)
+    if typing.get_origin(tp) is typing.Literal:
+        return [str(v) for v in typing.get_args(tp)]
+    if typing.get_origin(tp) is list:
+        return _literal(typing.get_args(tp)[0])
+    return None
+
+
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def kind_of(tp: Any) -> str:
+    """How a field is entered: ``int``, ``optint`` (may be unset), ``bool``, ``text``, ``select`` (one of the
+    options), ``multi`` (some of them), ``intlist``, ``group`` (a nested Struct), ``list`` (of Structs)."""
+    bare, optional = _bare(tp)
+    if bare is bool:
+        return "bool"
+    if bare is int:
+        return "optint" if optional else "int"
+    if bare is str:
+        return "text"
+    if typing.get_origin(bare) is typing.Literal:
+        return "select"
+    if typing.get_origin(bare) is list:
+        (item,) = typing.get_args(bare)
+        item, _ = _bare(item)
+        if typing.get_origin(item) is typing.Literal:
+            return "multi"
+        if item is int:
+            return "intlist"
+        if _is_struct(item):
+            return "list"
+    if _is_struct(bare):
+        return "group"
+    raise TypeError(f"no way to enter a field of type {tp!r}")
+
+
+def _default(f: msgspec.structs.FieldInfo) -> tuple[bool, Any]:
+    if f.default is not msgspec.NODEFAULT:
+        return True, msgspec.to_builtins(f.default)
+    if f.default_factory is not msgspec.NODEFAULT:
+        return True, msgspec.to_builtins(f.default_factory())
+    return False, None
+
+
+def _field(f: msgspec.structs.FieldInfo, doc: FieldDoc) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": f.encode_name, "kind": kind_of(f.type)}
+    has, default = _default(f)
+    if has:
+        out["default"] = default
+    options = _literal(f.type)
+    if options is not None:
+        out["options"] = options
+    if doc.title:
+        out["title"] = doc.title
+    if doc.description:
+        out["description"] = doc.description
+    return out
+
+
+def check_fields(struct: type) -> list[dict[str, Any]]:
+    """A Struct's fields as the vocabulary writes them, in the Struct's order (its wire order)."""
+    docs = field_docs(struct)
+    return [_field(f, docs[f.name]) for f in msgspec.structs.fields(struct)]
+
+
 def _outcomes(result_type: type) -> list[str]:
-    hints = typing.get_type_hints(result_type, include_extras=False)
-    found = _literal(hints["outcome"])
+    found = _literal(typing.get_type_hints(result_type)["outcome"])
     if found is None:
         raise TypeError(f"{result_type.__name__}.outcome is not a Literal")
     return found
 
 
-def _dice(name: str, rules: Any) -> dict[str, Any]:
+def _dice(rules: Any) -> dict[str, Any]:
     """The dice a rule set rolls: one size, or a size per die type (with the faces where they carry symbols)."""
     raw = msgspec.to_builtins(rules)
     if "faces" in raw and isinstance(raw["faces"], dict):
         return {"sizes": {t: len(f) for t, f in raw["faces"].items()}, "faces": raw["faces"]}
-    return {"size": raw["sides"]}
+    return {"size": raw.get("sides", 6)}
+
+
+def _spec(field: Mapping[str, Any], opts: Mapping[str, Any], when: dict[str, list[str]] | None) -> dict[str, Any]:
+    """One field of the dialog: the Struct's field, as the rule set's card presents it."""
+    spec: dict[str, Any] = {"name": field["name"], "type": field["kind"]}
+    spec["default"] = opts["preset"] if "preset" in opts else field.get("default")
+    for bound in ("min", "max"):
+        if bound in opts:
+            spec[bound] = opts[bound]
+    if "options" in field:
+        spec["options"] = field["options"]
+    if when:
+        spec["when"] = when
+    spec["label"] = opts.get("title") or field.get("title") or field["name"]
+    if field.get("description"):
+        spec["hint"] = field["description"]
+    return spec
+
+
+def dialog(rs: RuleSet[Any, Any]) -> list[dict[str, Any]]:
+    """The roll dialog's fields of a rule set, in the Struct's order: what its card lists, or else every field
+    that has a title."""
+    fields = {f["name"]: f for f in check_fields(rs.check_type)}
+    card = rs.card
+    kinds = card.kinds
+    out: list[dict[str, Any]] = []
+
+    def when(name: str) -> dict[str, list[str]] | None:
+        if kinds is None:
+            return None
+        shown = [k for k, names in kinds["options"].items() if name in names]
+        return {kinds["name"]: shown} if shown else None
+
+    if kinds is not None:
+        options = list(kinds["options"])
+        out.append(
+            {
+                "name": kinds["name"],
+                "type": "select",
+                "default": options[0],
+                "wire": False,
+                "options": options,
+                "label": kinds["title"],
+            }
+        )
+    listed = card.dialog or tuple((n, {}) for n, f in fields.items() if n != "dice" and f.get("title"))
+    for name, opts in listed:
+        field = fields[name]
+        if "group" in opts:
+            hints = typing.get_type_hints(rs.check_type)
+            nested, _ = _bare(hints[name])
+            inner = {f["name"]: f for f in check_fields(nested)}
+            for sub, sub_opts in opts["group"].items():
+                spec = _spec(inner[sub], sub_opts, when(name))
+                spec["name"] = f"{name}_{sub}"
+                spec["group"] = name
+                out.append(spec)
+            continue
+        out.append(_spec(field, opts, when(name)))
+    return out
+
+
+def followups() -> dict[str, Any]:
+    """Every follow-up by its tag (a union tagged by ``action``): the rule set whose it is, whether it is the
+    GM's, its parameters (with their values and the i18n key of each value's label, ``{value}`` standing for it) and which field of an open
+    follow-up (``OpenFollowup``) offers each parameter's values (``offered``), bounds how many (``most``) or says
+    how many are still to be named (``count``)."""
+    carried: dict[str, dict[str, dict[str, str]]] = {}
+    for name, doc in field_docs(OpenFollowup).items():
+        for role in ("offers", "most", "count", "roll"):
+            for tag, served in doc.extra.get(role, {}).items():
+                carried.setdefault(tag, {}).setdefault(served, {})[role] = name
+    out: dict[str, Any] = {}
+    for rs in RULESETS.values():
+        for action in rs.followups:
+            tag = str(action.__struct_config__.tag)
+            docs = field_docs(action)
+            params = []
+            for f in msgspec.structs.fields(action):
+                doc = docs[f.name]
+                has, _ = _default(f)
+                param: dict[str, Any] = {"name": f.encode_name, "required": not has, "many": kind_of(f.type) == "multi"}
+                values = _literal(f.type)
+                if values is not None:
+                    param["values"] = values
+                if "label" in doc.extra:
+                    param["label"] = doc.extra["label"]
+                if "from" in doc.extra:
+                    param["from"] = doc.extra["from"]
+                if doc.description:
+                    param["description"] = doc.description
+                for role, serving in carried.get(tag, {}).get(f.encode_name, {}).items():
+                    param["offered" if role == "offers" else role] = serving
+                params.append(param)
+            out[tag] = {"system": rs.name, "gm": action in rs.gm_followups, "params": params}
+    (next_roll,) = carried[EXTENDED_NEXT].values()
+    out[EXTENDED_NEXT] = {"system": None, "gm": False, "params": [], "roll": next_roll["roll"]}
+    return out
 
 
 def vocabulary() -> dict[str, Any]:
-    from sidecar.engine.rulesets.feats.rules import DICE as FEAT_DICE
-    from sidecar.engine.rulesets.flairs.rules import FLAIRS, TRIALS
-
     systems: dict[str, Any] = {}
     for name, rs in RULESETS.items():
-        fields = [_field(f) for f in msgspec.structs.fields(rs.check_type)]
+        card = rs.card
+        outcomes = _outcomes(rs.result_type)
         systems[name] = {
-            "outcomes": _outcomes(rs.result_type),
-            "check": [f for f in fields if f["name"] != "dice"],
-            "dice": _dice(name, rs.rules),
+            "outcomes": outcomes,
+            "tones": {o: card.tones.get(o, "neutral") for o in outcomes},
+            "check": [f for f in check_fields(rs.check_type) if f["name"] != "dice"],
+            "dialog": dialog(rs),
+            "dice": {**_dice(rs.rules), **card.dice},
+            "facts": list(card.facts),
             "rules": msgspec.to_builtins(rs.rules),
             "followups": [a.__struct_config__.tag for a in rs.followups],
             "gmFollowups": [a.__struct_config__.tag for a in rs.gm_followups],
+            "gather": card.gather,
+            "extended": card.extended if rs.extended else None,
         }
     return {
         "systems": systems,
-        "trials": list(TRIALS),
-        "flairs": list(FLAIRS),
-        "featDice": list(FEAT_DICE),
+        "extended": list(EXTENDED),
+        "followups": followups(),
+        "trials": _lurking_trials(),
     }
+
+
+def _lurking_trials() -> list[str]:
+    """The trials the GM may set lurking (``lurking_set``): those a check's ``lurking_trials`` may name."""
+    for rs in RULESETS.values():
+        hints = typing.get_type_hints(rs.check_type)
+        if "lurking_trials" in hints:
+            return _literal(hints["lurking_trials"]) or []
+    return []
 
 
 def source() -> str:
@@ -95,10 +299,13 @@ def source() -> str:
     )
 
 
-def main() -> None:
-    VOCABULARY_PATH.parent.mkdir(parents=True, exist_ok=True)
-    VOCABULARY_PATH.write_text(source())
-    print(f"wrote {VOCABULARY_PATH.relative_to(VOCABULARY_PATH.parents[3])}")
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m sidecar.vocabulary", description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=VOCABULARY_PATH, help="where to write it (default: the module's)")
+    out: Path = parser.parse_args(argv).out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(source())
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -4,14 +4,17 @@ the checked-in file is what `make schema` writes, and it says what the engine an
 from __future__ import annotations
 
 import json
+import re
 import typing
 
 import msgspec
 
 from protocol.v1.facets import FacetsCheck
-from protocol.v1.flairs import FlairsFlair, FlairsTrialName
+from protocol.v1.flairs import FlairsTrialName
+from protocol.v1.messages import OpenFollowup
 from sidecar import vocabulary
-from sidecar.engine.registry import RULESETS
+from sidecar.engine import gather
+from sidecar.engine.registry import EXTENDED, RULESETS
 
 
 def _data() -> dict:
@@ -30,15 +33,16 @@ def test_vocabulary_says_what_the_engine_says():
     data = _data()
     assert list(data["systems"]) == list(RULESETS)
     assert data["trials"] == list(typing.get_args(FlairsTrialName))
-    assert data["flairs"] == list(typing.get_args(FlairsFlair))
     facets = data["systems"]["facets"]
     assert facets["rules"]["max_dice"] == RULESETS["facets"].rules.max_dice
-    assert facets["dice"] == {"size": 6}
+    assert facets["dice"]["size"] == 6
     assert [f["name"] for f in facets["check"]] == [
         f.name for f in msgspec.structs.fields(FacetsCheck) if f.name != "dice"
     ]
-    assert facets["check"][3] == {
+    kind = facets["check"][3]
+    assert {k: kind[k] for k in ("name", "kind", "default", "options")} == {
         "name": "kind",
+        "kind": "select",
         "default": "obstacle",
         "options": ["obstacle", "opposition", "interpersonal", "mystical"],
     }
@@ -48,3 +52,112 @@ def test_vocabulary_says_what_the_engine_says():
     for name, rs in RULESETS.items():
         outcome = typing.get_type_hints(rs.result_type)["outcome"]
         assert set(data["systems"][name]["outcomes"]) == set(typing.get_args(outcome)), name
+
+
+def _paths(template: str) -> list[str]:
+    return [m.split("|")[0] for m in re.findall(r"\{([^}]+)\}", template)]
+
+
+def _resolves(struct: type, path: str) -> bool:
+    """Does a fact's path name fields of the result Struct (``a.b`` into nested Structs, ``a[].b`` into lists)?"""
+    tp: typing.Any = struct
+    for part in path.split("."):
+        name = part.removesuffix("[]")
+        bare, _ = vocabulary._bare(tp)
+        if typing.get_origin(bare) is list:
+            bare, _ = vocabulary._bare(typing.get_args(bare)[0])
+        if not (isinstance(bare, type) and issubclass(bare, msgspec.Struct)):
+            return False
+        hints = typing.get_type_hints(bare)
+        if name not in hints:
+            return False
+        tp = hints[name]
+    return True
+
+
+def test_every_check_field_says_what_it_is_on_its_struct():
+    """Described once, on the Struct: the title and description reach the schema, the CLI and the dialog."""
+    for name in RULESETS:
+        for f in _data()["systems"][name]["check"]:
+            assert f.get("description"), f"{name}.{f['name']} has no description"
+        for spec in _data()["systems"][name]["dialog"]:
+            assert spec["label"] and spec["label"] != spec["name"], f"{name}.{spec['name']} has no title"
+
+
+def test_each_card_draws_fields_and_results_the_structs_have():
+    data = _data()
+    for name, rs in RULESETS.items():
+        system = data["systems"][name]
+        assert set(system["tones"]) == set(system["outcomes"]), name
+        assert all(t in {"great", "good", "mixed", "bad", "dire"} for t in system["tones"].values()), name
+        fields = {f["name"] for f in system["check"]}
+        for spec in system["dialog"]:
+            assert spec.get("wire") is False or spec.get("group", spec["name"]) in fields, (name, spec["name"])
+        for fact in system["facts"]:
+            base: typing.Any = rs.result_type
+            if "each" in fact:
+                assert _resolves(base, fact["each"]), (name, fact)
+                base = vocabulary._bare(typing.get_type_hints(base)[fact["each"]])[0]
+                base = vocabulary._bare(typing.get_args(base)[0])[0]
+            texts = fact.get("text", [])
+            paths = [p for t in ([texts] if isinstance(texts, str) else texts) for p in _paths(t)]
+            paths += _paths(fact.get("value_key", ""))
+            paths += [fact[k] for k in ("when", "sign") if k in fact]
+            tone = fact.get("tone")
+            if isinstance(tone, dict):
+                paths.append(tone.get("of") or tone["sign"])
+            for path in paths:
+                assert _resolves(base, path), f"{name}: {path} is not a field of {base.__name__}"
+        for key in ("read", "read_max_of", "removed", "types", "symbols", "bought"):
+            if key in system["dice"]:
+                assert _resolves(rs.result_type, system["dice"][key]), (name, key)
+
+
+def test_how_checks_gather_is_what_the_engine_gathers():
+    data = _data()
+    gathered = {n for n, s in data["systems"].items() if s["gather"]}
+    assert gathered == {n for n, rs in RULESETS.items() if type(rs).parts is not type(RULESETS["facets"]).parts}
+    for name in gathered:
+        g = data["systems"][name]["gather"]
+        rs = RULESETS[name]
+        if g["kind"] == "group":
+            part = {f: 1 for f in g["part"]}
+            check = rs.check_type(**{g["field"]: [{"name": "Ash", **part}, {"name": "Bree", **part}]})
+            check = msgspec.convert(msgspec.to_builtins(check), rs.check_type)
+            assert [n for n, _ in gather.parts(check)] == ["Ash", "Bree"]
+            assert _resolves(rs.result_type, g["results"] + "[].name")
+        else:
+            nested = {side["from"]: {} for side in g["sides"].values() if "from" in side}
+            check = msgspec.convert({"system": name, **nested}, rs.check_type)
+            assert [n for n, _ in gather.parts(check)] == list(g["sides"])
+            assert _resolves(rs.result_type, g["net"])
+    assert data["extended"] == list(EXTENDED)
+    for name in EXTENDED:
+        fields = {f["name"] for f in data["systems"][name]["check"]}
+        joins = data["systems"][name]["extended"]
+        assert set(joins["fill"]) <= fields and set(joins["start"]) <= fields
+
+
+def test_the_followups_are_a_union_tagged_by_action():
+    data = _data()["followups"]
+    for rs in RULESETS.values():
+        for action in rs.followups:
+            tag = action.__struct_config__.tag
+            assert data[tag]["system"] == rs.name
+            assert data[tag]["gm"] == (action in rs.gm_followups)
+            assert [p["name"] for p in data[tag]["params"]] == [f.encode_name for f in msgspec.structs.fields(action)]
+    # every field of an open follow-up serves a parameter of a follow-up that exists (or the next roll)
+    open_fields = {f.name for f in msgspec.structs.fields(OpenFollowup)} - {"action", "gm"}
+    served = {p.get(k) for d in data.values() for p in d["params"] for k in ("offered", "most", "count")}
+    served |= {d["roll"] for d in data.values() if "roll" in d}
+    assert open_fields == served - {None}
+    # the card offers each one some way (see card-model.mjs offerOf)
+    for tag, d in data.items():
+        params = d["params"]
+        assert (
+            d.get("roll")
+            or any(p.get("from") for p in params)
+            or any(p["many"] and p.get("most") for p in params)
+            or any(p["required"] and p.get("offered") for p in params)
+            or all(not p["required"] for p in params)
+        ), tag

@@ -15,9 +15,10 @@ crisis - then, in an opposed check, the defender's ability, boon and bane dice.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+from msgspec import Meta
 
 from .base import Check, Result
 
@@ -25,6 +26,22 @@ BoonsDieType = Literal["ability", "boon", "bane", "trial", "crisis"]
 BoonsOutcome = Literal["exceptional", "improved", "success", "failure"]
 BoonsWinner = Literal["actor", "defender"]
 BoonsExtendedStatus = Literal["in_progress", "complete", "failed"]
+
+Ability = Annotated[
+    int, Meta(title="Ability dice", description="Ability dice (d8): the character's characteristic and skill.")
+]
+Boon = Annotated[
+    int, Meta(title="Boon dice", description="Boon dice (d6): help, gear, the situation in the character's favour.")
+]
+Bane = Annotated[int, Meta(title="Bane dice", description="Bane dice (d6): what hampers the character.")]
+Ranks = Annotated[
+    list[int],
+    Meta(
+        title="Assistants' ranks",
+        description="Each assistant's rank in the relevant skill, at most two: a boon die each, or an ability die "
+        "when they have more ranks.",
+    ),
+]
 
 
 class BoonsPool(msgspec.Struct, gc=False, forbid_unknown_fields=True):
@@ -34,47 +51,91 @@ class BoonsPool(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     have more ranks than the defender, under the same caps.
     """
 
-    ability: int = 0
-    boon: int = 0
-    bane: int = 0
-    rank: int | None = None
-    assists: list[int] = []
+    ability: Ability = 0
+    boon: Boon = 0
+    bane: Bane = 0
+    rank: Annotated[
+        int | None, Meta(title="Defender's rank", description="The defender's rank in the relevant skill, for assists.")
+    ] = None
+    assists: Ranks = []
 
 
 class BoonsCheck(Check, tag="boons"):
     """A `boons` check. See the module docstring for how the fields select the kind of check."""
 
-    ability: int = 0
-    boon: int = 0
-    bane: int = 0
-    trial: int = 0
-    """Difficulty, as trial dice."""
-    crisis: int = 0
-    """Crisis dice asked for directly."""
-    upgrade: int = 0
-    """The GM upgrades the difficulty: this many of the ``trial`` dice become crisis dice (at most ``trial``)."""
-    rank: int | None = None
-    """Assisted: the primary character's rank in the relevant skill (the performer's rank when unset)."""
-    assists: list[int] = []
-    """Assisted: each assistant's rank in the relevant skill, at most two assistants (the ones whose dice
-    count; a third is refused with ``too_many_assists``)."""
-    performer_rank: int | None = None
-    """Group: the performer's relevant rank (or characteristic)."""
-    participant_ranks: list[int] | None = None
-    """Group: the relevant ranks of the other necessary participants (rank 0 for one who must be carried)."""
-    opponent: BoonsPool | None = None
-    """Opposed: the defender's pool. The actor is the initiator; a tie goes to the defender."""
-    threshold: int | None = None
-    """Extended: the total of net successes that completes the task."""
-    time_unit: str | None = None
-    """Extended: what one roll represents (minutes, hours, scenes, one exchange of a chase, ...)."""
-    limit: int | None = None
-    """Extended: the optional attempt limit (the most rolls before the task fails)."""
-    progress: int = 0
-    """Extended: net successes gathered by earlier rolls (the table state fills it in)."""
-    attempts: int = 0
-    """Extended: rolls already made (the table state fills it in)."""
-    dice: list[int] | None = None
+    ability: Ability = 0
+    boon: Boon = 0
+    bane: Bane = 0
+    trial: Annotated[int, Meta(title="Trial dice (difficulty)", description="The difficulty, as trial dice (d8).")] = 0
+    crisis: Annotated[int, Meta(title="Crisis dice", description="Crisis dice (d12) asked for directly.")] = 0
+    upgrade: Annotated[
+        int,
+        Meta(
+            title="Upgrade trial to crisis",
+            description="The GM upgrades the difficulty: this many of the trial dice become crisis dice (at most "
+            "the trial dice).",
+        ),
+    ] = 0
+    rank: Annotated[
+        int | None,
+        Meta(
+            title="Primary's rank",
+            description="Assisted: the primary character's rank in the relevant skill (the performer's when unset).",
+        ),
+    ] = None
+    assists: Annotated[
+        list[int],
+        Meta(
+            title="Assistants' ranks",
+            description="Assisted: each assistant's rank in the relevant skill, at most two (a third is refused "
+            "with too_many_assists).",
+        ),
+    ] = []
+    performer_rank: Annotated[
+        int | None,
+        Meta(title="Performer's rank", description="Group: the performer's relevant rank (or characteristic)."),
+    ] = None
+    participant_ranks: Annotated[
+        list[int] | None,
+        Meta(
+            title="Participants' ranks",
+            description="Group: the relevant ranks of the other necessary participants (0 for one who must be "
+            "carried).",
+        ),
+    ] = None
+    opponent: Annotated[
+        BoonsPool | None,
+        Meta(
+            title="Defender's pool",
+            description="Opposed: the defender's pool. The actor is the initiator; a tie goes to the defender.",
+        ),
+    ] = None
+    threshold: Annotated[
+        int | None,
+        Meta(title="Success threshold", description="Extended: the total of net successes that completes the task."),
+    ] = None
+    time_unit: Annotated[
+        str | None,
+        Meta(
+            title="Time per roll",
+            description="Extended: what one roll represents (minutes, hours, scenes, one exchange of a chase, ...).",
+        ),
+    ] = None
+    limit: Annotated[
+        int | None,
+        Meta(title="Attempt limit", description="Extended: the most rolls before the task fails (unset: no limit)."),
+    ] = None
+    progress: Annotated[
+        int, Meta(description="Extended: net successes gathered by earlier rolls (the table state fills it in).")
+    ] = 0
+    attempts: Annotated[int, Meta(description="Extended: rolls already made (the table state fills it in).")] = 0
+    dice: Annotated[
+        list[int] | None,
+        Meta(
+            description="The faces rolled at the table: the effective pool in the order ability, boon, bane, "
+            "trial, crisis, then the defender's ability, boon and bane."
+        ),
+    ] = None
 
 
 class BoonsDice(msgspec.Struct, gc=False):

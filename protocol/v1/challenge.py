@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from msgspec import Meta
 
 from .base import Action, Check, Result
 
@@ -19,10 +21,24 @@ class ChallengeCheck(Check, tag="challenge"):
     ``dice`` is the d20's face when the die was rolled at the table.
     """
 
-    cl: int = 1
-    modifier: int = 0
-    complication: str | None = None
-    dice: list[int] | None = None
+    cl: Annotated[
+        int,
+        Meta(
+            title="Challenge Level",
+            description="The level to reach (1 or more): the total climbs the ladder one level per 5.",
+        ),
+    ] = 1
+    modifier: Annotated[
+        int, Meta(title="Modifier", description="Added to the d20: attribute, skill and circumstances.")
+    ] = 0
+    complication: Annotated[
+        str | None,
+        Meta(
+            title="Addresses complication",
+            description="The id of an open complication the hero addresses: a success removes it.",
+        ),
+    ] = None
+    dice: Annotated[list[int] | None, Meta(description="The d20's face, rolled at the table.")] = None
 
 
 class ChallengeResult(Result, tag="challenge"):
@@ -64,7 +80,13 @@ class ChallengeResult(Result, tag="challenge"):
 class ChallengeChoice(Action, tag="challenge_choice"):
     """After beating the CL by 2 or 3: take +1 game changer, or the strain reduction. Made once."""
 
-    option: ChallengeOption
+    option: Annotated[
+        ChallengeOption,
+        Meta(
+            description="+1 game changer, or the strain reduction.",
+            extra={"label": "VERDICT.Follow.challenge_choice.{value}"},
+        ),
+    ]
 
 
 class ChallengeRemoveComplication(Action, tag="challenge_remove_complication"):
@@ -72,4 +94,7 @@ class ChallengeRemoveComplication(Action, tag="challenge_remove_complication"):
     to make, once. Players see the action without the complication's id (it may have been off-screen); the
     removal itself reaches whoever may see that complication."""
 
-    complication: str
+    complication: Annotated[
+        str,
+        Meta(description="The id of an open complication of the roll's scene.", extra={"from": "complications"}),
+    ]

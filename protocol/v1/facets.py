@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+from msgspec import Meta
 
 from .base import Check, Result
 
@@ -17,12 +18,36 @@ FacetsHarmKind = Literal["wound", "scratch", "condition"]
 class FacetsCheck(Check, tag="facets"):
     """A `facets` check. The pool is ``pool + helping - hindering``; zero or less is desperate."""
 
-    pool: int = 0
-    helping: int = 0
-    hindering: int = 0
-    kind: FacetsKind = "obstacle"
-    domain: FacetsDomain = "physical"
-    dice: list[int] | None = None
+    pool: Annotated[
+        int,
+        Meta(
+            title="Dice pool",
+            description="The d6 the character brings (attribute and skill). With the facets, zero or less is "
+            "desperate: 2d6, the lowest read.",
+        ),
+    ] = 0
+    helping: Annotated[
+        int, Meta(title="Helping facets", description="Facets in the character's favour: one die more each.")
+    ] = 0
+    hindering: Annotated[
+        int, Meta(title="Hindering facets", description="Facets against the character: one die fewer each.")
+    ] = 0
+    kind: Annotated[
+        FacetsKind,
+        Meta(
+            title="Challenge",
+            description="What stands in the way: an obstacle, an opposition or an interpersonal conflict (harm on "
+            "both sides), or the mystical (discord on a failure).",
+        ),
+    ] = "obstacle"
+    domain: Annotated[
+        FacetsDomain,
+        Meta(title="Domain", description="Where the check is made: the lists a suggested facet or cost comes from."),
+    ] = "physical"
+    dice: Annotated[
+        list[int] | None,
+        Meta(description="The faces rolled at the table, one per die of the pool (none: the sidecar rolls)."),
+    ] = None
 
 
 class FacetsHarm(msgspec.Struct, gc=False):

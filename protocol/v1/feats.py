@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from msgspec import Meta
 
 from .base import Check, Result
 
@@ -25,14 +27,46 @@ class FeatsCheck(Check, tag="feats"):
     dice bought with Wyrd (so ``[w, b]`` when red was bought); ``[]`` when nothing is rolled.
     """
 
-    ability: int | None = None
-    difficulty: int | None = None
-    opposing: int | None = None
-    level: int | None = None
-    wyrd: int = 0
-    wyrd_dice: list[FeatsDie] | None = None
-    wyrd_feat: bool = False
-    dice: list[int] | None = None
+    ability: Annotated[int | None, Meta(title="Ability", description="The character's ability or skill.")] = None
+    difficulty: Annotated[
+        int | None,
+        Meta(title="Difficulty", description="The task's difficulty: the Feat level is difficulty − ability."),
+    ] = None
+    opposing: Annotated[
+        int | None,
+        Meta(
+            title="Opposing ability",
+            description="The opponent's ability or skill, instead of a difficulty: the level is opposing − ability.",
+        ),
+    ] = None
+    level: Annotated[
+        int | None,
+        Meta(
+            title="Feat level (instead)",
+            description="The Feat level itself; leave it unset to use difficulty − ability.",
+        ),
+    ] = None
+    wyrd: Annotated[
+        int, Meta(title="8s bought with Wyrd", description="Dice set to 8 before the roll, 5 Wyrd Points each.")
+    ] = 0
+    wyrd_dice: Annotated[
+        list[FeatsDie] | None,
+        Meta(
+            title="Dice bought (first die if none)",
+            description="Which dice the Wyrd sets to 8 (default: the first dice first).",
+        ),
+    ] = None
+    wyrd_feat: Annotated[
+        bool,
+        Meta(
+            title="Buy the feat whole (above +8)",
+            description="A Feat level above +8 is achieved only this way, for 20 Wyrd Points, without dice.",
+        ),
+    ] = False
+    dice: Annotated[
+        list[int] | None,
+        Meta(description="The faces rolled at the table, white, red, blue, leaving out the dice bought with Wyrd."),
+    ] = None
 
 
 class FeatsResult(Result, tag="feats"):

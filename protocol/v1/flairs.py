@@ -7,9 +7,10 @@ banishing in that order the trials `costly`, `slow`, `loud`, `harmful`, `foolish
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+from msgspec import Meta
 
 from .base import Action, Check, Result
 
@@ -19,14 +20,31 @@ FlairsFlair = Literal["careful", "swift", "quiet", "unscathed", "impressive", "c
 FlairsTrialSource = Literal["pair", "darkness", "lurking", "bargain"]
 """Where a trial comes from: matching dice, darkness, the Judge's lurking trials, a devil's bargain."""
 
+Rank = Annotated[
+    int,
+    Meta(
+        title="Skill rank",
+        description="The character's rank in the skill the check uses: that many d6 in the pool, with the edges.",
+    ),
+]
+Edges = Annotated[int, Meta(title="Edges", description="Advantages the character brings: one d6 more each.")]
+Cuts = Annotated[
+    int,
+    Meta(
+        title="Cuts",
+        description="Disadvantages: each removes the highest remaining die. Cuts at or above the pool make the "
+        "roll desperate: 2d6, the lowest kept, every pair a trial.",
+    ),
+]
+
 
 class FlairsParticipant(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     """One character in a group check: their own pool, rolled as a simple check."""
 
-    name: str
-    rank: int = 0
-    edges: int = 0
-    cuts: int = 0
+    name: Annotated[str, Meta(title="Participant", description="The character's name: the part they roll.")]
+    rank: Rank = 0
+    edges: Edges = 0
+    cuts: Cuts = 0
 
 
 class FlairsCheck(Check, tag="flairs"):
@@ -47,16 +65,57 @@ class FlairsCheck(Check, tag="flairs"):
     (group checks only): on a failure the participant(s) with the lowest result spring it.
     """
 
-    rank: int = 0
-    edges: int = 0
-    cuts: int = 0
-    simple: bool = False
-    lurking: int = 0
-    darkness: bool = False
-    dice: list[int] | None = None
-    lurking_trials: list[FlairsTrialName] | None = None
-    group: list[FlairsParticipant] | None = None
-    trap: bool = False
+    rank: Rank = 0
+    edges: Edges = 0
+    cuts: Cuts = 0
+    simple: Annotated[
+        bool,
+        Meta(
+            title="Simple check",
+            description="Only success or failure: no flairs or trials from matching dice, no lurking trials.",
+        ),
+    ] = False
+    lurking: Annotated[
+        int,
+        Meta(
+            title="Lurking trials",
+            description="How many lurking trials the players are told of: secret trials the Judge set, which "
+            "chosen flairs may banish.",
+        ),
+    ] = 0
+    darkness: Annotated[
+        bool,
+        Meta(title="Darkness (sight matters)", description="The character cannot see well: one more trial stands."),
+    ] = False
+    dice: Annotated[
+        list[int] | None,
+        Meta(
+            description="The faces rolled at the table, in the order rolled, before cuts (a group: each one's in turn)."
+        ),
+    ] = None
+    lurking_trials: Annotated[
+        list[FlairsTrialName] | None,
+        Meta(
+            title="Lurking trials' names",
+            description="The lurking trials' secret names, set by the Judge (as many as lurking; unset: drawn at "
+            "random).",
+        ),
+    ] = None
+    group: Annotated[
+        list[FlairsParticipant] | None,
+        Meta(
+            title="Group",
+            description="A group check: each participant rolls their own pool as a simple check; rank, edges, "
+            "cuts, lurking and darkness stay unset.",
+        ),
+    ] = None
+    trap: Annotated[
+        bool,
+        Meta(
+            title="Room trap",
+            description="A group check against a room trap: on a failure, the lowest result springs it.",
+        ),
+    ] = False
 
 
 class FlairsMatch(msgspec.Struct, gc=False):
@@ -165,8 +224,14 @@ class FlairsBargain(Action, tag="flairs_bargain"):
     same trial can then stand twice. The Judge's names stay with the pairs that still give trials.
     """
 
-    trial: FlairsTrialName
-    dice: list[int] | None = None
+    trial: Annotated[
+        FlairsTrialName,
+        Meta(
+            description="The trial settled on: it stands and cannot be banished.",
+            extra={"label": "VERDICT.Trial.{value}"},
+        ),
+    ]
+    dice: Annotated[list[int] | None, Meta(description="The added d6's face when rolled at the table.")] = None
 
 
 class FlairsChoose(Action, tag="flairs_choose"):
@@ -176,7 +241,13 @@ class FlairsChoose(Action, tag="flairs_choose"):
     are revealed. Choosing no flairs is allowed (and reveals them).
     """
 
-    flairs: list[FlairsFlair] = []
+    flairs: Annotated[
+        list[FlairsFlair],
+        Meta(
+            description="The flairs chosen, each at most once, no more than were earned.",
+            extra={"label": "VERDICT.Flair.{value}"},
+        ),
+    ] = []
 
 
 class FlairsReveal(Action, tag="flairs_reveal"):
@@ -190,8 +261,14 @@ class FlairsSetLurking(Action, tag="flairs_set_lurking"):
     table). They stay secret until the flair choice or the Judge's reveal.
     """
 
-    trials: list[FlairsTrialName] | None = None
-    dice: list[int] | None = None
+    trials: Annotated[
+        list[FlairsTrialName] | None,
+        Meta(
+            description="The trials' names in order (unset: each drawn at random).",
+            extra={"label": "VERDICT.Trial.{value}"},
+        ),
+    ] = None
+    dice: Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")] = None
 
 
 class FlairsNameTrials(Action, tag="flairs_name_trials"):
@@ -202,5 +279,11 @@ class FlairsNameTrials(Action, tag="flairs_name_trials"):
     pair, only the trials still unnamed are named.
     """
 
-    trials: list[FlairsTrialName] | None = None
-    dice: list[int] | None = None
+    trials: Annotated[
+        list[FlairsTrialName] | None,
+        Meta(
+            description="The trials' names in order (unset: each drawn at random).",
+            extra={"label": "VERDICT.Trial.{value}"},
+        ),
+    ] = None
+    dice: Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")] = None

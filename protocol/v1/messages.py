@@ -7,16 +7,16 @@ repeated ``id`` is answered with the first reply and never rolls twice.
 
 from __future__ import annotations
 
-from typing import Literal, Union, get_args
+from typing import TYPE_CHECKING, Annotated, Literal, Union, get_args
 
 import msgspec
+from msgspec import Meta
 
 from .base import PROTOCOL, Probability
 from .challenge import ChallengeOption
 from .errors import ErrorCode
 from .flairs import FlairsTrialName
-from .odds import AnyOdds
-from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyResult
+from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyOdds, AnyResult
 from .table import AnyEvent, AnyOp, Sequenced, Snapshot
 
 Role = Literal["gm", "player", "observer"]
@@ -121,18 +121,22 @@ class UserKey(ClientMessage, tag="user_key"):
 # --- server -> client ---------------------------------------------------------------
 
 
-FollowupTag = Literal[
-    "challenge_choice",
-    "challenge_remove_complication",
-    "flairs_bargain",
-    "flairs_choose",
-    "flairs_reveal",
-    "flairs_set_lurking",
-    "flairs_name_trials",
-    "extended_next",
-]
+if TYPE_CHECKING:
+    FollowupTag = Literal[
+        "challenge_choice",
+        "challenge_remove_complication",
+        "flairs_bargain",
+        "flairs_choose",
+        "flairs_reveal",
+        "flairs_set_lurking",
+        "flairs_name_trials",
+        "extended_next",
+    ]
+else:
+    FollowupTag = Literal[(*(a.__struct_config__.tag for a in ACTION_TYPES), "extended_next")]
 """What a card may offer on a result: the tag of a follow-up action (``follow.action.action``), or
-``extended_next``, the next roll of the extended check the result belongs to (a ``roll`` with ``extended``)."""
+``extended_next``, the next roll of the extended check the result belongs to (a ``roll`` with ``extended``).
+Every follow-up action's tag, the installed rule sets' too (type checkers see the shipped ones)."""
 
 
 class OpenFollowup(msgspec.Struct, gc=False, omit_defaults=True):
@@ -141,19 +145,45 @@ class OpenFollowup(msgspec.Struct, gc=False, omit_defaults=True):
     given here). Whose it is was decided per viewer: the list holds nothing another player or an observer may
     send. The rule set says what is open (``RuleSet.open_on``)."""
 
+    # On the wire one Struct with optional fields; each field's ``extra`` says which follow-up's parameter it
+    # serves, and the generated vocabulary gives the module that as a union tagged by ``action``.
     action: FollowupTag
-    gm: bool = False
-    """The GM's (the Judge's) to make, not the roller's."""
-    options: list[ChallengeOption] | None = None
-    """``challenge_choice``: the options to pick one of."""
-    flairs: int | None = None
-    """``flairs_choose``: at most this many flairs (0: the choice of none, which reveals the lurking trials)."""
-    trials: list[FlairsTrialName] | None = None
-    """``flairs_bargain``: the trials the bargain may name."""
-    count: int | None = None
-    """``flairs_name_trials``, ``flairs_set_lurking``: how many trials are to be named."""
-    extended: str | None = None
-    """``extended_next``: the extended check to roll into."""
+    gm: Annotated[bool, Meta(description="The GM's (the Judge's) to make, not the roller's.")] = False
+    options: Annotated[
+        list[ChallengeOption] | None,
+        Meta(
+            description="challenge_choice: the options to pick one of.",
+            extra={"offers": {"challenge_choice": "option"}},
+        ),
+    ] = None
+    flairs: Annotated[
+        int | None,
+        Meta(
+            description="flairs_choose: at most this many flairs (0: the choice of none, which reveals the lurking "
+            "trials).",
+            extra={"most": {"flairs_choose": "flairs"}},
+        ),
+    ] = None
+    trials: Annotated[
+        list[FlairsTrialName] | None,
+        Meta(
+            description="flairs_bargain: the trials the bargain may name.",
+            extra={"offers": {"flairs_bargain": "trial"}},
+        ),
+    ] = None
+    count: Annotated[
+        int | None,
+        Meta(
+            description="flairs_name_trials, flairs_set_lurking: how many trials are to be named.",
+            extra={"count": {"flairs_name_trials": "trials", "flairs_set_lurking": "trials"}},
+        ),
+    ] = None
+    extended: Annotated[
+        str | None,
+        Meta(
+            description="extended_next: the extended check to roll into.", extra={"roll": {"extended_next": "extended"}}
+        ),
+    ] = None
 
 
 class Error(ServerMessage, tag="error"):

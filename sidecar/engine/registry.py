@@ -1,16 +1,20 @@
 """The rule sets the engine knows: the one registry everything else is built from.
 
-The CLI's subcommands, the odds, the table's consequences and what players may see all come from
-:data:`RULESETS`; the protocol writes its unions out by hand (it must not import the engine), and a test
-holds the two in agreement. To add a rule set, see :mod:`sidecar.engine.ruleset`.
+The CLI's subcommands, the odds, the table's consequences, what players may see and the module's vocabulary
+all come from :data:`RULESETS`: the five shipped here, then those installed as packages of their own (the
+entry point group ``verdict.rulesets``, each naming its :class:`RuleSet` instance). The protocol gathers the
+same rule sets' Structs on its side (it must not import the engine), and a test holds the two in agreement.
+To add a rule set, see :mod:`sidecar.engine.ruleset`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from importlib.metadata import entry_points
 from typing import Any
 
 from protocol.v1.base import Action
+from protocol.v1.systems import SYSTEMS
 
 from .errors import CheckError, ErrorCode
 from .ruleset import RuleSet, TableView
@@ -20,8 +24,27 @@ from .rulesets.facets import RULESET as FACETS
 from .rulesets.feats import RULESET as FEATS
 from .rulesets.flairs import RULESET as FLAIRS
 
-RULESETS: dict[str, RuleSet[Any, Any]] = {rs.name: rs for rs in (FACETS, CHALLENGE, FLAIRS, FEATS, BOONS)}
+RULESET_ENTRY_POINTS = "verdict.rulesets"
+"""The entry point group naming the :class:`RuleSet` of each rule set installed as a package of its own."""
+
+
+def _installed() -> list[RuleSet[Any, Any]]:
+    out: list[RuleSet[Any, Any]] = []
+    for ep in sorted(entry_points(group=RULESET_ENTRY_POINTS), key=lambda e: e.name):
+        rs = ep.load()
+        if not isinstance(rs, RuleSet) or rs.name != ep.name:
+            raise TypeError(f"entry point {ep.name!r} of {RULESET_ENTRY_POINTS} is not the RuleSet named {ep.name!r}")
+        out.append(rs)
+    return out
+
+
+_SHIPPED: list[RuleSet[Any, Any]] = [FACETS, CHALLENGE, FLAIRS, FEATS, BOONS]
+
+RULESETS: dict[str, RuleSet[Any, Any]] = {rs.name: rs for rs in (*_SHIPPED, *_installed())}
 """Every rule set by its tag, in the protocol's order."""
+
+if tuple(RULESETS) != SYSTEMS:
+    raise TypeError(f"the engine's rule sets {tuple(RULESETS)} are not the protocol's {SYSTEMS}")
 
 _BY_CHECK: dict[type, RuleSet[Any, Any]] = {rs.check_type: rs for rs in RULESETS.values()}
 _BY_RESULT: dict[type, RuleSet[Any, Any]] = {rs.result_type: rs for rs in RULESETS.values()}

@@ -11,18 +11,44 @@ A rule set lives in its own package, ``sidecar/engine/rulesets/<name>/``:
   its buttons from (:meth:`RuleSet.open_on`);
 - ``__init__.py``: ``RULESET``, the one :class:`RuleSet` instance that ties them together.
 
-To add a sixth rule set:
+- ``card.py`` (optional): ``CARD``, a :class:`Card`: how the Foundry module draws it (tones, the dialog's
+  fields, dice, the facts under a result, how its checks gather and join an extended check). Presentation
+  only; it reaches the module through the generated vocabulary, so the module's scripts never change.
 
-1. write its Structs (check, result, follow-up actions) in ``protocol/v1/<name>.py`` and add them to the
-   unions written out in ``protocol/v1/systems.py``; its odds Struct to ``AnyOdds`` in ``protocol/v1/odds.py``;
-   any refusal codes of its own to ``ErrorCode`` in ``protocol/v1/errors.py``;
-2. write the package above: subclass :class:`RuleSet` and implement every method marked
-   ``@abstractmethod`` (``validate``, ``roll``, ``read``, ``describe``, ``odds``); override a hook only
-   where the rule set has something to say (follow-ups and which are open, consequences, redaction,
-   gathered checks, extended checks, GM operations of its own); a new follow-up's tag goes into
-   ``FollowupTag`` in ``protocol/v1/messages.py``;
-3. list ``RULESET`` in ``sidecar/engine/registry.py``;
-4. write down the rules and the decisions taken in ``docs/rules/<name>.md``.
+To add a rule set, as a package of its own (nothing in this repository changes; the test
+``tests/test_added_ruleset.py`` and ``tests/browser/test_added_ruleset.py`` add ``omen`` this way):
+
+1. its Structs in one module: one :class:`~protocol.v1.base.Check` and one :class:`~protocol.v1.base.Result`
+   subclass tagged with its name, its follow-up :class:`~protocol.v1.base.Action` subclasses and one
+   :class:`~protocol.v1.odds.CheckOdds` subclass; each check field described once, with
+   ``Annotated[..., msgspec.Meta(title=..., description=...)]`` (the schema, ``verdict roll <name> --help``
+   and the dialog all say it from there). The module imports only ``protocol.v1.base`` and
+   ``protocol.v1.odds``; it is named by the entry point ``<name> = <module>`` of the group
+   ``verdict.protocol``;
+2. its rules and its :class:`RuleSet` subclass: implement every ``@abstractmethod`` (``roll``, ``read``,
+   ``odds``; ``validate``, ``sizes`` and ``describe`` come from ``module`` by default) and override a hook
+   only where it has something to say (follow-ups and which are open, consequences, redaction, gathered
+   checks, extended checks). The instance is named by the entry point ``<name> = <module>:RULESET`` of the
+   group ``verdict.rulesets``; the package's ``__init__`` imports nothing of the engine (the protocol loads
+   the Structs while it builds its unions);
+3. ``card.py`` beside the :class:`RuleSet`'s module, as above (without it the card is plain);
+4. its rules page: the rules and the decisions taken;
+5. install it beside the sidecar and regenerate: ``make schema`` writes ``protocol/schema/v1.json`` and the
+   module's ``vtt-module/scripts/generated/vocabulary.mjs``. ``lang/<language>.json`` may add its names
+   (``VERDICT.System.<name>``, ``VERDICT.Outcome.<name>.<outcome>``, ``VERDICT.Field.<name>.<field>``,
+   ``VERDICT.Fact.<key>``); until then a card names it by its tag, its outcomes by their names and its
+   facts and fields by their titles.
+
+What stays closed to such a package: refusal codes (``ErrorCode`` in ``protocol/v1/errors.py``: a new one is
+a protocol change; a rule set refuses with the existing codes), the fields an open follow-up carries on the
+wire (``OpenFollowup`` in ``protocol/v1/messages.py``: a new follow-up offers its parameters through them, or
+takes none the card must choose), and GM operations of its own (the table's operation union in
+``protocol/v1/table.py``).
+
+A rule set shipped here takes the same files in ``protocol/v1/<name>.py`` and
+``sidecar/engine/rulesets/<name>/``, its page in ``docs/rules/<name>.md``, and its names written out by hand
+so that type checkers see it: its Structs in the unions of ``protocol/v1/systems.py`` (and its odds in
+``AnyOdds``, ``protocol/v1/odds.py``), and ``RULESET`` in ``_SHIPPED`` of ``sidecar/engine/registry.py``.
 
 The state layer (``sidecar/state/``) knows no rule set by name: it asks the registry for the rule set of
 a check and applies the events this contract hands back. Errors are raised as :class:`CheckError` (or
@@ -32,10 +58,12 @@ its subclasses) with a stable ``code``; the table turns them into refusals, noth
 from __future__ import annotations
 
 import functools
+import importlib
 import secrets
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
@@ -122,6 +150,51 @@ roller's to make, as anyone who may roll)."""
 
 Consequence = object
 """An event (seen as the roll is) or a :class:`Shown` event."""
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """How the Foundry module draws this rule set: presentation only (no rule), written into the generated
+    vocabulary (``sidecar/vocabulary.py``) so that the module names no rule set. A rule set without one is
+    drawn plainly: its fields as the Struct declares them, its dice as faces, no facts, neutral tones.
+
+    ``tones``: per outcome, the stylesheet's tone (``great``, ``good``, ``mixed``, ``bad``, ``dire``).
+    ``dialog``: the roll dialog's fields in order, each ``(check field, options)``; the options are ``preset``
+    (the dialog's starting value, else the wire default), ``min``, ``max``, ``title`` (else the field's own),
+    ``when`` (``{other field: [values]}``: shown and sent only then), ``group`` (a nested Struct's fields, drawn
+    as ``<field>_<name>``). ``kinds``: a selector of the dialog (never sent) choosing which fields show:
+    ``{"name", "title", "options": {kind: [fields shown]}}``.
+    ``dice``: how its dice are marked: ``read`` (the result field holding the face that was read),
+    ``read_max_of`` (or: the highest of this list), ``removed`` (the faces cut), ``extremes`` (mark the
+    highest and lowest faces), ``types`` and ``symbols`` (per-die result lists), ``colours`` with ``bought``
+    (a colour per die by position, its class ``colour_class`` with ``{colour}`` for it, and the colours bought).
+    ``facts``: the lines under the outcome, in order: ``key`` (the ``VERDICT.Fact.<key>`` label, ``title`` where
+    the language has none; or
+    ``[key if positive, key if negative]`` with ``sign``: the path whose sign chooses), ``text`` (a template:
+    ``{path}``, ``{path|signed}``, ``{path|abs}``, ``{path|@Label}`` for ``VERDICT.Label.<value>`` of each
+    value, or a list of templates: the first whose paths all hold a value), ``value_key`` (an i18n key
+    template for the value instead), ``when`` (a path that must hold a truthy value; ``equals`` to compare),
+    ``tone`` (a tone, or ``{"of": path, "map": {value: tone, "*": tone}}``, or ``{"sign": path}``: good when
+    positive, bad when negative, ``zero`` (a tone, else none) at 0; ``"invert": true`` the other way), ``each`` (a list path:
+    one line per item, paths relative to it).
+    """
+
+    tones: Mapping[str, str] = field(default_factory=dict)
+    dialog: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    kinds: Mapping[str, Any] | None = None
+    dice: Mapping[str, Any] = field(default_factory=dict)
+    facts: tuple[Mapping[str, Any], ...] = ()
+    gather: Mapping[str, Any] | None = None
+    """How a request gathers several people's rolls into one check (the parts :meth:`RuleSet.parts` names):
+    ``kind`` ``group`` (``field``: the check's list of participants, each with the ``part`` fields and a
+    ``name``; ``flag``: a check field the request may set; ``results``: the result's list of each one's
+    outcome) or ``sides`` (``when`` the dialog's values hold these, ``values`` set on the whole check;
+    ``sides``: each side's part, drawn from the whole check minus ``drop``, or ``from`` a nested pool with
+    ``zero`` fields zeroed; ``net``: the result field each side's roll shows). ``part_values``: set on every
+    part's dialog."""
+    extended: Mapping[str, Any] | None = None
+    """Only where the rule set is extended: the roll into an extended check (``values`` of the dialog,
+    ``fill``: check field from the extended check's field) and the fields the GM starts one with (``start``)."""
 
 
 def new_id(prefix: str) -> str:
@@ -231,6 +304,21 @@ class RuleSet(ABC, Generic[C, R]):
             elif o.action == EXTENDED_NEXT or seat.roller:
                 out.append(o if not o.gm else msgspec.structs.replace(o, gm=False))
         return out
+
+    @functools.cached_property
+    def card(self) -> Card:
+        """How the module draws it: ``CARD`` of the ``card`` module beside the rule set's class (its package's
+        ``card.py``), else a plain :class:`Card`."""
+        module = sys.modules[type(self).__module__]
+        package = module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
+        try:
+            found = importlib.import_module(f"{package}.card")
+        except ModuleNotFoundError as e:
+            if e.name != f"{package}.card":
+                raise
+            return Card()
+        card: Card = found.CARD
+        return card
 
     @functools.cached_property
     def offers(self) -> bool:

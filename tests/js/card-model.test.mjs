@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { buildCard, complicationChoices, localizeCard } from "../../vtt-module/scripts/lib/card-model.mjs";
 import { oddsSegments, percent, succeeds } from "../../vtt-module/scripts/lib/odds.mjs";
-import { BOONS_DIE_SIZE, DIE_SIZE, FIELDS, OUTCOMES, SYSTEMS, TONES, TRIALS, buildCheck, defaults, rulesOf, valuesFromCheck } from "../../vtt-module/scripts/lib/systems.mjs";
+import { DIE_SIZE, TYPE_SIZES, FIELDS, OUTCOMES, SYSTEMS, TONES, TRIALS, buildCheck, defaults, rulesOf, valuesFromCheck } from "../../vtt-module/scripts/lib/systems.mjs";
 import { VOCABULARY } from "../../vtt-module/scripts/generated/vocabulary.mjs";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -197,7 +197,7 @@ test("the module's rule vocabulary is the engine's: outcomes, trials, dice, limi
   assert.equal(FIELDS.flairs.find((f) => f.name === "lurking").max, rulesOf("flairs").max_lurking);
   assert.equal(FIELDS.boons.find((f) => f.name === "crisis").max, rulesOf("boons").max_dice);
   assert.deepEqual(DIE_SIZE, { facets: 6, challenge: 20, flairs: 6, feats: 8 });
-  assert.deepEqual(BOONS_DIE_SIZE, { ability: 8, boon: 6, bane: 6, trial: 8, crisis: 12 });
+  assert.deepEqual(TYPE_SIZES.boons, { ability: 8, boon: 6, bane: 6, trial: 8, crisis: 12 });
   // No hand copy of the vocabulary left in the module's scripts.
   const scan = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? (e.name === "generated" ? [] : scan(`${dir}/${e.name}`)) : [`${dir}/${e.name}`]);
   for (const file of scan(`${ROOT}vtt-module/scripts`)) {

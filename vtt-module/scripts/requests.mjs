@@ -1,7 +1,8 @@
 /**
  * GM roll requests: a card posted to chosen players with a Roll button that opens their dialog prefilled.
  *
- * A gathered request (a `flairs` group check, a `boons` opposed check) starts the whole check on the
+ * A gathered request (a group check whose participants each roll their own pool, an opposed check whose
+ * sides each roll theirs: the vocabulary says which rule sets gather and how) starts the whole check on the
  * table first (`gather_start`). Each participant's button rolls their part; the card shows every part
  * as the sidecar reports it and, with the last part, the whole check's outcome (and who springs a room
  * trap). The active GM's client is the only writer of the card, and it writes from its own connection's
@@ -15,8 +16,8 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { isRelay } from "./client.mjs";
-import { FIELDS, fieldActive, toneOf } from "./lib/systems.mjs";
-import { gatherCheck, gatherModel, gatherable, partRoll, partValues, resolvedOf } from "./lib/gather.mjs";
+import { FIELDS, fieldActive, gatherOf, labelOf, toneOf } from "./lib/systems.mjs";
+import { gatherCheck, gatherModel, gatherable, gathersGroup, partRoll, partValues, resolvedOf, sidesOf } from "./lib/gather.mjs";
 import { signed } from "./lib/card-model.mjs";
 import { newId } from "./lib/protocol.mjs";
 import { renderMessage, t } from "./render.mjs";
@@ -31,9 +32,9 @@ import { RollDialog } from "./apps/roll-dialog.mjs";
  * @property {string|null} [label]
  * @property {string[]} users   who is asked to roll (a request that does not gather)
  * @property {boolean} [group]  gather every roll into one check
- * @property {import("./lib/gather.mjs").Participant[]} [participants]  `flairs` group: who rolls, with their pools
- * @property {boolean} [trap]   `flairs` group: a room trap
- * @property {Record<string, string>} [sides]  `boons` opposed: the user who rolls `actor` and `defender`
+ * @property {import("./lib/gather.mjs").Participant[]} [participants]  a group check: who rolls, with their pools
+ * @property {boolean} [trap]   a group check: its flag (the check field `gather.flag` names: a room trap)
+ * @property {Record<string, string>} [sides]  an opposed check: the user who rolls each side
  * @property {string|null} [scene]
  */
 
@@ -51,7 +52,7 @@ export async function postRequest(client, req) {
     const done = await client.gm({ op: "gather_start", check, name: req.label ?? "", scene: req.scene ?? null });
     const started = (done.events ?? []).map((/** @type {any} */ s) => s?.event).find((/** @type {any} */ e) => e?.kind === "gather_started");
     if (!started) throw new Error("gather_start recorded no gathered check");
-    const owner = (/** @type {string} */ part) => (req.system === "flairs"
+    const owner = (/** @type {string} */ part) => (gathersGroup(req.system)
       ? (req.participants ?? []).find((p) => p.name === part)?.user
       : req.sides?.[part]) ?? game.user?.id ?? "";
     const parts = started.parts.map((/** @type {string} */ name) => ({ name, user: owner(name) }));
@@ -211,15 +212,16 @@ export async function renderRequest(request) {
   const gathered = Boolean(request.gather);
   /** @type {Array<{label: string, text: string}>} */
   let facts;
-  if (gathered && system === "flairs") {
-    facts = request.check?.trap ? [{ label: t("VERDICT.Request.trap"), text: t("VERDICT.Yes") }] : [];
+  if (gathered && gathersGroup(system)) {
+    const flag = gatherOf(system)?.flag;
+    facts = flag && request.check?.[flag] ? [{ label: t("VERDICT.Request.trap"), text: t("VERDICT.Yes") }] : [];
   } else {
     facts = (FIELDS[system] ?? [])
       .filter((f) => f.wire !== false && fieldActive(f, values) && values[f.name] !== null && values[f.name] !== undefined && values[f.name] !== "")
       .filter((f) => !(Array.isArray(values[f.name]) && !values[f.name].length))
       // A count left at its default of none says nothing worth a line.
       .filter((f) => !(values[f.name] === 0 && f.default === 0) && values[f.name] !== false)
-      .map((f) => ({ label: t(`VERDICT.Field.${system}.${f.name}`), text: f.options ? t(`VERDICT.Option.${f.name}.${values[f.name]}`) : String(values[f.name]) }));
+      .map((f) => ({ label: labelOf(system, f, t), text: f.options ? t(`VERDICT.Option.${f.name}.${values[f.name]}`) : String(values[f.name]) }));
   }
   const participants = gathered ? [] : request.users.map((/** @type {string} */ id) => {
     const roll = request.rolls?.[id];
@@ -246,7 +248,7 @@ export async function renderRequest(request) {
     participants,
     rows,
     groupOutcomeLabel: g?.outcomeKey
-      ? `${t(system === "boons" ? "VERDICT.Request.part.actor" : "VERDICT.Request.groupOutcome")}: ${t(g.outcomeKey)}` : null,
+      ? `${t(sidesOf(system).length ? `VERDICT.Request.part.${sidesOf(system)[0]}` : "VERDICT.Request.groupOutcome")}: ${t(g.outcomeKey)}` : null,
     groupTone: g?.tone ?? null,
     springsText: g?.springs.length ? g.springs.join(", ") : null,
     winnerLabel: g?.winnerKey ? t(g.winnerKey) : null,
@@ -336,10 +338,10 @@ function drawOwnOutcomes(html, request) {
 }
 
 /**
- * A part's display name: a `boons` side is named by its role, a `flairs` participant by their name.
+ * A part's display name: a side of an opposed check is named by its role, a participant by their name.
  * @param {Record<string, any>} request
  * @param {string} part
  */
 function partName(request, part) {
-  return request.system === "boons" ? t(`VERDICT.Request.part.${part}`) : part;
+  return sidesOf(request.system).includes(part) ? t(`VERDICT.Request.part.${part}`) : part;
 }

@@ -1,6 +1,6 @@
 /**
- * Scenes. What the rule sets key by scene (lurking trials waiting for anyone in it, the complications an
- * epic failure adds and an epic success removes, the facets a triumph creates) is the GM's to place: the
+ * Scenes. What the table keys by scene (lurking trials waiting for anyone in it, the complications and the
+ * facets results add and remove) is the GM's to place: the
  * sidecar takes a player's roll in the table's active scene and refuses one naming any other. The table's
  * active scene follows Foundry's (the scene the GM activated for everyone): the relay tells the sidecar.
  */

@@ -1,15 +1,17 @@
 /**
  * The GM's request dialog: the roll dialog's fields and odds, plus whom to ask, whether to gather every
- * roll into one check, each participant's pool (`flairs` group) or who rolls each side (`boons` opposed).
+ * roll into one check, each participant's pool (a group check) or who rolls each side (an opposed check), as
+ * the vocabulary says the rule set gathers.
  * Submitting posts a request card (requests.mjs) instead of rolling.
  */
 
 import { MODULE_ID } from "../constants.mjs";
-import { gatherCheck, gatherable } from "../lib/gather.mjs";
+import { gatherCheck, gatherable, gathersGroup, sidesOf } from "../lib/gather.mjs";
+import { FIELDS, gatherOf, labelOf } from "../lib/systems.mjs";
 import { t } from "../render.mjs";
 import { RollDialog } from "./roll-dialog.mjs";
 
-/** @typedef {{checked: boolean, rank: number, edges: number, cuts: number}} PlayerRow */
+/** @typedef {{checked: boolean} & Record<string, any>} PlayerRow  a player's row: taking part, and their part's fields */
 
 export class RequestDialog extends RollDialog {
   /** @param {import("./roll-dialog.mjs").RollDialogConfig} [config] */
@@ -29,7 +31,7 @@ export class RequestDialog extends RollDialog {
 
   /** A group check's pools are each participant's, set in the request's rows. */
   _shownFields() {
-    return this.gathered && this.system === "flairs" ? [] : super._shownFields();
+    return this.gathered && gathersGroup(this.system) ? [] : super._shownFields();
   }
 
   /** Wyrd is the roller's to buy, not the GM's to ask for. */
@@ -40,9 +42,10 @@ export class RequestDialog extends RollDialog {
   /** The request section's context: the players with their pools, the sides of an opposed check. */
   _extraContext() {
     const gathered = this.gathered;
+    const columns = this.#partFields();
     const players = (game.users?.filter((u) => !u.isGM) ?? []).map((u) => {
-      const row = this.prep.players[u.id] ?? { checked: u.active, rank: Number(this.values.rank ?? 1) || 0, edges: 0, cuts: 0 };
-      return { id: u.id, name: u.name, part: partName(u), ...row };
+      const row = this.prep.players[u.id] ?? { checked: u.active, ...this.#partDefaults() };
+      return { id: u.id, name: u.name, part: partName(u), ...row, cells: columns.map((c) => ({ ...c, value: row[c.name] ?? 0 })) };
     });
     const everyone = game.users?.map((u) => ({ id: u.id, name: u.name })) ?? [];
     const first = players[0]?.id ?? "";
@@ -57,9 +60,11 @@ export class RequestDialog extends RollDialog {
       players,
       gatherable: gatherable(this.system, this.values),
       gathered,
-      groupRows: gathered && this.system === "flairs",
+      groupRows: gathered && gathersGroup(this.system),
+      columns,
+      flag: Boolean(gatherOf(this.system)?.flag),
       trap: this.prep.trap,
-      sides: gathered && this.system === "boons" ? [side("actor", first), side("defender", gm)] : [],
+      sides: gathered ? sidesOf(this.system).map((name, i) => side(name, i === 0 ? first : gm)) : [],
     };
   }
 
@@ -75,13 +80,11 @@ export class RequestDialog extends RollDialog {
     form.querySelectorAll("[data-player]").forEach((row) => {
       const id = /** @type {HTMLElement} */ (row).dataset.player ?? "";
       const num = (/** @type {string} */ n) => Number.parseInt(/** @type {HTMLInputElement|null} */ (row.querySelector(`[name=${n}]`))?.value ?? "", 10);
-      const prev = this.prep.players[id];
-      this.prep.players[id] = {
-        checked: /** @type {HTMLInputElement|null} */ (row.querySelector("input[name=player]"))?.checked ?? false,
-        rank: Number.isFinite(num("rank")) ? num("rank") : prev?.rank ?? 1,
-        edges: Number.isFinite(num("edges")) ? num("edges") : prev?.edges ?? 0,
-        cuts: Number.isFinite(num("cuts")) ? num("cuts") : prev?.cuts ?? 0,
-      };
+      const prev = this.prep.players[id] ?? this.#partDefaults();
+      /** @type {PlayerRow} */
+      const next = { checked: /** @type {HTMLInputElement|null} */ (row.querySelector("input[name=player]"))?.checked ?? false };
+      for (const c of this.#partFields()) next[c.name] = Number.isFinite(num(c.name)) ? num(c.name) : prev[c.name] ?? 0;
+      this.prep.players[id] = next;
     });
     form.querySelectorAll("select[data-side]").forEach((el) => {
       const sel = /** @type {HTMLSelectElement} */ (el);
@@ -99,23 +102,46 @@ export class RequestDialog extends RollDialog {
     return super.check();
   }
 
-  /** @returns {import("../lib/gather.mjs").Participant[]} the chosen players of a `flairs` group check */
+  /**
+   * The columns of a group check's rows: the fields each participant's part has of its own (`gather.part`),
+   * with the dialog's bounds and labels for them.
+   * @returns {Array<{name: string, label: string, min: number|string, max: number|string}>}
+   */
+  #partFields() {
+    const names = /** @type {string[]} */ (gatherOf(this.system)?.part ?? []);
+    return names.map((name) => {
+      const f = /** @type {import("../lib/systems.mjs").FieldSpec} */ ((FIELDS[this.system] ?? []).find((x) => x.name === name) ?? { name, type: "int" });
+      return { name, label: labelOf(this.system, f, t), min: f.min ?? "", max: f.max ?? "" };
+    });
+  }
+
+  /** @returns {Record<string, number>} a new row's values: the dialog's first field as set, the rest none */
+  #partDefaults() {
+    const [first, ...rest] = this.#partFields();
+    /** @type {Record<string, number>} */
+    const out = {};
+    if (first) out[first.name] = Number(this.values[first.name] ?? 1) || 0;
+    for (const c of rest) out[c.name] = 0;
+    return out;
+  }
+
+  /** @returns {import("../lib/gather.mjs").Participant[]} the chosen players of a group check */
   #participants() {
     return (game.users?.filter((u) => !u.isGM) ?? [])
       .filter((u) => this.prep.players[u.id]?.checked ?? u.active)
-      .map((u) => ({ name: partName(u), user: u.id, ...(this.prep.players[u.id] ?? { rank: Number(this.values.rank ?? 1) || 0, edges: 0, cuts: 0 }) }));
+      .map((u) => ({ name: partName(u), user: u.id, ...(this.prep.players[u.id] ?? this.#partDefaults()) }));
   }
 
   /** Post the request card. */
   async _submit() {
     const gathered = this.gathered;
-    const participants = gathered && this.system === "flairs" ? this.#participants() : [];
+    const participants = gathered && gathersGroup(this.system) ? this.#participants() : [];
     const users = (game.users?.filter((u) => !u.isGM) ?? []).filter((u) => this.prep.players[u.id]?.checked ?? u.active).map((u) => u.id);
-    if ((gathered && this.system === "flairs" ? participants.length : gathered ? 1 : users.length) === 0) {
+    if ((gathered && gathersGroup(this.system) ? participants.length : gathered ? 1 : users.length) === 0) {
       ui.notifications?.warn(t("VERDICT.Request.noPlayers"));
       return;
     }
-    const sides = gathered && this.system === "boons" ? this.#sides() : {};
+    const sides = gathered && sidesOf(this.system).length ? this.#sides() : {};
     try {
       await game.modules?.get(MODULE_ID)?.api?.postRequest({
         system: this.system, values: this.values, mode: this.mode, label: this.label, users, group: gathered,

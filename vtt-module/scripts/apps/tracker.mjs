@@ -1,5 +1,5 @@
 /**
- * The GM tracker: the current scene's complications (add, edit, reveal, remove, convert to a challenge),
+ * The GM tracker: the current scene's complications (add, edit, reveal, remove, convert into a check),
  * lurking trials, extended checks in progress, facets (write, rename, remove, on the scene or a character)
  * and the characters' harm and conditions (heal, remove), drawn from the table snapshot the sidecar sends.
  * Players see what their role's snapshot holds: revealed complications only, lurking trials as a count.
@@ -9,7 +9,7 @@ import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { t } from "../render.mjs";
 import { RollDialog } from "./roll-dialog.mjs";
 import { actorById } from "../documents.mjs";
-import { TRIALS } from "../lib/systems.mjs";
+import { EXTENDED, FIELDS, TRIALS, extendedOf, labelOf } from "../lib/systems.mjs";
 import { captureDrafts, clearDraft, restoreDrafts } from "../lib/drafts.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
@@ -125,6 +125,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
       extended,
       actors,
       trials: TRIALS.map((x) => ({ value: x, label: t(`VERDICT.Trial.${x}`) })),
+      extendedFields: extendedFields(),
       facets,
       facetTargets: [...owners].map(([id, name]) => ({ value: id, label: name })),
       natures: ["beneficial", "detrimental"].map((n) => ({ value: n, label: t(`VERDICT.Facet.${n}`) })),
@@ -282,11 +283,14 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     const client = game.modules?.get(MODULE_ID)?.api?.client;
     const x = client?.snapshot?.extended?.[id];
     if (!x) return;
+    const system = EXTENDED[0];
+    const joins = extendedOf(system);
+    if (!joins) return;
     new RollDialog({
-      system: "boons",
+      system,
       actor: x.actor ?? game.user?.character?.id ?? null,
-      values: { check_type: "simple", trial: x.trial ?? 0, crisis: x.crisis ?? 0 },
-      locked: ["system", "trial", "crisis"],
+      values: { ...joins.values, ...Object.fromEntries(Object.entries(joins.fill).map(([field, from]) => [field, x[from] ?? 0])) },
+      locked: ["system", ...Object.keys(joins.fill)],
       label: x.name,
       extended: id,
     }).render({ force: true });
@@ -341,4 +345,19 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   static async #onUndo() {
     await this.#gm({ op: "undo", count: 1 });
   }
+}
+
+/**
+ * The fields the GM starts an extended check with, as the extended rule set's dialog presents them (its
+ * presets, bounds and labels): what `extended_start` takes besides a name.
+ * @returns {Array<{name: string, label: string, value: any, min: number|string, number: boolean}>}
+ */
+function extendedFields() {
+  const system = EXTENDED[0];
+  const start = extendedOf(system)?.start ?? [];
+  return start.map((name) => {
+    const f = (FIELDS[system] ?? []).find((x) => x.name === name) ?? { name, type: "text" };
+    const number = f.type === "int" || f.type === "optint";
+    return { name, label: labelOf(system, f, t), value: f.default ?? "", min: f.min ?? "", number };
+  });
 }

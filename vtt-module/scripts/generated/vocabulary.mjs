@@ -10,43 +10,174 @@ export const VOCABULARY = /** @type {const} */ ({
         "failure",
         "catastrophe"
       ],
+      "tones": {
+        "triumph": "great",
+        "success": "good",
+        "costly_success": "mixed",
+        "failure": "bad",
+        "catastrophe": "dire"
+      },
       "check": [
         {
           "name": "pool",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Dice pool",
+          "description": "The d6 the character brings (attribute and skill). With the facets, zero or less is desperate: 2d6, the lowest read."
         },
         {
           "name": "helping",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Helping facets",
+          "description": "Facets in the character's favour: one die more each."
         },
         {
           "name": "hindering",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Hindering facets",
+          "description": "Facets against the character: one die fewer each."
         },
         {
           "name": "kind",
+          "kind": "select",
           "default": "obstacle",
           "options": [
             "obstacle",
             "opposition",
             "interpersonal",
             "mystical"
-          ]
+          ],
+          "title": "Challenge",
+          "description": "What stands in the way: an obstacle, an opposition or an interpersonal conflict (harm on both sides), or the mystical (discord on a failure)."
         },
         {
           "name": "domain",
+          "kind": "select",
           "default": "physical",
           "options": [
             "physical",
             "mental",
             "social",
             "mystical"
-          ]
+          ],
+          "title": "Domain",
+          "description": "Where the check is made: the lists a suggested facet or cost comes from."
+        }
+      ],
+      "dialog": [
+        {
+          "name": "pool",
+          "type": "int",
+          "default": 1,
+          "min": 0,
+          "max": 30,
+          "label": "Dice pool",
+          "hint": "The d6 the character brings (attribute and skill). With the facets, zero or less is desperate: 2d6, the lowest read."
+        },
+        {
+          "name": "helping",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 30,
+          "label": "Helping facets",
+          "hint": "Facets in the character's favour: one die more each."
+        },
+        {
+          "name": "hindering",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 30,
+          "label": "Hindering facets",
+          "hint": "Facets against the character: one die fewer each."
+        },
+        {
+          "name": "kind",
+          "type": "select",
+          "default": "obstacle",
+          "options": [
+            "obstacle",
+            "opposition",
+            "interpersonal",
+            "mystical"
+          ],
+          "label": "Challenge",
+          "hint": "What stands in the way: an obstacle, an opposition or an interpersonal conflict (harm on both sides), or the mystical (discord on a failure)."
+        },
+        {
+          "name": "domain",
+          "type": "select",
+          "default": "physical",
+          "options": [
+            "physical",
+            "mental",
+            "social",
+            "mystical"
+          ],
+          "label": "Domain",
+          "hint": "Where the check is made: the lists a suggested facet or cost comes from."
         }
       ],
       "dice": {
-        "size": 6
+        "size": 6,
+        "read": "highest",
+        "extremes": true
       },
+      "facts": [
+        {
+          "key": "pool",
+          "text": "{pool}"
+        },
+        {
+          "key": "desperate",
+          "when": "desperate",
+          "value_key": "VERDICT.Yes",
+          "tone": "bad"
+        },
+        {
+          "key": "highest",
+          "text": "{highest}"
+        },
+        {
+          "key": "harmOpponent",
+          "when": "harm.opponent",
+          "text": "{harm.opponent|@Harm}",
+          "tone": "good"
+        },
+        {
+          "key": "harmCharacter",
+          "when": "harm.character",
+          "text": "{harm.character|@Harm}",
+          "tone": "bad"
+        },
+        {
+          "key": "facet",
+          "when": "facet",
+          "value_key": "VERDICT.Facet.{facet}",
+          "tone": {
+            "of": "facet",
+            "map": {
+              "beneficial": "good",
+              "*": "bad"
+            }
+          }
+        },
+        {
+          "key": "cost",
+          "when": "cost",
+          "value_key": "VERDICT.Yes",
+          "tone": "mixed"
+        },
+        {
+          "key": "discord",
+          "when": "discord",
+          "value_key": "VERDICT.Discord.{discord}",
+          "tone": "bad"
+        }
+      ],
       "rules": {
         "sides": 6,
         "success_face": 6,
@@ -57,7 +188,9 @@ export const VOCABULARY = /** @type {const} */ ({
         "max_dice": 30
       },
       "followups": [],
-      "gmFollowups": []
+      "gmFollowups": [],
+      "gather": null,
+      "extended": null
     },
     "challenge": {
       "outcomes": [
@@ -67,23 +200,132 @@ export const VOCABULARY = /** @type {const} */ ({
         "failure",
         "epic_failure"
       ],
+      "tones": {
+        "epic_success": "great",
+        "success": "good",
+        "success_at_cost": "mixed",
+        "failure": "bad",
+        "epic_failure": "dire"
+      },
       "check": [
         {
           "name": "cl",
-          "default": 1
+          "kind": "int",
+          "default": 1,
+          "title": "Challenge Level",
+          "description": "The level to reach (1 or more): the total climbs the ladder one level per 5."
         },
         {
           "name": "modifier",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Modifier",
+          "description": "Added to the d20: attribute, skill and circumstances."
         },
         {
           "name": "complication",
-          "default": null
+          "kind": "text",
+          "default": null,
+          "title": "Addresses complication",
+          "description": "The id of an open complication the hero addresses: a success removes it."
+        }
+      ],
+      "dialog": [
+        {
+          "name": "cl",
+          "type": "int",
+          "default": 2,
+          "min": 1,
+          "max": 20,
+          "label": "Challenge Level",
+          "hint": "The level to reach (1 or more): the total climbs the ladder one level per 5."
+        },
+        {
+          "name": "modifier",
+          "type": "int",
+          "default": 0,
+          "min": -50,
+          "max": 50,
+          "label": "Modifier",
+          "hint": "Added to the d20: attribute, skill and circumstances."
+        },
+        {
+          "name": "complication",
+          "type": "text",
+          "default": null,
+          "label": "Addresses complication",
+          "hint": "The id of an open complication the hero addresses: a success removes it."
         }
       ],
       "dice": {
-        "size": 20
+        "size": 20,
+        "extremes": true
       },
+      "facts": [
+        {
+          "key": "total",
+          "text": "{total}"
+        },
+        {
+          "key": "levelVsCl",
+          "text": "{level} / {cl|?}"
+        },
+        {
+          "key": "margin",
+          "text": "{margin|signed}"
+        },
+        {
+          "key": "strain",
+          "when": "strain",
+          "text": "{strain|signed}",
+          "tone": {
+            "sign": "strain",
+            "invert": true
+          }
+        },
+        {
+          "key": "gameChangers",
+          "when": "game_changers",
+          "text": "{game_changers|signed}",
+          "tone": "good"
+        },
+        {
+          "key": "chosen",
+          "when": "chosen",
+          "value_key": "VERDICT.Choice.{chosen}",
+          "tone": "good"
+        },
+        {
+          "key": "condition",
+          "when": "condition",
+          "value_key": "VERDICT.Yes",
+          "tone": "bad"
+        },
+        {
+          "key": "complication",
+          "when": "complication",
+          "value_key": "VERDICT.Complication.{complication}",
+          "tone": {
+            "of": "complication",
+            "map": {
+              "add": "bad",
+              "*": "good"
+            }
+          }
+        },
+        {
+          "key": "addresses",
+          "when": "addresses",
+          "text": "{addresses}"
+        },
+        {
+          "key": "natural",
+          "when": "natural",
+          "equals": 1,
+          "text": "1",
+          "tone": "dire"
+        }
+      ],
       "rules": {
         "sides": 20,
         "ladder_floor": 0,
@@ -142,7 +384,9 @@ export const VOCABULARY = /** @type {const} */ ({
       ],
       "gmFollowups": [
         "challenge_remove_complication"
-      ]
+      ],
+      "gather": null,
+      "extended": null
     },
     "flairs": {
       "outcomes": [
@@ -151,33 +395,58 @@ export const VOCABULARY = /** @type {const} */ ({
         "failure",
         "success"
       ],
+      "tones": {
+        "triumph": "great",
+        "conflict": "mixed",
+        "failure": "bad",
+        "success": "good"
+      },
       "check": [
         {
           "name": "rank",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Skill rank",
+          "description": "The character's rank in the skill the check uses: that many d6 in the pool, with the edges."
         },
         {
           "name": "edges",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Edges",
+          "description": "Advantages the character brings: one d6 more each."
         },
         {
           "name": "cuts",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Cuts",
+          "description": "Disadvantages: each removes the highest remaining die. Cuts at or above the pool make the roll desperate: 2d6, the lowest kept, every pair a trial."
         },
         {
           "name": "simple",
-          "default": false
+          "kind": "bool",
+          "default": false,
+          "title": "Simple check",
+          "description": "Only success or failure: no flairs or trials from matching dice, no lurking trials."
         },
         {
           "name": "lurking",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Lurking trials",
+          "description": "How many lurking trials the players are told of: secret trials the Judge set, which chosen flairs may banish."
         },
         {
           "name": "darkness",
-          "default": false
+          "kind": "bool",
+          "default": false,
+          "title": "Darkness (sight matters)",
+          "description": "The character cannot see well: one more trial stands."
         },
         {
           "name": "lurking_trials",
+          "kind": "multi",
           "default": null,
           "options": [
             "costly",
@@ -186,20 +455,159 @@ export const VOCABULARY = /** @type {const} */ ({
             "harmful",
             "foolish",
             "chaotic"
-          ]
+          ],
+          "title": "Lurking trials' names",
+          "description": "The lurking trials' secret names, set by the Judge (as many as lurking; unset: drawn at random)."
         },
         {
           "name": "group",
-          "default": null
+          "kind": "list",
+          "default": null,
+          "title": "Group",
+          "description": "A group check: each participant rolls their own pool as a simple check; rank, edges, cuts, lurking and darkness stay unset."
         },
         {
           "name": "trap",
-          "default": false
+          "kind": "bool",
+          "default": false,
+          "title": "Room trap",
+          "description": "A group check against a room trap: on a failure, the lowest result springs it."
+        }
+      ],
+      "dialog": [
+        {
+          "name": "rank",
+          "type": "int",
+          "default": 1,
+          "min": 0,
+          "max": 30,
+          "label": "Skill rank",
+          "hint": "The character's rank in the skill the check uses: that many d6 in the pool, with the edges."
+        },
+        {
+          "name": "edges",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 30,
+          "label": "Edges",
+          "hint": "Advantages the character brings: one d6 more each."
+        },
+        {
+          "name": "cuts",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 30,
+          "label": "Cuts",
+          "hint": "Disadvantages: each removes the highest remaining die. Cuts at or above the pool make the roll desperate: 2d6, the lowest kept, every pair a trial."
+        },
+        {
+          "name": "simple",
+          "type": "bool",
+          "default": false,
+          "label": "Simple check",
+          "hint": "Only success or failure: no flairs or trials from matching dice, no lurking trials."
+        },
+        {
+          "name": "lurking",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 12,
+          "label": "Lurking trials",
+          "hint": "How many lurking trials the players are told of: secret trials the Judge set, which chosen flairs may banish."
+        },
+        {
+          "name": "darkness",
+          "type": "bool",
+          "default": false,
+          "label": "Darkness (sight matters)",
+          "hint": "The character cannot see well: one more trial stands."
         }
       ],
       "dice": {
-        "size": 6
+        "size": 6,
+        "read_max_of": "kept",
+        "removed": "removed"
       },
+      "facts": [
+        {
+          "key": "flairs",
+          "when": "flairs",
+          "text": "{flairs}",
+          "tone": "good"
+        },
+        {
+          "key": "trials",
+          "when": "trials",
+          "text": "{trials}",
+          "tone": "bad"
+        },
+        {
+          "key": "tainted",
+          "when": "tainted",
+          "text": "{tainted}",
+          "tone": "bad"
+        },
+        {
+          "key": "desperate",
+          "when": "desperate",
+          "value_key": "VERDICT.Yes",
+          "tone": "bad"
+        },
+        {
+          "key": "chosenFlairs",
+          "when": "chosen_flairs",
+          "text": "{chosen_flairs|@Flair}",
+          "tone": "good"
+        },
+        {
+          "key": "trialNames",
+          "when": "standing[].name",
+          "text": "{standing[].name|@Trial}",
+          "tone": "bad"
+        },
+        {
+          "key": "lurking",
+          "when": "lurking",
+          "text": [
+            "{lurking}: {lurking_trials|@Trial}",
+            "{lurking} (@VERDICT.Card.secret)"
+          ],
+          "tone": "bad"
+        },
+        {
+          "key": "banished",
+          "when": "banished",
+          "text": "{banished|@Trial}",
+          "tone": "good"
+        },
+        {
+          "key": "bargain",
+          "when": "bargain",
+          "text": "{bargain|@Trial}",
+          "tone": "mixed"
+        },
+        {
+          "key": "participant",
+          "each": "group",
+          "text": "{name}: {outcome|@Outcome.flairs} ({highest})",
+          "tone": {
+            "of": "outcome",
+            "map": {
+              "success": "good",
+              "*": "bad"
+            }
+          }
+        },
+        {
+          "key": "springs",
+          "when": "springs",
+          "text": "{springs}",
+          "tone": "dire"
+        }
+      ],
       "rules": {
         "sides": 6,
         "triumph_face": 6,
@@ -233,51 +641,178 @@ export const VOCABULARY = /** @type {const} */ ({
         "flairs_reveal",
         "flairs_set_lurking",
         "flairs_name_trials"
-      ]
+      ],
+      "gather": {
+        "kind": "group",
+        "field": "group",
+        "part": [
+          "rank",
+          "edges",
+          "cuts"
+        ],
+        "flag": "trap",
+        "results": "group",
+        "part_values": {
+          "simple": true
+        }
+      },
+      "extended": null
     },
     "feats": {
       "outcomes": [
         "success",
         "failure"
       ],
+      "tones": {
+        "success": "good",
+        "failure": "bad"
+      },
       "check": [
         {
           "name": "ability",
-          "default": null
+          "kind": "optint",
+          "default": null,
+          "title": "Ability",
+          "description": "The character's ability or skill."
         },
         {
           "name": "difficulty",
-          "default": null
+          "kind": "optint",
+          "default": null,
+          "title": "Difficulty",
+          "description": "The task's difficulty: the Feat level is difficulty \u2212 ability."
         },
         {
           "name": "opposing",
-          "default": null
+          "kind": "optint",
+          "default": null,
+          "title": "Opposing ability",
+          "description": "The opponent's ability or skill, instead of a difficulty: the level is opposing \u2212 ability."
         },
         {
           "name": "level",
-          "default": null
+          "kind": "optint",
+          "default": null,
+          "title": "Feat level (instead)",
+          "description": "The Feat level itself; leave it unset to use difficulty \u2212 ability."
         },
         {
           "name": "wyrd",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "8s bought with Wyrd",
+          "description": "Dice set to 8 before the roll, 5 Wyrd Points each."
         },
         {
           "name": "wyrd_dice",
+          "kind": "multi",
           "default": null,
           "options": [
             "white",
             "red",
             "blue"
-          ]
+          ],
+          "title": "Dice bought (first die if none)",
+          "description": "Which dice the Wyrd sets to 8 (default: the first dice first)."
         },
         {
           "name": "wyrd_feat",
-          "default": false
+          "kind": "bool",
+          "default": false,
+          "title": "Buy the feat whole (above +8)",
+          "description": "A Feat level above +8 is achieved only this way, for 20 Wyrd Points, without dice."
+        }
+      ],
+      "dialog": [
+        {
+          "name": "ability",
+          "type": "optint",
+          "default": 10,
+          "min": -20,
+          "max": 40,
+          "label": "Ability",
+          "hint": "The character's ability or skill."
+        },
+        {
+          "name": "difficulty",
+          "type": "optint",
+          "default": 10,
+          "min": -20,
+          "max": 40,
+          "label": "Difficulty",
+          "hint": "The task's difficulty: the Feat level is difficulty \u2212 ability."
+        },
+        {
+          "name": "level",
+          "type": "optint",
+          "default": null,
+          "min": -20,
+          "max": 20,
+          "label": "Feat level (instead)",
+          "hint": "The Feat level itself; leave it unset to use difficulty \u2212 ability."
+        },
+        {
+          "name": "wyrd",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 3,
+          "label": "8s bought with Wyrd",
+          "hint": "Dice set to 8 before the roll, 5 Wyrd Points each."
+        },
+        {
+          "name": "wyrd_dice",
+          "type": "multi",
+          "default": null,
+          "options": [
+            "white",
+            "red",
+            "blue"
+          ],
+          "label": "Dice bought (first die if none)",
+          "hint": "Which dice the Wyrd sets to 8 (default: the first dice first)."
+        },
+        {
+          "name": "wyrd_feat",
+          "type": "bool",
+          "default": false,
+          "label": "Buy the feat whole (above +8)",
+          "hint": "A Feat level above +8 is achieved only this way, for 20 Wyrd Points, without dice."
         }
       ],
       "dice": {
-        "size": 8
+        "size": 8,
+        "colours": [
+          "white",
+          "red",
+          "blue"
+        ],
+        "colour_class": "feat-{colour}",
+        "bought": "bought"
       },
+      "facts": [
+        {
+          "key": "featLevel",
+          "text": "{level|signed}"
+        },
+        {
+          "key": "degree",
+          "text": "{degree|signed}",
+          "tone": {
+            "sign": "degree"
+          }
+        },
+        {
+          "key": "bought",
+          "when": "bought",
+          "text": "{bought|@FeatDie}"
+        },
+        {
+          "key": "wyrdCost",
+          "when": "cost",
+          "text": "{cost}"
+        }
+      ],
       "rules": {
         "sides": 8,
         "table": [
@@ -565,7 +1100,9 @@ export const VOCABULARY = /** @type {const} */ ({
         "wyrd_feat_cost": 20
       },
       "followups": [],
-      "gmFollowups": []
+      "gmFollowups": [],
+      "gather": null,
+      "extended": null
     },
     "boons": {
       "outcomes": [
@@ -574,70 +1111,329 @@ export const VOCABULARY = /** @type {const} */ ({
         "success",
         "failure"
       ],
+      "tones": {
+        "exceptional": "great",
+        "improved": "good",
+        "success": "mixed",
+        "failure": "bad"
+      },
       "check": [
         {
           "name": "ability",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Ability dice",
+          "description": "Ability dice (d8): the character's characteristic and skill."
         },
         {
           "name": "boon",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Boon dice",
+          "description": "Boon dice (d6): help, gear, the situation in the character's favour."
         },
         {
           "name": "bane",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Bane dice",
+          "description": "Bane dice (d6): what hampers the character."
         },
         {
           "name": "trial",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Trial dice (difficulty)",
+          "description": "The difficulty, as trial dice (d8)."
         },
         {
           "name": "crisis",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Crisis dice",
+          "description": "Crisis dice (d12) asked for directly."
         },
         {
           "name": "upgrade",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "title": "Upgrade trial to crisis",
+          "description": "The GM upgrades the difficulty: this many of the trial dice become crisis dice (at most the trial dice)."
         },
         {
           "name": "rank",
-          "default": null
+          "kind": "optint",
+          "default": null,
+          "title": "Primary's rank",
+          "description": "Assisted: the primary character's rank in the relevant skill (the performer's when unset)."
         },
         {
           "name": "assists",
-          "default": []
+          "kind": "intlist",
+          "default": [],
+          "title": "Assistants' ranks",
+          "description": "Assisted: each assistant's rank in the relevant skill, at most two (a third is refused with too_many_assists)."
         },
         {
           "name": "performer_rank",
-          "default": null
+          "kind": "optint",
+          "default": null,
+          "title": "Performer's rank",
+          "description": "Group: the performer's relevant rank (or characteristic)."
         },
         {
           "name": "participant_ranks",
-          "default": null
+          "kind": "intlist",
+          "default": null,
+          "title": "Participants' ranks",
+          "description": "Group: the relevant ranks of the other necessary participants (0 for one who must be carried)."
         },
         {
           "name": "opponent",
-          "default": null
+          "kind": "group",
+          "default": null,
+          "title": "Defender's pool",
+          "description": "Opposed: the defender's pool. The actor is the initiator; a tie goes to the defender."
         },
         {
           "name": "threshold",
-          "default": null
+          "kind": "optint",
+          "default": null,
+          "title": "Success threshold",
+          "description": "Extended: the total of net successes that completes the task."
         },
         {
           "name": "time_unit",
-          "default": null
+          "kind": "text",
+          "default": null,
+          "title": "Time per roll",
+          "description": "Extended: what one roll represents (minutes, hours, scenes, one exchange of a chase, ...)."
         },
         {
           "name": "limit",
-          "default": null
+          "kind": "optint",
+          "default": null,
+          "title": "Attempt limit",
+          "description": "Extended: the most rolls before the task fails (unset: no limit)."
         },
         {
           "name": "progress",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "description": "Extended: net successes gathered by earlier rolls (the table state fills it in)."
         },
         {
           "name": "attempts",
-          "default": 0
+          "kind": "int",
+          "default": 0,
+          "description": "Extended: rolls already made (the table state fills it in)."
+        }
+      ],
+      "dialog": [
+        {
+          "name": "check_type",
+          "type": "select",
+          "default": "simple",
+          "wire": false,
+          "options": [
+            "simple",
+            "assisted",
+            "group",
+            "opposed",
+            "extended"
+          ],
+          "label": "Check type"
+        },
+        {
+          "name": "ability",
+          "type": "int",
+          "default": 2,
+          "min": 0,
+          "max": 10,
+          "label": "Ability dice",
+          "hint": "Ability dice (d8): the character's characteristic and skill."
+        },
+        {
+          "name": "boon",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 10,
+          "label": "Boon dice",
+          "hint": "Boon dice (d6): help, gear, the situation in the character's favour."
+        },
+        {
+          "name": "bane",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 10,
+          "label": "Bane dice",
+          "hint": "Bane dice (d6): what hampers the character."
+        },
+        {
+          "name": "trial",
+          "type": "int",
+          "default": 2,
+          "min": 0,
+          "max": 10,
+          "label": "Trial dice (difficulty)",
+          "hint": "The difficulty, as trial dice (d8)."
+        },
+        {
+          "name": "crisis",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 10,
+          "label": "Crisis dice",
+          "hint": "Crisis dice (d12) asked for directly."
+        },
+        {
+          "name": "upgrade",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 10,
+          "label": "Upgrade trial to crisis",
+          "hint": "The GM upgrades the difficulty: this many of the trial dice become crisis dice (at most the trial dice)."
+        },
+        {
+          "name": "rank",
+          "type": "optint",
+          "default": null,
+          "min": 0,
+          "max": 10,
+          "when": {
+            "check_type": [
+              "assisted"
+            ]
+          },
+          "label": "Primary's rank",
+          "hint": "Assisted: the primary character's rank in the relevant skill (the performer's when unset)."
+        },
+        {
+          "name": "assists",
+          "type": "intlist",
+          "default": [],
+          "when": {
+            "check_type": [
+              "assisted"
+            ]
+          },
+          "label": "Assistants' ranks",
+          "hint": "Assisted: each assistant's rank in the relevant skill, at most two (a third is refused with too_many_assists)."
+        },
+        {
+          "name": "performer_rank",
+          "type": "optint",
+          "default": null,
+          "min": 0,
+          "max": 10,
+          "when": {
+            "check_type": [
+              "group"
+            ]
+          },
+          "label": "Performer's rank",
+          "hint": "Group: the performer's relevant rank (or characteristic)."
+        },
+        {
+          "name": "participant_ranks",
+          "type": "intlist",
+          "default": null,
+          "when": {
+            "check_type": [
+              "group"
+            ]
+          },
+          "label": "Participants' ranks",
+          "hint": "Group: the relevant ranks of the other necessary participants (0 for one who must be carried)."
+        },
+        {
+          "name": "opponent_ability",
+          "type": "int",
+          "default": 2,
+          "min": 0,
+          "max": 10,
+          "when": {
+            "check_type": [
+              "opposed"
+            ]
+          },
+          "label": "Defender's ability dice",
+          "hint": "Ability dice (d8): the character's characteristic and skill.",
+          "group": "opponent"
+        },
+        {
+          "name": "opponent_boon",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 10,
+          "when": {
+            "check_type": [
+              "opposed"
+            ]
+          },
+          "label": "Defender's boon dice",
+          "hint": "Boon dice (d6): help, gear, the situation in the character's favour.",
+          "group": "opponent"
+        },
+        {
+          "name": "opponent_bane",
+          "type": "int",
+          "default": 0,
+          "min": 0,
+          "max": 10,
+          "when": {
+            "check_type": [
+              "opposed"
+            ]
+          },
+          "label": "Defender's bane dice",
+          "hint": "Bane dice (d6): what hampers the character.",
+          "group": "opponent"
+        },
+        {
+          "name": "threshold",
+          "type": "optint",
+          "default": 5,
+          "min": 1,
+          "max": 100,
+          "when": {
+            "check_type": [
+              "extended"
+            ]
+          },
+          "label": "Success threshold",
+          "hint": "Extended: the total of net successes that completes the task."
+        },
+        {
+          "name": "time_unit",
+          "type": "text",
+          "default": "hour",
+          "when": {
+            "check_type": [
+              "extended"
+            ]
+          },
+          "label": "Time per roll",
+          "hint": "Extended: what one roll represents (minutes, hours, scenes, one exchange of a chase, ...)."
+        },
+        {
+          "name": "limit",
+          "type": "optint",
+          "default": null,
+          "min": 1,
+          "max": 100,
+          "when": {
+            "check_type": [
+              "extended"
+            ]
+          },
+          "label": "Attempt limit",
+          "hint": "Extended: the most rolls before the task fails (unset: no limit)."
         }
       ],
       "dice": {
@@ -699,8 +1495,96 @@ export const VOCABULARY = /** @type {const} */ ({
             "NN",
             "C"
           ]
-        }
+        },
+        "types": "types",
+        "symbols": "symbols"
       },
+      "facts": [
+        {
+          "key": "netSuccesses",
+          "text": "{net_successes|signed}",
+          "tone": {
+            "sign": "net_successes",
+            "zero": "bad"
+          }
+        },
+        {
+          "key": [
+            "netBoons",
+            "netBanes"
+          ],
+          "sign": "net_boons",
+          "when": "net_boons",
+          "text": "{net_boons|abs}",
+          "tone": {
+            "sign": "net_boons"
+          }
+        },
+        {
+          "key": "breakthroughs",
+          "when": "breakthroughs",
+          "text": "{breakthroughs}",
+          "tone": "great"
+        },
+        {
+          "key": "calamities",
+          "when": "calamities",
+          "text": "{calamities}",
+          "tone": "dire"
+        },
+        {
+          "key": "groupBanes",
+          "when": "group_banes",
+          "text": "{group_banes}"
+        },
+        {
+          "key": "winner",
+          "when": "winner",
+          "value_key": "VERDICT.Winner.{winner}",
+          "tone": {
+            "of": "winner",
+            "map": {
+              "actor": "good",
+              "*": "bad"
+            }
+          }
+        },
+        {
+          "key": "defenderNet",
+          "when": "defender",
+          "text": "{defender.net_successes|signed}"
+        },
+        {
+          "key": "defenderBoons",
+          "when": "defender.remaining_boons",
+          "text": "{defender.remaining_boons}"
+        },
+        {
+          "key": "defenderBanes",
+          "when": "defender.remaining_banes",
+          "text": "{defender.remaining_banes}"
+        },
+        {
+          "key": "extended",
+          "when": "extended",
+          "text": [
+            "{extended.progress} / {extended.threshold} ({extended.attempts}/{extended.limit})",
+            "{extended.progress} / {extended.threshold}"
+          ]
+        },
+        {
+          "key": "extendedStatus",
+          "when": "extended",
+          "value_key": "VERDICT.Extended.{extended.status}",
+          "tone": {
+            "of": "extended.status",
+            "map": {
+              "complete": "good",
+              "failed": "bad"
+            }
+          }
+        }
+      ],
       "rules": {
         "faces": {
           "ability": [
@@ -762,7 +1646,205 @@ export const VOCABULARY = /** @type {const} */ ({
         "max_assist_ability": 1
       },
       "followups": [],
-      "gmFollowups": []
+      "gmFollowups": [],
+      "gather": {
+        "kind": "sides",
+        "when": {
+          "check_type": [
+            "opposed"
+          ]
+        },
+        "values": {
+          "check_type": "opposed"
+        },
+        "sides": {
+          "actor": {
+            "drop": [
+              "opponent"
+            ]
+          },
+          "defender": {
+            "from": "opponent",
+            "zero": [
+              "trial",
+              "crisis",
+              "upgrade"
+            ]
+          }
+        },
+        "part_values": {
+          "check_type": "simple"
+        },
+        "net": "net_successes"
+      },
+      "extended": {
+        "values": {
+          "check_type": "simple"
+        },
+        "fill": {
+          "trial": "trial",
+          "crisis": "crisis"
+        },
+        "start": [
+          "threshold",
+          "trial",
+          "limit",
+          "time_unit"
+        ]
+      }
+    }
+  },
+  "extended": [
+    "boons"
+  ],
+  "followups": {
+    "challenge_choice": {
+      "system": "challenge",
+      "gm": false,
+      "params": [
+        {
+          "name": "option",
+          "required": true,
+          "many": false,
+          "values": [
+            "game_changer",
+            "strain"
+          ],
+          "label": "VERDICT.Follow.challenge_choice.{value}",
+          "description": "+1 game changer, or the strain reduction.",
+          "offered": "options"
+        }
+      ]
+    },
+    "challenge_remove_complication": {
+      "system": "challenge",
+      "gm": true,
+      "params": [
+        {
+          "name": "complication",
+          "required": true,
+          "many": false,
+          "from": "complications",
+          "description": "The id of an open complication of the roll's scene."
+        }
+      ]
+    },
+    "flairs_bargain": {
+      "system": "flairs",
+      "gm": false,
+      "params": [
+        {
+          "name": "trial",
+          "required": true,
+          "many": false,
+          "values": [
+            "costly",
+            "slow",
+            "loud",
+            "harmful",
+            "foolish",
+            "chaotic"
+          ],
+          "label": "VERDICT.Trial.{value}",
+          "description": "The trial settled on: it stands and cannot be banished.",
+          "offered": "trials"
+        },
+        {
+          "name": "dice",
+          "required": false,
+          "many": false,
+          "description": "The added d6's face when rolled at the table."
+        }
+      ]
+    },
+    "flairs_choose": {
+      "system": "flairs",
+      "gm": false,
+      "params": [
+        {
+          "name": "flairs",
+          "required": false,
+          "many": true,
+          "values": [
+            "careful",
+            "swift",
+            "quiet",
+            "unscathed",
+            "impressive",
+            "composed"
+          ],
+          "label": "VERDICT.Flair.{value}",
+          "description": "The flairs chosen, each at most once, no more than were earned.",
+          "most": "flairs"
+        }
+      ]
+    },
+    "flairs_reveal": {
+      "system": "flairs",
+      "gm": true,
+      "params": []
+    },
+    "flairs_set_lurking": {
+      "system": "flairs",
+      "gm": true,
+      "params": [
+        {
+          "name": "trials",
+          "required": false,
+          "many": true,
+          "values": [
+            "costly",
+            "slow",
+            "loud",
+            "harmful",
+            "foolish",
+            "chaotic"
+          ],
+          "label": "VERDICT.Trial.{value}",
+          "description": "The trials' names in order (unset: each drawn at random).",
+          "count": "count"
+        },
+        {
+          "name": "dice",
+          "required": false,
+          "many": false,
+          "description": "The d6s that draw them, when rolled at the table."
+        }
+      ]
+    },
+    "flairs_name_trials": {
+      "system": "flairs",
+      "gm": true,
+      "params": [
+        {
+          "name": "trials",
+          "required": false,
+          "many": true,
+          "values": [
+            "costly",
+            "slow",
+            "loud",
+            "harmful",
+            "foolish",
+            "chaotic"
+          ],
+          "label": "VERDICT.Trial.{value}",
+          "description": "The trials' names in order (unset: each drawn at random).",
+          "count": "count"
+        },
+        {
+          "name": "dice",
+          "required": false,
+          "many": false,
+          "description": "The d6s that draw them, when rolled at the table."
+        }
+      ]
+    },
+    "extended_next": {
+      "system": null,
+      "gm": false,
+      "params": [],
+      "roll": "extended"
     }
   },
   "trials": [
@@ -772,18 +1854,5 @@ export const VOCABULARY = /** @type {const} */ ({
     "harmful",
     "foolish",
     "chaotic"
-  ],
-  "flairs": [
-    "careful",
-    "swift",
-    "quiet",
-    "unscathed",
-    "impressive",
-    "composed"
-  ],
-  "featDice": [
-    "white",
-    "red",
-    "blue"
   ]
 });

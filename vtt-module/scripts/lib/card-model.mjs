@@ -4,7 +4,7 @@
  * @module
  */
 
-import { BOONS_DIE_SIZE, DIE_SIZE, FEAT_DICE, FLAIRS, toneOf } from "./systems.mjs";
+import { DIE_SIZE, TYPE_SIZES, followupOf, systemOf, toneOf } from "./systems.mjs";
 
 /**
  * @typedef {object} CardEntry  what a chat message's flags hold for a card
@@ -32,6 +32,7 @@ import { BOONS_DIE_SIZE, DIE_SIZE, FEAT_DICE, FLAIRS, toneOf } from "./systems.m
  * @property {string|number} [value]
  * @property {string} [valueKey]    i18n key of the value, instead of `value`
  * @property {string} [tone]
+ * @property {string} [title]       the label where the language has no `key` (a rule set's own fact)
  */
 
 /**
@@ -40,8 +41,6 @@ import { BOONS_DIE_SIZE, DIE_SIZE, FEAT_DICE, FLAIRS, toneOf } from "./systems.m
  * @property {Record<string, any>} action   the wire action
  * @property {string} [tone]
  * @property {boolean} [gmOnly]
- * @property {string} [trial]   the trial a bargain button names
- * @property {string} [flair]   the flair a choice button names
  */
 
 const K = "VERDICT";
@@ -54,151 +53,152 @@ export function signed(n) {
   return n > 0 ? `+${n}` : String(n);
 }
 
-/** @param {Record<string, any>} r @returns {Array<Record<string, any>>} */
-function facetsDice(r) {
-  let marked = false;
-  return (r.dice ?? []).map((/** @type {number} */ f) => {
-    const read = !marked && f === r.highest;
-    if (read) marked = true;
-    return { face: f, size: 6, cls: [read ? "read" : "", f === 6 ? "max" : "", f === 1 ? "min" : ""].join(" ").trim() };
-  });
-}
-
-/** @param {Record<string, any>} r @returns {Fact[]} */
-function facetsFacts(r) {
-  /** @type {Fact[]} */
-  const facts = [{ key: `${K}.Fact.pool`, value: r.pool }];
-  if (r.desperate) facts.push({ key: `${K}.Fact.desperate`, valueKey: `${K}.Yes`, tone: "bad" });
-  facts.push({ key: `${K}.Fact.highest`, value: r.highest });
-  const harm = r.harm ?? {};
-  if ((harm.opponent ?? []).length) {
-    facts.push({ key: `${K}.Fact.harmOpponent`, value: harm.opponent.map((/** @type {string} */ h) => `@${K}.Harm.${h}`).join(", "), tone: "good" });
+/**
+ * The value at a path of a result: `a.b` walks objects, `a[].b` maps a list (leaving out empty values).
+ * @param {any} obj
+ * @param {string} path
+ * @returns {any}
+ */
+function at(obj, path) {
+  let v = obj;
+  const parts = path.split(".");
+  for (let i = 0; i < parts.length; i++) {
+    if (v === null || v === undefined) return undefined;
+    const key = parts[i];
+    if (key.endsWith("[]")) {
+      const rest = parts.slice(i + 1).join(".");
+      const list = v[key.slice(0, -2)];
+      if (!Array.isArray(list)) return undefined;
+      return rest ? list.map((x) => at(x, rest)).filter((x) => x !== null && x !== undefined && x !== "") : list;
+    }
+    v = v[key];
   }
-  if ((harm.character ?? []).length) {
-    facts.push({ key: `${K}.Fact.harmCharacter`, value: harm.character.map((/** @type {string} */ h) => `@${K}.Harm.${h}`).join(", "), tone: "bad" });
+  return v;
+}
+
+/** @param {any} v */
+const truthy = (v) => (Array.isArray(v) ? v.length > 0 : Boolean(v));
+
+/**
+ * Fill a fact's template from a result: `{path}`, `{path|signed}`, `{path|abs}`, `{path|?}` (unset shows
+ * `?`), `{path|@Label}` (each value as the `@VERDICT.Label.<value>` token `localizeCard` resolves). A list of
+ * templates takes the first whose paths all hold a value.
+ * @param {string|string[]} template
+ * @param {any} r
+ * @returns {string}
+ */
+function fill(template, r) {
+  const all = Array.isArray(template) ? template : [template];
+  for (const t of all) {
+    let missing = false;
+    const out = t.replace(/\{([^}|]+)(?:\|([^}]+))?\}/g, (_m, path, how) => {
+      const v = at(r, path);
+      if (v === null || v === undefined) {
+        if (how === "?") return "?";
+        missing = true;
+        return "";
+      }
+      if (how === "signed") return signed(Number(v));
+      if (how === "abs") return String(Math.abs(Number(v)));
+      if (how?.startsWith("@")) return (Array.isArray(v) ? v : [v]).map((x) => `@${K}.${how.slice(1)}.${x}`).join(", ");
+      return Array.isArray(v) ? v.join(", ") : String(v);
+    });
+    if (!missing || t === all[all.length - 1]) return out;
   }
-  if (r.facet) facts.push({ key: `${K}.Fact.facet`, valueKey: `${K}.Facet.${r.facet}`, tone: r.facet === "beneficial" ? "good" : "bad" });
-  if (r.cost) facts.push({ key: `${K}.Fact.cost`, valueKey: `${K}.Yes`, tone: "mixed" });
-  if (r.discord) facts.push({ key: `${K}.Fact.discord`, valueKey: `${K}.Discord.${r.discord}`, tone: "bad" });
-  return facts;
+  return "";
 }
 
-/** @param {Record<string, any>} r @returns {Fact[]} */
-function challengeFacts(r) {
-  /** @type {Fact[]} */
-  const facts = [
-    { key: `${K}.Fact.total`, value: r.total },
-    { key: `${K}.Fact.levelVsCl`, value: `${r.level} / ${r.cl ?? "?"}` },
-    { key: `${K}.Fact.margin`, value: signed(r.margin ?? 0) },
-  ];
-  if (r.strain) facts.push({ key: `${K}.Fact.strain`, value: signed(r.strain), tone: r.strain > 0 ? "bad" : "good" });
-  if (r.game_changers) facts.push({ key: `${K}.Fact.gameChangers`, value: signed(r.game_changers), tone: "good" });
-  if (r.chosen) facts.push({ key: `${K}.Fact.chosen`, valueKey: `${K}.Choice.${r.chosen}`, tone: "good" });
-  if (r.condition) facts.push({ key: `${K}.Fact.condition`, valueKey: `${K}.Yes`, tone: "bad" });
-  if (r.complication) facts.push({ key: `${K}.Fact.complication`, valueKey: `${K}.Complication.${r.complication}`, tone: r.complication === "add" ? "bad" : "good" });
-  if (r.addresses) facts.push({ key: `${K}.Fact.addresses`, value: r.addresses });
-  if (r.natural === 1) facts.push({ key: `${K}.Fact.natural`, value: 1, tone: "dire" });
-  return facts;
+/**
+ * A fact's tone: a tone, a tone per value (`{of, map}`, `*` for any other), or by sign (`{sign}`: good when
+ * positive, bad when negative, `zero` when 0; `invert` the other way).
+ * @param {any} tone
+ * @param {any} r
+ * @returns {string|undefined}
+ */
+function toneFrom(tone, r) {
+  if (!tone || typeof tone === "string") return tone || undefined;
+  if (tone.sign) {
+    const n = Number(at(r, tone.sign) ?? 0);
+    if (n === 0) return tone.zero;
+    return (n > 0) !== Boolean(tone.invert) ? "good" : "bad";
+  }
+  if (tone.of) {
+    const v = at(r, tone.of);
+    return tone.map?.[v] ?? tone.map?.["*"];
+  }
+  return undefined;
 }
 
-/** @param {Record<string, any>} r @returns {Array<Record<string, any>>} */
-function flairsDice(r) {
-  const removed = [...(r.removed ?? [])];
-  const kept = r.kept ?? [];
-  const high = kept.length ? Math.max(...kept) : null;
-  let readMarked = false;
-  return (r.dice ?? []).map((/** @type {number} */ f) => {
-    const i = removed.indexOf(f);
-    const isRemoved = i >= 0 && !kept.includes(f) ? (removed.splice(i, 1), true) : false;
-    const read = !isRemoved && !readMarked && f === high;
-    if (read) readMarked = true;
-    return { face: f, size: 6, cls: [isRemoved ? "removed" : "", read ? "read" : ""].join(" ").trim() };
-  });
-}
-
-/** @param {Record<string, any>} r @returns {Fact[]} */
-function flairsFacts(r) {
+/**
+ * The facts under a result's outcome, as its rule set's card lists them (generated vocabulary).
+ * @param {Record<string, any>} r
+ * @returns {Fact[]}
+ */
+function factsOf(r) {
   /** @type {Fact[]} */
   const facts = [];
-  if (r.flairs) facts.push({ key: `${K}.Fact.flairs`, value: r.flairs, tone: "good" });
-  if (r.trials) facts.push({ key: `${K}.Fact.trials`, value: r.trials, tone: "bad" });
-  if (r.tainted) facts.push({ key: `${K}.Fact.tainted`, value: r.tainted, tone: "bad" });
-  if (r.desperate) facts.push({ key: `${K}.Fact.desperate`, valueKey: `${K}.Yes`, tone: "bad" });
-  if ((r.chosen_flairs ?? []).length) facts.push({ key: `${K}.Fact.chosenFlairs`, value: r.chosen_flairs.map((/** @type {string} */ f) => `@${K}.Flair.${f}`).join(", "), tone: "good" });
-  const named = (r.standing ?? []).filter((/** @type {any} */ t) => t.name).map((/** @type {any} */ t) => `@${K}.Trial.${t.name}`);
-  if (named.length) facts.push({ key: `${K}.Fact.trialNames`, value: named.join(", "), tone: "bad" });
-  if (r.lurking > 0) {
-    const names = Array.isArray(r.lurking_trials) ? r.lurking_trials.map((/** @type {string} */ t) => `@${K}.Trial.${t}`).join(", ") : null;
-    facts.push({ key: `${K}.Fact.lurking`, value: names ? `${r.lurking}: ${names}` : `${r.lurking} (@${K}.Card.secret)`, tone: "bad" });
-  }
-  if ((r.banished ?? []).length) facts.push({ key: `${K}.Fact.banished`, value: r.banished.map((/** @type {string} */ t) => `@${K}.Trial.${t}`).join(", "), tone: "good" });
-  if (r.bargain) facts.push({ key: `${K}.Fact.bargain`, value: `@${K}.Trial.${r.bargain}`, tone: "mixed" });
-  if (Array.isArray(r.group)) {
-    for (const p of r.group) facts.push({ key: `${K}.Fact.participant`, value: `${p.name}: @${K}.Outcome.flairs.${p.outcome} (${p.highest})`, tone: p.outcome === "success" ? "good" : "bad" });
-  }
-  if ((r.springs ?? []).length) facts.push({ key: `${K}.Fact.springs`, value: r.springs.join(", "), tone: "dire" });
-  return facts;
-}
-
-const FEATS_COLOURS = FEAT_DICE;
-
-/** @param {Record<string, any>} r @returns {Array<Record<string, any>>} */
-function featsDice(r) {
-  return (r.dice ?? []).map((/** @type {number} */ f, /** @type {number} */ i) => ({
-    face: f, size: 8, cls: `feat-${FEATS_COLOURS[i] ?? "white"}${(r.bought ?? []).includes(FEATS_COLOURS[i]) ? " bought" : ""}`,
-  }));
-}
-
-/** @param {Record<string, any>} r @returns {Fact[]} */
-function featsFacts(r) {
-  /** @type {Fact[]} */
-  const facts = [{ key: `${K}.Fact.featLevel`, value: signed(r.level ?? 0) }, { key: `${K}.Fact.degree`, value: signed(r.degree ?? 0), tone: (r.degree ?? 0) > 0 ? "good" : (r.degree ?? 0) < 0 ? "bad" : undefined }];
-  if ((r.bought ?? []).length) facts.push({ key: `${K}.Fact.bought`, value: r.bought.map((/** @type {string} */ c) => `@${K}.FeatDie.${c}`).join(", ") });
-  if (r.cost) facts.push({ key: `${K}.Fact.wyrdCost`, value: r.cost });
-  return facts;
-}
-
-/** @param {Record<string, any>} r @returns {Array<Record<string, any>>} */
-function boonsDice(r) {
-  const types = r.types ?? [];
-  const symbols = r.symbols ?? [];
-  return (r.dice ?? []).map((/** @type {number} */ f, /** @type {number} */ i) => {
-    const type = types[i] ?? "ability";
-    return { face: symbols[i] ?? f, size: /** @type {Record<string, number>} */ (BOONS_DIE_SIZE)[type] ?? 6, cls: `boons-${type}`, title: `${type} ${f}` };
-  });
-}
-
-/** @param {Record<string, any>} r @returns {Fact[]} */
-function boonsFacts(r) {
-  /** @type {Fact[]} */
-  const facts = [{ key: `${K}.Fact.netSuccesses`, value: signed(r.net_successes ?? 0), tone: (r.net_successes ?? 0) > 0 ? "good" : "bad" }];
-  if (r.net_boons) facts.push({ key: r.net_boons > 0 ? `${K}.Fact.netBoons` : `${K}.Fact.netBanes`, value: Math.abs(r.net_boons), tone: r.net_boons > 0 ? "good" : "bad" });
-  if (r.breakthroughs) facts.push({ key: `${K}.Fact.breakthroughs`, value: r.breakthroughs, tone: "great" });
-  if (r.calamities) facts.push({ key: `${K}.Fact.calamities`, value: r.calamities, tone: "dire" });
-  if (r.group_banes) facts.push({ key: `${K}.Fact.groupBanes`, value: r.group_banes });
-  if (r.winner) facts.push({ key: `${K}.Fact.winner`, valueKey: `${K}.Winner.${r.winner}`, tone: r.winner === "actor" ? "good" : "bad" });
-  if (r.defender) {
-    facts.push({ key: `${K}.Fact.defenderNet`, value: signed(r.defender.net_successes ?? 0) });
-    if (r.defender.remaining_boons) facts.push({ key: `${K}.Fact.defenderBoons`, value: r.defender.remaining_boons });
-    if (r.defender.remaining_banes) facts.push({ key: `${K}.Fact.defenderBanes`, value: r.defender.remaining_banes });
-  }
-  if (r.extended) {
-    const x = r.extended;
-    facts.push({ key: `${K}.Fact.extended`, value: `${x.progress} / ${x.threshold}${x.limit ? ` (${x.attempts}/${x.limit})` : ""}` });
-    facts.push({ key: `${K}.Fact.extendedStatus`, valueKey: `${K}.Extended.${x.status}`, tone: x.status === "complete" ? "good" : x.status === "failed" ? "bad" : undefined });
+  for (const spec of systemOf(r.system).facts ?? []) {
+    const items = spec.each ? at(r, spec.each) : [r];
+    if (!Array.isArray(items)) continue;
+    for (const item of items) {
+      if (spec.when && !truthy(at(item, spec.when))) continue;
+      if ("equals" in spec && at(item, spec.when) !== spec.equals) continue;
+      const key = Array.isArray(spec.key) ? spec.key[Number(at(item, spec.sign) ?? 0) > 0 ? 0 : 1] : spec.key;
+      /** @type {Fact} */
+      const fact = { key: `${K}.Fact.${key}` };
+      if (spec.title) fact.title = spec.title;
+      if (spec.value_key) fact.valueKey = fill(spec.value_key, item);
+      else fact.value = fill(spec.text ?? "", item);
+      const tone = toneFrom(spec.tone, item);
+      if (tone) fact.tone = tone;
+      facts.push(fact);
+    }
   }
   return facts;
 }
 
 /**
- * @typedef {object} OpenFollowup  a follow-up the sidecar says is open to this viewer (`rolled.open`)
- * @property {string} action   the follow-up action's tag, or `extended_next`
- * @property {boolean} [gm]    the GM's (the Judge's) to make
- * @property {string[]} [options]  `challenge_choice`: the options
- * @property {number} [flairs]     `flairs_choose`: at most this many
- * @property {string[]} [trials]   `flairs_bargain`: the trials it may name
- * @property {number} [count]      `flairs_name_trials`, `flairs_set_lurking`: how many trials
- * @property {string} [extended]   `extended_next`: the extended check
+ * A result's dice as the card draws them, marked as its rule set's card says (generated vocabulary): the die
+ * read, dice cut, the highest and lowest faces, a class per die type or per position, symbols for faces.
+ * @param {Record<string, any>} r
+ * @returns {Array<Record<string, any>>}
+ */
+function diceOf(r) {
+  const system = r.system;
+  const d = systemOf(system).dice ?? {};
+  const faces = Array.isArray(r.dice) ? r.dice : [];
+  const removed = d.removed ? [...(r[d.removed] ?? [])] : [];
+  const kept = d.read_max_of ? r[d.read_max_of] ?? [] : [];
+  const readFace = d.read ? r[d.read] : d.read_max_of ? (kept.length ? Math.max(...kept) : null) : null;
+  const types = d.types ? r[d.types] ?? [] : [];
+  const symbols = d.symbols ? r[d.symbols] ?? [] : [];
+  const sizes = TYPE_SIZES[system] ?? {};
+  const firstType = Object.keys(sizes)[0];
+  let readMarked = false;
+  return faces.map((/** @type {number} */ f, /** @type {number} */ i) => {
+    const at = removed.indexOf(f);
+    const isRemoved = at >= 0 && !kept.includes(f) ? (removed.splice(at, 1), true) : false;
+    const read = readFace !== null && readFace !== undefined && !isRemoved && !readMarked && f === readFace;
+    if (read) readMarked = true;
+    const type = d.types ? types[i] ?? firstType : null;
+    const size = type ? sizes[type] ?? 6 : DIE_SIZE[system] ?? 6;
+    const extremes = d.extremes ? [f === size ? "max" : "", f === 1 ? "min" : ""] : [];
+    const colour = d.colours ? d.colours[i] ?? d.colours[0] : null;
+    const cls = [isRemoved ? "removed" : "", read ? "read" : "", ...extremes].filter(Boolean);
+    if (type) cls.unshift(`${system}-${type}`);
+    if (colour) cls.unshift(`${String(d.colour_class ?? "{colour}").replace("{colour}", colour)}${(r[d.bought] ?? []).includes(colour) ? " bought" : ""}`);
+    /** @type {Record<string, any>} */
+    const die = { face: d.symbols ? symbols[i] ?? f : f, size, cls: cls.join(" ") };
+    if (type) die.title = `${type} ${f}`;
+    return die;
+  });
+}
+
+/**
+ * A follow-up the sidecar says is open to this viewer (`rolled.open`): the action's tag (or `extended_next`),
+ * whether it is the GM's (the Judge's), and the fields that offer its parameters' values (which field serves
+ * which follow-up is the vocabulary's `followups`, a union tagged by the action).
+ * @typedef {{action: string, gm?: boolean} & Record<string, any>} OpenFollowup
  */
 
 /**
@@ -213,8 +213,39 @@ export function openFollowups(entry) {
 }
 
 /**
+ * How the card offers an open follow-up, from what the vocabulary says of its parameters:
+ * - `roll`: the next roll of an extended check (opens the roll dialog);
+ * - `table`: a parameter the card fills from the table (an open complication of the roll's scene);
+ * - `some`: some of the parameter's values, at most as many as the open follow-up says (a form);
+ * - `buttons`: one of the values the open follow-up offers, as its only parameter (a button each);
+ * - `pick`: one of them beside other parameters (a form with a list);
+ * - `send`: nothing left to choose (one button; the sidecar draws whatever is left unset).
+ * @param {OpenFollowup} o
+ * @returns {{how: string, param?: Record<string, any>, spec: Record<string, any>}|null}
+ */
+export function offerOf(o) {
+  const spec = followupOf(o.action);
+  if (!spec) return null; // a follow-up this module does not know
+  if (spec.roll) return { how: "roll", spec };
+  const params = spec.params ?? [];
+  const table = params.find((p) => p.from);
+  if (table) return { how: "table", param: table, spec };
+  const some = params.find((p) => p.many && p.most);
+  if (some) return { how: "some", param: some, spec };
+  const one = params.find((p) => p.required && p.offered);
+  if (one) return { how: params.length === 1 ? "buttons" : "pick", param: one, spec };
+  return { how: "send", spec };
+}
+
+/**
+ * @param {string|undefined} template  an i18n key with `{value}` for the value
+ * @param {string} value
+ */
+const valueKey = (template, value) => (template ?? `${K}.{value}`).replace("{value}", value);
+
+/**
  * The buttons of the open follow-ups that are sent as they are (one click, one wire action). Each carries
- * the wire action it sends; `extended_next` opens the roll dialog instead.
+ * the wire action it sends; the next roll of an extended check opens the roll dialog instead.
  * @param {OpenFollowup[]} open
  * @param {CardEntry} entry
  * @returns {FollowButton[]}
@@ -224,48 +255,59 @@ export function followups(open, entry) {
   const out = [];
   for (const o of open) {
     const gmOnly = Boolean(o.gm);
-    switch (o.action) {
-      case "challenge_choice":
-        for (const option of o.options ?? []) out.push({ labelKey: `${K}.Follow.challenge_choice.${option}`, action: { action: o.action, option }, tone: "good", gmOnly });
-        break;
-      case "flairs_reveal":
-        out.push({ labelKey: `${K}.Follow.flairs_reveal`, action: { action: o.action }, gmOnly });
-        break;
-      case "flairs_name_trials":
-      case "flairs_set_lurking":
-        // the card asks the sidecar to draw them at random (one d6 each)
-        out.push({ labelKey: `${K}.Follow.${o.action}`, action: { action: o.action, trials: null, dice: null }, gmOnly });
-        break;
-      case "extended_next":
-        out.push({ labelKey: `${K}.Follow.extended_next`, action: { action: o.action, extended: o.extended ?? entry.extended ?? null }, gmOnly });
-        break;
-      default:
-        break; // drawn as a form (the flair choice, the bargain, the removal), or unknown to this module
+    const offer = offerOf(o);
+    if (!offer) continue;
+    const { how, param, spec } = offer;
+    if (how === "roll") {
+      const field = /** @type {string} */ (spec.roll);
+      out.push({ labelKey: `${K}.Follow.${o.action}`, action: { action: o.action, [field]: /** @type {any} */ (o)[field] ?? /** @type {any} */ (entry)[field] ?? null }, gmOnly });
+    } else if (how === "buttons" && param) {
+      for (const value of /** @type {any} */ (o)[param.offered] ?? []) {
+        out.push({ labelKey: valueKey(param.label, value), action: { action: o.action, [param.name]: value }, tone: "good", gmOnly });
+      }
+    } else if (how === "send") {
+      // Every parameter left unset: the sidecar draws them (trials named at random, one d6 each).
+      out.push({ labelKey: `${K}.Follow.${o.action}`, action: { action: o.action, ...Object.fromEntries(spec.params.map((/** @type {any} */ p) => [p.name, null])) }, gmOnly });
     }
+    // `some`, `pick` and `table` are drawn as forms (see forms)
   }
   return out;
 }
 
 /**
- * The flair choice and the devil's bargain need a selection before they are sent: the card draws them as
- * small forms, from what the open follow-up gives (how many flairs, which trials).
+ * The follow-ups that need a selection before they are sent, drawn as small forms from what the open
+ * follow-up gives: `choose`, some of the values (at most `max`); `bargain`, one of the values offered. Each
+ * names its action and the field it sends; its values are `options` (and, for the card template, under the
+ * name of the open follow-up's field that gives them).
  * @param {OpenFollowup[]} open
  */
-export function flairsForms(open) {
-  const choose = open.find((o) => o.action === "flairs_choose");
-  const bargain = open.find((o) => o.action === "flairs_bargain");
-  return {
-    choose: choose ? { max: choose.flairs ?? 0, flairs: FLAIRS.map((f) => ({ value: f, labelKey: `${K}.Flair.${f}` })) } : null,
-    bargain: bargain ? { trials: (bargain.trials ?? []).map((x) => ({ value: x, labelKey: `${K}.Trial.${x}` })) } : null,
-  };
+export function forms(open) {
+  /** @type {Record<string, any>|null} */
+  let choose = null;
+  /** @type {Record<string, any>|null} */
+  let bargain = null;
+  for (const o of open) {
+    const offer = offerOf(o);
+    if (!offer?.param) continue;
+    const { how, param } = offer;
+    if (how === "some" && !choose) {
+      const options = (param.values ?? []).map((/** @type {string} */ v) => ({ value: v, labelKey: valueKey(param.label, v) }));
+      choose = { action: o.action, field: param.name, max: /** @type {any} */ (o)[param.most] ?? 0, options, [param.most]: options };
+    } else if (how === "pick" && !bargain) {
+      const options = (/** @type {any} */ (o)[param.offered] ?? []).map((/** @type {string} */ v) => ({ value: v, labelKey: valueKey(param.label, v) }));
+      bargain = { action: o.action, field: param.name, options, [param.offered]: options };
+    }
+  }
+  return { choose, bargain };
 }
 
 /**
- * Is the GM's removal of a complication (after an epic success) open to this viewer?
+ * Is a follow-up that the card fills from the table (the GM's removal of a complication after an epic
+ * success) open to this viewer?
  * @param {CardEntry} entry
  */
 export function removesComplication(entry) {
-  return openFollowups(entry).some((o) => o.action === "challenge_remove_complication");
+  return openFollowups(entry).some((o) => offerOf(o)?.how === "table");
 }
 
 /**
@@ -289,15 +331,6 @@ export function complicationChoices(entry, snapshot) {
 export function buildCard(entry, opts = {}) {
   const r = entry.result ?? {};
   const system = r.system ?? "unknown";
-  const builders = {
-    facets: [facetsDice, facetsFacts],
-    challenge: [(/** @type {Record<string, any>} */ x) => (x.dice ?? []).map((/** @type {number} */ f) => ({ face: f, size: 20, cls: f === 20 ? "max" : f === 1 ? "min" : "" })), challengeFacts],
-    flairs: [flairsDice, flairsFacts],
-    feats: [featsDice, featsFacts],
-    boons: [boonsDice, boonsFacts],
-  };
-  const [diceOf, factsOf] = /** @type {Record<string, Function[]>} */ (builders)[system]
-    ?? [(/** @type {any} */ x) => (x.dice ?? []).map((/** @type {number} */ f) => ({ face: f, size: /** @type {any} */ (DIE_SIZE)[system] ?? 6, cls: "" })), () => []];
   const mode = entry.mode ?? "public";
   const open = opts.canFollow === false ? [] : openFollowups(entry);
   const buttons = followups(open, entry);
@@ -319,11 +352,11 @@ export function buildCard(entry, opts = {}) {
     suggestion: r.suggestion ?? null,
     followups: buttons.filter((b) => !b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
     gmFollowups: buttons.filter((b) => b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
-    ...flairsForms(open),
-    // The GM's follow-up after an epic success: the card draws an empty list that the GM's browser fills
-    // from its own snapshot (see complicationChoices).
-    removeComplication: open.some((o) => o.action === "challenge_remove_complication"),
-    extendedNext: buttons.some((b) => b.action.action === "extended_next"),
+    ...forms(open),
+    // A follow-up filled from the table (the GM's removal of a complication): the card draws an empty list
+    // that the GM's browser fills from its own snapshot (see complicationChoices).
+    removeComplication: open.some((o) => offerOf(o)?.how === "table"),
+    extendedNext: open.some((o) => offerOf(o)?.how === "roll"),
     // "Apply" brings the tokens of the card's actor and target in line with the table: only a card
     // that names one has it (the GM's alone; the card marks it GM-only).
     apply: Boolean(entry.actor || entry.target),
@@ -341,28 +374,46 @@ export function buildCard(entry, opts = {}) {
  */
 export function localizeCard(model, localize) {
   const tokens = (/** @type {string} */ s) => s.replace(/@(VERDICT\.[\w.]+)/g, (_m, key) => localize(key));
+  // A rule set the language does not know yet (one installed beside the shipped ones) is named by its tag,
+  // its outcomes by their names and its facts by their titles.
+  const say = (/** @type {string} */ key, /** @type {string|undefined} */ fallback) => {
+    const text = localize(key);
+    return text === key && fallback ? fallback : text;
+  };
   return {
     ...model,
-    systemLabel: localize(model.systemKey),
-    outcomeLabel: localize(model.outcomeKey),
+    systemLabel: say(model.systemKey, model.system),
+    outcomeLabel: say(model.outcomeKey, String(model.outcome ?? "").replaceAll("_", " ")),
     modeLabel: localize(model.modeKey),
     facts: model.facts.map((/** @type {Fact} */ f) => ({
       ...f,
-      label: localize(f.key),
+      label: say(f.key, f.title),
       text: f.valueKey ? localize(f.valueKey) : tokens(String(f.value ?? "")),
     })),
     followups: model.followups.map((b) => ({ ...b, label: localizeButton(b, localize) })),
     gmFollowups: model.gmFollowups.map((b) => ({ ...b, label: localizeButton(b, localize) })),
-    choose: model.choose && { ...model.choose, flairs: model.choose.flairs.map((f) => ({ ...f, label: localize(f.labelKey) })) },
-    bargain: model.bargain && { ...model.bargain, trials: model.bargain.trials.map((x) => ({ ...x, label: localize(x.labelKey) })) },
+    choose: model.choose && localizeForm(model.choose, localize),
+    bargain: model.bargain && localizeForm(model.bargain, localize),
   };
 }
 
 /**
- * @param {FollowButton & {trial?: string, flair?: string}} b
+ * A form's options with their labels (under `options` and the name the template reads them by).
+ * @param {Record<string, any>} form
+ * @param {(key: string) => string} localize
+ */
+function localizeForm(form, localize) {
+  const options = form.options.map((/** @type {any} */ x) => ({ ...x, label: localize(x.labelKey) }));
+  /** @type {Record<string, any>} */
+  const out = { ...form };
+  for (const [k, v] of Object.entries(form)) if (v === form.options) out[k] = options;
+  return out;
+}
+
+/**
+ * @param {FollowButton} b
  * @param {(key: string) => string} localize
  */
 function localizeButton(b, localize) {
-  if (b.trial) return `${localize(b.labelKey)}: ${localize(`VERDICT.Trial.${b.trial}`)}`;
   return localize(b.labelKey);
 }

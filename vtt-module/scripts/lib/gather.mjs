@@ -1,21 +1,22 @@
 /**
- * Gathered checks on the module side: a `flairs` group check or a `boons` opposed check, whose dice
- * come from several people. The GM's request starts the whole check (`gather_start`); each participant
- * rolls their part; the sidecar reads the whole check when the last part is in. This file only shapes
- * what is sent and drawn: which parts exist and the whole outcome always come from the sidecar.
+ * Gathered checks on the module side: a check whose dice come from several people (a group check whose
+ * participants each roll their own pool, or an opposed check whose sides each roll theirs), as the generated
+ * vocabulary says each rule set gathers. The GM's request starts the whole check (`gather_start`); each
+ * participant rolls their part; the sidecar reads the whole check when the last part is in. This file only
+ * shapes what is sent and drawn: which parts exist and the whole outcome always come from the sidecar.
  * Pure: node --test reads it.
  * @module
  */
 
-import { buildCheck, defaults, toneOf, valuesFromCheck } from "./systems.mjs";
+import { buildCheck, defaults, fieldActive, gatherOf, systemOf, toneOf, valuesFromCheck } from "./systems.mjs";
 
 /**
- * @typedef {object} Participant  one row of the GM's request (a `flairs` group check)
+ * @typedef {object} Participant  one row of the GM's request (a group check)
  * @property {string} name   the part's name (the character's name)
  * @property {string} user   the user who rolls it
- * @property {number} [rank]
- * @property {number} [edges]
- * @property {number} [cuts]
+ * @property {number|string} [rank]   the part's own fields (those the rule set's `gather.part` lists)
+ * @property {number|string} [edges]
+ * @property {number|string} [cuts]
  */
 
 /**
@@ -25,9 +26,28 @@ import { buildCheck, defaults, toneOf, valuesFromCheck } from "./systems.mjs";
  * @property {string|null} outcome
  * @property {number[]} dice
  * @property {string[]} [symbols]
- * @property {number|null} [net]  `boons`: net successes of that side
+ * @property {number|null} [net]  a side's net result (the field the rule set's `gather.net` names)
  * @property {boolean} [secret]  rolled in a secret mode: the card shows only that it was rolled
  */
+
+/**
+ * Is this rule set's gathered request one of several participants, each with a pool of their own (rows
+ * in the request), rather than of sides?
+ * @param {string} system
+ */
+export function gathersGroup(system) {
+  return gatherOf(system)?.kind === "group";
+}
+
+/**
+ * The sides of an opposed gathered check, in order (none for other checks).
+ * @param {string} system
+ * @returns {string[]}
+ */
+export function sidesOf(system) {
+  const g = gatherOf(system);
+  return g?.kind === "sides" ? Object.keys(g.sides ?? {}) : [];
+}
 
 /**
  * Can a request of this rule set and these values gather several people's rolls into one check?
@@ -35,7 +55,9 @@ import { buildCheck, defaults, toneOf, valuesFromCheck } from "./systems.mjs";
  * @param {Record<string, any>} values
  */
 export function gatherable(system, values) {
-  return system === "flairs" || (system === "boons" && values.check_type === "opposed");
+  const g = gatherOf(system);
+  if (!g) return false;
+  return !g.when || fieldActive({ name: "", type: "bool", when: g.when }, values);
 }
 
 /** @param {any} v @returns {number} */
@@ -47,20 +69,26 @@ const int = (v) => {
 /**
  * The whole check a gathered request starts.
  * @param {string} system
- * @param {Record<string, any>} values   the dialog's values (the `boons` pools)
- * @param {Participant[]} participants   `flairs`: who takes part, with their pools
- * @param {boolean} [trap]               `flairs`: a room trap
+ * @param {Record<string, any>} values   the dialog's values (an opposed check's pools)
+ * @param {Participant[]} participants   a group check: who takes part, with their pools
+ * @param {boolean} [flag]               a group check: the check field the rule set names (`gather.flag`)
  * @returns {Record<string, any>}
  */
-export function gatherCheck(system, values, participants, trap = false) {
-  if (system === "flairs") {
-    return {
-      system: "flairs",
-      group: participants.map((p) => ({ name: p.name, rank: int(p.rank), edges: int(p.edges), cuts: int(p.cuts) })),
-      trap: Boolean(trap),
+export function gatherCheck(system, values, participants, flag = false) {
+  const g = gatherOf(system);
+  if (g?.kind === "group") {
+    /** @type {Record<string, any>} */
+    const check = {
+      system,
+      [g.field]: participants.map((p) => ({
+        name: p.name,
+        ...Object.fromEntries((g.part ?? []).map((/** @type {string} */ f) => [f, int(/** @type {any} */ (p)[f])])),
+      })),
     };
+    if (g.flag) check[g.flag] = Boolean(flag);
+    return check;
   }
-  if (system === "boons") return buildCheck("boons", { ...values, check_type: "opposed" });
+  if (g?.kind === "sides") return buildCheck(system, { ...values, ...g.values });
   throw new Error(`a ${system} check does not gather several rolls`);
 }
 
@@ -72,21 +100,32 @@ export function gatherCheck(system, values, participants, trap = false) {
  * @returns {Record<string, any>}
  */
 export function partValues(check, part) {
-  if (check.system === "flairs") {
-    const p = (check.group ?? []).find((/** @type {any} */ x) => x.name === part) ?? {};
-    return { ...defaults("flairs"), rank: p.rank ?? 0, edges: p.edges ?? 0, cuts: p.cuts ?? 0, simple: true };
+  const system = check.system;
+  const g = gatherOf(system);
+  if (g?.kind === "group") {
+    const p = (check[g.field] ?? []).find((/** @type {any} */ x) => x.name === part) ?? {};
+    return {
+      ...defaults(system),
+      ...Object.fromEntries((g.part ?? []).map((/** @type {string} */ f) => [f, p[f] ?? 0])),
+      ...g.part_values,
+    };
   }
-  if (check.system === "boons") {
-    if (part === "defender") {
-      const o = check.opponent ?? {};
+  if (g?.kind === "sides") {
+    const side = g.sides?.[part] ?? {};
+    if (side.from) {
+      const pool = check[side.from] ?? {};
       return {
-        ...defaults("boons"), check_type: "simple", ability: o.ability ?? 0, boon: o.boon ?? 0, bane: o.bane ?? 0,
-        trial: 0, crisis: 0, upgrade: 0,
+        ...defaults(system),
+        ...Object.fromEntries(Object.entries(pool).filter(([, v]) => v !== null && !Array.isArray(v))),
+        ...Object.fromEntries((side.zero ?? []).map((/** @type {string} */ f) => [f, 0])),
+        ...g.part_values,
       };
     }
-    return { ...valuesFromCheck({ ...check, opponent: null }), check_type: "simple" };
+    const whole = { ...check };
+    for (const f of side.drop ?? []) whole[f] = null;
+    return { ...valuesFromCheck(whole), ...g.part_values };
   }
-  return defaults(check.system);
+  return defaults(system);
 }
 
 /**
@@ -101,8 +140,20 @@ export function partRoll(rolled) {
     user: rolled.user ?? null,
     outcome: r.outcome ?? null,
     dice: Array.isArray(r.dice) ? r.dice : [],
-    ...(r.system === "boons" ? { symbols: r.symbols ?? [], net: r.net_successes ?? null } : {}),
+    ...sideFields(r),
   };
+}
+
+/**
+ * What a side's roll shows beyond its faces: its dice's symbols and its net result, for a rule set whose
+ * gathered checks have sides.
+ * @param {Record<string, any>} r  the part's result
+ */
+function sideFields(r) {
+  const g = gatherOf(r.system);
+  if (g?.kind !== "sides") return {};
+  const symbols = systemOf(r.system).dice?.symbols;
+  return { ...(symbols ? { symbols: r[symbols] ?? [] } : {}), net: g.net ? r[g.net] ?? null : null };
 }
 
 /**
@@ -126,11 +177,14 @@ export function resolvedOf(rolled) {
  */
 export function gatherModel(request, name) {
   const system = request.system;
+  const g = gatherOf(system);
+  const group = g?.kind === "group";
+  const sides = g?.kind === "sides";
   const result = request.result ?? null;
   const springs = new Set(result?.springs ?? []);
   const rows = (request.parts ?? []).map((/** @type {{name: string, user: string}} */ p) => {
     const roll = /** @type {PartRoll|undefined} */ (request.partRolls?.[p.name]);
-    const own = system === "flairs" ? (result?.group ?? []).find((/** @type {any} */ g) => g.name === p.name) : null;
+    const own = group ? (result?.[g.results] ?? []).find((/** @type {any} */ x) => x.name === p.name) : null;
     const outcome = own?.outcome ?? roll?.outcome ?? null;
     // Dice cut from the pool are drawn struck through (the sidecar says which faces it removed).
     const removed = [...(own?.removed ?? [])];
@@ -141,14 +195,14 @@ export function gatherModel(request, name) {
     });
     return {
       part: p.name,
-      partKey: system === "boons" ? `VERDICT.Request.part.${p.name}` : null,
+      partKey: sides ? `VERDICT.Request.part.${p.name}` : null,
       user: p.user,
       userName: name(p.user),
       rolled: Boolean(roll),
       dice,
-      outcomeKey: roll && system === "flairs" && outcome ? `VERDICT.Outcome.flairs.${outcome}` : null,
-      net: roll && system === "boons" && !roll.secret ? roll.net ?? 0 : null,
-      tone: roll && system === "flairs" && outcome ? toneOf(system, outcome) : roll ? "neutral" : null,
+      outcomeKey: roll && group && outcome ? `VERDICT.Outcome.${system}.${outcome}` : null,
+      net: roll && sides && !roll.secret ? roll.net ?? 0 : null,
+      tone: roll && group && outcome ? toneOf(system, outcome) : roll ? "neutral" : null,
       springs: springs.has(p.name),
     };
   });
@@ -159,6 +213,6 @@ export function gatherModel(request, name) {
     tone: result ? toneOf(system, result.outcome) : null,
     springs: [...springs],
     winnerKey: result?.winner ? `VERDICT.Winner.${result.winner}` : null,
-    net: result && system === "boons" ? result.net_successes ?? 0 : null,
+    net: result && sides && g.net ? result[g.net] ?? 0 : null,
   };
 }

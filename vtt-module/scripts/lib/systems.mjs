@@ -11,10 +11,20 @@ import { VOCABULARY } from "../generated/vocabulary.mjs";
 /** The rule sets, in the engine's order (generated vocabulary). */
 export const SYSTEMS = /** @type {Array<keyof typeof VOCABULARY.systems>} */ (Object.keys(VOCABULARY.systems));
 
-/** The trials and the flairs of `flairs`, and the dice of `feats` in their order (generated vocabulary). */
+/** The trials the GM may set lurking (generated vocabulary). */
 export const TRIALS = /** @type {string[]} */ ([...VOCABULARY.trials]);
-export const FLAIRS = /** @type {string[]} */ ([...VOCABULARY.flairs]);
-export const FEAT_DICE = /** @type {string[]} */ ([...VOCABULARY.featDice]);
+
+/** The rule sets whose checks can be extended checks (a threshold of progress over several rolls). */
+export const EXTENDED = /** @type {string[]} */ ([...VOCABULARY.extended]);
+
+/**
+ * What the vocabulary says of one rule set (an empty description for a rule set this module does not know).
+ * @param {string} system
+ * @returns {Record<string, any>}
+ */
+export function systemOf(system) {
+  return /** @type {Record<string, any>} */ (/** @type {any} */ (VOCABULARY.systems)[system] ?? {});
+}
 
 /**
  * A rule set's numbers as the engine's defaults hold them (`max_dice`, `max_lurking`, ...).
@@ -22,111 +32,62 @@ export const FEAT_DICE = /** @type {string[]} */ ([...VOCABULARY.featDice]);
  * @returns {Record<string, any>}
  */
 export function rulesOf(system) {
-  return /** @type {Record<string, any>} */ (/** @type {any} */ (VOCABULARY.systems)[system]?.rules ?? {});
+  return systemOf(system).rules ?? {};
 }
 
 /**
- * A check field as the protocol's Struct declares it: its wire default and, for a choice, its options.
+ * A check field as the protocol's Struct declares it: its wire default, its options for a choice, its kind,
+ * and its title and description (written once, on the Struct).
  * @param {string} system
  * @param {string} name
- * @returns {{name: string, default?: any, options?: string[]}}
+ * @returns {{name: string, kind: string, default?: any, options?: string[], title?: string, description?: string}}
  */
 export function wireField(system, name) {
-  const found = (/** @type {any} */ (VOCABULARY.systems)[system]?.check ?? []).find((/** @type {any} */ f) => f.name === name);
+  const found = (systemOf(system).check ?? []).find((/** @type {any} */ f) => f.name === name);
   if (!found) throw new Error(`${system}.${name} is not a field of the check`);
   return found;
 }
-
-/** @param {string} system @param {string} name @returns {string[]} */
-const optionsOf = (system, name) => [...(wireField(system, name).options ?? [])];
-/** @param {string} system @param {string} name */
-const wireDefault = (system, name) => wireField(system, name).default;
 
 /**
  * @typedef {object} FieldSpec
  * @property {string} name                  the check's field (wire name); UI-only fields have `wire: false`
  * @property {"int"|"bool"|"select"|"text"|"intlist"|"optint"|"multi"} type
- * @property {any} [default]                 the dialog's preset (the wire default unless a preset says better)
+ * @property {any} [default]                 the dialog's preset (the wire default unless the rule set presets better)
  * @property {number} [min]
  * @property {number} [max]
  * @property {string[]} [options]           for selects: the wire values
  * @property {boolean} [wire]               false: steers the dialog, never sent
  * @property {Record<string, string[]>} [when]  shown (and sent) only when these other fields hold one of the values
- * @property {string} [group]               nested object on the wire (boons `opponent`)
+ * @property {string} [group]               nested object on the wire: the field is `<group>_<its name>`
+ * @property {string} [label]               the field's title, from its Struct (English; i18n may say better)
+ * @property {string} [hint]                what the field is, from its Struct
  */
 
-const FACETS = rulesOf("facets");
-const FLAIRS_RULES = rulesOf("flairs");
-const BOONS = rulesOf("boons");
-
 /**
- * The dialog's fields per rule set, in the Struct's order. Limits, options and wire defaults come from the
- * generated vocabulary; a number given here is a preset of the dialog (a pool of 1 rather than the wire's
- * empty pool, a CL of 2, an ability of 10 against a difficulty of 10), or a bound the rules leave open.
+ * The dialog's fields per rule set, in the Struct's order, as the generated vocabulary gives them: types,
+ * options and wire defaults from the Structs, presets and bounds (the rules' dice limits) from each rule set.
  * @type {Record<string, FieldSpec[]>}
  */
-export const FIELDS = {
-  facets: [
-    { name: "pool", type: "int", default: 1, min: 0, max: FACETS.max_dice },
-    { name: "helping", type: "int", default: wireDefault("facets", "helping"), min: 0, max: FACETS.max_dice },
-    { name: "hindering", type: "int", default: wireDefault("facets", "hindering"), min: 0, max: FACETS.max_dice },
-    { name: "kind", type: "select", default: wireDefault("facets", "kind"), options: optionsOf("facets", "kind") },
-    { name: "domain", type: "select", default: wireDefault("facets", "domain"), options: optionsOf("facets", "domain") },
-  ],
-  challenge: [
-    { name: "cl", type: "int", default: 2, min: 1, max: 20 },
-    { name: "modifier", type: "int", default: wireDefault("challenge", "modifier"), min: -50, max: 50 },
-    { name: "complication", type: "text", default: wireDefault("challenge", "complication") },
-  ],
-  flairs: [
-    { name: "rank", type: "int", default: 1, min: 0, max: FLAIRS_RULES.max_dice },
-    { name: "edges", type: "int", default: wireDefault("flairs", "edges"), min: 0, max: FLAIRS_RULES.max_dice },
-    { name: "cuts", type: "int", default: wireDefault("flairs", "cuts"), min: 0, max: FLAIRS_RULES.max_dice },
-    { name: "simple", type: "bool", default: wireDefault("flairs", "simple") },
-    { name: "lurking", type: "int", default: wireDefault("flairs", "lurking"), min: 0, max: FLAIRS_RULES.max_lurking },
-    { name: "darkness", type: "bool", default: wireDefault("flairs", "darkness") },
-  ],
-  feats: [
-    { name: "ability", type: "optint", default: 10, min: -20, max: 40 },
-    { name: "difficulty", type: "optint", default: 10, min: -20, max: 40 },
-    { name: "level", type: "optint", default: wireDefault("feats", "level"), min: -20, max: 20 },
-    { name: "wyrd", type: "int", default: wireDefault("feats", "wyrd"), min: 0, max: FEAT_DICE.length },
-    { name: "wyrd_dice", type: "multi", default: wireDefault("feats", "wyrd_dice"), options: optionsOf("feats", "wyrd_dice") },
-    { name: "wyrd_feat", type: "bool", default: wireDefault("feats", "wyrd_feat") },
-  ],
-  boons: [
-    { name: "check_type", type: "select", default: "simple", wire: false, options: ["simple", "assisted", "group", "opposed", "extended"] },
-    { name: "ability", type: "int", default: 2, min: 0, max: BOONS.max_dice },
-    { name: "boon", type: "int", default: wireDefault("boons", "boon"), min: 0, max: BOONS.max_dice },
-    { name: "bane", type: "int", default: wireDefault("boons", "bane"), min: 0, max: BOONS.max_dice },
-    { name: "trial", type: "int", default: 2, min: 0, max: BOONS.max_dice },
-    { name: "crisis", type: "int", default: wireDefault("boons", "crisis"), min: 0, max: BOONS.max_dice },
-    { name: "upgrade", type: "int", default: wireDefault("boons", "upgrade"), min: 0, max: BOONS.max_dice },
-    { name: "rank", type: "optint", default: wireDefault("boons", "rank"), min: 0, max: BOONS.max_dice, when: { check_type: ["assisted"] } },
-    { name: "assists", type: "intlist", default: wireDefault("boons", "assists"), when: { check_type: ["assisted"] } },
-    { name: "performer_rank", type: "optint", default: wireDefault("boons", "performer_rank"), min: 0, max: BOONS.max_dice, when: { check_type: ["group"] } },
-    { name: "participant_ranks", type: "intlist", default: wireDefault("boons", "participant_ranks"), when: { check_type: ["group"] } },
-    { name: "opponent_ability", type: "int", default: 2, min: 0, max: BOONS.max_dice, group: "opponent", when: { check_type: ["opposed"] } },
-    { name: "opponent_boon", type: "int", default: 0, min: 0, max: BOONS.max_dice, group: "opponent", when: { check_type: ["opposed"] } },
-    { name: "opponent_bane", type: "int", default: 0, min: 0, max: BOONS.max_dice, group: "opponent", when: { check_type: ["opposed"] } },
-    { name: "threshold", type: "optint", default: 5, min: 1, max: 100, when: { check_type: ["extended"] } },
-    { name: "time_unit", type: "text", default: "hour", when: { check_type: ["extended"] } },
-    { name: "limit", type: "optint", default: wireDefault("boons", "limit"), min: 1, max: 100, when: { check_type: ["extended"] } },
-  ],
-};
+export const FIELDS = Object.fromEntries(SYSTEMS.map((s) => [s, /** @type {FieldSpec[]} */ (systemOf(s).dialog ?? [])]));
 
 /**
- * The stylesheet's tone for each outcome (presentation, not rules): great, good, mixed, bad, dire. The
- * outcomes themselves come from the generated vocabulary; a test holds the two in step.
+ * A field's label: the translation of `VERDICT.Field.<system>.<field>` where the language has one, else the
+ * field's title as its Struct gives it.
+ * @param {string} system
+ * @param {{name: string, label?: string}} field
+ * @param {(key: string) => string} localize
+ */
+export function labelOf(system, field, localize) {
+  const key = `VERDICT.Field.${system}.${field.name}`;
+  const text = localize(key);
+  return text && text !== key ? text : field.label ?? field.name;
+}
+
+/**
+ * The stylesheet's tone for each outcome (presentation, not rules): great, good, mixed, bad, dire.
  * @type {Record<string, Record<string, string>>}
  */
-export const TONES = {
-  facets: { triumph: "great", success: "good", costly_success: "mixed", failure: "bad", catastrophe: "dire" },
-  challenge: { epic_success: "great", success: "good", success_at_cost: "mixed", failure: "bad", epic_failure: "dire" },
-  flairs: { triumph: "great", success: "good", conflict: "mixed", failure: "bad" },
-  feats: { success: "good", failure: "bad" },
-  boons: { exceptional: "great", improved: "good", success: "mixed", failure: "bad" },
-};
+export const TONES = Object.fromEntries(SYSTEMS.map((s) => [s, /** @type {Record<string, string>} */ ({ ...systemOf(s).tones })]));
 
 const TONE_ORDER = ["great", "good", "mixed", "bad", "dire", "neutral"];
 
@@ -135,7 +96,7 @@ const TONE_ORDER = ["great", "good", "mixed", "bad", "dire", "neutral"];
  * @type {Record<string, Array<[string, string]>>}
  */
 export const OUTCOMES = Object.fromEntries(SYSTEMS.map((system) => {
-  const rows = /** @type {Array<[string, string]>} */ (VOCABULARY.systems[system].outcomes.map((o) => [o, TONES[system]?.[o] ?? "neutral"]));
+  const rows = /** @type {Array<[string, string]>} */ (systemOf(system).outcomes.map((/** @type {string} */ o) => [o, TONES[system]?.[o] ?? "neutral"]));
   rows.sort((a, b) => TONE_ORDER.indexOf(a[1]) - TONE_ORDER.indexOf(b[1]));
   return [system, rows];
 }));
@@ -150,12 +111,52 @@ export function toneOf(system, outcome) {
   return row ? row[1] : "neutral";
 }
 
-/** Die size per rule set, from the engine's dice (boons sizes come per die type). */
+/** Die size per rule set that rolls one size of die, from the engine's dice. */
 export const DIE_SIZE = /** @type {Record<string, number>} */ (Object.fromEntries(SYSTEMS.flatMap((s) => {
-  const dice = /** @type {any} */ (VOCABULARY.systems[s].dice);
+  const dice = systemOf(s).dice;
   return typeof dice.size === "number" ? [[s, dice.size]] : [];
 })));
-export const BOONS_DIE_SIZE = /** @type {Record<string, number>} */ ({ .../** @type {any} */ (VOCABULARY.systems.boons.dice).sizes });
+
+/** Die size per die type, for the rule sets whose dice come in types. */
+export const TYPE_SIZES = /** @type {Record<string, Record<string, number>>} */ (Object.fromEntries(SYSTEMS.flatMap((s) => {
+  const dice = systemOf(s).dice;
+  return dice.sizes ? [[s, { ...dice.sizes }]] : [];
+})));
+
+/**
+ * The sizes per die type of the one rule set whose dice come in types, under the name chat.mjs imports
+ * (it should read TYPE_SIZES by the result's rule set; this goes when it does).
+ */
+export const BOONS_DIE_SIZE = /** @type {Record<string, number>} */ ({ ...Object.values(TYPE_SIZES)[0] });
+
+/**
+ * How a request of this rule set gathers several people's rolls into one check, or null.
+ * @param {string} system
+ * @returns {Record<string, any>|null}
+ */
+export function gatherOf(system) {
+  return systemOf(system).gather ?? null;
+}
+
+/**
+ * How a roll of this rule set joins an extended check (its dialog's values, the fields the extended check
+ * fills and the fields the GM starts one with), or null.
+ * @param {string} system
+ * @returns {{values: Record<string, any>, fill: Record<string, string>, start: string[]}|null}
+ */
+export function extendedOf(system) {
+  return systemOf(system).extended ?? null;
+}
+
+/**
+ * What a follow-up is (the vocabulary's union tagged by the action): whose, its parameters, what the open
+ * follow-up offers for them; undefined for one this module does not know.
+ * @param {string} action
+ * @returns {{system: string|null, gm: boolean, params: Array<Record<string, any>>, roll?: string}|undefined}
+ */
+export function followupOf(action) {
+  return /** @type {any} */ (VOCABULARY.followups)[action];
+}
 
 /**
  * Is a field shown for these values (its `when` holds)?
@@ -268,11 +269,15 @@ export function valuesFromCheck(check) {
       if (g && typeof g === "object") values[f.name] = g[f.name.slice(f.group.length + 1)] ?? f.default;
     } else if (f.name in check) values[f.name] = check[f.name];
   }
-  if (system === "boons") {
-    values.check_type = check.opponent ? "opposed"
-      : check.threshold != null ? "extended"
-      : check.performer_rank != null || check.participant_ranks ? "group"
-      : (check.assists ?? []).length ? "assisted" : "simple";
+  const kinds = FIELDS[system]?.find((f) => f.wire === false && f.type === "select");
+  if (kinds) {
+    // The kind of check is the one whose fields the check sets (the last listed wins: the richest).
+    const set = (/** @type {FieldSpec} */ f) => {
+      const v = check[f.group ?? f.name];
+      return v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0);
+    };
+    const chosen = (kinds.options ?? []).filter((k) => (FIELDS[system] ?? []).some((f) => f.when?.[kinds.name]?.includes(k) && set(f)));
+    values[kinds.name] = chosen.length ? chosen[chosen.length - 1] : kinds.default;
   }
   return values;
 }

@@ -53,7 +53,6 @@ DIE_TYPES: tuple[BoonsDieType, ...] = ("ability", "boon", "bane", "trial", "cris
 """The canonical order of a pool's dice."""
 OPPOSED_TYPES: tuple[BoonsDieType, ...] = ("ability", "boon", "bane")
 AssistDie = Literal["ability", "boon"]
-SYMBOLS = frozenset("SFBNXC-")
 
 DEFAULT_FACES: dict[str, tuple[str, ...]] = {
     # the rulings' table (docs/rules/boons.md), faces 1…n; the die's size is the number of faces.
@@ -218,11 +217,6 @@ class _Compiled:
 _compiled: PerRules[_Compiled] = PerRules(_Compiled)
 _DEFAULT = _compiled(RULES)
 """The default rules' tables, found without a look-up on the hot path."""
-
-
-def face_symbols(die: str, face: int, rules: BoonsRules = RULES) -> str:
-    """The symbols of ``face`` (1-based) on a die of type ``die``."""
-    return rules.faces[die][face - 1]
 
 
 def band(net_successes: int, rules: BoonsRules = RULES) -> BoonsOutcome:

@@ -119,14 +119,6 @@ class _Compiled:
 _compiled: PerRules[_Compiled] = PerRules(_Compiled)
 
 
-def _max_level(rules: FeatsRules) -> int:
-    return _compiled(rules).top
-
-
-def _min_level(rules: FeatsRules) -> int:
-    return _compiled(rules).bottom
-
-
 def feat_level(check: FeatsCheck) -> int:
     """The Feat level, given in exactly one way (difficulty, opposing, or level)."""
     ability, difficulty, opposing, given = check.ability, check.difficulty, check.opposing, check.level
@@ -241,13 +233,6 @@ def satisfies(row: FeatRow, faces: Sequence[int], rules: FeatsRules = RULES) -> 
     if row.level > rules.all_dice_above:
         return all(listed)
     return any(listed)
-
-
-def row_of(level: int, rules: FeatsRules = RULES) -> FeatRow:
-    for row in rules.table:
-        if row.level == level:
-            return row
-    raise CheckError(ErrorCode.INVALID_RULES, f"feats: the Feat table has no row for level {level:+d}")
 
 
 def read(check: FeatsCheck, faces: Sequence[int], rules: FeatsRules = RULES) -> FeatsResult:

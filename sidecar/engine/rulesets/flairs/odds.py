@@ -55,10 +55,6 @@ def surjection_row(r: int) -> list[int]:
     return rows[r]
 
 
-def surjections(r: int, j: int) -> int:
-    return surjection_row(r)[j] if j <= r else 0
-
-
 @table
 @lru_cache(maxsize=4096)
 def repeats(q: int, r: int, k: int) -> int:
