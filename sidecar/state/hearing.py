@@ -22,22 +22,24 @@ public    everything                  everything                                
 gm        everything                  everything                                 nothing
 blind     that it happened: no        everything                                 nothing
           result, no consequence
-self      everything                  nothing in its frames (see below)          nothing
+self      everything                  not the roll, nor its follow-ups (below)   nothing
 ========  ==========================  =========================================  ===================
 
 - *Who may see a blind roll's follow-up?* The GM, always. The roller hears that a follow-up *they* made
   happened (a ``followed`` with ``result: null``, no action they did not send, no consequence); a follow-up
   the GM made on it reaches the roller not at all. A refusal of the roller's follow-up that would tell the
   result is ``followup_refused`` with no reason.
-- A consequence is seen as the roll is, with two exceptions the rule set states (``Shown``): a hidden
-  complication is the GM's alone whatever caused it, and the removal of a complication is seen as the
-  complication was (a public one's removal is public, even when a hidden roll caused it).
+- A consequence is seen as the roll is, with two exceptions: a hidden complication is the GM's alone whatever
+  caused it (the table sees to that), and the removal of a complication is seen as the complication was (a
+  public one's removal is public, even when a hidden roll caused it: the rule set's ``Shown``).
 - *A public effect of a hidden action* (the GM's ``challenge_remove_complication`` after a blind epic
   success, say) reaches every viewer who may see it at once, as an ``event`` frame, and its ``cause`` is its
   own seq: to them it is an action of its own, like a GM's operation.
-- ``self``: the roller's sockets hear it. A GM socket does not, unless its hello names the roller; the GM's
-  ``state`` and ``welcome`` snapshot still fold in its consequences, and a GM follow-up on it is taken (see
-  docs/architecture/who-hears-what.md for what is still open there).
+- ``self``: the roller's sockets hear it (any socket whose user is the roller). A GM socket does not, unless
+  its hello names the roller; but the GM's ``state`` and ``welcome`` snapshot still fold in its consequences,
+  what a rule gives the GM reaches the GM (a hidden complication, as an event of its own), and a GM
+  follow-up on it is taken. What ``self`` should mean against the rules that give the GM a part in every
+  outcome is open: docs/architecture/who-hears-what.md.
 - Gathered checks: each part is seen as its roll is; the whole check (which tells every part's faces) is
   everyone's only when every part was rolled in the open, else the GM's.
 - GM operations: each event as its visibility says (a hidden complication and what touches it: the GM's; a
