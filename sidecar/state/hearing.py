@@ -69,7 +69,7 @@ import bisect
 from collections import ChainMap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -87,6 +87,7 @@ __all__ = [
     "ROLL_VISIBILITY",
     "Numbering",
     "Viewer",
+    "audiences",
     "frames",
     "kind",
     "may_see",
@@ -96,6 +97,9 @@ __all__ = [
     "verified",
     "welcome",
 ]
+
+K = TypeVar("K")
+"""Whatever a caller tells (a connection): :func:`audiences` groups them by what they are told."""
 
 ROLES: dict[str, m.Role] = {"gm": "gm", "player": "player", "observer": "observer"}
 """A role as an event stores it (a string, checked when the action was taken), as the protocol types it."""
@@ -361,6 +365,20 @@ class Action:
         """The user who acted (a follow-up's may be the GM, not the roller); None for a GM operation."""
         ev = self.first
         return ev.user if isinstance(ev, (t.RollEvent, t.FollowEvent)) else None
+
+
+def audiences(table: Table, action: Action, viewers: Iterable[tuple[K, Viewer]]) -> list[tuple[list[Any], list[K]]]:
+    """What each of ``viewers`` (anything, keyed ``K``, with its viewer) is told of a committed action, worked
+    out once per kind of viewer (:func:`kind`): the frames, and who is told them. Those told nothing are left
+    out."""
+    groups: dict[tuple[object, ...], tuple[list[Any], list[K]]] = {}
+    for key, viewer in viewers:
+        sort = kind(action, viewer, table)
+        group = groups.get(sort)
+        if group is None:
+            group = groups[sort] = (frames(table, action, viewer), [])
+        group[1].append(key)
+    return [group for group in groups.values() if group[0]]
 
 
 def kind(action: Action, viewer: Viewer, table: Table) -> tuple[object, ...]:
