@@ -66,6 +66,7 @@ work: a check id is whatever its roll event recorded). The numbers are worked ou
 from __future__ import annotations
 
 import bisect
+from array import array
 from collections import ChainMap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -158,9 +159,9 @@ class Numbering:
 
     def __init__(self) -> None:
         self.head = 0
-        self.gaps: dict[bool, list[int]] = {False: [], True: []}
-        """Per base (``True``: the GM's), the seqs of the events it is not told of."""
-        self.own: dict[tuple[bool, str], list[int]] = {}
+        self.gaps: dict[bool, array[int]] = {False: array("q"), True: array("q")}
+        """Per base (``True``: the GM's), the seqs of the events it is not told of (8 bytes each)."""
+        self.own: dict[tuple[bool, str], array[int]] = {}
         """Per (base, user), the seqs of the events told to the user that the base is not told of."""
 
     def add(self, seq: int, st: Stored, restricted: Restricted) -> None:
@@ -174,7 +175,7 @@ class Numbering:
             self.gaps[base].append(seq)
             for user in _owners(st, restricted):
                 if seen(st, restricted, Viewer(viewer.role, user)) is not None:
-                    self.own.setdefault((base, user), []).append(seq)
+                    self.own.setdefault((base, user), array("q")).append(seq)
 
     def number(self, seq: int, viewer: Viewer) -> int:
         """How many events of ``viewer``'s stream lie at or before ledger seq ``seq``: the number of the event
