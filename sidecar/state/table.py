@@ -10,6 +10,7 @@ anyone. A refused action raises :class:`ActionError` and leaves no trace.
 from __future__ import annotations
 
 import bisect
+import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -22,9 +23,11 @@ from protocol.v1.errors import ErrorCode, VerdictError
 from sidecar.engine import CheckError, Dice, gather, registry
 from sidecar.engine.ruleset import RollContext, Shown, new_id
 
+from . import hearing
+from .hearing import Numbering, seen
 from .ledger import Ledger
 from .projection import Projection
-from .visibility import ROLL_VISIBILITY, SECRET, Viewer, may_see, redacted, view
+from .visibility import ROLL_VISIBILITY, SECRET, Viewer, may_see, redacted
 
 VIEWS_KEPT = 64
 """Projections of what players see kept current (the shared one and those of users with secrets of their own);
@@ -52,6 +55,11 @@ class Stored(msgspec.Struct, array_like=True, gc=False):
 
 _enc = msgspec.msgpack.Encoder()
 _dec = msgspec.msgpack.Decoder(Stored)
+
+
+def decode_stored(data: bytes) -> Stored:
+    """An event as the ledger holds it (``Stored``), from its bytes."""
+    return _dec.decode(data)
 
 
 @dataclass
@@ -86,6 +94,8 @@ class Table:
         """The last seq known to be in the ledger: events after it are applied here, not yet stored (a batch)."""
         self.restricted: dict[int, tuple[str, str | None]] = {}
         """(visibility, owner) of every event not seen by all: what an ``undone`` may show of its seqs."""
+        self.numbering = Numbering()
+        """Each viewer's own numbering of the events (:mod:`.hearing`): the seqs a connection is told."""
         self.roll_seq: dict[str, int] = {}
         """The seq of each check's roll event."""
         self.facet_seen: dict[str, tuple[str, str | None]] = {}
@@ -106,6 +116,7 @@ class Table:
         """Read the table from the ledger: what it holds is all there is (what memory held ahead of it goes)."""
         self.head = self.durable = 0
         self.restricted, self.roll_seq, self.facet_seen, self.views = {}, {}, {}, OrderedDict()
+        self.numbering = Numbering()
         self.secret_owners, self.gather_secret = set(), set()
         self.recent = []
 
@@ -130,6 +141,7 @@ class Table:
                 self.gather_secret.add(st.event.gather)
         elif isinstance(st.event, t.FacetCreated):
             self.facet_seen[st.event.id or f"f{seq}"] = (st.vis, st.owner)
+        self.numbering.add(seq, st, self.restricted)
 
     def _keep(self, seq: int, st: Stored) -> None:
         self.recent.append((seq, st))
@@ -164,29 +176,18 @@ class Table:
         return events
 
     def _viewed(self, seq: int, st: Stored, viewer: Viewer) -> t.AnyEvent | None:
-        """``view`` of a stored event, with an ``undone`` naming only the seqs ``viewer`` may know of."""
-        ev = view(st.event, st.vis, st.owner, viewer)
-        if isinstance(ev, t.Undone) and not viewer.is_gm:
-            seqs = [s for s in ev.seqs if s not in self.restricted or may_see(*self.restricted[s], viewer)]
-            if not seqs:
-                return None
-            if len(seqs) != len(ev.seqs):
-                ev = msgspec.structs.replace(ev, seqs=seqs)
-        return ev
+        """A stored event as ``viewer`` may see it (:func:`.hearing.seen`), seqs the ledger's."""
+        return seen(st, self.restricted, viewer)
 
     # --- reading ------------------------------------------------------------------
 
     def visible(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
-        out = []
-        for seq, st in self.stored(since):
-            ev = self._viewed(seq, st, viewer)
-            if ev is not None:
-                out.append(t.Sequenced(seq=seq, event=ev))
-        return out
+        """The events ``viewer`` is told of after its own event ``since``, in its numbering."""
+        return hearing.events_for(self, self.stored(self.numbering.after(since, viewer)), viewer)
 
     def snapshot(self, viewer: Viewer) -> t.Snapshot:
         snap = (self.state if viewer.is_gm else self._view(viewer)).snapshot()
-        snap.seq = self.head
+        snap.seq = self.numbering.count(viewer)
         return snap
 
     def _view(self, viewer: Viewer) -> Projection:
@@ -200,8 +201,7 @@ class Table:
         p = self.views.get(key)
         if p is None:
             p = self.views[key] = Projection.build(
-                ((s.seq, s.event) for s in self.visible(0, Viewer("player", key))),
-                self._history_of(Viewer("player", key)),
+                self._history_of(Viewer("player", key))(self.head), self._history_of(Viewer("player", key))
             )
             while len(self.views) > VIEWS_KEPT:
                 del self.views[next(iter(self.views))]  # the least recently used; rebuilt if asked again
@@ -210,26 +210,16 @@ class Table:
         return p
 
     def view_pending(self, pending: Pending, viewer: Viewer) -> list[t.Sequenced]:
-        out = []
-        for seq, st in pending.events:
-            ev = self._viewed(seq, st, viewer)
-            if ev is not None:
-                out.append(t.Sequenced(seq=seq, event=ev))
-        return out
+        """The events of a committed action ``viewer`` is told of, in its numbering."""
+        return hearing.events_for(self, pending.events, viewer)
 
     def verify(self, msg: m.Verify, viewer: Viewer) -> m.Verified:
-        rec = self.state.checks.get(msg.check)
-        seq = self.roll_seq.get(msg.check)
-        if rec is None or seq is None:
-            return m.Verified(id=msg.id, check=msg.check, found=False)
-        vis, owner = self.restricted.get(seq, ("all", None))
-        ev = view(rec, vis, owner, viewer)
-        if ev is None and (owner is None or owner != viewer.user):
-            # hidden from this viewer: not even that it exists (the roller of a blind roll knows it does)
-            return m.Verified(id=msg.id, check=msg.check, found=False)
-        if ev is None:  # the roller of a blind roll: that it exists and the label they gave, nothing of it
-            return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, label=self._label(seq))
-        return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result, label=self._label(seq))
+        """The ledger's word on a check to ``viewer`` (:func:`.hearing.verified`)."""
+        return hearing.verified(self, msg, viewer)
+
+    def label(self, seq: int) -> str | None:
+        """The label of the roll event at ``seq``."""
+        return self._label(seq)
 
     def _label(self, seq: int) -> str | None:
         """The label of the roll event at ``seq``. The table keeps no labels: the recent window has the event,
@@ -325,7 +315,7 @@ class Table:
         rules = registry.ruleset_of(check)
         pending, add = self._pend()
         vis = ROLL_VISIBILITY[msg.mode]
-        check_id = f"{self.id}-{self.head + 1}"
+        check_id = self._new_check_id()
 
         gathering = None
         if msg.gather is not None:
@@ -404,6 +394,13 @@ class Table:
         pending.result = result
         return pending
 
+    def _new_check_id(self) -> str:
+        """A check id that tells nothing (not the seq, not how many checks came before): random, and new."""
+        while True:
+            check_id = f"{self.id}-{secrets.token_hex(8)}"
+            if check_id not in self.roll_seq:
+                return check_id
+
     def _roll_scene(self, named: str | None, viewer: Viewer) -> str | None:
         """The scene a roll is in: the one the GM names, any; else the table's active scene.
 
@@ -443,7 +440,12 @@ class Table:
 
     def prepare_follow(self, msg: m.Follow, viewer: Viewer, user: str | None) -> Pending:
         rec = self.state.checks.get(msg.check)
-        if rec is None:
+        # A check hidden from the requester does not exist for them: the same answer as one that never did.
+        if rec is None or not (
+            viewer.is_gm
+            or may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer)
+            or (rec.user is not None and rec.user == viewer.user)
+        ):
             raise ActionError(ErrorCode.UNKNOWN_CHECK, f"no check {msg.check!r} on this table (or it was undone)")
         action_tag = type(msg.action).__struct_config__.tag
         if type(msg.action) in registry.GM_FOLLOWUPS:
