@@ -37,7 +37,7 @@ from sidecar.state.table import ActionError
 
 from . import module as vtt_module
 from .bus import Bus
-from .hub import Connection, Hub, verified, ws_frame
+from .hub import Connection, Hub, ws_frame
 from .metrics import Metrics
 
 log = structlog.get_logger("verdict.server")
@@ -657,7 +657,7 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
             if isinstance(msg, m.State):
                 reply: Any = m.StateReply(id=msg.id, snapshot=await hub.table.snapshot_read(conn.viewer))
             else:
-                reply = await verified(hub.table, msg, conn.viewer)
+                reply = await hub.table.verify_read(msg, conn.viewer)
         await sock.send(codec.encode(reply, sock.msgpack))
     elif isinstance(msg, m.Ping):
         await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))

@@ -6,7 +6,8 @@ Every sidecar listens; for each table it holds, a notification of a head beyond 
 own makes it read the new events from the ledger in seq order, apply them to its projection and
 tell its own connections exactly what it would have told them had the action been its own: a
 ``rolled`` or ``followed`` (with the request id) for a roll or a follow-up, an ``event`` per
-visible event for a GM operation, through the same filtering (:meth:`Hub._fanout`).
+visible event for a GM operation, rendered from the stored events by :mod:`sidecar.state.hearing`
+(:meth:`Hub.tell`).
 
 Notifications are only a hint. A sidecar that missed some (its listening connection dropped, the
 network blipped) catches up by seq: every table it holds when the listening connection comes back,
@@ -24,12 +25,11 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from protocol.v1 import messages as m
-from protocol.v1 import table as t
+from sidecar.state import hearing
 from sidecar.state.ledger import LedgerUnavailable, Row
-from sidecar.state.table import Pending, _dec
+from sidecar.state.table import Pending, decode_stored
 
-from .hub import Build, Hub, TableHub, _followed, _rolled, client_request_id
+from .hub import Hub, TableHub, client_request_id
 
 log = structlog.get_logger("verdict.bus")
 
@@ -88,12 +88,12 @@ class Bus:
             j = i + 1
             while j < len(rows) and rows[j].batch == rows[i].batch:
                 j += 1
-            pending = Pending([(r.seq, _dec.decode(r.data)) for r in rows[i:j]])
+            pending = Pending([(r.seq, decode_stored(r.data)) for r in rows[i:j]])
             rid = rows[i].request_id
             await table.commit_read(pending)
             if rid is not None:
                 hub.known.add(rid)
-            await self.hub._fanout(hub, None, pending, _builder(pending, rid, table))
+            await self.hub.tell(hub, hearing.Action(pending, client_request_id(rid) if rid else ""))
             i = j
         return len(rows)
 
@@ -192,42 +192,3 @@ class Bus:
                     "bus_check_failed",
                     error=str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__,
                 )
-
-
-ROLES: dict[str, m.Role] = {"gm": "gm", "player": "player", "observer": "observer"}
-"""A role as the ledger stores it (a string, checked when the action was taken), as the protocol types it."""
-MODES: dict[str, m.RollMode] = {"public": "public", "gm": "gm", "blind": "blind", "self": "self"}
-"""A roll mode likewise."""
-
-
-def _builder(pending: Pending, rid: str | None, table: Any) -> Build | None:
-    """How the sidecar that committed the action built what each viewer hears of it (None: a GM op)."""
-    ev = pending.events[0][1].event
-    if isinstance(ev, t.RollEvent):
-        pending.check_id = ev.check_id
-        msg = m.Roll(
-            id=client_request_id(rid) if rid else "",
-            check=ev.check,
-            actor=ev.actor,
-            target=ev.target,
-            scene=ev.scene,
-            mode=MODES[ev.mode],
-            label=ev.label,
-            extended=ev.extended,
-            gather=ev.gather,
-            part=ev.part,
-            user=ev.user,
-        )
-
-        def render(viewer: Any, requester: bool = False) -> Any:
-            return _rolled(msg, pending, viewer, ROLES[ev.by], ev.user, table, requester)
-    elif isinstance(ev, t.FollowEvent):
-        pending.check_id = ev.check_id
-        follow = m.Follow(id=client_request_id(rid) if rid else "", check=ev.check_id, action=ev.action, user=ev.user)
-
-        def render(viewer: Any, requester: bool = False) -> Any:
-            return _followed(follow, pending, viewer, ROLES[ev.by], ev.user, table, requester)
-    else:
-        return None
-    # the roller's (whose visibility every event of the action follows, and to whom its follow-ups are open)
-    return Build(render, owner=pending.events[0][1].owner, actor=None)

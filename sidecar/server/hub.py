@@ -14,47 +14,28 @@ import json
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
-import msgspec
 import structlog
 
 from protocol.v1 import codec
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.errors import ErrorCode
-from sidecar.engine import registry
-from sidecar.engine.ruleset import Seat
+from sidecar.state import hearing
+from sidecar.state.hearing import verified
 from sidecar.state.ledger import Action, Ledger, LedgerUnavailable, Row, StoredRequest
 from sidecar.state.table import ActionError, Pending, Table
-from sidecar.state.visibility import ROLL_VISIBILITY, Viewer, may_see, view
+from sidecar.state.visibility import Viewer
 
 from .metrics import Metrics
 
-E = TypeVar("E", t.RollEvent, t.FollowEvent)
-"""The event an action starts with."""
-
-
-@dataclass(frozen=True)
-class Build:
-    """How a roll or a follow-up reads to each viewer, with whose it is: ``owner`` (the roller, whose
-    visibility every event of the action follows) and ``actor`` (the one who acted)."""
-
-    render: Callable[[Viewer, bool], Any]
-    owner: str | None
-    actor: str | None
-
-    def __call__(self, viewer: Viewer, requester: bool = False) -> Any:
-        return self.render(viewer, requester)
-
+__all__ = ["Connection", "Hub", "TableHub", "client_request_id", "verified", "ws_frame"]
 
 log = structlog.get_logger("verdict.hub")
 
 REPLY_CACHE = 4096
 REPLY_CACHE_BYTES = 8 * 1024 * 1024
 """Replies kept in memory per table, by count and by bytes; older ones are read back from the ledger."""
-RESYNC_LIMIT = 1000
-"""A client further behind than this many events gets a snapshot instead of the events."""
 
 
 @dataclass(eq=False)
@@ -196,24 +177,11 @@ class Hub:
     # --- joining ------------------------------------------------------------------
 
     async def welcome(self, hub: TableHub, conn: Connection, since: int | None, server: str) -> m.Welcome:
+        """The connection's ``welcome`` (:func:`.hearing.welcome`), what the table does not hold in memory
+        read from the ledger without blocking the loop."""
         table = hub.table
-        if since is not None and 0 <= since <= table.head and table.head - since <= RESYNC_LIMIT:
-            return m.Welcome(
-                protocol=1,
-                server=server,
-                role=conn.role,
-                table=table.id,
-                seq=table.head,
-                events=await table.visible_read(since, conn.viewer),
-            )
-        return m.Welcome(
-            protocol=1,
-            server=server,
-            role=conn.role,
-            table=table.id,
-            seq=table.head,
-            snapshot=await table.snapshot_read(conn.viewer),
-        )
+        async with table.reading(table.welcome_reads(conn.viewer, since)):
+            return hearing.welcome(table, conn.viewer, conn.role, since, server)
 
     # --- requests -----------------------------------------------------------------
 
@@ -360,83 +328,53 @@ class Hub:
             )
         await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
 
-    def _prepare(self, hub: TableHub, conn: Connection, msg: Any) -> tuple[Pending, Any, Any]:
+    def _prepare(self, hub: TableHub, conn: Connection, msg: Any) -> tuple[Pending, Any, hearing.Action]:
+        """The request's action, prepared against the table (not yet applied), its reply, and how it is told."""
         table = hub.table
         if isinstance(msg, (m.Roll, m.Follow)):
             _may_act(conn, msg)
         if isinstance(msg, m.Roll):
-            user = msg.user if msg.user is not None else conn.user
-            pending = table.prepare_roll(msg, conn.viewer, user)
+            pending = table.prepare_roll(msg, conn.viewer, msg.user if msg.user is not None else conn.user)
             tag = type(msg.check).__struct_config__.tag
             self.metrics.rolls[str(tag)] += 1
-
-            roll, role = msg, conn.role
-
-            def rolled(viewer: Viewer, requester: bool = False) -> Any:
-                return _rolled(roll, pending, viewer, role, user, table, requester)
-
-            build = Build(rolled, owner=user, actor=user)
-            return pending, build(Viewer(conn.role, user), True), build
-        if isinstance(msg, m.Follow):
-            user = msg.user if msg.user is not None else conn.user
-            pending = table.prepare_follow(msg, conn.viewer, user)
-
-            follow, role = msg, conn.role
-
-            def followed(viewer: Viewer, requester: bool = False) -> Any:
-                return _followed(follow, pending, viewer, role, user, table, requester)
-
-            # the roller: what others see follows the roll's visibility
-            build = Build(followed, owner=pending.events[0][1].owner, actor=user)
-            return pending, build(Viewer(conn.role, user), True), build
-        if isinstance(msg, m.Gm):
+        elif isinstance(msg, m.Follow):
+            pending = table.prepare_follow(msg, conn.viewer, msg.user if msg.user is not None else conn.user)
+        elif isinstance(msg, m.Gm):
             if conn.role != "gm":
                 raise ActionError(ErrorCode.FORBIDDEN, "only the GM can do that")
             pending = table.prepare_op(msg.op)
-            return (
-                pending,
-                m.Done(id=msg.id, seq=pending.events[-1][0], events=table.view_pending(pending, conn.viewer)),
-                None,
-            )
-        raise ActionError(ErrorCode.UNKNOWN_TYPE, "not a request")
+        else:
+            raise ActionError(ErrorCode.UNKNOWN_TYPE, "not a request")
+        action = hearing.Action(pending, msg.id)
+        return pending, hearing.reply(table, action, conn.viewer), action
 
-    async def _fanout(self, hub: TableHub, origin: Connection | None, pending: Pending, build: Build | None) -> None:
-        """Tell everyone on the table but ``origin`` what they may see of an action (see :meth:`_told`)."""
+    async def tell(self, hub: TableHub, action: hearing.Action) -> None:
+        """Tell everyone on the table what they may see of an action another sidecar committed."""
         out: dict[Connection, list[Told]] = {}
-        self._told(hub, origin, pending, build, out)
+        self._told(hub, None, action, out)
         await self._send(out)
 
     def _told(
         self,
         hub: TableHub,
         origin: Connection | None,
-        pending: Pending,
-        build: Build | None,
+        action: hearing.Action,
         out: dict[Connection, list[Told]],
         reply: Told | None = None,
     ) -> None:
         """Add to ``out`` what each connection on the table hears of an action: ``reply`` for ``origin``
-        (the requester), for everyone else what they may see, encoded and framed once per kind of viewer.
-
-        A kind of viewer is the role, whether the viewer is the roll's owner (whose visibility every event of
-        the action follows) and whether it is the one who acted (who hears of it, even of a blind one)."""
+        (the requester), for everyone else what :func:`.hearing.frames` says, encoded and framed once per
+        kind of viewer (:func:`.hearing.kind`)."""
         if origin is not None and reply is not None:
             out.setdefault(origin, []).append(reply)
-        owner = getattr(build, "owner", None)
-        actor = getattr(build, "actor", None)
-        cache: dict[tuple[str, object, bool, bool], Told] = {}
-        key: tuple[str, object, bool, bool]
+        cache: dict[tuple[object, ...], Told] = {}
         for conn in hub.connections:
             if conn is origin:
                 continue
-            user = conn.user
-            if build is None:  # a GM op: an `undone` names only the seqs each user may know of
-                key = (conn.role, user if conn.role != "gm" else None, False, conn.msgpack)
-            else:
-                key = (conn.role, user is not None and user == owner, user is not None and user == actor, conn.msgpack)
+            key = (*hearing.kind(action, conn.viewer, hub.table), conn.msgpack)
             entry = cache.get(key)
             if entry is None:
-                frames = self._frames(hub, conn, pending, build)
+                frames = [codec.encode(f, conn.msgpack) for f in hearing.frames(hub.table, action, conn.viewer)]
                 # The same bytes on the wire for everyone of this kind: websocket frames from a server are
                 # not masked, so they are framed once and each socket gets them in one write.
                 entry = cache[key] = (frames, b"".join([ws_frame(f, conn.msgpack) for f in frames]))
@@ -460,15 +398,6 @@ class Hub:
         for conn in slow:  # after everyone else has been told: dropping one awaits nothing of the others
             if conn.drop is not None:
                 await conn.drop()
-
-    def _frames(self, hub: TableHub, conn: Connection, pending: Pending, build: Any) -> list[bytes]:
-        if build is not None:  # a roll or a follow-up: one message with its visible consequences
-            msg = build(conn.viewer)
-            return [] if msg is None else [codec.encode(msg, conn.msgpack)]
-        return [  # a GM op: each visible event on its own
-            codec.encode(m.EventBroadcast(seq=s.seq, event=s.event), conn.msgpack)
-            for s in hub.table.view_pending(pending, conn.viewer)
-        ]
 
 
 class _Turn:
@@ -517,7 +446,7 @@ class _Turn:
         """Prepare a request and apply it in memory; False when applying it failed part-way."""
         hubs, hub = self.hubs, self.hub
         try:
-            pending, reply_msg, build = hubs._prepare(hub, job.conn, job.msg)
+            pending, reply_msg, action = hubs._prepare(hub, job.conn, job.msg)
             reply = codec.encode(reply_msg)
         except Exception as exc:  # refused (or a fault): nothing of it was applied
             job.error = exc
@@ -533,7 +462,7 @@ class _Turn:
         job.staged = (pending, reply)
         self.staged.append(job)
         # what each hears, worked out now: the state (open follow-ups, undone seqs) as this action left it
-        hubs._told(hub, job.conn, pending, build, self.out, _reply(job.conn, reply_msg, reply))
+        hubs._told(hub, job.conn, action, self.out, _reply(job.conn, reply_msg, reply))
         return True
 
     async def reset(self) -> int:
@@ -613,99 +542,3 @@ def ws_frame(payload: bytes, binary: bool) -> bytes:
 
 def _to_msgpack(reply: bytes) -> bytes:
     return codec.encode(codec.decode_server(reply), msgpack=True)
-
-
-def _first(pending: Pending, kind: type[E]) -> E:
-    """The action's first event: a roll's ``RollEvent``, a follow-up's ``FollowEvent``."""
-    ev = pending.events[0][1].event
-    if not isinstance(ev, kind):
-        raise TypeError(f"the action starts with {type(ev).__name__}, not {kind.__name__}")
-    return ev
-
-
-def _seen(pending: Pending, viewer: Viewer, user: str | None, requester: bool, kind: type[E]) -> tuple[E | None, bool]:
-    """The action's first event as ``viewer`` may see it, and whether they hear of the action at all.
-
-    The requester, and the roller on another of their sockets, always hear of it: for a blind roll
-    they learn only that it happened (the event is ``None``)."""
-    st = pending.events[0][1]
-    ev = view(_first(pending, kind), st.vis, st.owner, viewer)
-    told = ev is not None or requester or (viewer.user is not None and viewer.user == user)
-    return ev, told
-
-
-def _consequences(pending: Pending, viewer: Viewer, table: Table) -> list[t.Sequenced]:
-    return table.view_pending(Pending(pending.events[1:]), viewer)
-
-
-def open_followups(table: Table, rec: t.RollEvent, viewer: Viewer) -> list[m.OpenFollowup]:
-    """The follow-ups open to ``viewer`` on a check as the table records it (``rec.result`` as it now stands).
-
-    Which are open, and whose, is the check's rule set's to say (``RuleSet.open_to``); here, who the viewer
-    is to the check: the GM, the one who rolled it (as :meth:`Table.prepare_follow` compares them), or
-    neither. Nothing for an observer, nor for a viewer who may not see the result (a blind roll's roller)."""
-    rules = registry.ruleset_of(rec.check)
-    if not rules.offers or viewer.role == "observer":
-        return []
-    if not may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer):
-        return []
-    gm = viewer.role == "gm"
-    return rules.open_to(rec, Seat(gm, viewer.user == rec.user and (gm or viewer.user is not None)), table.state)
-
-
-async def verified(table: Table, msg: m.Verify, viewer: Viewer) -> m.Verified:
-    """The ledger's word on a check (:meth:`Table.verify`), with the follow-ups open to ``viewer`` on it."""
-    reply = await table.verify_read(msg, viewer)
-    rec = table.state.checks.get(msg.check)
-    if reply.found and reply.result is not None and rec is not None:
-        reply.open = open_followups(table, rec, viewer)
-    return reply
-
-
-def _rolled(
-    msg: m.Roll, pending: Pending, viewer: Viewer, role: m.Role, user: str | None, table: Table, requester: bool
-) -> m.Rolled | None:
-    ev, told = _seen(pending, viewer, user, requester, t.RollEvent)
-    if not told:
-        return None
-    rec = _first(pending, t.RollEvent)
-    return m.Rolled(
-        id=msg.id,
-        check=pending.check_id or "",
-        seq=pending.first,
-        result=ev.result if ev is not None else None,
-        by=role,
-        user=user,
-        actor=msg.actor,
-        target=msg.target,
-        scene=rec.scene,
-        mode=msg.mode,
-        label=msg.label,
-        extended=msg.extended,
-        gather=msg.gather,
-        part=msg.part,
-        events=_consequences(pending, viewer, table) if ev is not None else [],
-        open=open_followups(table, rec, viewer),
-    )
-
-
-def _followed(
-    msg: m.Follow, pending: Pending, viewer: Viewer, role: m.Role, user: str | None, table: Table, requester: bool
-) -> m.Followed | None:
-    ev, told = _seen(pending, viewer, user, requester, t.FollowEvent)
-    if not told:
-        return None
-    rec = table.state.checks.get(msg.check)
-    return m.Followed(
-        id=msg.id,
-        check=msg.check,
-        seq=pending.first,
-        action=ev.action if ev is not None else msg.action,
-        result=ev.result if ev is not None else None,
-        by=role,
-        user=user,
-        events=_consequences(pending, viewer, table),
-        open=[]
-        if rec is None
-        else open_followups(table, msgspec.structs.replace(rec, result=_first(pending, t.FollowEvent).result), viewer),
-    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import secrets
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
@@ -23,9 +24,11 @@ from protocol.v1.errors import ErrorCode, VerdictError
 from sidecar.engine import CheckError, Dice, gather, registry
 from sidecar.engine.ruleset import RollContext, Shown, new_id
 
+from . import hearing
+from .hearing import Numbering, seen
 from .ledger import Ledger
 from .projection import Projection
-from .visibility import ROLL_VISIBILITY, SECRET, Viewer, may_see, redacted, view
+from .visibility import ROLL_VISIBILITY, SECRET, Viewer, may_see, redacted
 
 VIEWS_KEPT = 64
 """Projections of what players see kept current (the shared one and those of users with secrets of their own);
@@ -53,6 +56,11 @@ class Stored(msgspec.Struct, array_like=True, gc=False):
 
 _enc = msgspec.msgpack.Encoder()
 _dec = msgspec.msgpack.Decoder(Stored)
+
+
+def decode_stored(data: bytes) -> Stored:
+    """An event as the ledger holds it (``Stored``), from its bytes."""
+    return _dec.decode(data)
 
 
 @dataclass
@@ -91,6 +99,8 @@ class Table:
         """The last seq known to be in the ledger: events after it are applied here, not yet stored (a batch)."""
         self.restricted: dict[int, tuple[str, str | None]] = {}
         """(visibility, owner) of every event not seen by all: what an ``undone`` may show of its seqs."""
+        self.numbering = Numbering()
+        """Each viewer's own numbering of the events (:mod:`.hearing`): the seqs a connection is told."""
         self.roll_seq: dict[str, int] = {}
         """The seq of each check's roll event."""
         self.facet_seen: dict[str, tuple[str, str | None]] = {}
@@ -124,6 +134,7 @@ class Table:
     def _fold(self, rows: list[tuple[int, bytes]]) -> None:
         self.head = self.durable = 0
         self.restricted, self.roll_seq, self.facet_seen, self.views = {}, {}, {}, OrderedDict()
+        self.numbering = Numbering()
         self.secret_owners, self.gather_secret = set(), set()
         self.recent = []
         decoded = [(seq, _dec.decode(data)) for seq, data in rows]
@@ -159,6 +170,8 @@ class Table:
 
     def _older(self, since: int, upto: int) -> list[tuple[int, Stored]]:
         """The stored events in (since, upto]: from what is in hand, else read from the ledger, blocking."""
+        if upto <= since:
+            return []
         if self._in_hand is not None:
             lo, hi, rows = self._in_hand
             if lo <= since and upto <= hi:
@@ -178,6 +191,7 @@ class Table:
                 self.gather_secret.add(st.event.gather)
         elif isinstance(st.event, t.FacetCreated):
             self.facet_seen[st.event.id or f"f{seq}"] = (st.vis, st.owner)
+        self.numbering.add(seq, st, self.restricted)
 
     def _keep(self, seq: int, st: Stored) -> None:
         self.recent.append((seq, st))
@@ -210,41 +224,46 @@ class Table:
         return events
 
     def _viewed(self, seq: int, st: Stored, viewer: Viewer) -> t.AnyEvent | None:
-        """``view`` of a stored event, with an ``undone`` naming only the seqs ``viewer`` may know of."""
-        ev = view(st.event, st.vis, st.owner, viewer)
-        if isinstance(ev, t.Undone) and not viewer.is_gm:
-            seqs = [s for s in ev.seqs if s not in self.restricted or may_see(*self.restricted[s], viewer)]
-            if not seqs:
-                return None
-            if len(seqs) != len(ev.seqs):
-                ev = msgspec.structs.replace(ev, seqs=seqs)
-        return ev
+        """A stored event as ``viewer`` may see it (:func:`.hearing.seen`), seqs the ledger's."""
+        return seen(st, self.restricted, viewer)
 
     # --- reading ------------------------------------------------------------------
 
     def visible(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
-        out = []
-        for seq, st in self.stored(since):
-            ev = self._viewed(seq, st, viewer)
-            if ev is not None:
-                out.append(t.Sequenced(seq=seq, event=ev))
-        return out
+        """The events ``viewer`` is told of after its own event ``since``, in its numbering."""
+        return hearing.events_for(self, self.stored(self.numbering.after(since, viewer)), viewer)
 
     async def visible_read(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
         """:meth:`visible`, what memory lacks read without blocking the loop."""
-        async with self.reading(since):
+        async with self.reading(self.numbering.after(since, viewer)):
             return self.visible(since, viewer)
 
     async def snapshot_read(self, viewer: Viewer) -> t.Snapshot:
         """:meth:`snapshot`, a player's view built (when it must be) from events read without blocking the loop."""
-        if viewer.is_gm or (viewer.user if viewer.user in self.secret_owners else None) in self.views:
+        if self.view_held(viewer):
             return self.snapshot(viewer)
         async with self.reading(0):
             return self.snapshot(viewer)
 
+    def view_held(self, viewer: Viewer) -> bool:
+        """Whether :meth:`snapshot` for ``viewer`` needs no history: the GM's state, or a player's view kept."""
+        return viewer.is_gm or (viewer.user if viewer.user in self.secret_owners else None) in self.views
+
+    def welcome_reads(self, viewer: Viewer, since: int | None) -> int:
+        """The ledger seq after which a ``welcome`` for ``viewer`` (:func:`.hearing.welcome`) may read events:
+        its view's whole history when it must be built, else what it missed, else nothing."""
+        if not self.view_held(viewer):
+            return 0
+        count = self.numbering.count(viewer)
+        if since is not None and 0 <= since <= count and count - since <= hearing.RESYNC_LIMIT:
+            start = self.numbering.after(since, viewer)
+            if self.head - start <= hearing.RESYNC_READ:
+                return start
+        return self.head
+
     def snapshot(self, viewer: Viewer) -> t.Snapshot:
         snap = (self.state if viewer.is_gm else self._view(viewer)).snapshot()
-        snap.seq = self.head
+        snap.seq = self.numbering.count(viewer)
         return snap
 
     def _view(self, viewer: Viewer) -> Projection:
@@ -258,8 +277,7 @@ class Table:
         p = self.views.get(key)
         if p is None:
             p = self.views[key] = Projection.build(
-                ((s.seq, s.event) for s in self.visible(0, Viewer("player", key))),
-                self._history_of(Viewer("player", key)),
+                self._history_of(Viewer("player", key))(self.head), self._history_of(Viewer("player", key))
             )
             while len(self.views) > VIEWS_KEPT:
                 del self.views[next(iter(self.views))]  # the least recently used; rebuilt if asked again
@@ -268,26 +286,16 @@ class Table:
         return p
 
     def view_pending(self, pending: Pending, viewer: Viewer) -> list[t.Sequenced]:
-        out = []
-        for seq, st in pending.events:
-            ev = self._viewed(seq, st, viewer)
-            if ev is not None:
-                out.append(t.Sequenced(seq=seq, event=ev))
-        return out
+        """The events of a committed action ``viewer`` is told of, in its numbering."""
+        return hearing.events_for(self, pending.events, viewer)
 
     def verify(self, msg: m.Verify, viewer: Viewer) -> m.Verified:
-        rec = self.state.checks.get(msg.check)
-        seq = self.roll_seq.get(msg.check)
-        if rec is None or seq is None:
-            return m.Verified(id=msg.id, check=msg.check, found=False)
-        vis, owner = self.restricted.get(seq, ("all", None))
-        ev = view(rec, vis, owner, viewer)
-        if ev is None and (owner is None or owner != viewer.user):
-            # hidden from this viewer: not even that it exists (the roller of a blind roll knows it does)
-            return m.Verified(id=msg.id, check=msg.check, found=False)
-        if ev is None:  # the roller of a blind roll: that it exists and the label they gave, nothing of it
-            return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, label=self._label(seq))
-        return m.Verified(id=msg.id, check=msg.check, found=True, seq=seq, result=ev.result, label=self._label(seq))
+        """The ledger's word on a check to ``viewer`` (:func:`.hearing.verified`)."""
+        return hearing.verified(self, msg, viewer)
+
+    def label(self, seq: int) -> str | None:
+        """The label of the roll event at ``seq``."""
+        return self._label(seq)
 
     async def verify_read(self, msg: m.Verify, viewer: Viewer) -> m.Verified:
         """:meth:`verify`, an old roll's label read without blocking the loop."""
@@ -411,7 +419,7 @@ class Table:
         rules = registry.ruleset_of(check)
         pending, add = self._pend()
         vis = ROLL_VISIBILITY[msg.mode]
-        check_id = f"{self.id}-{self.head + 1}"
+        check_id = self._new_check_id()
 
         gathering = None
         if msg.gather is not None:
@@ -490,6 +498,13 @@ class Table:
         pending.result = result
         return pending
 
+    def _new_check_id(self) -> str:
+        """A check id that tells nothing (not the seq, not how many checks came before): random, and new."""
+        while True:
+            check_id = f"{self.id}-{secrets.token_hex(8)}"
+            if check_id not in self.roll_seq:
+                return check_id
+
     def _roll_scene(self, named: str | None, viewer: Viewer) -> str | None:
         """The scene a roll is in: the one the GM names, any; else the table's active scene.
 
@@ -529,7 +544,12 @@ class Table:
 
     def prepare_follow(self, msg: m.Follow, viewer: Viewer, user: str | None) -> Pending:
         rec = self.state.checks.get(msg.check)
-        if rec is None:
+        # A check hidden from the requester does not exist for them: the same answer as one that never did.
+        if rec is None or not (
+            viewer.is_gm
+            or may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer)
+            or (rec.user is not None and rec.user == viewer.user)
+        ):
             raise ActionError(ErrorCode.UNKNOWN_CHECK, f"no check {msg.check!r} on this table (or it was undone)")
         action_tag = type(msg.action).__struct_config__.tag
         if type(msg.action) in registry.GM_FOLLOWUPS:

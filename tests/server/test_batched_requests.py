@@ -18,6 +18,7 @@ import pytest
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
+from sidecar.server.app import HUB
 from sidecar.state.ledger import Action, SqliteLedger
 from sidecar.state.table import Table
 
@@ -135,7 +136,9 @@ async def test_state_verify_and_joins_wait_for_the_batch_in_flight(held: Sidecar
     reader = await held.client("player", user="p1")
     first, task = await _blocked(held)
     snap = asyncio.create_task(reader.request(m.State(id="s")))
-    verify = asyncio.create_task(reader.request(m.Verify(id="v", check=f"{held.keys.table}-1")))
+    # the held roll's check id (random): the table holds it in memory already, not yet durable
+    (held_check,) = held.server.app[HUB].tables[held.keys.table].table.state.checks  # type: ignore[union-attr]
+    verify = asyncio.create_task(reader.request(m.Verify(id="v", check=held_check)))
     join = asyncio.create_task(held.client("player", user="p2"))
     await asyncio.sleep(0.2)
     # the roll is in the table's memory but not durable: nobody may read it yet

@@ -39,7 +39,8 @@ from protocol.v1.systems import ACTION_TYPES
 from sidecar.client import Client
 from sidecar.engine import registry
 from sidecar.engine.rulesets.flairs.rules import FLAIRS
-from sidecar.server.hub import Connection, _may_act, open_followups
+from sidecar.server.hub import Connection, _may_act
+from sidecar.state.hearing import open_followups
 from sidecar.state.ledger import SqliteLedger
 from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import ROLL_VISIBILITY, Viewer, may_see

@@ -12,8 +12,8 @@ from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, RequestFailed
-from sidecar.server import hub as hub_module
 from sidecar.server.app import Settings, create_app
+from sidecar.state import hearing as hearing_module
 from sidecar.state.ledger import SqliteLedger
 
 from ..conftest import free_port
@@ -73,7 +73,7 @@ async def test_rate_limited_with_a_clear_error(tmp_path):
 
 
 async def test_far_behind_gets_a_snapshot(sidecar, monkeypatch):
-    monkeypatch.setattr(hub_module, "RESYNC_LIMIT", 3)
+    monkeypatch.setattr(hearing_module, "RESYNC_LIMIT", 3)
     gm = await sidecar.client("gm")
     for i in range(5):
         await gm.request(m.Gm(id=f"s{i}", op=t.StrainSet(actor="A", strain=i)))

@@ -1,0 +1,464 @@
+"""Who hears what: from the table's stored events to the frames each viewer receives.
+
+Everything a socket is told of a table comes from here: the ``rolled``, ``followed``, ``done`` and ``event``
+frames of an action, the events and snapshot of a ``welcome``, a ``verified``, the follow-ups open to the
+viewer, and the numbers (seqs) they all carry. The hub only queues, appends and sends; the bus (events other
+sidecars appended) renders through the same functions.
+
+**Viewers.** A connection is a :class:`Viewer`: its role (fixed by the key) and its user (bound at hello: a
+user key's user, or the user a GM connection names; none for the table-wide player key and observers).
+
+- ``gm``: the GM key (any user it names). Sees everything but another user's ``self`` rolls.
+- ``player`` with a user: sees what everyone sees, plus their own ``gm`` and ``self`` rolls (and hears that
+  their own ``blind`` roll happened).
+- ``player`` without a user (the table-wide key) and ``observer``: see what everyone sees, nothing more.
+
+**Roll modes** (``rolled.mode``), and so every follow-up on the roll and every consequence of both:
+
+========  ==========================  =========================================  ===================
+mode      the roller                  the GM                                     anyone else
+========  ==========================  =========================================  ===================
+public    everything                  everything                                 everything
+gm        everything                  everything                                 nothing
+blind     that it happened: no        everything                                 nothing
+          result, no consequence
+self      everything                  nothing in its frames (see below)          nothing
+========  ==========================  =========================================  ===================
+
+- *Who may see a blind roll's follow-up?* The GM, always. The roller hears that a follow-up *they* made
+  happened (a ``followed`` with ``result: null``, no action they did not send, no consequence); a follow-up
+  the GM made on it reaches the roller not at all. A refusal of the roller's follow-up that would tell the
+  result is ``followup_refused`` with no reason.
+- A consequence is seen as the roll is, with two exceptions the rule set states (``Shown``): a hidden
+  complication is the GM's alone whatever caused it, and the removal of a complication is seen as the
+  complication was (a public one's removal is public, even when a hidden roll caused it).
+- *A public effect of a hidden action* (the GM's ``challenge_remove_complication`` after a blind epic
+  success, say) reaches every viewer who may see it at once, as an ``event`` frame, and its ``cause`` is its
+  own seq: to them it is an action of its own, like a GM's operation.
+- ``self``: the roller's sockets hear it. A GM socket does not, unless its hello names the roller; the GM's
+  ``state`` and ``welcome`` snapshot still fold in its consequences, and a GM follow-up on it is taken (see
+  docs/architecture/who-hears-what.md for what is still open there).
+- Gathered checks: each part is seen as its roll is; the whole check (which tells every part's faces) is
+  everyone's only when every part was rolled in the open, else the GM's.
+- GM operations: each event as its visibility says (a hidden complication and what touches it: the GM's; a
+  facet's changes: whoever saw it created). An ``undone`` names only the seqs the viewer was told of; a viewer
+  told of none of them is not told of the undo.
+- Lurking trials: players see how many, never their names (the rule sets' ``redact``). A non-GM viewer always
+  gets the redacted copy of what it may see.
+- Refusals and ``verify``: a check the asker may not see does not exist for them. ``verify`` says
+  ``found: false``, and a follow-up on it is ``unknown_check`` with the very message a check that never
+  existed gets; ``not_your_check`` is for a check the asker may see. The roller of a blind roll is told that
+  it exists (and its label), not its result.
+
+**Numbering.** Each viewer numbers only the events it is told of: its ``seq`` 1, 2, 3, … counts the events of
+its own stream, so a hidden action moves nobody's count but its viewers'. A frame's seq, an event's ``cause``,
+an ``undone``'s ``seqs``, ``welcome.seq``, a snapshot's seq and ``verified.seq`` are all in the receiving
+viewer's numbering; ``hello.since`` is too, and a catch-up reads back only from the first event the viewer
+missed. A frame about an action the viewer is told of but whose events it may not see (a blind roll's roller,
+a GM relaying a player's ``self`` roll) carries the number of the viewer's last event before it, which moves
+nothing. Check ids are random, so they count nothing either (older ledgers' ``<table>-<seq>`` ids still
+work: a check id is whatever its roll event recorded). The numbers are worked out from the ledger alone
+(:class:`Numbering`), so they are the same after a restart and on every sidecar.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import ChainMap
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from protocol.v1 import messages as m
+from protocol.v1 import table as t
+from sidecar.engine import registry
+from sidecar.engine.ruleset import Seat
+
+from .visibility import ROLL_VISIBILITY, Viewer, may_see, view
+
+if TYPE_CHECKING:
+    from .table import Pending, Stored, Table
+
+__all__ = [
+    "ROLL_VISIBILITY",
+    "Numbering",
+    "Viewer",
+    "frames",
+    "kind",
+    "may_see",
+    "open_followups",
+    "reply",
+    "seen",
+    "verified",
+    "welcome",
+]
+
+ROLES: dict[str, m.Role] = {"gm": "gm", "player": "player", "observer": "observer"}
+"""A role as an event stores it (a string, checked when the action was taken), as the protocol types it."""
+MODES: dict[str, m.RollMode] = {"public": "public", "gm": "gm", "blind": "blind", "self": "self"}
+
+PUBLIC = Viewer("player", None)
+"""The viewer everyone is at least: what it is told, every connection is told."""
+GM = Viewer("gm", None)
+
+
+# --- what a viewer sees of one stored event ---------------------------------------------------------
+
+
+Restricted = Mapping[int, tuple[str, str | None]]
+"""(visibility, owner) of every event not seen by all, by seq."""
+
+
+def _may_know(seq: int, restricted: Restricted, viewer: Viewer) -> bool:
+    """May ``viewer`` know of the event at ``seq`` (one not seen by all is in ``restricted``)?"""
+    got = restricted.get(seq)
+    return got is None or may_see(got[0], got[1], viewer)
+
+
+def seen(st: Stored, restricted: Restricted, viewer: Viewer) -> t.AnyEvent | None:
+    """The stored event as ``viewer`` may see it (redacted for a non-GM viewer), or None; an ``undone`` names
+    only the seqs ``viewer`` may know of, and is not seen at all when that leaves none. Seqs stay the ledger's."""
+    ev = view(st.event, st.vis, st.owner, viewer)
+    if isinstance(ev, t.Undone):
+        seqs = [s for s in ev.seqs if _may_know(s, restricted, viewer)]
+        if not seqs:
+            return None
+        if len(seqs) != len(ev.seqs):
+            ev = msgspec.structs.replace(ev, seqs=seqs)
+    return ev
+
+
+def _owners(st: Stored, restricted: Restricted) -> set[str]:
+    """The users an event may be shown to beyond what their role sees: the owner of a secret, or for an
+    ``undone`` the owners of the secrets it names."""
+    if isinstance(st.event, t.Undone):
+        return {o for s in st.event.seqs if (got := restricted.get(s)) is not None and (o := got[1]) is not None}
+    return {st.owner} if st.owner is not None else set()
+
+
+# --- numbering ------------------------------------------------------------------------------------------
+
+
+class Numbering:
+    """Each viewer's own numbering of the table's events, kept from the ledger's seqs in ``O(secret events)``.
+
+    A viewer's stream is its *base* (what every non-GM viewer is told, or what every GM connection is told)
+    plus the events shown to its user beyond the base (their own secrets). The number of ledger seq ``s`` for
+    a viewer is how many events of its stream lie at or before ``s``: ``s`` minus the base's gaps up to ``s``
+    plus the user's own events up to ``s``. Both lists only grow (an undone event stays numbered: it was
+    told), in seq order, so each number is two bisections."""
+
+    def __init__(self) -> None:
+        self.head = 0
+        self.gaps: dict[bool, list[int]] = {False: [], True: []}
+        """Per base (``True``: the GM's), the seqs of the events it is not told of."""
+        self.own: dict[tuple[bool, str], list[int]] = {}
+        """Per (base, user), the seqs of the events told to the user that the base is not told of."""
+
+    def add(self, seq: int, st: Stored, restricted: Restricted) -> None:
+        """Number the committed event at ``seq`` (after the last one numbered)."""
+        self.head = seq
+        if st.vis == "all" and not isinstance(st.event, t.Undone):
+            return  # the common case: told to everyone
+        for base, viewer in ((False, PUBLIC), (True, GM)):
+            if seen(st, restricted, viewer) is not None:
+                continue
+            self.gaps[base].append(seq)
+            for user in _owners(st, restricted):
+                if seen(st, restricted, Viewer(viewer.role, user)) is not None:
+                    self.own.setdefault((base, user), []).append(seq)
+
+    def number(self, seq: int, viewer: Viewer) -> int:
+        """How many events of ``viewer``'s stream lie at or before ledger seq ``seq``: the number of the event
+        at ``seq`` if the viewer is told of it, else that of the last one before it that it is told of."""
+        base = viewer.is_gm
+        n = seq - bisect.bisect_right(self.gaps[base], seq)
+        if viewer.user is not None:
+            own = self.own.get((base, viewer.user))
+            if own:
+                n += bisect.bisect_right(own, seq)
+        return n
+
+    def count(self, viewer: Viewer) -> int:
+        """The number of the last event ``viewer`` is told of: its ``welcome.seq``."""
+        return self.number(self.head, viewer)
+
+    def after(self, number: int, viewer: Viewer) -> int:
+        """The ledger seq just before the first event ``viewer`` numbers above ``number``: a catch-up from
+        ``since=number`` reads the ledger after it (the viewer's events are no further back)."""
+        if self.number(self.head, viewer) <= number:
+            return self.head  # nothing missed
+        lo, hi = number + 1, self.head  # number(s) <= s: the first seq numbered above ``number`` is above it too
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.number(mid, viewer) > number:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo - 1
+
+    def owns_secrets(self, viewer: Viewer) -> bool:
+        """Is ``viewer`` numbered apart from the others of its base (a user told of secrets of their own)?"""
+        return viewer.user is not None and (viewer.is_gm, viewer.user) in self.own
+
+
+class Lens:
+    """The table as it is told: its events' visibility and numbering, with an action not yet committed
+    (``ahead``: a reply is written before the append that stores it) numbered as it will be."""
+
+    def __init__(self, table: Table, pending: Pending | None = None) -> None:
+        self.table = table
+        nums = table.numbering
+        self.ahead: list[tuple[int, Stored]] = (
+            pending.events if pending is not None and pending.events and pending.events[0][0] > nums.head else []
+        )
+        self.restricted: Restricted = table.restricted
+        if self.ahead:
+            mine = {s: (st.vis, st.owner) for s, st in self.ahead if st.vis != "all"}
+            self.restricted = ChainMap(mine, table.restricted) if mine else table.restricted
+
+    def number(self, seq: int, viewer: Viewer) -> int:
+        nums = self.table.numbering
+        if seq <= nums.head:
+            return nums.number(seq, viewer)
+        return nums.count(viewer) + sum(
+            1 for s, st in self.ahead if s <= seq and seen(st, self.restricted, viewer) is not None
+        )
+
+    def numbered(self, seq: int, ev: t.AnyEvent, viewer: Viewer) -> t.Sequenced:
+        """An event ``viewer`` sees (``seen``), with its seq, its ``cause`` and an ``undone``'s seqs in the
+        viewer's numbering. A cause the viewer may not know of becomes the event's own seq: to the viewer it is
+        an action of its own."""
+        n = self.number(seq, viewer)
+        cause = getattr(ev, "cause", None)
+        if isinstance(ev, t.Undone):
+            seqs = [self.number(s, viewer) for s in ev.seqs]
+            if seqs != ev.seqs or cause != n:
+                ev = msgspec.structs.replace(ev, seqs=seqs, cause=n)
+        elif cause is not None:
+            c = self.number(cause, viewer) if cause != seq and _may_know(cause, self.restricted, viewer) else n
+            if c != cause:
+                ev = msgspec.structs.replace(ev, cause=c)
+        return t.Sequenced(seq=n, event=ev)
+
+    def events(
+        self, rows: Iterable[tuple[int, Stored]], viewer: Viewer, sight: Viewer | None = None
+    ) -> list[t.Sequenced]:
+        """The events of ``rows`` ``viewer`` is told of, numbered for it. ``sight``: whose eyes decide what is
+        shown, when not the viewer's own (a GM connection relaying a player's request sees what they see)."""
+        sight = sight or viewer
+        out = []
+        for seq, st in rows:
+            ev = seen(st, self.restricted, sight)
+            if ev is not None:
+                out.append(self.numbered(seq, ev, viewer))
+        return out
+
+
+def events_for(
+    table: Table, rows: Iterable[tuple[int, Stored]], viewer: Viewer, sight: Viewer | None = None
+) -> list[t.Sequenced]:
+    """The committed events of ``rows`` ``viewer`` is told of, numbered for it (:meth:`Lens.events`)."""
+    return Lens(table).events(rows, viewer, sight)
+
+
+# --- reading: welcome, snapshot, verify, open follow-ups -------------------------------------------------
+
+
+RESYNC_LIMIT = 1000
+"""A client further behind than this many of its events gets a snapshot instead of the events."""
+RESYNC_READ = 16 * RESYNC_LIMIT
+"""Nor is a catch-up read past this many ledger events (most of them hidden from the viewer): a snapshot
+costs less then."""
+
+
+def welcome(table: Table, viewer: Viewer, role: m.Role, since: int | None, server: str) -> m.Welcome:
+    """The ``welcome`` of a connection that last saw its event ``since``: the events it missed, or a snapshot
+    when it is new, ahead of the table (another numbering) or too far behind."""
+    head = table.numbering.count(viewer)
+    if since is not None and 0 <= since <= head and head - since <= RESYNC_LIMIT:
+        start = table.numbering.after(since, viewer)
+        if table.head - start <= RESYNC_READ:
+            return m.Welcome(
+                protocol=1,
+                server=server,
+                role=role,
+                table=table.id,
+                seq=head,
+                events=events_for(table, table.stored(start), viewer),
+            )
+    return m.Welcome(protocol=1, server=server, role=role, table=table.id, seq=head, snapshot=table.snapshot(viewer))
+
+
+def open_followups(table: Table, rec: t.RollEvent, viewer: Viewer) -> list[m.OpenFollowup]:
+    """The follow-ups open to ``viewer`` on a check as the table records it (``rec.result`` as it now stands).
+
+    Which are open, and whose, is the check's rule set's to say (``RuleSet.open_to``); here, who the viewer
+    is to the check: the GM, the one who rolled it (as :meth:`Table.prepare_follow` compares them), or
+    neither. Nothing for an observer, nor for a viewer who may not see the result (a blind roll's roller)."""
+    rules = registry.ruleset_of(rec.check)
+    if not rules.offers or viewer.role == "observer":
+        return []
+    if not may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer):
+        return []
+    gm = viewer.role == "gm"
+    return rules.open_to(rec, Seat(gm, viewer.user == rec.user and (gm or viewer.user is not None)), table.state)
+
+
+def verified(table: Table, msg: m.Verify, viewer: Viewer) -> m.Verified:
+    """The ledger's word on a check to ``viewer``: ``found: false`` for one it may not see (as for one that
+    does not exist), the roller of a blind roll told only that it exists, with its label; else the result as it
+    now stands, its label and the follow-ups open to the viewer."""
+    rec = table.state.checks.get(msg.check)
+    seq = table.roll_seq.get(msg.check)
+    if rec is None or seq is None:
+        return m.Verified(id=msg.id, check=msg.check, found=False)
+    vis, owner = table.restricted.get(seq, ("all", None))
+    ev = view(rec, vis, owner, viewer)
+    if ev is None and (owner is None or owner != viewer.user):
+        return m.Verified(id=msg.id, check=msg.check, found=False)
+    number = table.numbering.number(seq, viewer)
+    label = table.label(seq)
+    if ev is None:  # the roller of a blind roll: that it exists and the label they gave, nothing of it
+        return m.Verified(id=msg.id, check=msg.check, found=True, seq=number, label=label)
+    return m.Verified(
+        id=msg.id,
+        check=msg.check,
+        found=True,
+        seq=number,
+        result=ev.result,
+        label=label,
+        open=open_followups(table, rec, viewer),
+    )
+
+
+# --- telling an action -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action the table has just committed, as it is told: its events and the id its requester chose."""
+
+    pending: Pending
+    request: str = ""
+    """The client's request id, echoed in ``rolled`` and ``followed`` to everyone who hears of them."""
+
+    @property
+    def first(self) -> t.AnyEvent:
+        return self.pending.events[0][1].event
+
+    @property
+    def owner(self) -> str | None:
+        """Whose action's visibility every event follows: the roller (for a roll and a follow-up)."""
+        return self.pending.events[0][1].owner
+
+    @property
+    def actor(self) -> str | None:
+        """The user who acted (a follow-up's may be the GM, not the roller); None for a GM operation."""
+        ev = self.first
+        return ev.user if isinstance(ev, (t.RollEvent, t.FollowEvent)) else None
+
+
+def kind(action: Action, viewer: Viewer, table: Table) -> tuple[object, ...]:
+    """Viewers of the same kind are told exactly the same of ``action`` (the hub encodes it once for them):
+    the role, the user when it is numbered apart or is the action's owner or actor, and those two facts."""
+    user = viewer.user
+    if not isinstance(action.first, (t.RollEvent, t.FollowEvent)):  # a GM op: an `undone` is per user
+        return (viewer.role, user if viewer.is_gm or table.numbering.owns_secrets(viewer) else None)
+    owner, actor = user is not None and user == action.owner, user is not None and user == action.actor
+    apart = user if (owner or actor or table.numbering.owns_secrets(viewer)) else None
+    return (viewer.role, apart, owner, actor)
+
+
+def _sight(viewer: Viewer, acting: str | None, requester: bool) -> Viewer:
+    """Whose eyes an action is shown to ``viewer`` with: its own; for its requester, the user it acted as (a
+    GM connection acting on behalf of a player carries that player's requests: what is open to the player on
+    the result, and a ``self`` roll the player may see). The numbers stay the connection's own."""
+    return Viewer(viewer.role, acting) if requester and acting != viewer.user else viewer
+
+
+def frames(table: Table, action: Action, viewer: Viewer, requester: bool = False) -> list[Any]:
+    """What ``viewer`` is told of a committed action: for a roll or a follow-up, one ``rolled`` or
+    ``followed`` to whoever may see it or made it (and the roller's other sockets); to everyone else the events
+    of it they may see, each as an ``event`` (a public effect of a hidden action); for a GM operation, each
+    visible event as an ``event`` (the requester gets :func:`reply`'s ``done`` instead)."""
+    first, lens = action.first, Lens(table, action.pending)
+    if isinstance(first, t.RollEvent):
+        return _rolled(lens, action, first, viewer, requester)
+    if isinstance(first, t.FollowEvent):
+        return _followed(lens, action, first, viewer, requester)
+    return [m.EventBroadcast(seq=s.seq, event=s.event) for s in lens.events(action.pending.events, viewer)]
+
+
+def reply(table: Table, action: Action, viewer: Viewer) -> Any:
+    """The requester's reply: a roll's ``rolled``, a follow-up's ``followed``, a GM operation's ``done``."""
+    if isinstance(action.first, (t.RollEvent, t.FollowEvent)):
+        told = frames(table, action, viewer, requester=True)
+        assert len(told) == 1  # the requester always hears of its own action, in one frame
+        return told[0]
+    lens = Lens(table, action.pending)
+    last = lens.number(action.pending.events[-1][0], viewer)
+    return m.Done(id=action.request, seq=last, events=lens.events(action.pending.events, viewer))
+
+
+def _told(first_seen: object, viewer: Viewer, acting: str | None, requester: bool) -> bool:
+    """Is ``viewer`` told of the action as such: it sees it, made it, or is the user who made it (the roller
+    of a blind roll hears that it happened, on every socket of theirs)."""
+    return first_seen is not None or requester or (viewer.user is not None and viewer.user == acting)
+
+
+def _rolled(lens: Lens, action: Action, ev: t.RollEvent, viewer: Viewer, requester: bool) -> list[Any]:
+    seq0, st0 = action.pending.events[0]
+    sight = _sight(viewer, ev.user, requester)
+    shown = seen(st0, lens.restricted, sight)
+    rest = action.pending.events[1:]
+    if not _told(shown, viewer, ev.user, requester):
+        return [m.EventBroadcast(seq=s.seq, event=s.event) for s in lens.events(rest, viewer)]
+    table = lens.table
+    return [
+        m.Rolled(
+            id=action.request,
+            check=ev.check_id,
+            seq=lens.number(seq0, viewer),
+            result=shown.result if isinstance(shown, t.RollEvent) else None,
+            by=ROLES.get(ev.by, "player"),
+            user=ev.user,
+            actor=ev.actor,
+            target=ev.target,
+            scene=ev.scene,
+            mode=MODES.get(ev.mode, "public"),
+            label=ev.label,
+            extended=ev.extended,
+            gather=ev.gather,
+            part=ev.part,
+            events=lens.events(rest, viewer, sight),
+            open=open_followups(table, ev, sight),
+        )
+    ]
+
+
+def _followed(lens: Lens, action: Action, ev: t.FollowEvent, viewer: Viewer, requester: bool) -> list[Any]:
+    seq0, st0 = action.pending.events[0]
+    sight = _sight(viewer, ev.user, requester)
+    shown = seen(st0, lens.restricted, sight)
+    rest = action.pending.events[1:]
+    if not _told(shown, viewer, ev.user, requester):
+        return [m.EventBroadcast(seq=s.seq, event=s.event) for s in lens.events(rest, viewer)]
+    table = lens.table
+    rec = table.state.checks.get(ev.check_id)
+    return [
+        m.Followed(
+            id=action.request,
+            check=ev.check_id,
+            seq=lens.number(seq0, viewer),
+            # the one who made it knows what they asked; nothing of the result unless they may see it
+            action=shown.action if isinstance(shown, t.FollowEvent) else ev.action,
+            result=shown.result if isinstance(shown, t.FollowEvent) else None,
+            by=ROLES.get(ev.by, "player"),
+            user=ev.user,
+            events=lens.events(rest, viewer, sight),
+            open=[] if rec is None else open_followups(table, msgspec.structs.replace(rec, result=ev.result), sight),
+        )
+    ]
