@@ -33,6 +33,8 @@ __all__ = ["Connection", "Hub", "TableHub", "client_request_id", "verified", "ws
 
 log = structlog.get_logger("verdict.hub")
 
+MAX_REQUEST_ID = 128
+"""Longest request id a state-changing request may carry (it is stored with its reply, per requester)."""
 REPLY_CACHE = 4096
 REPLY_CACHE_BYTES = 8 * 1024 * 1024
 """Replies kept in memory per table, by count and by bytes; older ones are read back from the ledger."""
@@ -190,6 +192,11 @@ class Hub:
 
         The request joins its table's queue; the table's drainer handles what waits there in turns (see
         :meth:`_drain`). Raises what refused it (an :class:`ActionError`), after nothing of it was applied."""
+        if len(msg.id) > MAX_REQUEST_ID:
+            raise ActionError(
+                ErrorCode.INVALID_MESSAGE,
+                f"`id` has {len(msg.id)} characters; a request id that is stored has at most {MAX_REQUEST_ID}",
+            )
         rid = conn.request_key(msg.id)
         while (same := hub.inflight.get(rid)) is not None:  # the same id is being handled: wait, then answer from it
             await asyncio.shield(same.waited())
