@@ -183,16 +183,21 @@ class Guard:
     """Every serving call of a ledger goes through here: bounded in time, refused at once while the store
     is known to be down, and the store probed in the background until it answers again.
 
-    A call that runs out of time marks the store down (a frozen database, a disk that no longer answers):
-    the calls after it would wait as long, so they are refused at once instead, and one probe at a time
-    asks the store whether it is back. Errors that answer at once (a refused connection, a full disk)
-    refuse only their own call: the next call tries the store again."""
+    A call that runs out of time marks the store down (a frozen database, a disk that no longer answers),
+    and so does an error of ``down_on`` (the store cannot be reached at all): the calls after it would wait
+    or fail as well, so they are refused at once instead, and one probe at a time asks the store whether it
+    is back. Other errors (a full disk, a constraint) refuse only their own call."""
 
     def __init__(
-        self, name: str, errors: tuple[type[BaseException], ...], probe: Callable[[], Coroutine[Any, Any, object]]
+        self,
+        name: str,
+        errors: tuple[type[BaseException], ...],
+        probe: Callable[[], Coroutine[Any, Any, object]],
+        down_on: tuple[type[BaseException], ...] = (),
     ) -> None:
         self.name = name
         self.errors = errors
+        self.down_on = down_on
         self.probe = probe
         self.bound = BOUND
         self.down: str | None = None
@@ -218,6 +223,8 @@ class Guard:
         except self.errors as exc:
             self.refused += 1
             log.warning("ledger_failed", ledger=self.name, what=what, error=first_line(exc))
+            if isinstance(exc, self.down_on):
+                self._trip(f"{what} failed: {first_line(exc)}")
             raise LedgerUnavailable(f"the {self.name} failed ({first_line(exc)}); retry this request shortly") from None
         self.refused += 1
         raise LedgerUnavailable(f"the {self.name} is unavailable ({self.down}); retry this request shortly")

@@ -278,7 +278,13 @@ class PostgresLedger:
         self._contended: dict[str, float] = {}
         """Tables refused lately, and when: written in turns until :data:`CONTENDED_FOR` has passed."""
         self._closed = False
-        self.guard = Guard("PostgreSQL ledger", (psycopg.Error, PoolTimeout, OSError), self._probe)
+        # Unreachable (no connection to be had, one that broke): down until a probe connects again.
+        self.guard = Guard(
+            "PostgreSQL ledger",
+            (psycopg.Error, PoolTimeout, OSError),
+            self._probe,
+            down_on=(psycopg.OperationalError, PoolTimeout, OSError),
+        )
         self.refusals = 0
         """Turns the database refused because the table had moved on (or an id was taken)."""
         self.turns = 0
@@ -312,9 +318,18 @@ class PostgresLedger:
 
     async def _aq(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         pool = await self._pool()
-        async with pool.connection() as db:
-            cur = await db.execute(sql, params)
-            return await cur.fetchall() if cur.description else []
+        for attempt in (1, 2):
+            try:
+                async with pool.connection() as db:
+                    cur = await db.execute(sql, params)
+                    return await cur.fetchall() if cur.description else []
+            except psycopg.OperationalError:
+                # a pooled connection that broke meanwhile (the database restarted, a proxy cut it): once more,
+                # on a connection checked first; a second failure is the database's
+                if attempt == 2:
+                    raise
+                await pool.check()
+        raise AssertionError("unreachable")
 
     async def _probe(self) -> None:
         async with await psycopg.AsyncConnection.connect(
