@@ -355,7 +355,7 @@ class Table:
 
     def commit(self, pending: Pending, durable: bool = True) -> None:
         """Apply an action's events: durable in the ledger already, or (``durable=False``) about to be, in a
-        batch; the table is then read back from the ledger (:meth:`load`) should the batch fail."""
+        batch; the table is then read back from the ledger (:meth:`read`) should the batch fail."""
         for seq, st in pending.events:
             self._keep(seq, st)
             self._index(seq, st)
