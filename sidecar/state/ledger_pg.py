@@ -72,7 +72,8 @@ TIMEOUT_MS = 5000
 serving calls are bounded by :data:`~sidecar.state.ledger.BOUND` on this side, which also holds when the
 database is frozen and its own timers with it)."""
 CONTENDED_FOR = 5.0
-"""Seconds a table whose append was refused is written in turns (its row locked first)."""
+"""Seconds a table whose append was refused, or whose turn found others' events, is written in turns (its row
+locked first)."""
 
 MIGRATIONS: list[tuple[int, str]] = [
     (
@@ -508,6 +509,8 @@ class PostgresLedger:
                 rows, answered = await self.guard.run(
                     _lock_and_read(db, table_id, head, writer.request_ids), "locking a table"
                 )
+                if rows or answered:  # others still write to this table: stay in turns
+                    self._contended[table_id] = time.monotonic()
                 await writer.caught_up(rows)
                 actions = await writer.prepare(answered)
                 if actions:
