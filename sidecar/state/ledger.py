@@ -390,6 +390,8 @@ class SqliteLedger:
         return await asyncio.get_running_loop().run_in_executor(self._reader, fn, *args)
 
     async def _probe(self) -> None:
+        if self._inflight:  # the writer thread is still stuck in a commit: not back yet
+            raise LedgerUnavailable("the ledger's writer is still committing")
         await self._on_reader(self._answers)
 
     def _answers(self) -> None:

@@ -11,6 +11,7 @@ request that needs the database waited.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,9 +25,9 @@ from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, RequestFailed
 from sidecar.server.app import Settings, create_app
 from sidecar.state.keys import derive_user_key
-from sidecar.state.ledger import BOUND, TableKeys, open_ledger
+from sidecar.state.ledger import BOUND, SqliteLedger, TableKeys, open_ledger
 
-from ..conftest import free_port
+from ..conftest import free_port, serving
 
 GENEROUS = 5.0
 """Seconds a refusal may take here, for the ledger's bound of :data:`BOUND` (a loaded machine is slow)."""
@@ -165,3 +166,49 @@ async def test_a_stopped_database_refuses_at_once_and_serves_again_once_started(
     assert heard.id == after.id
     for c in (player, other, watcher):
         await c.close()
+
+
+class StuckDisk(SqliteLedger):
+    """The SQLite ledger on a disk whose writes stop answering while ``stuck`` is clear (the writer thread
+    waits in its commit, as on a hung network disk), with every commit on the writer thread."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, commit="thread")
+        self.stuck = threading.Event()
+        self.stuck.set()
+
+    def _write(self, db: Any, batch: Any) -> None:
+        self.stuck.wait()
+        super()._write(db, batch)
+
+
+async def test_a_sqlite_disk_that_stops_answering_refuses_in_time_and_serves_again(tmp_path: Path) -> None:
+    ledger = StuckDisk(tmp_path / "verdict.sqlite3")
+    other = ledger.create_table("other")
+    async with serving(tmp_path, ledger) as sc:
+        player = await sc.client("player", user="p1")
+        elsewhere = await Client.connect(sc.url, other.table, other.gm, user="gm")
+        await player.request(m.Roll(id="before", check=FacetsCheck(pool=2)))
+        ledger.stuck.clear()
+        waiting = asyncio.create_task(
+            _refusal(player.request(m.Roll(id="stuck", check=FacetsCheck(pool=2)), timeout=30))
+        )
+        for i in range(20):  # the loop is free: another table's pings and state are answered meanwhile
+            assert isinstance(await elsewhere.request(m.Ping(id=f"ping-{i}")), m.Pong)
+        assert not waiting.done()
+        assert (await elsewhere.request(m.State(id="s"))).snapshot.seq == 0
+        code, took = await waiting
+        assert code == "ledger_unavailable" and took < GENEROUS
+        code, took = await _refusal(elsewhere.request(m.Roll(id="also", check=FacetsCheck(pool=2)), timeout=30))
+        assert code == "ledger_unavailable" and took < GENEROUS
+        assert ledger.guard.trips == 1  # known stuck: refused at once, not after another wait
+        ledger.stuck.set()
+        n = iter(range(1000))
+        after = await _until_served(player, lambda: m.Roll(id=f"after-{next(n)}", check=FacetsCheck(pool=2)))
+        # the stuck commit landed when the disk came back: the table read it back, and its id answers with it
+        stored = [s for s, _ in ledger.events(sc.keys.table)]
+        assert stored == list(range(1, len(stored) + 1)) and after.seq == stored[-1]
+        retried = await player.request(m.Roll(id="stuck", check=FacetsCheck(pool=2)))
+        assert retried == await player.request(m.Roll(id="stuck", check=FacetsCheck(pool=2)))
+        for c in (player, elsewhere):
+            await c.close()
