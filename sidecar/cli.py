@@ -4,7 +4,7 @@
     verdict roll SYSTEM [options] [--json]      roll a check here, with the sidecar's dice
     verdict read SYSTEM --dice F,F,... [options] [--json]   read faces rolled by hand
     verdict odds SYSTEM [options] [--json]      the exact odds of a check
-    verdict table [--ledger URL] create NAME | list | rotate-keys ID | user-key ID USER | export ID --format jsonl|markdown
+    verdict table [--ledger URL] create NAME | list | rotate-keys ID | user-key ID USER | export ID --format jsonl|markdown [--for players|gm]
 
 The ledger is SQLite in the data directory unless ``--ledger`` (or ``$VERDICT_LEDGER``) names a
 PostgreSQL database, ``postgresql://USER:PASSWORD@HOST/DB``, which several sidecars may share.
@@ -318,7 +318,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         elif args.table_cmd == "export":
             if ledger.table(args.id) is None:
                 raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`")
-            sys.stdout.write(export_table(ledger, args.id, args.format))
+            sys.stdout.write(export_table(ledger, args.id, args.format, args.audience))
     finally:
         ledger.close()
     return 0
@@ -432,6 +432,14 @@ def build_parser() -> argparse.ArgumentParser:
     export = tsub.add_parser("export", help="write a table's session log")
     export.add_argument("id")
     export.add_argument("--format", choices=("jsonl", "markdown"), default="markdown")
+    export.add_argument(
+        "--for",
+        dest="audience",
+        choices=("players", "gm"),
+        default="players",
+        help="whom the markdown recap is for: players (what every player saw; the default) or the GM (every "
+        "event, marked with who saw it); jsonl is the whole ledger either way",
+    )
     table.set_defaults(func=cmd_table)
     return parser
 

@@ -1,4 +1,10 @@
-"""Table housekeeping for the CLI: printing keys and exporting a session log."""
+"""Table housekeeping for the CLI: printing keys and exporting a session log.
+
+The markdown recap is written for an audience. ``players`` (the default, a recap to share): what every player
+may see, numbered as they number it (:mod:`sidecar.state.hearing`), so that nothing in it, not even a gap,
+tells of a ``gm``, ``blind`` or ``self`` roll, a hidden complication or a lurking trial's name. ``gm``: every
+event, each one not seen by all marked with who saw it. The JSON lines are the ledger itself, for operators.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +18,12 @@ import msgspec
 
 from protocol.v1 import table as t
 from sidecar.state.ledger import Ledger, TableKeys
-from sidecar.state.table import Stored, _dec
+from sidecar.state.table import Stored, Table, decode_stored
+from sidecar.state.visibility import Viewer
+
+AUDIENCES = ("players", "gm")
+SEEN_BY = {"gm": "GM only", "roller_gm": "GM and roller only", "roller": "roller only"}
+"""How the GM's recap marks an event not seen by all, by its visibility."""
 
 
 def print_keys(name: str, keys: TableKeys, file: IO[str] | None = None) -> None:
@@ -28,10 +39,15 @@ def print_keys(name: str, keys: TableKeys, file: IO[str] | None = None) -> None:
 
 
 def _rows(ledger: Ledger, table_id: str) -> list[tuple[int, Stored]]:
-    return [(seq, _dec.decode(data)) for seq, data in ledger.events(table_id)]
+    return [(seq, decode_stored(data)) for seq, data in ledger.events(table_id)]
 
 
-def export_table(ledger: Ledger, table_id: str, fmt: str) -> str:
+def export_table(ledger: Ledger, table_id: str, fmt: str, audience: str = "players") -> str:
+    """The table's session log: ``jsonl`` (the ledger, every event) or a ``markdown`` recap for ``audience``."""
+    if audience not in AUDIENCES:
+        raise ValueError(f"a recap is for {' or '.join(AUDIENCES)}, not {audience!r}")
+    if fmt == "markdown" and audience == "players":
+        return _players_markdown(ledger, table_id)
     rows = _rows(ledger, table_id)
     if fmt == "jsonl":
         out = io.StringIO()
@@ -42,7 +58,7 @@ def export_table(ledger: Ledger, table_id: str, fmt: str) -> str:
     return _markdown(ledger, table_id, rows)
 
 
-def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> str:
+def _heading(ledger: Ledger, table_id: str, audience: str) -> list[str]:
     info = ledger.table(table_id)
     title = info.name if info else table_id
     lines = [f"# Session log: {title}", ""]
@@ -51,6 +67,39 @@ def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> 
             f"Table `{table_id}`, created {datetime.fromtimestamp(info.created, UTC):%Y-%m-%d %H:%M} UTC.",
             "",
         ]
+    if audience == "gm":
+        lines += ["The GM's recap: every event, those not seen by all marked with who saw them. Not for players.", ""]
+    else:
+        lines += ["What every player saw, numbered as they saw it.", ""]
+    return lines
+
+
+def _players_markdown(ledger: Ledger, table_id: str) -> str:
+    """The recap every player may read: the table as the table-wide player key is told it."""
+    table = Table(table_id, ledger)
+    table.load()
+    told = table.visible(0, Viewer("player", None))
+    lines = _heading(ledger, table_id, "players")
+    undone = {s for e in told if isinstance(e.event, t.Undone) for s in e.event.seqs}
+    facets: dict[str, str] = {}
+    for e in told:
+        ev = e.event
+        text = _line(ev, facets)
+        if isinstance(ev, t.FacetCreated):
+            facets[ev.id or f"f{e.seq}"] = ev.facet
+        elif isinstance(ev, t.FacetRenamed):
+            facets[ev.facet] = ev.text
+        if text is None:
+            continue
+        mark = " *(undone)*" if e.seq in undone else ""
+        lines.append(f"- **#{e.seq}**{mark} {text}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> str:
+    """The GM's recap: every event, by its ledger seq, each marked with who saw it."""
+    lines = _heading(ledger, table_id, "gm")
     undone = {s for _, st in rows if isinstance(st.event, t.Undone) for s in st.event.seqs}
     facets: dict[str, str] = {}  # facet id -> its name as last written, for the GM's renames and removals
     for seq, st in rows:
@@ -63,7 +112,10 @@ def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> 
         if text is None:
             continue
         mark = " *(undone)*" if seq in undone else ""
-        hidden = " *(GM only)*" if st.vis == "gm" else ""
+        seen_by = SEEN_BY.get(st.vis)
+        if isinstance(ev, t.RollEvent) and ev.mode != "public":
+            seen_by = f"{ev.mode} roll: {seen_by}" if seen_by else f"{ev.mode} roll"
+        hidden = f" *({seen_by})*" if seen_by else ""
         lines.append(f"- **#{seq}**{hidden}{mark} {text}")
     lines.append("")
     return "\n".join(lines)

@@ -1,8 +1,11 @@
 """Table state on the wire: GM operations, ledger events and the snapshot.
 
-Everything that changes a table is an event with a per-table ``seq``. Events are a
+Everything that changes a table is an event with a per-table ``seq`` in the ledger. Events are a
 tagged union on ``kind``. The sidecar filters them per connection: hidden
-complications, lurking trial names and blind or GM-only rolls never reach a player.
+complications, lurking trial names and blind or GM-only rolls never reach a player. On the
+wire every seq (a message's, an event's, its ``cause``, an ``undone``'s ``seqs``, ``hello.since``)
+is in the receiving viewer's own numbering, which counts only the events it is told of
+(see ``sidecar/state/hearing.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ import msgspec
 from .systems import AnyAction, AnyCheck, AnyResult
 
 ComplicationOrigin = Literal["epic_failure", "taken_down", "gm"]
-Visibility = Literal["all", "gm", "roller", "roller_gm"]
 
 
 class Op(msgspec.Struct, gc=False, tag_field="op", forbid_unknown_fields=True):

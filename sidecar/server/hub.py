@@ -1,9 +1,10 @@
 """Tables held in memory, their connections, and the path of a request through them.
 
 A state-changing request joins its table's queue. The table's drainer takes what waits there in turns:
-each request is turned into events by :class:`~sidecar.state.table.Table`, the turn's events are
-appended to the ledger (durable before anyone hears of them), and then everyone is told: the requester
-gets its reply, everyone else on the table what they may see of it, each connection in one write.
+each request is prepared into events by :class:`~sidecar.state.table.Table`, committed to it, the turn's
+events are appended to the ledger (durable before anyone hears of them), and then everyone is sent what
+:mod:`sidecar.state.hearing` says they hear: the requester its reply, everyone else on the table what they
+may see of it, each connection in one write. The hub renders nothing itself.
 """
 
 from __future__ import annotations

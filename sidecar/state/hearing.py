@@ -366,7 +366,7 @@ def kind(action: Action, viewer: Viewer, table: Table) -> tuple[object, ...]:
     the role, the user when it is numbered apart or is the action's owner or actor, and those two facts."""
     user = viewer.user
     if not isinstance(action.first, (t.RollEvent, t.FollowEvent)):  # a GM op: an `undone` is per user
-        return (viewer.role, user if viewer.is_gm or table.numbering.owns_secrets(viewer) else None)
+        return (viewer.role, user if table.numbering.owns_secrets(viewer) else None)
     owner, actor = user is not None and user == action.owner, user is not None and user == action.actor
     apart = user if (owner or actor or table.numbering.owns_secrets(viewer)) else None
     return (viewer.role, apart, owner, actor)

@@ -1,8 +1,7 @@
-"""Who may see what. Filtering happens here, on the server, per connection.
-
-Hidden complications, the names of lurking trials and blind or GM-only rolls never
-reach a player's socket: a player gets ``None`` (nothing) or a redacted copy. What a player may see of a
-check, a result or a follow-up is its rule set's to say (``RuleSet.redact*``).
+"""The two primitives of :mod:`.hearing` (where who hears what is stated, for every mode and role): whether a
+viewer may see a stored event (:func:`may_see`, from the event's visibility and owner), and the copy a non-GM
+viewer gets (:func:`redacted`: what a player may see of a check, a result or a follow-up is its rule set's to
+say, ``RuleSet.redact*``).
 """
 
 from __future__ import annotations

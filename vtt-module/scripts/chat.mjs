@@ -293,11 +293,12 @@ export function renderShell(entry, system) {
 }
 
 /**
- * The pairing key of a card's message.
+ * The pairing key of a card's message: the same on the GM's connection and the player view's. A follow-up is
+ * known by its request id, not its seq (each connection numbers only the events it is told of).
  * @param {Record<string, any>} msg
  */
 function cardKey(msg) {
-  return msg.type === "rolled" ? `rolled:${msg.check}` : `followed:${msg.check}:${msg.seq}`;
+  return msg.type === "rolled" ? `rolled:${msg.check}` : `followed:${msg.check}:${msg.id || `seq-${msg.seq}`}`;
 }
 
 /**

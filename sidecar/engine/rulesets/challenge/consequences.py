@@ -75,8 +75,9 @@ def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
             complication=new_id("k"), scene=scene or "", text=EPIC_FAILURE_TEXT, origin="epic_failure", hidden=True
         )
     addressed = check.complication
-    if addressed and result.outcome in SUCCESSES and view.complication(addressed) is not None:
-        yield t.ComplicationRemoved(complication=addressed)
+    gone = view.complication(addressed) if addressed and result.outcome in SUCCESSES else None
+    if gone is not None:  # seen as the complication was, whoever saw the roll: a public one's removal is public
+        yield Shown(t.ComplicationRemoved(complication=gone.id), "gm" if gone.hidden else "all")
 
 
 def of_follow(roll: t.RollEvent, action: Action, result: ChallengeResult, view: TableView) -> Iterable[Consequence]:
