@@ -371,22 +371,20 @@ class Hub:
         reply: Told | None = None,
     ) -> None:
         """Add to ``out`` what each connection on the table hears of an action: ``reply`` for ``origin``
-        (the requester), for everyone else what :func:`.hearing.frames` says, encoded and framed once per
-        kind of viewer (:func:`.hearing.kind`)."""
+        (the requester), for everyone else what :func:`.hearing.audiences` says, encoded and framed once for
+        all who are told the same in the same encoding."""
         if origin is not None and reply is not None:
             out.setdefault(origin, []).append(reply)
-        cache: dict[tuple[object, ...], Told] = {}
-        for conn in hub.connections:
-            if conn is origin:
-                continue
-            key = (*hearing.kind(action, conn.viewer, hub.table), conn.msgpack)
-            entry = cache.get(key)
-            if entry is None:
-                frames = [codec.encode(f, conn.msgpack) for f in hearing.frames(hub.table, action, conn.viewer)]
-                # The same bytes on the wire for everyone of this kind: websocket frames from a server are
-                # not masked, so they are framed once and each socket gets them in one write.
-                entry = cache[key] = (frames, b"".join([ws_frame(f, conn.msgpack) for f in frames]))
-            if entry[0]:
+        others = ((conn, conn.viewer) for conn in hub.connections if conn is not origin)
+        for messages, conns in hearing.audiences(hub.table, action, others):
+            framed: dict[bool, Told] = {}
+            for conn in conns:
+                entry = framed.get(conn.msgpack)
+                if entry is None:
+                    frames = [codec.encode(msg, conn.msgpack) for msg in messages]
+                    # The same bytes on the wire for everyone of this kind: websocket frames from a server are
+                    # not masked, so they are framed once and each socket gets them in one write.
+                    entry = framed[conn.msgpack] = (frames, b"".join([ws_frame(f, conn.msgpack) for f in frames]))
                 told = out.get(conn)
                 if told is None:
                     out[conn] = [entry]

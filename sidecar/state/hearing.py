@@ -22,22 +22,24 @@ public    everything                  everything                                
 gm        everything                  everything                                 nothing
 blind     that it happened: no        everything                                 nothing
           result, no consequence
-self      everything                  nothing in its frames (see below)          nothing
+self      everything                  not the roll, nor its follow-ups (below)   nothing
 ========  ==========================  =========================================  ===================
 
 - *Who may see a blind roll's follow-up?* The GM, always. The roller hears that a follow-up *they* made
   happened (a ``followed`` with ``result: null``, no action they did not send, no consequence); a follow-up
   the GM made on it reaches the roller not at all. A refusal of the roller's follow-up that would tell the
   result is ``followup_refused`` with no reason.
-- A consequence is seen as the roll is, with two exceptions the rule set states (``Shown``): a hidden
-  complication is the GM's alone whatever caused it, and the removal of a complication is seen as the
-  complication was (a public one's removal is public, even when a hidden roll caused it).
+- A consequence is seen as the roll is, with two exceptions: a hidden complication is the GM's alone whatever
+  caused it (the table sees to that), and the removal of a complication is seen as the complication was (a
+  public one's removal is public, even when a hidden roll caused it: the rule set's ``Shown``).
 - *A public effect of a hidden action* (the GM's ``challenge_remove_complication`` after a blind epic
   success, say) reaches every viewer who may see it at once, as an ``event`` frame, and its ``cause`` is its
   own seq: to them it is an action of its own, like a GM's operation.
-- ``self``: the roller's sockets hear it. A GM socket does not, unless its hello names the roller; the GM's
-  ``state`` and ``welcome`` snapshot still fold in its consequences, and a GM follow-up on it is taken (see
-  docs/architecture/who-hears-what.md for what is still open there).
+- ``self``: the roller's sockets hear it (any socket whose user is the roller). A GM socket does not, unless
+  its hello names the roller; but the GM's ``state`` and ``welcome`` snapshot still fold in its consequences,
+  what a rule gives the GM reaches the GM (a hidden complication, as an event of its own), and a GM
+  follow-up on it is taken. What ``self`` should mean against the rules that give the GM a part in every
+  outcome is open: docs/architecture/who-hears-what.md.
 - Gathered checks: each part is seen as its roll is; the whole check (which tells every part's faces) is
   everyone's only when every part was rolled in the open, else the GM's.
 - GM operations: each event as its visibility says (a hidden complication and what touches it: the GM's; a
@@ -64,10 +66,11 @@ work: a check id is whatever its roll event recorded). The numbers are worked ou
 from __future__ import annotations
 
 import bisect
+from array import array
 from collections import ChainMap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -85,6 +88,7 @@ __all__ = [
     "ROLL_VISIBILITY",
     "Numbering",
     "Viewer",
+    "audiences",
     "frames",
     "kind",
     "may_see",
@@ -94,6 +98,9 @@ __all__ = [
     "verified",
     "welcome",
 ]
+
+K = TypeVar("K")
+"""Whatever a caller tells (a connection): :func:`audiences` groups them by what they are told."""
 
 ROLES: dict[str, m.Role] = {"gm": "gm", "player": "player", "observer": "observer"}
 """A role as an event stores it (a string, checked when the action was taken), as the protocol types it."""
@@ -152,9 +159,9 @@ class Numbering:
 
     def __init__(self) -> None:
         self.head = 0
-        self.gaps: dict[bool, list[int]] = {False: [], True: []}
-        """Per base (``True``: the GM's), the seqs of the events it is not told of."""
-        self.own: dict[tuple[bool, str], list[int]] = {}
+        self.gaps: dict[bool, array[int]] = {False: array("q"), True: array("q")}
+        """Per base (``True``: the GM's), the seqs of the events it is not told of (8 bytes each)."""
+        self.own: dict[tuple[bool, str], array[int]] = {}
         """Per (base, user), the seqs of the events told to the user that the base is not told of."""
 
     def add(self, seq: int, st: Stored, restricted: Restricted) -> None:
@@ -168,7 +175,7 @@ class Numbering:
             self.gaps[base].append(seq)
             for user in _owners(st, restricted):
                 if seen(st, restricted, Viewer(viewer.role, user)) is not None:
-                    self.own.setdefault((base, user), []).append(seq)
+                    self.own.setdefault((base, user), array("q")).append(seq)
 
     def number(self, seq: int, viewer: Viewer) -> int:
         """How many events of ``viewer``'s stream lie at or before ledger seq ``seq``: the number of the event
@@ -359,6 +366,20 @@ class Action:
         """The user who acted (a follow-up's may be the GM, not the roller); None for a GM operation."""
         ev = self.first
         return ev.user if isinstance(ev, (t.RollEvent, t.FollowEvent)) else None
+
+
+def audiences(table: Table, action: Action, viewers: Iterable[tuple[K, Viewer]]) -> list[tuple[list[Any], list[K]]]:
+    """What each of ``viewers`` (anything, keyed ``K``, with its viewer) is told of a committed action, worked
+    out once per kind of viewer (:func:`kind`): the frames, and who is told them. Those told nothing are left
+    out."""
+    groups: dict[tuple[object, ...], tuple[list[Any], list[K]]] = {}
+    for key, viewer in viewers:
+        sort = kind(action, viewer, table)
+        group = groups.get(sort)
+        if group is None:
+            group = groups[sort] = (frames(table, action, viewer), [])
+        group[1].append(key)
+    return [group for group in groups.values() if group[0]]
 
 
 def kind(action: Action, viewer: Viewer, table: Table) -> tuple[object, ...]:
