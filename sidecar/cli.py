@@ -59,12 +59,12 @@ def _ledger_url(value: str | None) -> str | None:
 
 
 def _open_ledger(args: argparse.Namespace) -> Any:
-    from .state.ledger import open_ledger
+    from .state.ledger import LedgerUnavailable, open_ledger
 
     data = _data_dir(args.data)
     try:
         return open_ledger(_ledger_url(args.ledger), data)
-    except (ValueError, ImportError, ConnectionError, RuntimeError) as exc:
+    except (ValueError, ImportError, LedgerUnavailable, RuntimeError) as exc:
         raise CliError(ErrorCode.USAGE, f"--ledger: {exc}") from None
     except (OSError, sqlite3.Error) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

@@ -11,6 +11,7 @@ for a refusal is a :class:`VerdictError`, always built as ``SomeError(code, mess
     │   └── FollowUpError                                                a follow-up the rules forbid
     ├── Refused(code, message)                  sidecar/state/keys.py    a ``hello`` whose key is refused
     ├── ActionError(code, message)              sidecar/state/table.py   an action the table refuses
+    ├── LedgerUnavailable(message)              sidecar/state/ledger.py  the ledger cannot be read or written now
     ├── CliError(code, message)                 sidecar/cli.py           a usage error (exit status 2)
     └── RequestFailed(error)                    sidecar/client.py        the sidecar's ``error`` reply, client side
 

@@ -33,11 +33,12 @@ from protocol.v1.codec import ProtocolError
 from protocol.v1.errors import ErrorCode, VerdictError
 from sidecar import __version__, config
 from sidecar.state.keys import MAX_USER, Refused, authenticate, derive_user_key
-from sidecar.state.ledger import Ledger, SqliteLedger
+from sidecar.state.ledger import Ledger, LedgerUnavailable, SqliteLedger
 from sidecar.state.table import ActionError
 
 from . import module as vtt_module
-from .hub import Connection, Hub, verified, ws_frame
+from .bus import Bus
+from .hub import Connection, Hub, ws_frame
 from .metrics import Metrics
 
 log = structlog.get_logger("verdict.server")
@@ -187,10 +188,7 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app[SETTINGS] = settings
     app[METRICS] = metrics
     app[HUB] = Hub(ledger, metrics)
-    if getattr(ledger, "shared", False):  # other sidecars append to the same tables
-        from .bus import Bus
-
-        Bus(app[HUB], ledger).attach(app)
+    Bus(app[HUB], ledger).attach(app)  # what others append to the same tables, if anybody does
     app[SOCKETS] = set()
     app[LIMITS] = {
         "key": Limiter(settings.key_rate or 2 * settings.rate, 2 * settings.burst),
@@ -578,10 +576,7 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         return False
     try:
         # The key first: a peer without one never makes the sidecar read a table.
-        if getattr(hub_all.ledger, "shared", False):  # a round trip to the database: not on the loop
-            who = await asyncio.to_thread(authenticate, hub_all.ledger, hello.table, hello.key, hello.user)
-        else:
-            who = authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
+        who = await authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
         hub = await hub_all.open_table(hello.table)
         if hub is None:
             raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
@@ -603,11 +598,16 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
     )
     async with hub.lock:  # no action lands between the welcome's seq and the first broadcast
         await hub_all.refresh(hub)
-        if not hub_all.readable(hub):  # an append failed and the table could not be read back
+        if not await hub_all.readable(hub):  # an append failed and the table could not be read back
             await _error(app, sock, None, ErrorCode.LEDGER_UNAVAILABLE, UNREADABLE)
             sock.close(WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
             return False
-        welcome = hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
+        try:
+            welcome = await hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
+        except LedgerUnavailable as exc:  # the history it needs cannot be read now
+            await _error(app, sock, None, exc.code, exc.message)
+            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
+            return False
         # Written, not awaited: a joiner that does not read holds up nobody (its backlog then drops it).
         sock.write(ws_frame(codec.encode(welcome, sock.msgpack), sock.msgpack))
         sock.conn, sock.hub = conn, hub
@@ -630,12 +630,12 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
         # Between two batches (the table then holds only what is stored; see Hub._batch), and never a
         # table an append left unread.
         async with hub.lock:
-            if not hub_all.readable(hub):
+            if not await hub_all.readable(hub):
                 raise ActionError(ErrorCode.LEDGER_UNAVAILABLE, UNREADABLE)
             if isinstance(msg, m.State):
-                reply: Any = m.StateReply(id=msg.id, snapshot=hub.table.snapshot(conn.viewer))
+                reply: Any = m.StateReply(id=msg.id, snapshot=await hub.table.snapshot_read(conn.viewer))
             else:
-                reply = verified(hub.table, msg, conn.viewer)
+                reply = await hub.table.verify_read(msg, conn.viewer)
         await sock.send(codec.encode(reply, sock.msgpack))
     elif isinstance(msg, m.Ping):
         await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))
@@ -644,7 +644,7 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
             raise ActionError(ErrorCode.FORBIDDEN, "only the GM can get a user's key")
         if not msg.user or len(msg.user) > MAX_USER:
             raise ActionError(ErrorCode.INVALID_MESSAGE, f"`user` is a Foundry user id of 1 to {MAX_USER} characters")
-        secret = hub_all.ledger.user_secret(hub.table.id)
+        secret = await hub_all.ledger.find_user_secret(hub.table.id)
         if secret is None:
             raise RuntimeError(f"table {hub.table.id!r} has no user secret")
         key = derive_user_key(secret, msg.user)

@@ -1,7 +1,8 @@
 """The bus between sidecars that share a ledger: any sidecar serves any table.
 
-A sidecar that commits an action notifies (the ledger's ``verdict_append`` does, in the committing
-transaction). Every sidecar listens; for each table it holds, a notification of a head beyond its
+A sidecar that commits an action notifies (the PostgreSQL ledger does, in the committing transaction;
+an embedded ledger has nobody to notify, and its :meth:`~sidecar.state.ledger.Ledger.notes` end at once).
+Every sidecar listens; for each table it holds, a notification of a head beyond its
 own makes it read the new events from the ledger in seq order, apply them to its projection and
 tell its own connections exactly what it would have told them had the action been its own: a
 ``rolled`` or ``followed`` (with the request id) for a roll or a follow-up, an ``event`` per
@@ -10,8 +11,9 @@ visible event for a GM operation, rendered from the stored events by :mod:`sidec
 
 Notifications are only a hint. A sidecar that missed some (its listening connection dropped, the
 network blipped) catches up by seq: every table it holds when the listening connection comes back,
-every ``interval`` seconds in any case, before welcoming a client, and before retrying an append the
-ledger refused because the table had moved on (then with the table's row locked: :meth:`Bus.again`).
+every ``interval`` seconds in any case, before welcoming a client, and in a turn the ledger takes after
+refusing an append because the table had moved on (the events it hands the hub's writer, under the
+table's row lock).
 """
 
 from __future__ import annotations
@@ -23,9 +25,8 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from protocol.v1 import codec
 from sidecar.state import hearing
-from sidecar.state.ledger_pg import Row, parse_note
+from sidecar.state.ledger import LedgerUnavailable, Row
 from sidecar.state.table import Pending, decode_stored
 
 from .hub import Hub, TableHub, client_request_id
@@ -51,8 +52,6 @@ class Bus:
         """Catch-ups that read the ledger (at a join, on a gap, after a refused append, periodically)."""
         self.carried = 0
         """Catch-ups made from the events notifications carried, without a read."""
-        self.turns = 0
-        """How many appends the ledger refused and this sidecar made again in turn."""
         self._tasks: list[asyncio.Task[None]] = []
         self._dirty: dict[str, asyncio.Task[None]] = {}
         self._want: dict[str, int | None] = {}
@@ -83,7 +82,7 @@ class Bus:
         table = hub.table
         if rows is None:
             self.reads += 1
-            rows = await self.ledger.read_since(table.id, table.head)
+            rows = await self.ledger.read_rows(table.id, table.head)
         i = 0
         while i < len(rows):
             j = i + 1
@@ -91,28 +90,12 @@ class Bus:
                 j += 1
             pending = Pending([(r.seq, decode_stored(r.data)) for r in rows[i:j]])
             rid = rows[i].request_id
-            table.commit(pending)
+            await table.commit_read(pending)
             if rid is not None:
                 hub.known.add(rid)
             await self.hub.tell(hub, hearing.Action(pending, client_request_id(rid) if rid else ""))
             i = j
         return len(rows)
-
-    async def again(self, hub: TableHub, rid: str, role: str, prepare: Any) -> Any:
-        """Prepare and append an action again, the table's row locked, after the ledger refused it.
-
-        Returns the stored reply (a :class:`StoredRequest`) when another sidecar answered ``rid``
-        first, else ``(pending, reply_msg, build, reply)`` of the action, committed."""
-        self.turns += 1
-        async with self.ledger.turn(hub.table.id, hub.table.head, rid) as turn:
-            await self.catch_up(hub, turn.rows)
-            if turn.stored is not None:
-                hub.known.add(rid)
-                return turn.stored
-            pending, reply_msg, build = prepare()
-            reply = codec.encode(reply_msg)
-            await turn.append(pending.encoded(), (rid, role, reply))
-        return pending, reply_msg, build, reply
 
     async def _catch_up_locked(self, table_id: str) -> None:
         hub = self.hub.tables[table_id]
@@ -136,8 +119,10 @@ class Bus:
                 self.carried += 1
             try:
                 await self.catch_up(hub, rows)
-            except Exception:  # the ledger is unreachable: the next notification or check tries again
-                log.warning("catch_up_failed", table=table_id, exc_info=True)
+            except LedgerUnavailable as exc:  # the next notification or check tries again
+                log.warning("catch_up_failed", table=table_id, error=str(exc))
+            except Exception:
+                log.exception("catch_up_failed", table=table_id)
 
     def poke(self, table_id: str, head: int | None = None, rows: list[Any] | None = None) -> None:
         """Catch ``table_id`` up soon, if this sidecar holds it and is behind ``head`` (None: look anyway);
@@ -167,17 +152,20 @@ class Bus:
 
     async def _listen(self) -> None:
         attempt = 0
+
+        async def listening() -> None:
+            nonlocal attempt
+            self.listens += 1
+            attempt = 0
+            self.listening.set()
+            await self.check_all()  # what was committed while nobody listened
+
         while True:
-            db = None
+            notes = self.ledger.notes(listening)
             try:
-                db = await self.ledger.listener()
-                self.listens += 1
-                attempt = 0
-                self.listening.set()
-                await self.check_all()  # what was committed while nobody listened
-                async for note in db.notifies():
-                    table_id, head, rows = parse_note(note.payload)
+                async for table_id, head, rows in notes:
                     self.poke(table_id, head, rows)
+                return  # the notes ended: nobody else appends to this ledger
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -187,9 +175,8 @@ class Bus:
                 )
             finally:
                 self.listening.clear()
-                if db is not None:
-                    with contextlib.suppress(Exception):
-                        await db.close()
+                with contextlib.suppress(Exception):
+                    await notes.aclose()
             await asyncio.sleep(RETRY[min(attempt, len(RETRY) - 1)])
             attempt += 1
 

@@ -10,8 +10,10 @@ may see of it, each connection in one write. The hub renders nothing itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +24,7 @@ from protocol.v1 import messages as m
 from protocol.v1.errors import ErrorCode
 from sidecar.state import hearing
 from sidecar.state.hearing import verified
-from sidecar.state.ledger import Action, Behind, Ledger, StoredRequest
+from sidecar.state.ledger import Action, Ledger, LedgerUnavailable, Row, StoredRequest
 from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import Viewer
 
@@ -32,6 +34,8 @@ __all__ = ["Connection", "Hub", "TableHub", "client_request_id", "verified", "ws
 
 log = structlog.get_logger("verdict.hub")
 
+MAX_REQUEST_ID = 128
+"""Longest request id a state-changing request may carry (it is stored with its reply, per requester)."""
 REPLY_CACHE = 4096
 REPLY_CACHE_BYTES = 8 * 1024 * 1024
 """Replies kept in memory per table, by count and by bytes; older ones are read back from the ledger."""
@@ -100,7 +104,7 @@ class Job:
     """Set once the request is handled, told and its outcome below is known."""
     error: BaseException | None = None
     stored: tuple[str, bytes] | None = None
-    """The reply another sidecar stored for this id first (a shared ledger): the answer instead."""
+    """The reply another sidecar stored for this id first (a ledger others share): the answer instead."""
     staged: Any = None
     """(pending, reply) while the request's action waits in a batch for its append."""
     _waiters: asyncio.Future[None] | None = None
@@ -145,41 +149,42 @@ class Hub:
         self.tables: dict[str, TableHub] = {}
         self._reading: dict[str, asyncio.Future[TableHub | None]] = {}
         self.bus: Any = None
-        """Set when other sidecars share the ledger (:mod:`.bus`): it brings a table up to the ledger's head."""
+        """The bus (:mod:`.bus`): it applies and tells what others appended to a table in the ledger."""
 
     async def refresh(self, hub: TableHub) -> None:
-        """Apply and tell what other sidecars appended to this table; the caller holds ``hub.lock``."""
+        """Apply and tell what others appended to this table; the caller holds ``hub.lock``."""
         if self.bus is not None:
             await self.bus.catch_up(hub)
 
     async def open_table(self, table_id: str) -> TableHub | None:
-        """The table's hub for a join, read from the ledger if this sidecar does not hold it yet. A shared
-        ledger is another host: its reads run on a thread while the loop serves everyone else, and joins that
-        come together read the table once."""
+        """The table's hub for a join, read from the ledger if this sidecar does not hold it yet: the loop
+        serves everyone else meanwhile, and joins that come together read the table once. Raises
+        :class:`LedgerUnavailable`."""
         hub = self.tables.get(table_id)
         if hub is not None:
             return hub
-        if getattr(self.ledger, "shared", False):
-            reading = self._reading.get(table_id)
-            if reading is None:
-                reading = self._reading[table_id] = asyncio.ensure_future(asyncio.to_thread(self._read, table_id))
-                reading.add_done_callback(lambda _: self._reading.pop(table_id, None))
-            read = await asyncio.shield(reading)
-        else:
-            read = self._read(table_id)  # a file of this host's
+        reading = self._reading.get(table_id)
+        if reading is None:
+            reading = self._reading[table_id] = asyncio.ensure_future(self._read(table_id))
+            reading.add_done_callback(_forget(self._reading, table_id))
+        read = await asyncio.shield(reading)
         return None if read is None else self.tables.setdefault(table_id, read)
 
-    def _read(self, table_id: str) -> TableHub | None:
-        if self.ledger.table(table_id) is None:
+    async def _read(self, table_id: str) -> TableHub | None:
+        if await self.ledger.find_table(table_id) is None:
             return None
         table = Table(table_id, self.ledger)
-        table.load()
-        return TableHub(table, known=set(self.ledger.request_ids(table_id)))
+        await table.read()
+        return TableHub(table, known=set(await self.ledger.find_request_ids(table_id)))
 
     # --- joining ------------------------------------------------------------------
 
-    def welcome(self, hub: TableHub, conn: Connection, since: int | None, server: str) -> m.Welcome:
-        return hearing.welcome(hub.table, conn.viewer, conn.role, since, server)
+    async def welcome(self, hub: TableHub, conn: Connection, since: int | None, server: str) -> m.Welcome:
+        """The connection's ``welcome`` (:func:`.hearing.welcome`), what the table does not hold in memory
+        read from the ledger without blocking the loop."""
+        table = hub.table
+        async with table.reading(table.welcome_reads(conn.viewer, since)):
+            return hearing.welcome(table, conn.viewer, conn.role, since, server)
 
     # --- requests -----------------------------------------------------------------
 
@@ -188,12 +193,17 @@ class Hub:
 
         The request joins its table's queue; the table's drainer handles what waits there in turns (see
         :meth:`_drain`). Raises what refused it (an :class:`ActionError`), after nothing of it was applied."""
+        if len(msg.id) > MAX_REQUEST_ID:
+            raise ActionError(
+                ErrorCode.INVALID_MESSAGE,
+                f"`id` has {len(msg.id)} characters; a request id that is stored has at most {MAX_REQUEST_ID}",
+            )
         rid = conn.request_key(msg.id)
         while (same := hub.inflight.get(rid)) is not None:  # the same id is being handled: wait, then answer from it
             await asyncio.shield(same.waited())
         stored = hub.replies.get(rid)
         if stored is None and rid in hub.known:
-            row = self.ledger.request(hub.table.id, rid)
+            row = await self.ledger.find_request(hub.table.id, rid)
             stored = (row.role, row.reply) if row else None
         if stored is not None:
             return await self._answer(conn, rid, *stored)
@@ -219,10 +229,8 @@ class Hub:
     async def _drain(self, hub: TableHub) -> None:
         """Handle a table's queued requests, a turn at a time, until none waits.
 
-        A turn takes every request waiting when it starts. With a ledger of its own (SQLite) the turn is
-        one batch (:meth:`_batch`): one hand-over of the table, one durable append, one write per peer.
-        With a ledger other sidecars share, each request is appended on its own (:meth:`_one`), as the
-        ledger may refuse it for a table that moved on and it is then prepared again in turn."""
+        A turn takes every request waiting when it starts, as one batch (:meth:`_batch`): one hand-over of
+        the table, one durable append, one write per peer."""
         try:
             while hub.queue:
                 await self._turn(hub)
@@ -238,12 +246,9 @@ class Hub:
         async with hub.lock:
             jobs, hub.queue = hub.queue, []
             try:
-                if not self.readable(hub):
+                if not await self.readable(hub):
                     for job in jobs:
                         job.error = _unavailable()
-                elif self.bus is not None:
-                    for job in jobs:
-                        await self._one(hub, job)
                 else:
                     await self._batch(hub, jobs)
             except Exception as exc:  # a fault: whoever has no answer yet hears it, logged by the server
@@ -255,111 +260,63 @@ class Hub:
                 for job in jobs:  # the requester hears its outcome once everything of the turn is sent
                     job.settle(hub)
 
-    async def _one(self, hub: TableHub, job: Job) -> None:
-        """Prepare, append and tell one request: the path for a shared ledger, which may refuse an append."""
-        conn, msg, rid = job.conn, job.msg, job.rid
-        try:
-            pending, reply_msg, build = self._prepare(hub, conn, msg)
-            reply = codec.encode(reply_msg)
-            try:
-                await self.ledger.append(hub.table.id, pending.encoded(), (rid, conn.role, reply))
-            except Behind:  # another sidecar appended first, or answered this id: again, in turn
-                again = await self.bus.again(hub, rid, conn.role, lambda: self._prepare(hub, conn, msg))
-                if isinstance(again, StoredRequest):
-                    job.stored = (again.role, again.reply)
-                    return
-                pending, reply_msg, build, reply = again
-        except ConnectionError:
-            job.error = _unavailable()
-            return
-        except Exception as exc:  # nothing of it was applied: the requester hears why
-            job.error = exc
-            return
-        hub.table.commit(pending)  # should it fail, the turn reads the table back (see _drain)
-        self._remember(hub, rid, conn.role, reply)
-        out: dict[Connection, list[Told]] = {}
-        self._told(hub, conn, build, out, _reply(conn, reply_msg, reply))
-        await self._send(out)
-
     async def _batch(self, hub: TableHub, jobs: list[Job]) -> None:
-        """Handle a turn's requests at a table with a ledger of its own, as one batch.
+        """Handle a turn's requests at a table as one batch, through the ledger's :meth:`~Ledger.write`.
 
         Each request is prepared against the state the one before it left, and applied to the table in
-        memory at once (so the next sees its effects), before any of it is durable. Nobody hears of it
-        yet: what each connection is to hear is worked out as the action leaves the table and held back.
-        Once the batch's one append is durable, each connection gets what it is to hear in one write, in
-        seq order, and each requester its outcome. Should the append fail, the table goes back to what the
-        ledger holds and every request of the batch is refused (``ledger_unavailable``): nothing was told,
-        so nothing told is lost. Nobody reads the table in between: joins, ``state`` and ``verify`` wait
-        for the table's lock, which the batch holds until it is told."""
-        table = hub.table
-        staged: list[Job] = []
-        judged: list[Job] = []
-        """Requests refused on a state that held staged actions: a refusal that may have come of them."""
-        out: dict[Connection, list[Told]] = {}
-        for at, job in enumerate(jobs):
-            try:
-                pending, reply_msg, build = self._prepare(hub, job.conn, job.msg)
-                reply = codec.encode(reply_msg)
-            except Exception as exc:  # refused (or a fault): nothing of it was applied
-                job.error = exc
-                if staged:
-                    judged.append(job)
-                continue
-            try:
-                table.commit(pending, durable=False)
-            except Exception as exc:  # the table may hold part of it: keep what is staged, read the rest back
-                log.exception("commit_failed", table=table.id)
-                job.error = exc
-                await self._settle(hub, staged, judged, out)
-                hub.broken = True
-                if self.readable(hub):
-                    await self._batch(hub, jobs[at + 1 :])
-                else:
-                    for rest in jobs[at + 1 :]:
-                        rest.error = _unavailable()
-                return
-            job.staged = (pending, reply)
-            staged.append(job)
-            # what each hears, worked out now: the state (open follow-ups, undone seqs) as this action left it
-            self._told(hub, job.conn, build, out, _reply(job.conn, reply_msg, reply))
-        await self._settle(hub, staged, judged, out)
-
-    async def _settle(
-        self, hub: TableHub, staged: list[Job], judged: list[Job], out: dict[Connection, list[Told]]
-    ) -> None:
-        """Make a batch's staged actions durable in one append, then tell everyone; on failure, undo them
-        (and the refusals ``judged`` on the state they left are unsaid: the requests may be sent again)."""
-        if not staged:
-            return
-        actions: list[Action] = []
-        for job in staged:
-            pending, reply = job.staged
-            actions.append((pending.encoded(), (job.rid, job.conn.role, reply)))
+        memory at once (so the next sees its effects), before any of it is durable (:class:`_Turn`). Nobody
+        hears of it yet: what each connection is to hear is worked out as the action leaves the table and
+        held back. Once the batch's one append is durable, each connection gets what it is to hear in one
+        write, in seq order, and each requester its outcome. Should the append fail, the table goes back to
+        what the ledger holds and every request of the batch is refused (``ledger_unavailable``): nothing was
+        told, so nothing told is lost. Nobody reads the table in between: joins, ``state`` and ``verify`` wait
+        for the table's lock, which the batch holds until it is told. What a ledger others share adds (their
+        events first, a turn prepared again) is the ledger's to ask of the :class:`_Turn`."""
+        turn = _Turn(self, hub, jobs)
         try:
-            await self.ledger.append_actions(hub.table.id, actions)
-        except BaseException as exc:
-            # One transaction: none of it is stored. The table drops what it applied in memory.
+            await self.ledger.write(hub.table.id, hub.table.head, turn)
+        except (LedgerUnavailable, asyncio.CancelledError) as exc:
+            # One append: none of it is stored. The table drops what it applied in memory.
             hub.broken = True
-            log.warning("append_failed", table=hub.table.id, actions=len(staged), error=repr(exc))
-            for job in (*staged, *judged):
-                job.error = _unavailable()
+            log.warning("append_failed", table=hub.table.id, actions=len(turn.staged), error=str(exc) or repr(exc))
+            refusal = exc if isinstance(exc, LedgerUnavailable) else _unavailable()
+            for job in (*turn.staged, *turn.judged):
+                job.error = refusal
+            for job in jobs:
+                if job.error is None and job.stored is None:
+                    job.error = refusal
             if isinstance(exc, asyncio.CancelledError):
                 raise
-            self.readable(hub)
+            await self.readable(hub)
             return
-        hub.table.stored_up_to(staged[-1].staged[0].events[-1][0])
-        for job in staged:
-            self._remember(hub, job.rid, job.conn.role, job.staged[1])
-        await self._send(out)
+        if turn.staged:
+            hub.table.stored_up_to(turn.staged[-1].staged[0].events[-1][0])
+            for job in turn.staged:
+                self._remember(hub, job.rid, job.conn.role, job.staged[1])
+            await self._send(turn.out)
+        if turn.broke:  # a commit failed in memory: read the table back, then handle the rest
+            hub.broken = True
+            if await self.readable(hub):
+                await self._batch(hub, turn.rest)
+            else:
+                for rest in turn.rest:
+                    rest.error = _unavailable()
 
-    def readable(self, hub: TableHub) -> bool:
+    async def readable(self, hub: TableHub) -> bool:
         """Read a table back from the ledger if an action may have been applied in part; False if that fails.
         Whoever reads the table (a join, ``state``, ``verify``) asks first, holding ``hub.lock``."""
         if hub.broken:
             try:
-                hub.table.load()
+                # What was stored before the failure, then what others (or an append that timed out and landed
+                # after all) added since, told as any other sidecar's events are; anything else left, read.
+                table = hub.table
+                await table.read(upto=table.durable)
+                await self.refresh(hub)
+                if await self.ledger.read_events(table.id, table.head):
+                    await table.read()
                 hub.broken = False
+            except LedgerUnavailable as exc:
+                log.warning("table_reload_failed", table=hub.table.id, error=str(exc))
             except Exception:
                 log.exception("table_reload_failed", table=hub.table.id)
         return not hub.broken
@@ -447,6 +404,88 @@ class Hub:
         for conn in slow:  # after everyone else has been told: dropping one awaits nothing of the others
             if conn.drop is not None:
                 await conn.drop()
+
+
+class _Turn:
+    """A turn's requests at a table, as the ledger's writer (:class:`~sidecar.state.ledger.Writer`)."""
+
+    def __init__(self, hubs: Hub, hub: TableHub, jobs: list[Job]) -> None:
+        self.hubs, self.hub, self.jobs = hubs, hub, jobs
+        self.request_ids = [job.rid for job in jobs]
+        self.staged: list[Job] = []
+        self.judged: list[Job] = []
+        """Requests refused on a state that held staged actions: a refusal that may have come of them."""
+        self.out: dict[Connection, list[Told]] = {}
+        self.broke = False
+        """A commit failed in memory: the table may hold part of an action (the jobs after it are ``rest``)."""
+        self.rest: list[Job] = []
+
+    async def caught_up(self, rows: list[Row]) -> None:
+        if rows:
+            await self.hubs.bus.catch_up(self.hub, rows)
+
+    async def prepare(self, answered: Mapping[str, StoredRequest]) -> list[Action]:
+        table = self.hub.table
+        for at, job in enumerate(self.jobs):
+            found = answered.get(job.rid)
+            if found is not None:  # another sidecar answered this id first: its reply is the answer
+                self.hub.known.add(job.rid)
+                job.stored = (found.role, found.reply)
+                continue
+            history = (
+                table.reading(0)
+                if isinstance(job.msg, m.Gm) and table.needs_history(job.msg.op)
+                else contextlib.nullcontext()
+            )
+            try:
+                async with history:
+                    if not self._stage(job):
+                        self.broke, self.rest = True, self.jobs[at + 1 :]
+                        break
+            except LedgerUnavailable as exc:  # the history it needs cannot be read: refused, nothing applied
+                job.error = exc
+                if self.staged:
+                    self.judged.append(job)
+        return [(job.staged[0].encoded(), (job.rid, job.conn.role, job.staged[1])) for job in self.staged]
+
+    def _stage(self, job: Job) -> bool:
+        """Prepare a request and apply it in memory; False when applying it failed part-way."""
+        hubs, hub = self.hubs, self.hub
+        try:
+            pending, reply_msg, action = hubs._prepare(hub, job.conn, job.msg)
+            reply = codec.encode(reply_msg)
+        except Exception as exc:  # refused (or a fault): nothing of it was applied
+            job.error = exc
+            if self.staged:
+                self.judged.append(job)
+            return True
+        try:
+            hub.table.commit(pending, durable=False)
+        except Exception as exc:  # the table may hold part of it: keep what is staged, read the rest back
+            log.exception("commit_failed", table=hub.table.id)
+            job.error = exc
+            return False
+        job.staged = (pending, reply)
+        self.staged.append(job)
+        # what each hears, worked out now: the state (open follow-ups, undone seqs) as this action left it
+        hubs._told(hub, job.conn, action, self.out, _reply(job.conn, reply_msg, reply))
+        return True
+
+    async def reset(self) -> int:
+        """The ledger refused the turn (others moved the table on): back to what the table held stored."""
+        table = self.hub.table
+        await table.read(upto=table.durable)
+        for job in self.jobs:
+            job.error, job.stored, job.staged = None, None, None
+        self.staged, self.judged, self.out, self.broke, self.rest = [], [], {}, False, []
+        return table.head
+
+
+def _forget(reading: dict[str, Any], table_id: str) -> Callable[[Any], None]:
+    def forget(_: Any) -> None:
+        reading.pop(table_id, None)
+
+    return forget
 
 
 def _reply(conn: Connection, reply_msg: Any, reply: bytes) -> Told:

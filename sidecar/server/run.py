@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -98,28 +99,56 @@ def manifest_url(host: str, port: int, public_url: str | None) -> str:
     return (public_url or vtt_module.address_url(host, port)).rstrip("/") + vtt_module.MANIFEST_PATH
 
 
+class StartRefused(Exception):
+    """The sidecar will not start over this data folder and ledger; the message says why and what to do."""
+
+
 def ensure_default_table(ledger: Ledger, data: Path) -> None:
     """On first start create a table and print its keys once; later, say where they are.
 
-    A shared ledger (PostgreSQL) gets no default table: several sidecars start at once, and the host
-    creates each group's table with ``verdict table create``."""
+    Whether a first table is made is the ledger's to say (:meth:`~sidecar.state.ledger.Ledger.first_table`:
+    an embedded ledger makes one; one that several sidecars start against at once does not). A keys file
+    is never overwritten, and a data folder whose keys file names a table the ledger does not hold (the
+    ledger file deleted or replaced) is refused rather than given a new default table."""
     keys_path = data / KEYS_FILE
     tables = ledger.tables()
-    if not tables and getattr(ledger, "shared", False):
+    held = _keys_table(keys_path)
+    if held is not None and all(t.id != held for t in tables):
+        raise StartRefused(
+            f"{keys_path} holds the keys of table {held}, which the ledger does not hold: the ledger was deleted or "
+            "replaced since. Restore the ledger file (or point --ledger at the one that holds it); to start afresh "
+            "with a new default table instead, move the keys file away first."
+        )
+    if tables:
+        ids = ", ".join(f"{t.id} ({t.name})" for t in tables)
+        where = f"keys of the first table in {keys_path}" if held is not None else "keys: verdict table rotate-keys ID"
+        print(f"tables: {ids}; {where}", flush=True)
+        return
+    if keys_path.exists():
+        raise StartRefused(f"{keys_path} exists but names no table; move it away to start with a new default table")
+    keys = ledger.first_table("default")
+    if keys is None:
         print("no tables yet: verdict table --ledger URL create NAME", flush=True)
         return
-    if not tables:
-        keys = ledger.create_table("default")
-        keys_path.write_text(f"table {keys.table}\ngm {keys.gm}\nplayer {keys.player}\nobserver {keys.observer}\n")
-        keys_path.chmod(0o600)
-        print_keys("default", keys, file=sys.stdout)
-        print(f"(also saved to {keys_path})", flush=True)
-    else:
-        ids = ", ".join(f"{t.id} ({t.name})" for t in tables)
-        where = (
-            f"keys of the first table in {keys_path}" if keys_path.exists() else "keys: verdict table rotate-keys ID"
-        )
-        print(f"tables: {ids}; {where}", flush=True)
+    # O_EXCL: a keys file that appeared meanwhile is never overwritten
+    fd = os.open(keys_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(f"table {keys.table}\ngm {keys.gm}\nplayer {keys.player}\nobserver {keys.observer}\n")
+    print_keys("default", keys, file=sys.stdout)
+    print(f"(also saved to {keys_path})", flush=True)
+
+
+def _keys_table(keys_path: Path) -> str | None:
+    """The table a keys file names, or None when there is no keys file (or it names none)."""
+    try:
+        text = keys_path.read_text()
+    except FileNotFoundError:
+        return None
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name == "table" and value.strip():
+            return value.strip()
+    return None
 
 
 def serve(
@@ -136,7 +165,12 @@ def serve(
     configure_logging(log_format)
     data.mkdir(parents=True, exist_ok=True)
     ledger = ledger or SqliteLedger(config.data_file(data))
-    ensure_default_table(ledger, data)
+    try:
+        ensure_default_table(ledger, data)
+    except StartRefused as exc:
+        ledger.close()
+        print(f"verdict: {exc}", file=sys.stderr)
+        return 2
     settings = Settings(
         host=host,
         port=port,

@@ -39,11 +39,12 @@ class Refused(VerdictError):
     """A ``hello`` whose key (or user) is refused."""
 
 
-def authenticate(ledger: Ledger, table_id: str, key: str, user: str | None) -> Identity:
-    """The identity ``key`` (and ``hello.user``) gives on ``table_id``, or :class:`Refused`."""
+async def authenticate(ledger: Ledger, table_id: str, key: str, user: str | None) -> Identity:
+    """The identity ``key`` (and ``hello.user``) gives on ``table_id``, or :class:`Refused` (or
+    :class:`~.ledger.LedgerUnavailable`: the ledger is read without blocking the loop)."""
     if user is not None and (not user or len(user) > MAX_USER):
         raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
-    role = ledger.role_for(table_id, key)
+    role = await ledger.find_role(table_id, key)
     if role == "gm":
         return Identity("gm", user)
     if role == "player":
@@ -57,7 +58,7 @@ def authenticate(ledger: Ledger, table_id: str, key: str, user: str | None) -> I
     if role == "observer":
         return Identity("observer", None)  # observers watch the public view; a claimed user changes nothing
     if user is not None:
-        secret = ledger.user_secret(table_id)
+        secret = await ledger.find_user_secret(table_id)
         if secret is not None and hmac.compare_digest(derive_user_key(secret, user), key):
             return Identity("player", user)
     raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")

@@ -1,34 +1,59 @@
 """The ledger: where tables and their events are stored.
 
-:class:`Ledger` is the small interface everything above ``state/`` relies on: append a
-batch of events atomically (with the reply of the request that caused them, for
-idempotency), read events since a seq, manage tables and their keys.
-:class:`SqliteLedger` is the embedded default: one SQLite file in WAL mode with
-``synchronous=FULL`` that commits concurrent appends together (group commit), so an event is on
-disk before anyone is told of it. The appends of one turn of the event loop share a commit; it runs
-on the loop's own thread (``commit="loop"``: no hand-off), on a writer thread of its own
-(``commit="thread"``: the loop goes on during the fsync), or, by default (``commit="auto"``), on the
-loop when the turn brought a single append and the writer is idle (one client: no hand-off), and on
-the writer thread when several share it or the writer is still busy (under load: the loop keeps
-reading and preparing while the disk syncs).
+:class:`Ledger` is the interface everything above ``state/`` relies on, in two parts:
+
+- **Serving** (the server, on the event loop): every call is a coroutine that never blocks the loop
+  and answers within :data:`BOUND` seconds or raises :class:`LedgerUnavailable`, the one error the
+  ledger raises (a refusal with the code ``ledger_unavailable``). While the store is known to be down,
+  calls are refused at once and a probe in the background brings service back by itself
+  (:class:`Guard`). A state-changing turn is :meth:`Ledger.write`: the ledger asks the table's owner (a
+  :class:`Writer`) for the turn's actions and appends them durably, all or none; a ledger that other
+  sidecars share may first hand it the events they appended, or ask it to start the turn again, and
+  that is the whole of what sharing changes (see docs/architecture/ledger.md).
+- **Administration** (the CLI, start-up, tests): plain blocking methods.
+
+:class:`SqliteLedger` is the embedded default: one SQLite file in WAL mode with ``synchronous=FULL`` that
+commits concurrent appends together (group commit), so an event is on disk before anyone is told of it.
+The appends of one turn of the event loop share a commit; it runs on the loop's own thread
+(``commit="loop"``: no hand-off), on a writer thread of its own (``commit="thread"``: the loop goes on
+during the fsync), or, by default (``commit="auto"``), on the loop when the turn brought a single append
+and the writer is idle (one client: no hand-off), and on the writer thread when several share it or the
+writer is still busy. Its serving reads run on a reader thread of their own. Before each batch it checks
+that the file at its path is still the file it has open: a ledger deleted or replaced under it refuses.
 :class:`~sidecar.state.ledger_pg.PostgresLedger` (``--ledger postgresql://...``) is the same interface
-over a database that several sidecars share; its appends may raise :class:`Behind`.
+over a database that several sidecars share.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import hashlib
 import hmac
+import os
 import queue
 import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
+
+import structlog
+
+from protocol.v1.errors import ErrorCode, VerdictError
+
+log = structlog.get_logger("verdict.ledger")
+
+BOUND = 2.0
+"""Seconds a serving call of the ledger may take before it is refused with :class:`LedgerUnavailable`."""
+PROBE_EVERY = 0.25
+"""Seconds between two probes of a store known to be down."""
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -109,53 +134,192 @@ class StoredRequest:
     reply: bytes
 
 
-class Behind(Exception):
-    """An append refused because the table moved on in a ledger that several sidecars share.
+class LedgerUnavailable(VerdictError):
+    """The ledger cannot be read or written now (unreachable, frozen, full, deleted): nothing was stored.
 
-    Another sidecar appended to the table first, or already took the request id: nothing of the
-    batch was stored. The caller reads the events it missed and prepares the action again (or
-    answers from the stored reply). An embedded ledger, with one writer, never raises it."""
+    The one error a ledger's serving calls raise, inside the refusal tree: the requester hears
+    ``ledger_unavailable`` and may send the same request again (its id makes the retry safe)."""
 
-    def __init__(self, table_id: str, head: int) -> None:
-        super().__init__(f"table {table_id} is at seq {head} in the ledger")
-        self.table_id = table_id
-        self.head = head
+    def __init__(self, message: str) -> None:
+        super().__init__(ErrorCode.LEDGER_UNAVAILABLE, message)
+
+
+@dataclass(frozen=True)
+class Row:
+    """An event as a catch-up reads it: its seq, the first seq of its action, the data, and the request id
+    (on an action's first event, if a request caused it)."""
+
+    seq: int
+    batch: int
+    data: bytes
+    request_id: str | None
+
+
+Note = tuple[str, "int | None", list[Row]]
+"""What a ledger says of a table others appended to: its id, its head (None: unknown), the rows it carried."""
+
+
+class Writer(Protocol):
+    """The table's owner in a turn of :meth:`Ledger.write`: what the ledger asks of it."""
+
+    request_ids: list[str]
+    """The ids of the turn's requests (a shared ledger looks up which of them another sidecar answered)."""
+
+    async def caught_up(self, rows: list[Row]) -> None:
+        """Apply, and tell, the events others appended after the head the turn started from."""
+        ...
+
+    async def prepare(self, answered: Mapping[str, StoredRequest]) -> list[Action]:
+        """The turn's actions, prepared on the table as it now stands and applied to it in memory;
+        requests in ``answered`` were answered by another sidecar first and get no action."""
+        ...
+
+    async def reset(self) -> int:
+        """Drop what :meth:`prepare` applied (nothing of it was stored); return the table's head."""
+        ...
+
+
+class Guard:
+    """Every serving call of a ledger goes through here: bounded in time, refused at once while the store
+    is known to be down, and the store probed in the background until it answers again.
+
+    A call that runs out of time marks the store down (a frozen database, a disk that no longer answers),
+    and so does an error of ``down_on`` (the store cannot be reached at all): the calls after it would wait
+    or fail as well, so they are refused at once instead, and one probe at a time asks the store whether it
+    is back. Other errors (a full disk, a constraint) refuse only their own call."""
+
+    def __init__(
+        self,
+        name: str,
+        errors: tuple[type[BaseException], ...],
+        probe: Callable[[], Coroutine[Any, Any, object]],
+        down_on: tuple[type[BaseException], ...] = (),
+    ) -> None:
+        self.name = name
+        self.errors = errors
+        self.down_on = down_on
+        self.probe = probe
+        self.bound = BOUND
+        self.down: str | None = None
+        """Why the store is held to be down, while it is."""
+        self.refused = 0
+        """Calls refused (counted for tests and metrics)."""
+        self.trips = 0
+        """Times the store was found down (a call ran out of time)."""
+        self._prober: asyncio.Task[None] | None = None
+
+    async def run(self, call: Coroutine[Any, Any, T], what: str) -> T:
+        if self.down is not None:
+            call.close()
+            self.refused += 1
+            raise LedgerUnavailable(f"the {self.name} is unavailable ({self.down}); retry this request shortly")
+        try:
+            return await within(call, self.bound)
+        except TimeoutError:
+            self._trip(f"{what} took longer than {self.bound:g} s")
+        except LedgerUnavailable:
+            self.refused += 1
+            raise
+        except self.errors as exc:
+            self.refused += 1
+            log.warning("ledger_failed", ledger=self.name, what=what, error=first_line(exc))
+            if isinstance(exc, self.down_on):
+                self._trip(f"{what} failed: {first_line(exc)}")
+            raise LedgerUnavailable(f"the {self.name} failed ({first_line(exc)}); retry this request shortly") from None
+        self.refused += 1
+        raise LedgerUnavailable(f"the {self.name} is unavailable ({self.down}); retry this request shortly")
+
+    def _trip(self, why: str) -> None:
+        if self.down is None:
+            self.trips += 1
+            log.warning("ledger_down", ledger=self.name, reason=why)
+        self.down = why
+        if self._prober is None or self._prober.done():
+            self._prober = asyncio.get_running_loop().create_task(self._probe())
+
+    async def _probe(self) -> None:
+        while self.down is not None:
+            await asyncio.sleep(PROBE_EVERY)
+            with contextlib.suppress(Exception):
+                await within(self.probe(), self.bound)
+                log.info("ledger_back", ledger=self.name, was=self.down)
+                self.down = None
+
+    def close(self) -> None:
+        if self._prober is not None:
+            self._prober.cancel()
 
 
 class Ledger(Protocol):
-    """What the sidecar needs from storage: reads are synchronous, appends asynchronous.
+    """What the sidecar needs from storage: serving calls are coroutines that never block the event loop
+    and fail within :data:`BOUND` with :class:`LedgerUnavailable`; administration calls block."""
 
-    A ledger that other sidecars append to as well says so with ``shared = True`` (the server then
-    runs its bus), may refuse an append with :class:`Behind`, and offers ``read_since``, ``heads``,
-    ``turn``, ``listener`` and ``aclose`` (see :mod:`sidecar.state.ledger_pg`)."""
+    # --- serving (the server) -----------------------------------------------------
 
-    def create_table(self, name: str) -> TableKeys: ...
-    def rotate_keys(self, table_id: str) -> TableKeys: ...
-    def tables(self) -> list[TableInfo]: ...
-    def table(self, table_id: str) -> TableInfo | None: ...
-    def role_for(self, table_id: str, key: str) -> str | None: ...
-    def user_secret(self, table_id: str) -> bytes | None:
+    async def find_table(self, table_id: str) -> TableInfo | None: ...
+    async def find_role(self, table_id: str, key: str) -> str | None:
+        """The role ``key`` opens on the table (a table-wide key), or None."""
+        ...
+
+    async def find_user_secret(self, table_id: str) -> bytes | None:
         """The table's secret that per-user keys are derived from (made on first use; replaced by rotate_keys)."""
         ...
 
-    def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
+    async def read_events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         """The events after ``since`` (up to ``upto``, if given), in seq order."""
         ...
 
-    def request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
-    def request_ids(self, table_id: str) -> list[str]: ...
-    async def append(
-        self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
-    ) -> None: ...
-    async def append_actions(self, table_id: str, actions: list[Action]) -> None:
-        """Append several actions of a table in order: in one transaction on a ledger of one's own (all
-        durable, or none stored); on a shared one, each in its own, stopping at a refusal (:class:`Behind`)."""
+    async def read_rows(self, table_id: str, since: int) -> list[Row]:
+        """The events others appended after ``since``, grouped by action (an embedded ledger has no others)."""
         ...
 
+    async def heads(self, table_ids: list[str]) -> dict[str, int]:
+        """The heads of these tables as others may have moved them (an embedded ledger: none)."""
+        ...
+
+    def notes(self, listening: Callable[[], Awaitable[None]]) -> AsyncGenerator[Note, None]:
+        """Tables others appended to, as they say so, after awaiting ``listening()`` once they are heard
+        (the caller then catches up on what it missed); ends at once when nobody else appends. An
+        interruption raises :class:`LedgerUnavailable` (the caller listens again)."""
+        ...
+
+    async def find_request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
+    async def find_request_ids(self, table_id: str) -> list[str]: ...
+    async def write(self, table_id: str, head: int, writer: Writer) -> None:
+        """A turn at the table: the writer's actions appended after ``head``, all durable when this returns,
+        or none stored (:class:`LedgerUnavailable`). A shared ledger hands the writer what others appended
+        first, or, refused because the table moved on, has it reset and prepare again with the table's row
+        locked; every retry turn is the ledger's."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close what serving opened (on the loop that served)."""
+        ...
+
+    # --- administration (the CLI, start-up, tests: blocking) ------------------------
+
+    def create_table(self, name: str) -> TableKeys: ...
+    def first_table(self, name: str) -> TableKeys | None:
+        """A first table, made at a sidecar's first start when the ledger holds none and is its own (an
+        embedded one); None when it makes none (a ledger several sidecars start against at once)."""
+        ...
+
+    def rotate_keys(self, table_id: str) -> TableKeys: ...
+    def tables(self) -> list[TableInfo]: ...
+    def table(self, table_id: str) -> TableInfo | None: ...
+    def user_secret(self, table_id: str) -> bytes | None: ...
+    def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]: ...
+    def request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
+    def request_ids(self, table_id: str) -> list[str]: ...
     def append_sync(
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None: ...
     def close(self) -> None: ...
+
+
+def first_line(exc: BaseException) -> str:
+    """An error's first line, for messages and logs."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def open_ledger(url: str | None, data: Path) -> Ledger:
@@ -189,6 +353,8 @@ class SqliteLedger:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._synchronous = synchronous
         self._read = self._connect()
+        self._identity = _identity(self.path)
+        """The device and inode of the file opened: a file at the path that is not this one is not the ledger."""
         self._read.executescript(SCHEMA)
         columns = {row[1] for row in self._read.execute("PRAGMA table_info(tables)")}
         if "user_secret" not in columns:  # a ledger from before per-user keys
@@ -201,6 +367,8 @@ class SqliteLedger:
         self._wdb: sqlite3.Connection | None = None
         self._inflight = 0
         """Appends handed to the writer thread and not yet settled (read and written on the loop's thread)."""
+        self._reader: concurrent.futures.ThreadPoolExecutor | None = None
+        self.guard = Guard("ledger", (sqlite3.Error, OSError), self._probe)
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -208,6 +376,86 @@ class SqliteLedger:
         db.execute(f"PRAGMA synchronous={self._synchronous}")
         db.execute("PRAGMA busy_timeout=5000")
         return db
+
+    # --- serving: reads on a thread of their own, bounded ----------------------------
+
+    async def _off_loop(self, what: str, fn: Callable[..., T], *args: Any) -> T:
+        return await self.guard.run(self._on_reader(fn, *args), what)
+
+    async def _on_reader(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._reader is None:
+            self._reader = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="verdict-ledger-read"
+            )
+        return await asyncio.get_running_loop().run_in_executor(self._reader, fn, *args)
+
+    async def _probe(self) -> None:
+        if self._inflight:  # the writer thread is still stuck in a commit: not back yet
+            raise LedgerUnavailable("the ledger's writer is still committing")
+        await self._on_reader(self._answers)
+
+    def _answers(self) -> None:
+        self._check_file()
+        with self._lock:
+            self._read.execute("SELECT 1").fetchall()
+
+    async def find_table(self, table_id: str) -> TableInfo | None:
+        return await self._off_loop("reading a table", self.table, table_id)
+
+    async def find_role(self, table_id: str, key: str) -> str | None:
+        return await self._off_loop("reading a table's keys", self.role_for, table_id, key)
+
+    async def find_user_secret(self, table_id: str) -> bytes | None:
+        return await self._off_loop("reading a table's secret", self.user_secret, table_id)
+
+    async def read_events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
+        return await self._off_loop("reading events", self.events, table_id, since, upto)
+
+    async def find_request(self, table_id: str, request_id: str) -> StoredRequest | None:
+        return await self._off_loop("reading a request", self.request, table_id, request_id)
+
+    async def find_request_ids(self, table_id: str) -> list[str]:
+        return await self._off_loop("reading request ids", self.request_ids, table_id)
+
+    async def read_rows(self, table_id: str, since: int) -> list[Row]:
+        return []  # nobody else appends to a file of this host's
+
+    async def heads(self, table_ids: list[str]) -> dict[str, int]:
+        return {}
+
+    async def notes(self, listening: Callable[[], Awaitable[None]]) -> AsyncGenerator[Note, None]:
+        return
+        yield  # an async generator that ends at once: nobody else appends
+
+    async def write(self, table_id: str, head: int, writer: Writer) -> None:
+        """One turn, one atomic append: nobody else appends, so the writer's actions follow ``head``."""
+        actions = await writer.prepare({})
+        if not actions:
+            return
+        try:
+            await self.append_actions(table_id, actions)
+        except LedgerUnavailable:
+            raise
+        except (sqlite3.Error, OSError) as exc:
+            # what it is ("database or disk is full", "disk I/O error"), not what a rollback said after it
+            log.warning("ledger_write_failed", table=table_id, actions=len(actions), error=first_line(exc))
+            raise LedgerUnavailable(
+                f"the ledger cannot be written ({first_line(exc)}); retry this request shortly"
+            ) from None
+
+    async def aclose(self) -> None:
+        self.guard.close()
+
+    def _check_file(self) -> None:
+        """Refuse a ledger that is no longer the file at its path (deleted, or replaced by another)."""
+        try:
+            now = _identity(self.path)
+        except FileNotFoundError:
+            raise LedgerUnavailable(
+                f"the ledger file {self.path} was deleted while in use; restart the sidecar"
+            ) from None
+        if now != self._identity:
+            raise LedgerUnavailable(f"the ledger file {self.path} was replaced while in use; restart the sidecar")
 
     # --- tables -------------------------------------------------------------------
 
@@ -219,6 +467,22 @@ class SqliteLedger:
                 " VALUES (?,?,?,?,?,?,?)",
                 row,
             )
+        return keys
+
+    def first_table(self, name: str) -> TableKeys | None:
+        keys, row = new_table(name)
+        with self._lock:
+            self._read.execute("BEGIN IMMEDIATE")
+            try:
+                if self._read.execute("SELECT 1 FROM tables LIMIT 1").fetchone() is not None:
+                    return None
+                self._read.execute(
+                    "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created, user_secret)"
+                    " VALUES (?,?,?,?,?,?,?)",
+                    row,
+                )
+            finally:
+                self._read.execute("COMMIT")
         return keys
 
     def rotate_keys(self, table_id: str) -> TableKeys:
@@ -301,6 +565,7 @@ class SqliteLedger:
                 events += (table_id, seq, data, now)
             if request is not None:
                 requests += (table_id, *request)
+        self._check_file()
         db.execute("BEGIN IMMEDIATE")
         try:
             # A few multi-row statements, not a statement per row: each statement is a trip out of
@@ -309,7 +574,11 @@ class SqliteLedger:
             _insert(db, "INSERT OR IGNORE INTO requests (table_id, request_id, role, reply) VALUES ", requests)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            # SQLite may have rolled back already (a full disk does): the error is the first one, not the
+            # "no transaction is active" of a rollback after it
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
             raise
 
     def append_sync(
@@ -328,7 +597,12 @@ class SqliteLedger:
     async def append_actions(self, table_id: str, actions: list[Action]) -> None:
         """Append several actions of a table, in order, atomically: all durable when this returns, or none.
 
-        Concurrent appends share a commit."""
+        Concurrent appends share a commit. A commit that takes longer than :data:`BOUND` is refused with
+        :class:`LedgerUnavailable` (it may still land: the table is read back before its next action)."""
+        if self.guard.down is not None:
+            # the writer is stuck on a disk that does not answer: this would wait behind it
+            self.guard.refused += 1
+            raise LedgerUnavailable(f"the ledger is unavailable ({self.guard.down}); retry this request shortly")
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
         pending = self._pending.get(loop)
@@ -336,7 +610,13 @@ class SqliteLedger:
             pending = self._pending[loop] = []
             loop.call_soon(self._flush, loop)
         pending.append((fut, [(table_id, events, request) for events, request in actions]))
-        await fut
+        try:
+            await asyncio.wait_for(asyncio.shield(fut), self.guard.bound)
+        except TimeoutError:
+            self.guard._trip(f"a commit took longer than {self.guard.bound:g} s")
+            raise LedgerUnavailable(
+                f"the ledger is unavailable ({self.guard.down}); retry this request shortly"
+            ) from None
 
     def _flush(self, loop: asyncio.AbstractEventLoop, direct: bool = False) -> None:
         """Commit every append of the loop's last turn in one transaction, then settle their futures.
@@ -404,6 +684,9 @@ class SqliteLedger:
 
     def close(self) -> None:
         """Finish the pending writes and close; closing twice is harmless."""
+        if self._reader is not None:
+            self._reader.shutdown(wait=True)
+            self._reader = None
         for loop in list(self._pending):
             self._flush(loop, direct=True)
         if self._wdb is not None:
@@ -445,3 +728,33 @@ def _settle(fut: asyncio.Future[None], error: BaseException | None) -> None:
         fut.set_result(None)
     else:
         fut.set_exception(error)
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
+
+
+async def within(call: Coroutine[Any, Any, T], bound: float) -> T:
+    """The call's result if it comes within ``bound`` seconds, else TimeoutError at once.
+
+    Unlike ``asyncio.wait_for`` this does not wait for the call to finish cancelling: a database driver
+    may spend many seconds trying to cancel a query on a server that does not answer. The call is
+    cancelled and left to end on its own."""
+    task = asyncio.ensure_future(call)
+    try:
+        done, _ = await asyncio.wait((task,), timeout=bound)
+    except asyncio.CancelledError:
+        task.cancel()
+        task.add_done_callback(_retrieved)
+        raise
+    if not done:
+        task.cancel()
+        task.add_done_callback(_retrieved)
+        raise TimeoutError
+    return task.result()
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # an abandoned call's error is its own: nobody waits for it any more

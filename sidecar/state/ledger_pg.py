@@ -1,44 +1,63 @@
 """The PostgreSQL ledger: several sidecars over one database, any sidecar serving any table.
 
 PostgreSQL keeps each table's order, its request ids and their durability; ``LISTEN``/``NOTIFY``
-tells every sidecar that a table has new events (:mod:`sidecar.server.bus` listens).
+tells every sidecar that a table has new events (:meth:`PostgresLedger.notes`, which
+:mod:`sidecar.server.bus` listens to).
 
-An append is one call of the ``verdict_append`` function in the committing transaction: it locks
-the table's row, refuses the append when the row is locked by another sidecar at that moment, when
-the request id is already taken on that table, or when the table's head is no longer the seq just
-before the append (another sidecar appended first), else inserts the events, the request's reply
-and the new head, and notifies. Appends waiting together share one transaction (group commit). So seqs have no gap and no duplicate
-however many sidecars append at once, and a request id rolls once per table. A refused append
-raises :class:`~sidecar.state.ledger.Behind`: the sidecar then takes a turn (:meth:`PostgresLedger.turn`):
-it locks the table's row, reads what it missed, prepares the action again and appends it in that one
-transaction (the events of an action depend on the state they follow, so they cannot simply be
-renumbered). Uncontended, an append is one round trip; contended, one refusal and one turn.
+A turn's append (:meth:`PostgresLedger.write`) is one call of ``verdict_append_many`` in the committing
+transaction: it locks the table's row, refuses the whole turn when the row is locked by another sidecar
+at that moment, when one of its request ids is already taken on that table, or when the table's head is
+no longer the seq just before it (another sidecar appended first); else it inserts the events, the
+requests' replies and the new head, and notifies once per action. Turns of several tables waiting together
+share one transaction (group commit). So seqs have no gap and no duplicate however many sidecars append at
+once, and a request id rolls once per table. A refused turn is the ledger's to retry: the table's owner
+drops what it prepared, and the ledger takes the table's row lock, hands it the events it missed and the
+replies others stored for its ids, and has it prepare again (the events of an action depend on the state
+they follow, so they cannot simply be renumbered). A table refused once is written in turns for a while
+(:data:`CONTENDED_FOR`): under contention a turn costs two round trips and never a refusal.
 
-The interface above ``state/`` is synchronous for reads and asynchronous for appends; so is this
-class. Reads (joining a table, the CLI) go through a small pool of blocking connections with
-bounded connect and statement timeouts, as the SQLite reads block on the disk; the hot path (every
-append, and the bus's catch-up reads) is asynchronous, on its own pool, and never blocks the loop.
+Every serving call runs on the asynchronous pool through the ledger's :class:`~sidecar.state.ledger.Guard`:
+bounded in time, refused at once while the database is known to be down (frozen, unreachable), and
+probed until it answers again. The administration calls (the CLI) use a small pool of blocking
+connections with bounded connect and statement timeouts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import hmac
 import re
 import secrets
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 
 try:
     import psycopg
+    from psycopg.pq import TransactionStatus
     from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise ImportError("the PostgreSQL ledger needs the optional extra: pip install 'verdict[postgres]'") from exc
 
-from .ledger import ROLES, Action, Behind, StoredRequest, TableInfo, TableKeys, hash_key, new_key, new_table
+from .ledger import (
+    BOUND,
+    ROLES,
+    Action,
+    Guard,
+    LedgerUnavailable,
+    Note,
+    Row,
+    StoredRequest,
+    TableInfo,
+    TableKeys,
+    Writer,
+    first_line,
+    hash_key,
+    new_key,
+    new_table,
+    within,
+)
 
 CHANNEL = "verdict"
 """The ``NOTIFY`` channel. The payload is ``<table>:<head>:<first seq>:<events, base64, comma-separated>:<request id>``
@@ -47,9 +66,14 @@ CHANNEL = "verdict"
 WRITERS = 2
 """Batches of appends in flight at once (each one transaction, one round trip, one commit)."""
 TURNS = 4
-"""Turns (a table's row locked while an action is prepared again) in flight at once, per sidecar."""
+"""Turns (a table's row locked while its actions are prepared) in flight at once, per sidecar."""
 TIMEOUT_MS = 5000
-"""Longest a statement may run, and a connection may take to open (a stalled database is an error, not a hang)."""
+"""Longest a statement may run, and a connection may take to open, for the administration calls (the
+serving calls are bounded by :data:`~sidecar.state.ledger.BOUND` on this side, which also holds when the
+database is frozen and its own timers with it)."""
+CONTENDED_FOR = 5.0
+"""Seconds a table whose append was refused, or whose turn found others' events, is written in turns (its row
+locked first)."""
 
 MIGRATIONS: list[tuple[int, str]] = [
     (
@@ -136,6 +160,59 @@ END $$;
 ALTER TABLE tables ADD COLUMN user_secret TEXT;
 """,
     ),
+    # A turn's actions of one table in one call, all or none: the refusal is decided before anything is
+    # inserted, so nothing (not a notification) of a refused turn leaves the transaction.
+    (
+        3,
+        """
+CREATE FUNCTION verdict_append_many(
+    p_table TEXT, p_first BIGINT, p_data BYTEA[], p_sizes INT[], p_requests TEXT[], p_roles TEXT[], p_replies BYTEA[]
+) RETURNS BIGINT LANGUAGE plpgsql AS $$
+DECLARE
+    cur BIGINT;
+    last BIGINT := p_first + cardinality(p_data) - 1;
+    at INT := 1;
+    first BIGINT;
+    n INT;
+    msg TEXT;
+BEGIN
+    SELECT head INTO cur FROM tables WHERE id = p_table FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        SELECT head INTO cur FROM tables WHERE id = p_table;
+        IF NOT FOUND THEN
+            RETURN NULL;
+        END IF;
+        RETURN -1 - cur;
+    END IF;
+    IF cur <> p_first - 1
+       OR EXISTS (SELECT 1 FROM requests WHERE table_id = p_table AND request_id = ANY (p_requests)) THEN
+        RETURN -1 - cur;
+    END IF;
+    FOR i IN 1 .. cardinality(p_sizes) LOOP
+        n := p_sizes[i];
+        first := p_first + at - 1;
+        INSERT INTO events (table_id, seq, batch, data, created)
+            SELECT p_table, first + k - 1, first, p_data[at + k - 1], extract(epoch FROM clock_timestamp())
+            FROM generate_series(1, n) AS k;
+        IF p_requests[i] IS NOT NULL THEN
+            INSERT INTO requests (table_id, request_id, role, reply, seq)
+                VALUES (p_table, p_requests[i], p_roles[i], p_replies[i], first);
+        END IF;
+        msg := p_table || ':' || (first + n - 1) || ':' || first || ':'
+            || translate(array_to_string(ARRAY(SELECT encode(p_data[at + k - 1], 'base64')
+                                               FROM generate_series(1, n) AS k ORDER BY k), ','), E'\\n', '')
+            || ':' || coalesce(p_requests[i], '');
+        IF octet_length(msg) > 7900 THEN
+            msg := p_table || ':' || (first + n - 1);
+        END IF;
+        PERFORM pg_notify('verdict', msg);
+        at := at + n;
+    END LOOP;
+    UPDATE tables SET head = last WHERE id = p_table;
+    RETURN last;
+END $$;
+""",
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x76657264  # advisory lock key: one sidecar migrates at a time
@@ -165,21 +242,8 @@ def redact(url: str) -> str:
     return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
 
 
-@dataclass(frozen=True)
-class Row:
-    """An event as the bus reads it: its seq, the first seq of its append, the data, and the request id."""
-
-    seq: int
-    batch: int
-    data: bytes
-    request_id: str | None
-
-
 class PostgresLedger:
     """The ledger on PostgreSQL; ``url`` is a libpq URL, ``postgresql://user:pass@host/db``."""
-
-    shared = True
-    """Other sidecars may append to the same tables: the server runs a bus (:mod:`sidecar.server.bus`)."""
 
     def __init__(self, url: str, pool_size: int = TURNS + WRITERS + 2) -> None:
         self.url = url
@@ -193,9 +257,8 @@ class PostgresLedger:
             with psycopg.connect(url, **self._kwargs) as db:
                 migrate(db)
         except psycopg.OperationalError as exc:
-            raise ConnectionError(f"cannot reach the PostgreSQL ledger at {redact(url)}: {_first_line(exc)}") from None
-        # Reads are rare (a join, the CLI): check a connection before lending it. Appends are the hot path:
-        # their pool lends without a check (a round trip each), and drops a connection that broke.
+            raise LedgerUnavailable(f"cannot reach the PostgreSQL ledger at {redact(url)}: {first_line(exc)}") from None
+        # The administration calls (the CLI) are rare: check a connection before lending it.
         self._sync = ConnectionPool(
             url,
             min_size=1,
@@ -210,10 +273,23 @@ class PostgresLedger:
         self._async: AsyncConnectionPool | None = None
         self._waiting: list[tuple[tuple[Any, ...], asyncio.Future[int | None]]] = []
         self._writers = 0
-        self._turns: asyncio.Semaphore | None = None
+        self._turn_slots: asyncio.Semaphore | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._async_lock: asyncio.Lock | None = None
+        self._contended: dict[str, float] = {}
+        """Tables refused lately, and when: written in turns until :data:`CONTENDED_FOR` has passed."""
         self._closed = False
+        # Unreachable (no connection to be had, one that broke): down until a probe connects again.
+        self.guard = Guard(
+            "PostgreSQL ledger",
+            (psycopg.Error, PoolTimeout, OSError),
+            self._probe,
+            down_on=(psycopg.OperationalError, PoolTimeout, OSError),
+        )
+        self.refusals = 0
+        """Turns the database refused because the table had moved on (or an id was taken)."""
+        self.turns = 0
+        """Turns written with the table's row locked first."""
 
     # --- connections ----------------------------------------------------------------
 
@@ -232,22 +308,234 @@ class PostgresLedger:
                         self.url,
                         min_size=1,
                         max_size=self._pool_size,
-                        kwargs=self._kwargs,
+                        kwargs={**self._kwargs, "connect_timeout": max(2, int(BOUND))},
                         open=False,
-                        timeout=TIMEOUT_MS / 1000,
+                        timeout=BOUND,
                         name="verdict-async",
                     )
                     await pool.open()
                     self._async = pool
         return self._async
 
-    async def listener(self) -> psycopg.AsyncConnection:
-        """A new connection that listens on :data:`CHANNEL` (the bus owns and closes it)."""
-        db = await psycopg.AsyncConnection.connect(self.url, **{**self._kwargs, "application_name": "verdict-bus"})
+    async def _aq(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        pool = await self._pool()
+        for attempt in (1, 2):
+            try:
+                async with pool.connection() as db:
+                    cur = await db.execute(sql, params)
+                    return await cur.fetchall() if cur.description else []
+            except psycopg.OperationalError:
+                # a pooled connection that broke meanwhile (the database restarted, a proxy cut it): once more,
+                # on a connection checked first; a second failure is the database's
+                if attempt == 2:
+                    raise
+                await pool.check()
+        raise AssertionError("unreachable")
+
+    async def _probe(self) -> None:
+        async with await psycopg.AsyncConnection.connect(
+            self.url, **{**self._kwargs, "connect_timeout": max(2, int(BOUND))}
+        ) as db:
+            await db.execute("SELECT 1")
+        if self._async is not None:
+            await self._async.check()  # drop the connections that broke meanwhile
+
+    # --- serving ------------------------------------------------------------------
+
+    async def find_table(self, table_id: str) -> TableInfo | None:
+        rows = await self.guard.run(
+            self._aq("SELECT id, name, created FROM tables WHERE id=%s", (table_id,)), "reading a table"
+        )
+        return TableInfo(*rows[0]) if rows else None
+
+    async def find_role(self, table_id: str, key: str) -> str | None:
+        rows = await self.guard.run(
+            self._aq("SELECT gm_hash, player_hash, observer_hash FROM tables WHERE id=%s", (table_id,)),
+            "reading a table's keys",
+        )
+        return _role(rows, key)
+
+    async def find_user_secret(self, table_id: str) -> bytes | None:
+        return await self.guard.run(self._user_secret(table_id), "reading a table's secret")
+
+    async def _user_secret(self, table_id: str) -> bytes | None:
+        rows = await self._aq("SELECT user_secret FROM tables WHERE id=%s", (table_id,))
+        if rows and rows[0][0] is None:
+            # made on first use for a table from before per-user keys; the first one made stands
+            await self._aq(_GIVE_SECRET, (secrets.token_hex(32), table_id))
+            rows = await self._aq("SELECT user_secret FROM tables WHERE id=%s", (table_id,))
+        return bytes.fromhex(rows[0][0]) if rows else None
+
+    async def read_events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
+        rows = await self.guard.run(
+            self._aq(_EVENTS, (table_id, since, upto if upto is not None else 2**62)), "reading events"
+        )
+        return [(s, bytes(d)) for s, d in rows]
+
+    async def read_rows(self, table_id: str, since: int) -> list[Row]:
+        return _rows(await self.guard.run(self._aq(_READ_SINCE, (table_id, since)), "reading events"))
+
+    async def heads(self, table_ids: list[str]) -> dict[str, int]:
+        rows = await self.guard.run(
+            self._aq("SELECT id, head FROM tables WHERE id = ANY(%s)", (table_ids,)), "reading heads"
+        )
+        return {table_id: head for table_id, head in rows}
+
+    async def find_request(self, table_id: str, request_id: str) -> StoredRequest | None:
+        rows = await self.guard.run(self._aq(_REQUEST, (table_id, request_id)), "reading a request")
+        return _stored(rows[0]) if rows else None
+
+    async def find_request_ids(self, table_id: str) -> list[str]:
+        rows = await self.guard.run(
+            self._aq("SELECT request_id FROM requests WHERE table_id=%s", (table_id,)), "reading request ids"
+        )
+        return [r for (r,) in rows]
+
+    async def notes(self, listening: Callable[[], Awaitable[None]]) -> AsyncGenerator[Note, None]:
+        """Every table another sidecar (or this one) appended to, from ``NOTIFY``, on a connection of its own."""
+        try:  # bounded, but not through the guard: a bus that cannot listen yet holds no request up
+            db = await within(self._listener(), BOUND)
+        except (TimeoutError, psycopg.Error, OSError) as exc:
+            raise LedgerUnavailable(f"the PostgreSQL ledger cannot be listened to: {first_line(exc)}") from None
+        try:
+            await listening()
+            async for note in db.notifies():
+                yield parse_note(note.payload)
+            raise LedgerUnavailable("the PostgreSQL ledger's notifications ended")
+        except psycopg.Error as exc:
+            raise LedgerUnavailable(f"the PostgreSQL ledger stopped notifying: {first_line(exc)}") from None
+        finally:
+            try:
+                await within(db.close(), BOUND)
+            except (Exception, asyncio.CancelledError):
+                pass
+
+    async def _listener(self) -> psycopg.AsyncConnection:
+        db = await psycopg.AsyncConnection.connect(
+            self.url, **{**self._kwargs, "connect_timeout": max(2, int(BOUND)), "application_name": "verdict-bus"}
+        )
         await db.execute(f"LISTEN {CHANNEL}")
         return db
 
-    # --- tables -------------------------------------------------------------------
+    async def write(self, table_id: str, head: int, writer: Writer) -> None:
+        if self._contended.get(table_id, -CONTENDED_FOR) < time.monotonic() - CONTENDED_FOR:
+            self._contended.pop(table_id, None)
+            actions = await writer.prepare({})
+            if not actions:
+                return
+            last = await self.guard.run(self._append_surely(_many_args(table_id, head + 1, actions)), "appending")
+            if last is None:
+                raise LedgerUnavailable(f"no table {table_id!r} in the ledger")
+            if last >= 0:
+                return
+            # Another sidecar appended first, holds the row, or took one of the ids: nothing was stored.
+            self.refusals += 1
+            self._contended[table_id] = time.monotonic()
+            head = await writer.reset()
+        await self._turn(table_id, head, writer)
+
+    async def _append_surely(self, args: tuple[Any, ...]) -> int | None:
+        """:meth:`_append`, and when its connection broke under it (the database restarted, a proxy cut it),
+        the ledger's word on whether it committed, asked on a fresh connection: if not, it is appended again,
+        once (a turn is all or nothing, and its first request id tells which)."""
+        try:
+            return await self._append(args)
+        except (psycopg.OperationalError, PoolTimeout):
+            rid = next((r for r in args[4] if r is not None), None)
+            if rid is None:
+                raise
+        if self._async is not None:
+            await self._async.check()  # drop the other broken connections
+        async with await psycopg.AsyncConnection.connect(
+            self.url, **{**self._kwargs, "connect_timeout": max(2, int(BOUND))}
+        ) as db:
+            cur = await db.execute("SELECT seq FROM requests WHERE table_id=%s AND request_id=%s", (args[0], rid))
+            row = await cur.fetchone()
+            if row is not None:  # stored: by this turn (its head), or first by another sidecar (refused)
+                return args[1] + len(args[2]) - 1 if row[0] == args[1] else -1
+            cur = await db.execute(_APPEND_MANY, args)
+            return _appended(await cur.fetchone())
+
+    async def _append(self, args: tuple[Any, ...]) -> int | None:
+        """Append one table's turn in the next group commit; its new head, ``-1 - head`` if refused."""
+        fut: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((args, fut))
+        if self._writers < WRITERS:
+            self._writers += 1
+            task = asyncio.create_task(self._write())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return await fut  # cancelled (out of time) before it is sent, it is not sent
+
+    async def _write(self) -> None:
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting, []
+                # a turn whose caller stopped waiting (out of time) is not sent: it was refused
+                batch = [(args, fut) for args, fut in batch if not fut.done()]
+                if not batch:
+                    continue
+                batch.sort(key=lambda item: item[0][0])  # by table: every sidecar locks rows in one order
+                try:
+                    pool = await self._pool()
+                    async with pool.connection() as db:
+                        async with db.pipeline():
+                            async with db.transaction():
+                                curs = [await db.execute(_APPEND_MANY, args) for args, _ in batch]
+                        results = [_appended(await cur.fetchone()) for cur in curs]
+                except Exception as exc:  # every turn of the batch hears it
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(exc)
+                    continue
+                for (_, fut), last in zip(batch, results):
+                    if not fut.done():
+                        fut.set_result(last)
+        finally:
+            self._writers -= 1
+
+    async def _turn(self, table_id: str, head: int, writer: Writer) -> None:
+        """The table's row locked, the events after ``head`` and the stored replies of the writer's ids read,
+        in one round trip; the writer catches up and prepares; its actions appended and committed in another."""
+        self.turns += 1
+        pool = await self._pool()
+        if self._turn_slots is None:
+            self._turn_slots = asyncio.Semaphore(TURNS)
+        # A turn may wait for the row while holding a connection: a few at a time, so the group commits and
+        # the reads always find one (they never wait for a row, so they always finish).
+        async with self._turn_slots:
+            db = await self.guard.run(pool.getconn(), "taking a connection")
+            try:
+                rows, answered = await self.guard.run(
+                    _lock_and_read(db, table_id, head, writer.request_ids), "locking a table"
+                )
+                if rows or answered:  # others still write to this table: stay in turns
+                    self._contended[table_id] = time.monotonic()
+                await writer.caught_up(rows)
+                actions = await writer.prepare(answered)
+                if actions:
+                    args = _many_args(table_id, (rows[-1].seq if rows else head) + 1, actions)
+                    last = await self.guard.run(_append_and_commit(db, args), "appending")
+                    if last is None or last < 0:  # cannot be, with the row locked: a bug, said as such
+                        raise RuntimeError(f"the ledger refused a turn at table {table_id!r} with its row locked")
+                else:
+                    await self.guard.run(db.execute("ROLLBACK"), "ending a turn")
+            finally:
+                if db.info.transaction_status != TransactionStatus.IDLE:
+                    # out of time, or failed in the middle: the database rolls it back when the connection goes
+                    await db.close()
+                await pool.putconn(db)
+
+    async def aclose(self) -> None:
+        """Close the asynchronous pool (on the loop that opened it)."""
+        self.guard.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._async is not None:
+            pool, self._async = self._async, None
+            await pool.close(timeout=BOUND)
+
+    # --- administration -------------------------------------------------------------
 
     def create_table(self, name: str) -> TableKeys:
         keys, row = new_table(name)
@@ -257,6 +545,9 @@ class PostgresLedger:
             row,
         )
         return keys
+
+    def first_table(self, name: str) -> TableKeys | None:
+        return None  # several sidecars start at once: the host creates each group's table (verdict table create)
 
     def rotate_keys(self, table_id: str) -> TableKeys:
         keys = TableKeys(table_id, new_key(), new_key(), new_key())
@@ -276,39 +567,19 @@ class PostgresLedger:
         return TableInfo(*rows[0]) if rows else None
 
     def role_for(self, table_id: str, key: str) -> str | None:
-        rows = self._q("SELECT gm_hash, player_hash, observer_hash FROM tables WHERE id=%s", (table_id,))
-        if not rows:
-            return None
-        h = hash_key(key)
-        for role, stored in zip(ROLES, rows[0]):
-            if hmac.compare_digest(h, stored):
-                return role
-        return None
+        return _role(self._q("SELECT gm_hash, player_hash, observer_hash FROM tables WHERE id=%s", (table_id,)), key)
 
     def user_secret(self, table_id: str) -> bytes | None:
         rows = self._q("SELECT user_secret FROM tables WHERE id=%s", (table_id,))
         if not rows:
             return None
         if rows[0][0] is None:
-            # Made on first use for a table from before per-user keys; the UPDATE keeps the first one
-            # made when several sidecars race, and the SELECT after it reads the one that stands.
-            self._q(
-                "UPDATE tables SET user_secret=%s WHERE id=%s AND user_secret IS NULL",
-                (secrets.token_hex(32), table_id),
-            )
+            self._q(_GIVE_SECRET, (secrets.token_hex(32), table_id))
             rows = self._q("SELECT user_secret FROM tables WHERE id=%s", (table_id,))
         return bytes.fromhex(rows[0][0])
 
-    # --- events -------------------------------------------------------------------
-
     def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
-        return [
-            (s, bytes(d))
-            for s, d in self._q(
-                "SELECT seq, data FROM events WHERE table_id=%s AND seq>%s AND seq<=%s ORDER BY seq",
-                (table_id, since, upto if upto is not None else 2**62),
-            )
-        ]
+        return [(s, bytes(d)) for s, d in self._q(_EVENTS, (table_id, since, upto if upto is not None else 2**62))]
 
     def request_ids(self, table_id: str) -> list[str]:
         return [r for (r,) in self._q("SELECT request_id FROM requests WHERE table_id=%s", (table_id,))]
@@ -317,155 +588,19 @@ class PostgresLedger:
         rows = self._q(_REQUEST, (table_id, request_id))
         return _stored(rows[0]) if rows else None
 
-    def head(self, table_id: str) -> int:
-        rows = self._q("SELECT head FROM tables WHERE id=%s", (table_id,))
-        if not rows:
-            raise KeyError(table_id)
-        head: int = rows[0][0]
-        return head
-
     def append_sync(
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None:
-        """Append on the caller's thread (CLI, tests)."""
-        args = _append_args(table_id, events, request)
-        if args is None:
+        """Append on the caller's thread (CLI, tests); refused (ValueError) when the table moved on."""
+        if not events:
             return
+        args = _many_args(table_id, events[0][0], [(events, request)])
         with self._sync.connection() as db:
-            last = _appended(db.execute(_APPEND, args).fetchone())
-        _check(table_id, last, events)
-
-    async def append(
-        self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
-    ) -> None:
-        """Append atomically; returns once committed. Raises :class:`Behind` when the table moved on.
-
-        Appends waiting at the same time share a transaction, sent in one round trip (group commit,
-        as the SQLite writer does): one commit, one WAL flush for all of them."""
-        args = _append_args(table_id, events, request)
-        if args is None:
-            return
-        fut: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((args, fut))
-        if self._writers < WRITERS:
-            self._writers += 1
-            task = asyncio.create_task(self._write())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        try:
-            last = await fut
-        except (psycopg.Error, PoolTimeout) as exc:
-            last = await self._recover(table_id, args, request, exc)
-        _check(table_id, last, events)
-
-    async def append_actions(self, table_id: str, actions: list[Action]) -> None:
-        """Append several actions of a table in order, each atomically; a refusal (:class:`Behind`) stops at
-        the action refused, those before it stored. (The server appends one action at a time here: each
-        may need preparing again in turn.)"""
-        for events, request in actions:
-            await self.append(table_id, events, request)
-
-    async def _write(self) -> None:
-        try:
-            while self._waiting:
-                batch, self._waiting = self._waiting, []
-                batch.sort(key=lambda item: item[0][0])  # by table: every sidecar locks rows in one order
-                try:
-                    pool = await self._pool()
-                    async with pool.connection() as db:
-                        async with db.pipeline():
-                            async with db.transaction():
-                                curs = [await db.execute(_APPEND, args) for args, _ in batch]
-                        results = [_appended(await cur.fetchone()) for cur in curs]
-                except Exception as exc:  # every append of the batch hears it, and checks on its own
-                    for _, fut in batch:
-                        if not fut.done():
-                            fut.set_exception(exc)
-                    continue
-                for (_, fut), last in zip(batch, results):
-                    if not fut.done():
-                        fut.set_result(last)
-        finally:
-            self._writers -= 1
-
-    async def _recover(
-        self, table_id: str, args: tuple[Any, ...], request: tuple[str, str, bytes] | None, exc: BaseException
-    ) -> int | None:
-        """The batch of this append failed (a connection broke, the database restarted): did it commit?"""
-        if request is None:
-            raise ConnectionError(f"the ledger is unreachable: {_first_line(exc)}") from None
-        try:
-            if self._async is not None:
-                await self._async.check()  # drop the other broken connections, and ask on a fresh one
-            async with await psycopg.AsyncConnection.connect(self.url, **self._kwargs) as db:
-                cur = await db.execute(
-                    "SELECT t.head, r.seq FROM tables t LEFT JOIN requests r"
-                    " ON r.table_id = t.id AND r.request_id = %s WHERE t.id = %s",
-                    (request[0], table_id),
-                )
-                row = await cur.fetchone()
-                if row is not None and row[1] is not None:  # it did: answered from the ledger like any retry
-                    raise Behind(table_id, row[0])
-                cur = await db.execute(_APPEND, args)  # it did not: append again, once, alone
-                return _appended(await cur.fetchone())
-        except (psycopg.OperationalError, PoolTimeout) as again:
-            raise ConnectionError(f"the ledger is unreachable: {_first_line(again)}") from None
-
-    async def read_since(self, table_id: str, since: int) -> list[Row]:
-        """The events after ``since``, in order, each with its batch and (on a batch's first) request id."""
-        pool = await self._pool()
-        async with pool.connection() as db:
-            return await _read_since(db, table_id, since)
-
-    @contextlib.asynccontextmanager
-    async def turn(self, table_id: str, since: int, request_id: str) -> AsyncIterator[Turn]:
-        """The table's row locked until the block ends: read, prepare and append with nobody in between.
-
-        One round trip locks the row (waiting for it), reads the events after ``since`` and looks up
-        ``request_id``; :meth:`Turn.append` appends and commits in another. Without an append the turn
-        commits nothing; an exception rolls it back. The fast path is :meth:`append`; a sidecar whose
-        append was refused takes a turn, so a busy table costs it one refusal, not a string of them."""
-        pool = await self._pool()
-        if self._turns is None:
-            self._turns = asyncio.Semaphore(TURNS)
-        try:
-            # A turn may wait for the row while holding a connection: a few at a time, so the batches of
-            # appends and the reads always find one (they never wait for a row, so they always finish).
-            async with self._turns, pool.connection() as db:
-                done = False
-                try:
-                    async with db.pipeline():
-                        await db.execute("BEGIN")
-                        head = await db.execute("SELECT head FROM tables WHERE id=%s FOR UPDATE", (table_id,))
-                        rows = await db.execute(_READ_SINCE, (table_id, since))
-                        stored = await db.execute(_REQUEST, (table_id, request_id))
-                    found = await head.fetchone()
-                    if found is None:
-                        raise KeyError(table_id)
-                    turn = Turn(db, table_id, found[0], _rows(await rows.fetchall()), _stored(await stored.fetchone()))
-                    yield turn
-                    if not turn.committed:
-                        await db.execute("ROLLBACK")
-                    done = True
-                finally:
-                    if not done and not db.closed:
-                        with contextlib.suppress(psycopg.Error):
-                            await db.execute("ROLLBACK")
-        except (psycopg.OperationalError, PoolTimeout) as exc:
-            raise ConnectionError(f"the ledger is unreachable: {_first_line(exc)}") from None
-
-    async def heads(self, table_ids: list[str]) -> dict[str, int]:
-        """The ledger's head of each of these tables."""
-        pool = await self._pool()
-        async with pool.connection() as db:
-            cur = await db.execute("SELECT id, head FROM tables WHERE id = ANY(%s)", (table_ids,))
-            return dict(await cur.fetchall())
-
-    async def aclose(self) -> None:
-        """Close the asynchronous pool (on the loop that opened it)."""
-        if self._async is not None:
-            pool, self._async = self._async, None
-            await pool.close()
+            last = _appended(db.execute(_APPEND_MANY, args).fetchone())
+        if last is None:
+            raise KeyError(table_id)
+        if last < 0:
+            raise ValueError(f"table {table_id} is at seq {-1 - last} in the ledger, not {events[0][0] - 1}")
 
     def close(self) -> None:
         """Close the connections; closing twice is harmless."""
@@ -475,35 +610,26 @@ class PostgresLedger:
         self._sync.close()
 
 
-class Turn:
-    """A table's row locked in an open transaction (see :meth:`PostgresLedger.turn`): the table's
-    ``head``, the ``rows`` after the seq asked for, and the ``stored`` reply of the request id, if any."""
-
-    def __init__(
-        self, db: psycopg.AsyncConnection, table_id: str, head: int, rows: list[Row], stored: StoredRequest | None
-    ) -> None:
-        self.db, self.table_id, self.head, self.rows, self.stored = db, table_id, head, rows, stored
-        self.committed = False
-
-    async def append(self, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None) -> None:
-        """Append and commit, in one round trip."""
-        args = _append_args(self.table_id, events, request)
-        if args is None:
-            return
-        async with self.db.pipeline():
-            cur = await self.db.execute(_APPEND, args)
-            await self.db.execute("COMMIT")
-        self.committed = True
-        last = _appended(await cur.fetchone())
-        _check(self.table_id, last, events)
-
-
 _READ_SINCE = (
     "SELECT e.seq, e.batch, e.data, r.request_id FROM events e"
     " LEFT JOIN requests r ON r.table_id = e.table_id AND r.seq = e.seq"
     " WHERE e.table_id=%s AND e.seq>%s ORDER BY e.seq"
 )
+_EVENTS = "SELECT seq, data FROM events WHERE table_id=%s AND seq>%s AND seq<=%s ORDER BY seq"
 _REQUEST = "SELECT role, reply FROM requests WHERE table_id=%s AND request_id=%s"
+_ANSWERED = "SELECT request_id, role, reply FROM requests WHERE table_id=%s AND request_id = ANY(%s)"
+_GIVE_SECRET = "UPDATE tables SET user_secret=%s WHERE id=%s AND user_secret IS NULL"
+_APPEND_MANY = "SELECT verdict_append_many(%s, %s, %s, %s, %s, %s, %s)"
+
+
+def _role(rows: list[tuple[Any, ...]], key: str) -> str | None:
+    if not rows:
+        return None
+    h = hash_key(key)
+    for role, stored in zip(ROLES, rows[0]):
+        if hmac.compare_digest(h, stored):
+            return role
+    return None
 
 
 def _rows(found: list[tuple[Any, ...]]) -> list[Row]:
@@ -514,49 +640,63 @@ def _stored(found: tuple[Any, ...] | None) -> StoredRequest | None:
     return StoredRequest(found[0], bytes(found[1])) if found else None
 
 
-async def _read_since(db: psycopg.AsyncConnection, table_id: str, since: int) -> list[Row]:
-    cur = await db.execute(_READ_SINCE, (table_id, since))
-    return _rows(await cur.fetchall())
+async def _lock_and_read(
+    db: psycopg.AsyncConnection, table_id: str, since: int, request_ids: list[str]
+) -> tuple[list[Row], Mapping[str, StoredRequest]]:
+    """In one round trip: the table's row locked (waiting for it), the events after ``since``, and the
+    replies stored for these ids."""
+    async with db.pipeline():
+        await db.execute("BEGIN")
+        head = await db.execute("SELECT head FROM tables WHERE id=%s FOR UPDATE", (table_id,))
+        rows = await db.execute(_READ_SINCE, (table_id, since))
+        answered = await db.execute(_ANSWERED, (table_id, request_ids))
+    if await head.fetchone() is None:
+        raise LedgerUnavailable(f"no table {table_id!r} in the ledger")
+    stored = {rid: StoredRequest(role, bytes(reply)) for rid, role, reply in await answered.fetchall()}
+    return _rows(await rows.fetchall()), stored
 
 
-_APPEND = "SELECT verdict_append(%s, %s, %s, %s, %s, %s)"
+async def _append_and_commit(db: psycopg.AsyncConnection, args: tuple[Any, ...]) -> int | None:
+    async with db.pipeline():
+        cur = await db.execute(_APPEND_MANY, args)
+        await db.execute("COMMIT")
+    return _appended(await cur.fetchone())
 
 
 def _appended(row: tuple[Any, ...] | None) -> int | None:
-    """What :data:`_APPEND` answered: the new head, ``-1 - head`` when refused, None for no such table.
+    """What :data:`_APPEND_MANY` answered: the new head, ``-1 - head`` when refused, None for no such table.
 
     psycopg types ``fetchone()`` as optional; a ``SELECT`` of a function always yields one row, so a
     missing one means the statement did not run as written, and says so instead of indexing None.
     """
     if row is None:
         raise RuntimeError(
-            "the ledger's verdict_append answered no row; it answers one to every append (the new head, a refusal or null)"
+            "the ledger's verdict_append_many answered no row; it answers one to every append"
+            " (the new head, a refusal or null)"
         )
     last: int | None = row[0]
     return last
 
 
-def _append_args(
-    table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
-) -> tuple[Any, ...] | None:
-    if not events:
-        return None
-    first = events[0][0]
-    if [s for s, _ in events] != list(range(first, first + len(events))):
-        raise ValueError("the seqs of one append follow each other")
-    rid, role, reply = request if request is not None else (None, None, None)
-    return (table_id, first, [d for _, d in events], rid, role, reply)
-
-
-def _check(table_id: str, last: int | None, events: list[tuple[int, bytes]]) -> None:
-    if last is None:
-        raise KeyError(table_id)
-    if last < 0:
-        raise Behind(table_id, -1 - last)
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+def _many_args(table_id: str, first: int, actions: list[Action]) -> tuple[Any, ...]:
+    """The arguments of :data:`_APPEND_MANY` for a turn's actions, whose events follow ``first - 1``."""
+    data: list[bytes] = []
+    sizes: list[int] = []
+    rids: list[str | None] = []
+    roles: list[str | None] = []
+    replies: list[bytes | None] = []
+    seq = first
+    for events, request in actions:
+        if [s for s, _ in events] != list(range(seq, seq + len(events))) or not events:
+            raise ValueError("the seqs of a turn's actions follow each other and the table's head")
+        seq += len(events)
+        data += [d for _, d in events]
+        sizes.append(len(events))
+        rid, role, reply = request if request is not None else (None, None, None)
+        rids.append(rid)
+        roles.append(role)
+        replies.append(reply)
+    return (table_id, first, data, sizes, rids, roles, replies)
 
 
 def migrate(db: psycopg.Connection) -> int:

@@ -10,9 +10,10 @@ anyone. A refused action raises :class:`ActionError` and leaves no trace.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -79,7 +80,11 @@ class Pending:
 
 
 class Table:
-    """One table's state. All methods run on the event loop; none blocks on I/O but :meth:`load`."""
+    """One table's state. All methods run on the event loop. What the table does not hold in memory it reads
+    from the ledger: the coroutines (:meth:`read`, :meth:`reading`, :meth:`snapshot_read`, :meth:`visible_read`,
+    :meth:`verify_read`, :meth:`commit_read`) read it without blocking the loop, and put it in hand for the
+    plain methods they call; called alone (tools, tests), the plain methods read it blocking, and count it
+    (:attr:`blocking_reads`: none while serving)."""
 
     def __init__(self, table_id: str, ledger: Ledger, rng: Dice | None = None) -> None:
         self.id = table_id
@@ -111,24 +116,69 @@ class Table:
         """Gathered checks with a part rolled in secret: their whole result is the GM's."""
         self._labels: OrderedDict[int, str | None] = OrderedDict()
         """Labels of roll events older than the recent window, by seq, read back for ``verify``."""
+        self._in_hand: tuple[int, int, list[tuple[int, Stored]]] | None = None
+        """Stored events read for the operation under way: (after seq, up to seq, the events)."""
+        self.blocking_reads = 0
+        """Reads of the ledger that blocked the caller (the plain methods called alone): none while serving."""
 
     def load(self) -> None:
-        """Read the table from the ledger: what it holds is all there is (what memory held ahead of it goes)."""
+        """Read the table from the ledger, blocking (tools, tests): what it holds is all there is."""
+        self.blocking_reads += 1
+        self._fold(self.ledger.events(self.id))
+
+    async def read(self, upto: int | None = None) -> None:
+        """Read the table from the ledger (up to ``upto``) without blocking the loop: what it holds is all
+        there is (what memory held ahead of it goes). Raises :class:`~.ledger.LedgerUnavailable`."""
+        self._fold(await self.ledger.read_events(self.id, 0, upto))
+
+    def _fold(self, rows: list[tuple[int, bytes]]) -> None:
         self.head = self.durable = 0
         self.restricted, self.roll_seq, self.facet_seen, self.views = {}, {}, {}, OrderedDict()
         self.numbering = Numbering()
         self.secret_owners, self.gather_secret = set(), set()
         self.recent = []
+        decoded = [(seq, _dec.decode(data)) for seq, data in rows]
 
         def indexed() -> Iterable[tuple[int, object]]:
-            for seq, data in self.ledger.events(self.id):
-                st = _dec.decode(data)
+            for seq, st in decoded:
                 self._index(seq, st)
                 self._keep(seq, st)
                 self.head = self.durable = seq  # read from the ledger: stored
                 yield seq, st.event
 
-        self.state = Projection.build(indexed(), self._history_of(None))
+        # an undo's rebuild, on the way, reads what is already in hand
+        self._in_hand = (0, decoded[-1][0] if decoded else 0, decoded)
+        try:
+            self.state = Projection.build(indexed(), self._history_of(None))
+        finally:
+            self._in_hand = None
+
+    @contextlib.asynccontextmanager
+    async def reading(self, since: int = 0) -> AsyncIterator[None]:
+        """The stored events after ``since`` in hand while the block runs, read without blocking the loop
+        when memory lacks them: the plain methods called in it read no ledger."""
+        if self._in_hand is not None or not self.durable or (self.recent and self.recent[0][0] <= since + 1):
+            yield
+            return
+        upto = self.durable
+        rows = await self.ledger.read_events(self.id, since, upto)
+        self._in_hand = (since, upto, [(seq, _dec.decode(data)) for seq, data in rows])
+        try:
+            yield
+        finally:
+            self._in_hand = None
+
+    def _older(self, since: int, upto: int) -> list[tuple[int, Stored]]:
+        """The stored events in (since, upto]: from what is in hand, else read from the ledger, blocking."""
+        if upto <= since:
+            return []
+        if self._in_hand is not None:
+            lo, hi, rows = self._in_hand
+            if lo <= since and upto <= hi:
+                key: Callable[[tuple[int, Stored]], int] = lambda row: row[0]  # noqa: E731
+                return rows[bisect.bisect_right(rows, since, key=key) : bisect.bisect_right(rows, upto, key=key)]
+        self.blocking_reads += 1
+        return [(seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id, since, upto)]
 
     def _index(self, seq: int, st: Stored) -> None:
         if st.vis != "all":
@@ -155,9 +205,7 @@ class Table:
         if self.recent and self.recent[0][0] <= since + 1:
             rows = self.recent[bisect.bisect_right(self.recent, since, key=lambda row: row[0]) :]
         else:
-            rows = [
-                (seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id, since, min(upto, self.durable))
-            ]
+            rows = self._older(since, min(upto, self.durable))
             if self.head > self.durable:  # and those of a batch not stored yet, which only memory holds
                 last = rows[-1][0] if rows else since
                 rows += self.recent[bisect.bisect_right(self.recent, last, key=lambda row: row[0]) :]
@@ -184,6 +232,34 @@ class Table:
     def visible(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
         """The events ``viewer`` is told of after its own event ``since``, in its numbering."""
         return hearing.events_for(self, self.stored(self.numbering.after(since, viewer)), viewer)
+
+    async def visible_read(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
+        """:meth:`visible`, what memory lacks read without blocking the loop."""
+        async with self.reading(self.numbering.after(since, viewer)):
+            return self.visible(since, viewer)
+
+    async def snapshot_read(self, viewer: Viewer) -> t.Snapshot:
+        """:meth:`snapshot`, a player's view built (when it must be) from events read without blocking the loop."""
+        if self.view_held(viewer):
+            return self.snapshot(viewer)
+        async with self.reading(0):
+            return self.snapshot(viewer)
+
+    def view_held(self, viewer: Viewer) -> bool:
+        """Whether :meth:`snapshot` for ``viewer`` needs no history: the GM's state, or a player's view kept."""
+        return viewer.is_gm or (viewer.user if viewer.user in self.secret_owners else None) in self.views
+
+    def welcome_reads(self, viewer: Viewer, since: int | None) -> int:
+        """The ledger seq after which a ``welcome`` for ``viewer`` (:func:`.hearing.welcome`) may read events:
+        its view's whole history when it must be built, else what it missed, else nothing."""
+        if not self.view_held(viewer):
+            return 0
+        count = self.numbering.count(viewer)
+        if since is not None and 0 <= since <= count and count - since <= hearing.RESYNC_LIMIT:
+            start = self.numbering.after(since, viewer)
+            if self.head - start <= hearing.RESYNC_READ:
+                return start
+        return self.head
 
     def snapshot(self, viewer: Viewer) -> t.Snapshot:
         snap = (self.state if viewer.is_gm else self._view(viewer)).snapshot()
@@ -221,6 +297,26 @@ class Table:
         """The label of the roll event at ``seq``."""
         return self._label(seq)
 
+    async def verify_read(self, msg: m.Verify, viewer: Viewer) -> m.Verified:
+        """:meth:`verify`, an old roll's label read without blocking the loop."""
+        seq = self.roll_seq.get(msg.check)
+        if seq is not None and not self._label_held(seq):
+            label = None
+            for s, data in await self.ledger.read_events(self.id, seq - 1, seq):
+                if s == seq:
+                    ev = _dec.decode(data).event
+                    label = ev.label if isinstance(ev, t.RollEvent) else None
+            self._hold_label(seq, label)
+        return self.verify(msg, viewer)
+
+    def _label_held(self, seq: int) -> bool:
+        return bool(self.recent and self.recent[0][0] <= seq) or seq in self._labels
+
+    def _hold_label(self, seq: int, label: str | None) -> None:
+        self._labels[seq] = label
+        while len(self._labels) > LABELS_KEPT:
+            del self._labels[next(iter(self._labels))]
+
     def _label(self, seq: int) -> str | None:
         """The label of the roll event at ``seq``. The table keeps no labels: the recent window has the event,
         else the ledger does (only that event decoded), and the last few read back are kept."""
@@ -233,14 +329,10 @@ class Table:
             self._labels.move_to_end(seq)
             return self._labels[seq]
         label = None
-        for s, data in self.ledger.events(self.id, seq - 1, seq):
+        for s, st in self._older(seq - 1, seq):
             if s == seq:
-                ev = _dec.decode(data).event
-                label = ev.label if isinstance(ev, t.RollEvent) else None
-            break
-        self._labels[seq] = label
-        while len(self._labels) > LABELS_KEPT:
-            del self._labels[next(iter(self._labels))]
+                label = st.event.label if isinstance(st.event, t.RollEvent) else None
+        self._hold_label(seq, label)
         return label
 
     # --- committing ---------------------------------------------------------------
@@ -249,9 +341,21 @@ class Table:
         """The ledger now holds the events up to ``seq`` (those :meth:`commit` applied ahead of it)."""
         self.durable = max(self.durable, seq)
 
+    async def commit_read(self, pending: Pending, durable: bool = True) -> None:
+        """:meth:`commit`, the history an undo rebuilds from read without blocking the loop."""
+        if any(isinstance(st.event, t.Undone) for _, st in pending.events):
+            async with self.reading(0):
+                self.commit(pending, durable)
+        else:
+            self.commit(pending, durable)
+
+    def needs_history(self, op: object) -> bool:
+        """Whether preparing this GM operation reads the table's history (an undo looks back for its actions)."""
+        return isinstance(op, t.Undo)
+
     def commit(self, pending: Pending, durable: bool = True) -> None:
         """Apply an action's events: durable in the ledger already, or (``durable=False``) about to be, in a
-        batch; the table is then read back from the ledger (:meth:`load`) should the batch fail."""
+        batch; the table is then read back from the ledger (:meth:`read`) should the batch fail."""
         for seq, st in pending.events:
             self._keep(seq, st)
             self._index(seq, st)

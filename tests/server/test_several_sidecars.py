@@ -65,13 +65,13 @@ async def start_sidecars(pg_url: str, n: int = 2, gate: dict[int, asyncio.Event]
     servers = []
     for i, ledger in enumerate(ledgers):
         if gate and i in gate:  # this sidecar's listening connection waits for the gate
-            ev, connect = gate[i], ledger.listener
+            ev, connect = gate[i], ledger._listener
 
             async def gated(ev: asyncio.Event = ev, connect: Any = connect) -> Any:
                 await ev.wait()
                 return await connect()
 
-            ledger.listener = gated
+            ledger._listener = gated
         server = TestServer(create_app(Settings(rate=1e6, burst=1e6), ledger), host="127.0.0.1", port=free_port())
         await server.start_server()
         servers.append(server)
@@ -190,7 +190,8 @@ async def test_concurrent_appends_from_both_sidecars_leave_no_gap_and_no_duplica
     rows = pair.ledgers[0].events(pair.keys.table)
     assert [s for s, _ in rows] == list(range(1, 181))
     assert sorted(r.seq for r in acked) == list(range(1, 181))
-    assert pair.bus(0).turns + pair.bus(1).turns > 0  # the sidecars did collide, and took turns
+    assert pair.ledgers[0].refusals + pair.ledgers[1].refusals > 0  # the sidecars did collide
+    assert pair.ledgers[0].turns + pair.ledgers[1].turns > 0  # and took turns
     # Each sidecar's projection caught up with the other's rolls: same head, same checks.
     gms = [await pair.client(i, "gm", "gm") for i in (0, 1)]
     snaps = [(await g.request(m.State(id="s"))).snapshot for g in gms]
@@ -208,7 +209,7 @@ async def test_the_same_request_id_sent_to_both_sidecars_rolls_once(pair: Sideca
             b.request(m.Roll(id=f"same-{i}", check=FacetsCheck(pool=5))),
         )
         assert ra == rb
-    assert pair.bus(0).turns + pair.bus(1).turns >= 1  # at least once, both were in flight at the same time
+    assert pair.ledgers[0].turns + pair.ledgers[1].turns >= 1  # at least once, both were in flight at the same time
     rows = pair.ledgers[0].events(pair.keys.table)
     assert len(rows) == 20 and len(pair.ledgers[0].request_ids(pair.keys.table)) == 20
     # later retries, on either sidecar, get the first reply
@@ -230,13 +231,13 @@ async def test_a_sidecar_whose_listening_connection_dropped_catches_up_when_it_r
         gm = await sc.client(0, "gm", "gm")
         bus1 = sc.bus(1)
         gate = asyncio.Event()
-        connect = sc.ledgers[1].listener
+        connect = sc.ledgers[1]._listener
 
         async def gated() -> Any:
             await gate.wait()
             return await connect()
 
-        sc.ledgers[1].listener = gated
+        sc.ledgers[1]._listener = gated
         with psycopg.connect(pg_url, autocommit=True) as db:  # the network blips: the listening connections die
             db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'verdict-bus'")
         for _ in range(100):
@@ -406,16 +407,14 @@ async def test_a_join_that_reads_a_table_from_the_database_does_not_hold_up_the_
     other = ledger.create_table("another")
     busy = await pair.client(0, "gm", "gm-busy")  # on the first table, already held
     reads: list[str] = []
-    events = ledger.events
+    events = ledger.read_events
 
-    def slow_events(table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
+    async def slow_events(table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         reads.append(table_id)
-        import time
+        await asyncio.sleep(1.5)  # a database far away
+        return await events(table_id, since, upto)
 
-        time.sleep(1.5)  # a database far away
-        return events(table_id, since, upto)
-
-    ledger.events = slow_events
+    ledger.read_events = slow_events
     url = pair.url(0)
     joins = [asyncio.create_task(Client.connect(url, other.table, other.gm, user=f"gm-{i}")) for i in range(3)]
     await asyncio.sleep(0.1)
@@ -427,6 +426,6 @@ async def test_a_join_that_reads_a_table_from_the_database_does_not_hold_up_the_
     joined = await asyncio.gather(*joins)
     assert reads == [other.table]  # three joins, one read
     assert all(c.welcome.table == other.table for c in joined)
-    ledger.events = events
+    ledger.read_events = events
     for c in [busy, *joined]:
         await c.close()

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from sidecar.state.ledger import Behind, SqliteLedger, open_ledger
+from sidecar.state.ledger import Action, LedgerUnavailable, Row, SqliteLedger, StoredRequest, open_ledger
 
 
 class Backend:
-    """Opens the same ledger again (a restart) and says where its data is."""
+    """Opens the same ledger again (a restart, or another sidecar) and says where its data is."""
 
     def __init__(self, kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
         self.kind = kind
@@ -35,8 +35,48 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
 
 
 async def _closed(ledger: Any) -> None:
-    if hasattr(ledger, "aclose"):
-        await ledger.aclose()
+    await ledger.aclose()
+
+
+class Actions:
+    """A table's owner in a turn, as plain as can be: actions of given payloads, numbered after the head as
+    it stands when the ledger asks for them (as a table prepares its actions on the state they follow)."""
+
+    def __init__(self, head: int, actions: list[tuple[list[bytes], tuple[str, str, bytes] | None]]) -> None:
+        self.head = head
+        self.actions = actions
+        self.request_ids = [r[0] for _, r in actions if r is not None]
+        self.caught: list[Row] = []
+        self.answered: dict[str, StoredRequest] = {}
+        self.resets = 0
+        self.prepared = 0
+
+    async def caught_up(self, rows: list[Row]) -> None:
+        self.caught += rows
+        if rows:
+            self.head = rows[-1].seq
+
+    async def prepare(self, answered: Any) -> list[Action]:
+        self.prepared += 1
+        self.answered = dict(answered)
+        out: list[Action] = []
+        seq = self.head
+        for payloads, request in self.actions:
+            if request is not None and request[0] in answered:
+                continue
+            out.append(([(seq + i + 1, p) for i, p in enumerate(payloads)], request))
+            seq += len(payloads)
+        return out
+
+    async def reset(self) -> int:
+        self.resets += 1
+        return self.head
+
+
+async def _write(ledger: Any, table: str, head: int, *actions: Any) -> Actions:
+    writer = Actions(head, list(actions))
+    await ledger.write(table, head, writer)
+    return writer
 
 
 def test_tables_and_keys(backend: Backend):
@@ -72,39 +112,67 @@ def test_user_secrets_are_per_table_stable_and_replaced_by_rotate_keys(backend: 
     assert ledger.user_secret(a.table) not in (None, first)
 
 
-async def test_append_read_and_requests(backend: Backend):
+async def test_serving_reads_answer_as_the_administration_ones(backend: Backend):
     ledger = backend.open()
-    k = ledger.create_table("t")
-    await ledger.append(k.table, [(1, b"one"), (2, b"two")], ("r1", "player", b"reply-1"))
-    await ledger.append(k.table, [(3, b"three")], ("r2", "gm", b"reply-2"))
-    ledger.append_sync(k.table, [(4, b"four")], None)
-    assert ledger.events(k.table) == [(1, b"one"), (2, b"two"), (3, b"three"), (4, b"four")]
-    assert ledger.events(k.table, since=2) == [(3, b"three"), (4, b"four")]
-    assert ledger.events(k.table, since=4) == []
-    assert ledger.events(k.table, since=1, upto=3) == [(2, b"two"), (3, b"three")]
-    assert ledger.events(k.table, since=2, upto=3) == [(3, b"three")] and ledger.events(k.table, 3, 3) == []
-    r = ledger.request(k.table, "r1")
-    assert (r.role, r.reply) == ("player", b"reply-1")
-    assert ledger.request(k.table, "nope") is None
-    assert sorted(ledger.request_ids(k.table)) == ["r1", "r2"]
-    other = ledger.create_table("other")
-    assert ledger.events(other.table) == [] and ledger.request(other.table, "r1") is None
+    a = ledger.create_table("alpha")
+    assert (await ledger.find_table(a.table)).name == "alpha" and await ledger.find_table("nope") is None
+    assert [await ledger.find_role(a.table, k) for k in (a.gm, a.player, a.observer)] == ["gm", "player", "observer"]
+    assert await ledger.find_role(a.table, "") is None and await ledger.find_role("nope", a.gm) is None
+    assert await ledger.find_user_secret(a.table) == ledger.user_secret(a.table)
+    assert await ledger.find_user_secret("nope") is None
     await _closed(ledger)
 
 
-async def test_a_refused_append_stores_nothing(backend: Backend):
-    """A batch whose seq is taken is refused whole: none of its events, not its request."""
+async def test_append_read_and_requests(backend: Backend):
     ledger = backend.open()
     k = ledger.create_table("t")
-    await ledger.append(k.table, [(1, b"a"), (2, b"b")], ("r1", "gm", b"x"))
-    with pytest.raises(Exception) as e:
-        await ledger.append(k.table, [(2, b"again"), (3, b"c")], ("r2", "gm", b"y"))
-    if backend.kind == "postgresql":
-        assert isinstance(e.value, Behind) and e.value.head == 2
-    assert ledger.events(k.table) == [(1, b"a"), (2, b"b")]
-    assert ledger.request(k.table, "r2") is None
-    await ledger.append(k.table, [(3, b"c")], ("r2", "gm", b"y"))  # the next seq is still free
-    assert [s for s, _ in ledger.events(k.table)] == [1, 2, 3]
+    await _write(
+        ledger, k.table, 0, ([b"one", b"two"], ("r1", "player", b"reply-1")), ([b"three"], ("r2", "gm", b"reply-2"))
+    )
+    ledger.append_sync(k.table, [(4, b"four")], None)
+    assert ledger.events(k.table) == [(1, b"one"), (2, b"two"), (3, b"three"), (4, b"four")]
+    assert await ledger.read_events(k.table) == ledger.events(k.table)
+    assert await ledger.read_events(k.table, 2) == [(3, b"three"), (4, b"four")]
+    assert await ledger.read_events(k.table, 4) == []
+    assert await ledger.read_events(k.table, 1, 3) == [(2, b"two"), (3, b"three")]
+    assert await ledger.read_events(k.table, 3, 3) == []
+    r = await ledger.find_request(k.table, "r1")
+    assert (r.role, r.reply) == ("player", b"reply-1") == (ledger.request(k.table, "r1").role, b"reply-1")
+    assert await ledger.find_request(k.table, "nope") is None
+    assert sorted(await ledger.find_request_ids(k.table)) == ["r1", "r2"] == sorted(ledger.request_ids(k.table))
+    other = ledger.create_table("other")
+    assert await ledger.read_events(other.table) == [] and await ledger.find_request(other.table, "r1") is None
+    await _closed(ledger)
+
+
+async def test_a_turn_from_a_head_the_table_left_stores_nothing_of_it_or_is_prepared_again(backend: Backend):
+    """SQLite has one writer: a turn from a stale head is a fault, refused whole (nothing of it stored). On a
+    ledger sidecars share it is another sidecar's append: the turn is the ledger's to take again, the table's
+    row locked, after handing the writer what it missed and the replies others stored for its ids."""
+    ledger = backend.open()
+    k = ledger.create_table("t")
+    await _write(ledger, k.table, 0, ([b"a", b"b"], ("r1", "gm", b"x")))
+    if backend.kind == "sqlite":
+        with pytest.raises(LedgerUnavailable):
+            await _write(ledger, k.table, 1, ([b"again", b"c"], ("r2", "gm", b"y")))
+        assert ledger.events(k.table) == [(1, b"a"), (2, b"b")] and ledger.request(k.table, "r2") is None
+        await _write(ledger, k.table, 2, ([b"c"], ("r2", "gm", b"y")))  # the next seq is still free
+        assert [s for s, _ in ledger.events(k.table)] == [1, 2, 3]
+    else:
+        other = backend.open()  # another sidecar
+        stale = await _write(other, k.table, 0, ([b"c"], ("r2", "gm", b"y")), ([b"again"], ("r1", "gm", b"z")))
+        assert stale.resets == 1 and stale.prepared == 2 and other.refusals == 1 and other.turns == 1
+        assert [(r.seq, r.batch, r.data, r.request_id) for r in stale.caught] == [
+            (1, 1, b"a", "r1"),
+            (2, 1, b"b", None),
+        ]
+        assert stale.answered == {"r1": StoredRequest("gm", b"x")}  # answered first elsewhere: its reply
+        assert ledger.events(k.table) == [(1, b"a"), (2, b"b"), (3, b"c")]
+        # refused once, the table is written in turns for a while: no more refusals
+        again = await _write(other, k.table, 2, ([b"d"], ("r3", "gm", b"w")))
+        assert again.resets == 0 and other.refusals == 1 and other.turns == 2
+        assert [r.seq for r in again.caught] == [3]
+        await _closed(other)
     await _closed(ledger)
 
 
@@ -114,7 +182,7 @@ async def test_concurrent_appends_to_many_tables_all_land(backend: Backend):
 
     async def fill(tid: str) -> None:
         for seq in range(1, 21):
-            await ledger.append(tid, [(seq, f"{tid}-{seq}".encode())], (f"r{seq}", "player", b"r"))
+            await _write(ledger, tid, seq - 1, ([f"{tid}-{seq}".encode()], (f"r{seq}", "player", b"r")))
 
     await asyncio.gather(*(fill(t) for t in tables))
     for tid in tables:
@@ -126,7 +194,7 @@ async def test_concurrent_appends_to_many_tables_all_land(backend: Backend):
 async def test_what_is_appended_survives_a_reopen(backend: Backend):
     ledger = backend.open()
     k = ledger.create_table("t")
-    await ledger.append(k.table, [(1, b"kept")], ("r", "gm", b"reply"))
+    await _write(ledger, k.table, 0, ([b"kept"], ("r", "gm", b"reply")))
     await _closed(ledger)
     ledger.close()
     ledger.close()  # closing twice is harmless
@@ -171,15 +239,15 @@ async def test_an_append_answered_by_no_row_is_a_clear_error_and_stores_nothing(
     ledger = open_ledger(pg_url, Path("."))
     k = ledger.create_table("t")
     with psycopg.connect(pg_url, autocommit=True) as db:
-        args = db.execute("SELECT pg_get_function_identity_arguments('verdict_append'::regproc)").fetchone()[0]
-        db.execute(f"DROP FUNCTION verdict_append({args})")
+        args = db.execute("SELECT pg_get_function_identity_arguments('verdict_append_many'::regproc)").fetchone()[0]
+        db.execute(f"DROP FUNCTION verdict_append_many({args})")
         db.execute(
-            f"CREATE FUNCTION verdict_append({args}) RETURNS SETOF BIGINT LANGUAGE sql AS 'SELECT 1 WHERE false'"
+            f"CREATE FUNCTION verdict_append_many({args}) RETURNS SETOF BIGINT LANGUAGE sql AS 'SELECT 1 WHERE false'"
         )
-    with pytest.raises(RuntimeError, match="verdict_append answered no row"):
+    with pytest.raises(RuntimeError, match="verdict_append_many answered no row"):
         ledger.append_sync(k.table, [(1, b"one")], None)
-    with pytest.raises(RuntimeError, match="verdict_append answered no row"):
-        await ledger.append(k.table, [(1, b"one")], ("r1", "gm", b"reply"))
+    with pytest.raises(RuntimeError, match="verdict_append_many answered no row"):
+        await _write(ledger, k.table, 0, ([b"one"], ("r1", "gm", b"reply")))
     assert ledger.events(k.table) == [] and ledger.request(k.table, "r1") is None
     await _closed(ledger)
     ledger.close()
@@ -189,6 +257,6 @@ def test_an_unreachable_or_unknown_ledger_is_a_clear_error(tmp_path: Path):
     with pytest.raises(ValueError, match="postgresql://"):
         open_ledger("mysql://x@y/z", tmp_path)
     pytest.importorskip("psycopg")
-    with pytest.raises(ConnectionError) as e:
+    with pytest.raises(LedgerUnavailable) as e:
         open_ledger("postgresql://someone:s3cret@127.0.0.1:1/nothing", tmp_path)
     assert "127.0.0.1:1" in str(e.value) and "s3cret" not in str(e.value)
