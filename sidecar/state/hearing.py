@@ -32,7 +32,7 @@ self      everything                  not the roll, nor its follow-ups (below)  
 - A consequence is seen as the roll is, with two exceptions: a hidden complication is the GM's alone whatever
   caused it (the table sees to that), and the removal of a complication is seen as the complication was (a
   public one's removal is public, even when a hidden roll caused it: the rule set's ``Shown``).
-- *A public effect of a hidden action* (the GM's ``challenge_remove_complication`` after a blind epic
+- *A public effect of a hidden action* (a complication the GM removes after a blind epic
   success, say) reaches every viewer who may see it at once, as an ``event`` frame, and its ``cause`` is its
   own seq: to them it is an action of its own, like a GM's operation.
 - ``self``: the roller's sockets hear it (any socket whose user is the roller). A GM socket does not, unless
