@@ -165,9 +165,19 @@ def build_zip(public_url: str, root: Traversable | None = None) -> bytes:
 # --- the public URL ------------------------------------------------------------------------------------
 
 _HOST = re.compile(
-    r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$"
+    r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{1,5}))?$"
 )
 """A host name or address with an optional port: what a forwarded host may be, nothing that bends a URL."""
+
+
+_PATH = re.compile(r"^(?:/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*$")
+"""A URL path as it may stand in a URL (RFC 3986's characters): no space, quote, bracket or backslash."""
+
+
+def _is_host(netloc: str) -> bool:
+    """Whether ``netloc`` is a host with an optional port that exists (1 to 65535)."""
+    hit = _HOST.match(netloc)
+    return hit is not None and (hit["port"] is None or 0 < int(hit["port"]) < 65536)
 
 
 def check_public_url(value: str) -> str:
@@ -175,10 +185,16 @@ def check_public_url(value: str) -> str:
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https"):
         raise ValueError(f"{value!r} is not an http:// or https:// URL")
+    if "@" in parts.netloc:
+        raise ValueError(f"{value!r} carries a user name or password; give the address alone")
     if not parts.netloc or not _HOST.match(parts.netloc):
         raise ValueError(f"{value!r} names no host (e.g. https://verdict.example.org)")
+    if not _is_host(parts.netloc):
+        raise ValueError(f"{value!r} names a port that is none (1 to 65535)")
     if parts.query or parts.fragment:
         raise ValueError(f"{value!r} has a query or fragment; give the address the sidecar is reached at")
+    if not _PATH.match(parts.path):
+        raise ValueError(f"{value!r} has a path no URL carries as it stands (a space, quote or backslash?)")
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
 
 
@@ -229,7 +245,7 @@ class ModuleRoutes:
         scheme, _, netloc = base.partition("://")
         if proto in ("http", "https"):
             scheme = proto
-        if host is not None and _HOST.match(host):
+        if host is not None and _is_host(host):
             netloc = host
         return f"{scheme}://{netloc}"
 

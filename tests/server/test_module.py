@@ -135,10 +135,39 @@ def test_a_public_url_is_checked_and_kept_without_its_trailing_slash(given: str,
     assert vtt_module.check_public_url(given) == public
 
 
-@pytest.mark.parametrize("given", ["verdict.example.org", "ftp://x.example", "https://", "https://a.example/?q=1"])
+@pytest.mark.parametrize(
+    "given",
+    [
+        "verdict.example.org",
+        "ftp://x.example",
+        "https://",
+        "https://a.example/?q=1",
+        # a port that is none, a path no URL may carry as it stands, credentials in the URL
+        "http://a.example:99999",
+        "http://a.example:0",
+        "https://a.example/my verdict",
+        'https://a.example/"><script>',
+        "https://a.example/v\\x",
+        "https://user:secret@a.example",
+    ],
+)
 def test_a_public_url_that_is_not_one_is_refused(given: str) -> None:
     with pytest.raises(ValueError):
         vtt_module.check_public_url(given)
+
+
+def test_a_refused_public_url_says_what_is_wrong_with_it() -> None:
+    with pytest.raises(ValueError, match="port"):
+        vtt_module.check_public_url("http://a.example:99999")
+    with pytest.raises(ValueError, match="user name or password"):
+        vtt_module.check_public_url("https://user:secret@a.example")
+    with pytest.raises(ValueError, match="path"):
+        vtt_module.check_public_url("https://a.example/my verdict")
+
+
+async def test_a_trusted_proxy_naming_a_port_that_is_none_is_not_taken(tmp_path: Path) -> None:
+    async with serving(tmp_path, trusted_proxies=("127.0.0.1",)) as base:
+        urls_on(base, *await fetch(base, {"X-Forwarded-Host": "v.example.org:99999"}))
 
 
 def test_a_wildcard_listening_address_is_shown_as_loopback() -> None:
