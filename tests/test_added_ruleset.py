@@ -9,11 +9,14 @@ this process (and every other test) keeps the five shipped rule sets.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -140,6 +143,12 @@ async def test_a_sidecar_with_it_installed_serves_its_checks(tmp_path: Path, mon
             await ws.send(json.dumps({"type": "roll", "id": "r2", "check": {"system": "omen", "sing": 3}}))
             refused = json.loads(await ws.recv())
             assert (refused["type"], refused["code"]) == ("error", "invalid_message") and "sing" in refused["message"]
+        # The module it serves describes the rule sets it runs: a GM installs it and the dialog offers omen.
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/module/verdict.zip", timeout=30) as r:
+            archive = zipfile.ZipFile(io.BytesIO(r.read()))
+        text = archive.read("scripts/generated/vocabulary.mjs").decode()
+        served = json.loads(text[text.index("({") + 1 : text.rindex(");")])
+        assert list(served["systems"]) == ["facets", "challenge", "flairs", "feats", "boons", "omen"]
     finally:
         server.stop()
 

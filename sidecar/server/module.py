@@ -40,6 +40,8 @@ SKIP_SUFFIXES = (".d.ts",)
 """Type declarations serve the type check only; Foundry never loads them."""
 SKIP_PARTS = ("node_modules", "__pycache__")
 
+VOCABULARY = "scripts/generated/vocabulary.mjs"
+"""The module's file written from the engine's rule sets (``make schema``; the zip writes it afresh)."""
 MANIFEST_PATH = "/module/module.json"
 ZIP_PATH = "/module/verdict.zip"
 NOT_BUNDLED = "the Foundry module is not bundled with this sidecar"
@@ -109,13 +111,21 @@ def files_zip(root: Traversable | None = None) -> bytes:
     """The module's archive without its module.json: every other file, read and compressed once.
 
     The one part of the zip that depends on the public URL is module.json; :func:`with_manifest` adds it to
-    this archive in microseconds, so a new public URL never reads or compresses the module's files again."""
+    this archive in microseconds, so a new public URL never reads or compresses the module's files again.
+
+    The generated vocabulary is written from this sidecar's rule sets, those installed as packages
+    included: the module a GM installs draws every rule set the sidecar runs, with no checkout to
+    regenerate in (with the shipped ones alone it is the file as checked in; a test holds them equal)."""
+    from sidecar.vocabulary import source as vocabulary_source
+
     source = root if root is not None else module_root()
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, entry in module_files(source):
-            if name != "module.json":
-                zf.writestr(_entry(name), entry.read_bytes())
+            if name == "module.json":
+                continue
+            body = vocabulary_source().encode() if name == VOCABULARY else entry.read_bytes()
+            zf.writestr(_entry(name), body)
     return buf.getvalue()
 
 
