@@ -328,7 +328,8 @@ def _public_url(value: str | None, required: bool = False) -> str | None:
     try:
         return check_public_url(given)
     except ValueError as exc:
-        raise CliError(ErrorCode.USAGE, f"--public-url: {exc}") from None
+        said = "--public-url" if value else f"${config.PUBLIC_URL_ENV}"
+        raise CliError(ErrorCode.USAGE, f"{said}: {exc}") from None
 
 
 def _trusted_proxies(values: list[str] | None) -> tuple[str, ...] | None:
