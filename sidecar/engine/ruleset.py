@@ -35,8 +35,10 @@ To add a rule set, as a package of its own (nothing in this repository changes; 
    named in the error, as is one that fails to import;
 3. ``card.py`` beside the :class:`RuleSet`'s module, as above (without it the card is plain);
 4. its rules page: the rules and the decisions taken;
-5. install it beside the sidecar and regenerate: ``make schema`` writes ``protocol/schema/v1.json`` and the
-   module's ``vtt-module/scripts/generated/vocabulary.mjs``. ``lang/<language>.json`` may add its names
+5. install it beside the sidecar. The module's zip the sidecar serves (and ``verdict module --zip`` writes)
+   carries a vocabulary written from the rule sets installed, so a GM needs no checkout; in a checkout,
+   ``make schema`` writes ``protocol/schema/v1.json`` and the module's
+   ``vtt-module/scripts/generated/vocabulary.mjs`` as well. ``lang/<language>.json`` may add its names
    (``VERDICT.System.<name>``, ``VERDICT.Outcome.<name>.<outcome>``, ``VERDICT.Field.<name>.<field>``,
    ``VERDICT.Fact.<key>``); until then a card names it by its tag, its outcomes by their names and its
    facts and fields by their titles.
