@@ -108,6 +108,9 @@ def test_a_wheel_in_a_fresh_venv_serves_its_module_from_an_empty_folder(
     named = manifest["esmodules"] + manifest["styles"] + [lang["path"] for lang in manifest["languages"]]
     assert "module.json" in names and set(named) <= names
     assert names == {name for name, _ in module_files(CHECKOUT_DIR)}
+    # The vocabulary the installed sidecar writes into the zip is the checked-in one (five rule sets).
+    generated = "scripts/generated/vocabulary.mjs"
+    assert archive.read(generated) == (CHECKOUT_DIR / generated).read_bytes()
     inside = json.loads(archive.read("module.json"))
     assert (inside["manifest"], inside["download"]) == (manifest["manifest"], manifest["download"])
     # Its data went to ./var of the folder it ran in, the keys printed once.
