@@ -111,7 +111,7 @@ def files_zip(root: Traversable | None = None) -> bytes:
     """The module's archive without its module.json: every other file, read and compressed once.
 
     The one part of the zip that depends on the public URL is module.json; :func:`with_manifest` adds it to
-    this archive in microseconds, so a new public URL never reads or compresses the module's files again.
+    this archive in about a millisecond, so a new public URL never reads or compresses the module's files again.
 
     The generated vocabulary is written from this sidecar's rule sets, those installed as packages
     included: the module a GM installs draws every rule set the sidecar runs, with no checkout to
