@@ -31,9 +31,18 @@ from typing import Any, Literal
 import msgspec
 
 from protocol.v1.errors import ErrorCode, VerdictError
-from protocol.v1.systems import CHECK_TYPES, SYSTEMS
+
+try:
+    # The rule sets installed as packages load here: one that cannot be used is named in one line.
+    from protocol.v1.systems import CHECK_TYPES, SYSTEMS
+    from sidecar.vocabulary import FieldDoc, field_docs
+except ImportError as exc:
+    if type(exc).__name__ != "RuleSetPackageError":  # its module failed to import: known by name only
+        raise
+    sys.stderr.write(f"verdict: {exc}\n")
+    raise SystemExit(2) from None
+
 from sidecar import __version__, config
-from sidecar.vocabulary import FieldDoc, field_docs
 
 CHECKS: dict[str, type] = dict(zip(SYSTEMS, CHECK_TYPES, strict=True))
 DEFAULT_DATA = config.DATA_DIR
@@ -89,19 +98,51 @@ def _is_struct(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
 
 
+_SAMPLES = ("A", "B")
+"""The sample names a JSON example gives its objects' text fields."""
+
+
 def _json_example(tp: Any) -> str:
+    """What a JSON option takes: its object's fields (the required ones said so) and an example that
+    parses as it stands, copied from the help."""
     origin = typing.get_origin(tp)
     item = typing.get_args(tp)[0] if origin is list else tp
-    fields = [f.name for f in msgspec.structs.fields(item)][:3] if _is_struct(item) else []
-    obj = "{" + ", ".join(f'"{n}": …' for n in fields) + "}"
-    return f"'[{obj}, …]'" if origin is list else f"'{obj}'"
+    if not _is_struct(item):
+        return "JSON"
+    fields = msgspec.structs.fields(item)
+    hints = typing.get_type_hints(item)
+    keys = ", ".join(f'"{f.name}"' + (" (required)" if f.required else "") for f in fields)
+    first_int = next((f.name for f in fields if _unwrap(hints[f.name])[0] is int), None)
+
+    def sample(n: int) -> str:
+        values: dict[str, Any] = {}
+        for f in fields:
+            kind = _unwrap(hints[f.name])[0]
+            if f.required:
+                values[f.name] = _SAMPLES[n] if kind is str else 1
+            elif f.name == first_int:
+                values[f.name] = n + 1
+        return json.dumps(values)
+
+    if origin is list:
+        return f"a list of objects with {keys}, e.g. '[{sample(0)}, {sample(1)}]'"
+    return f"an object with {keys}, e.g. '{sample(0)}'"
 
 
 def _help(doc: FieldDoc, note: str) -> str:
     """An option's help: what the field is, as its Struct says once (title and description), then ``note``.
-    argparse formats ``%`` in help; a description's own is kept."""
-    said = ". ".join(x for x in (doc.title, doc.description) if x).replace("%", "%%")
+    A description that opens with the title says it alone. argparse formats ``%`` in help; a description's
+    own is kept."""
+    title, description = doc.title, doc.description
+    if title and description and description.lower().startswith(title.lower()):
+        title = None
+    said = ". ".join(x for x in (title, description) if x).replace("%", "%%")
     return f"{said} {note}".strip()
+
+
+def _default(value: Any) -> str:
+    """A default as the help says it: ``unset`` where the field is left out."""
+    return "(default: unset)" if value is None else f"(default: {value})"
 
 
 def _add_check_options(parser: argparse.ArgumentParser, check_type: type[msgspec.Struct], dice: str) -> None:
@@ -126,20 +167,16 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type[msgspec
         elif tp is bool:
             parser.add_argument(flag, dest=f.name, action="store_true", help=_help(doc, "(default: off)"))
         elif tp is int:
-            note = f"(default: {default})"
+            note = _default(default)
             infer = POOL_FROM_DICE.get(str(check_type.__struct_config__.tag))
             if dice == "required" and infer is not None and infer[0] == f.name:
                 note = "(default: 0, the desperate 2d6; with other than 2 --dice, their number)"
             parser.add_argument(flag, dest=f.name, type=int, metavar="N", default=None, help=_help(doc, note))
         elif tp is str:
-            parser.add_argument(
-                flag, dest=f.name, metavar="TEXT", default=None, help=_help(doc, f"(default: {default})")
-            )
+            parser.add_argument(flag, dest=f.name, metavar="TEXT", default=None, help=_help(doc, _default(default)))
         elif origin is Literal:
             choices = typing.get_args(tp)
-            parser.add_argument(
-                flag, dest=f.name, choices=choices, default=None, help=_help(doc, f"(default: {default})")
-            )
+            parser.add_argument(flag, dest=f.name, choices=choices, default=None, help=_help(doc, _default(default)))
         elif origin is list and not _is_struct(typing.get_args(tp)[0]):
             (item,) = typing.get_args(tp)
             values = typing.get_args(item) if typing.get_origin(item) is Literal else ()
@@ -159,7 +196,7 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type[msgspec
                 dest=f.name,
                 metavar="JSON",
                 default=None,
-                help=_help(doc, "(JSON, e.g. " + _json_example(tp) + ")"),
+                help=_help(doc, f"(JSON: {_json_example(tp)})"),
             )
 
 
@@ -291,7 +328,8 @@ def _public_url(value: str | None, required: bool = False) -> str | None:
     try:
         return check_public_url(given)
     except ValueError as exc:
-        raise CliError(ErrorCode.USAGE, f"--public-url: {exc}") from None
+        said = "--public-url" if value else f"${config.PUBLIC_URL_ENV}"
+        raise CliError(ErrorCode.USAGE, f"{said}: {exc}") from None
 
 
 def _trusted_proxies(values: list[str] | None) -> tuple[str, ...] | None:

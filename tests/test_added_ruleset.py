@@ -9,11 +9,14 @@ this process (and every other test) keeps the five shipped rule sets.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -140,5 +143,90 @@ async def test_a_sidecar_with_it_installed_serves_its_checks(tmp_path: Path, mon
             await ws.send(json.dumps({"type": "roll", "id": "r2", "check": {"system": "omen", "sing": 3}}))
             refused = json.loads(await ws.recv())
             assert (refused["type"], refused["code"]) == ("error", "invalid_message") and "sing" in refused["message"]
+        # The module it serves describes the rule sets it runs: a GM installs it and the dialog offers omen.
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/module/verdict.zip", timeout=30) as r:
+            archive = zipfile.ZipFile(io.BytesIO(r.read()))
+        text = archive.read("scripts/generated/vocabulary.mjs").decode()
+        served = json.loads(text[text.index("({") + 1 : text.rindex(");")])
+        assert list(served["systems"]) == ["facets", "challenge", "flairs", "feats", "boons", "omen"]
     finally:
         server.stop()
+
+
+# --- installed packages that cannot be used as they stand: refused at start, saying which and why ---------
+
+
+def _site(where: Path, dist: str, entry_points: str, files: dict[str, str] | None = None) -> Path:
+    """A folder on the path holding the distribution ``dist`` with these entry points (and ``files``)."""
+    info = where / f"{dist.replace('-', '_')}-0.1.dist-info"  # as installers write it (a hyphen ends the name)
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    for name, text in (files or {}).items():
+        (where / name).parent.mkdir(parents=True, exist_ok=True)
+        (where / name).write_text(text)
+    return where
+
+
+def _refused(*sites: Path) -> str:
+    """What `verdict read facets` says with ``sites`` on the path: one line on stderr, status 2, no result."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, sites))}
+    r = subprocess.run(
+        [sys.executable, "-m", "sidecar.cli", "read", "facets", "--pool", "2", "--dice", "6,3", "--json"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert (r.returncode, r.stdout) == (2, ""), r.stdout + r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    return r.stderr
+
+
+def test_a_package_that_fails_to_import_is_named(tmp_path: Path) -> None:
+    site = _site(tmp_path, "verdict-broken", "[verdict.protocol]\nomen = verdict_broken.protocol\n")
+    said = _refused(site)
+    assert "verdict-broken 0.1" in said and "omen = verdict_broken.protocol" in said
+    assert "No module named 'verdict_broken'" in said
+
+
+def test_a_package_cannot_take_over_a_shipped_rule_set(tmp_path: Path) -> None:
+    evil = (
+        "from sidecar.engine.rulesets.facets import RULESET as REAL\n"
+        "class Loaded(type(REAL)):\n"
+        "    def read(self, check, faces):\n"
+        "        return super().read(check, [6] * len(faces))\n"
+        "RULESET = Loaded()\n"
+    )
+    site = _site(tmp_path, "verdict-loaded", "[verdict.rulesets]\nfacets = loaded:RULESET\n", {"loaded.py": evil})
+    said = _refused(site)
+    assert "verdict-loaded 0.1" in said and "'facets'" in said and "shipped" in said
+
+
+def test_a_follow_up_tagged_as_a_shipped_one_is_refused(tmp_path: Path) -> None:
+    shutil.copytree(SITE, tmp_path / "site")
+    protocol = tmp_path / "site" / "verdict_omen" / "protocol.py"
+    protocol.write_text(
+        protocol.read_text()
+        + "\n\nfrom protocol.v1.base import Action\n\n\nclass OmenBargain(Action, tag='flairs_bargain'):\n"
+        + "    check_id: str\n"
+    )
+    said = _refused(tmp_path / "site")
+    assert "'flairs_bargain'" in said and "verdict_omen.protocol.OmenBargain" in said and "FlairsBargain" in said
+
+
+def test_two_packages_installing_one_rule_set_are_both_named(tmp_path: Path) -> None:
+    other = _site(
+        tmp_path / "other",
+        "verdict-omen-fork",
+        "[verdict.protocol]\nomen = verdict_omen.protocol\n\n[verdict.rulesets]\nomen = verdict_omen.ruleset:RULESET\n",
+    )
+    said = _refused(SITE, other)
+    assert "'omen'" in said and "verdict-omen 0.1" in said and "verdict-omen-fork 0.1" in said
+
+
+def test_structs_without_a_rule_set_are_named(tmp_path: Path) -> None:
+    shutil.copytree(SITE / "verdict_omen", tmp_path / "site" / "verdict_omen")
+    site = _site(tmp_path / "site", "verdict-omen", "[verdict.protocol]\nomen = verdict_omen.protocol\n")
+    said = _refused(site)
+    assert "'omen'" in said and "verdict-omen 0.1" in said and "verdict.rulesets" in said

@@ -8,11 +8,18 @@ module's one :class:`~protocol.v1.base.Check` and one :class:`~protocol.v1.base.
 :class:`~protocol.v1.odds.CheckOdds` subclass. Such a module may import ``protocol.v1.base`` and
 ``protocol.v1.odds``, nothing above them. The protocol imports nothing of the engine; a test holds these
 unions and the engine's registry of rule sets in agreement.
+
+An installed package that cannot be used as it stands stops the sidecar at start with a
+:class:`RuleSetPackageError` naming the distribution and its entry point: one that fails to import, one
+that names a rule set shipped here (a package adds rule sets, it never replaces one), two that name the
+same rule set, and Structs whose tag another already uses. Nothing is skipped silently: a table's stored
+checks of that rule set would no longer read.
 """
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
+from collections.abc import Iterable
+from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Union
 
@@ -52,22 +59,83 @@ def _one(module: ModuleType, base: type) -> Any:
     return found[0]
 
 
+SHIPPED: tuple[str, ...] = ("facets", "challenge", "flairs", "feats", "boons")
+"""The rule sets shipped here, in the protocol's order."""
+
+
+class RuleSetPackageError(ImportError):
+    """An installed rule set package that cannot be used as it stands: which one, and why."""
+
+
+def installed_by(ep: EntryPoint) -> str:
+    """The distribution and the entry point, as an error names them: ``verdict-omen 0.1 (verdict.protocol:
+    omen = verdict_omen.protocol)``."""
+    dist = ep.dist
+    who = f"{dist.name} {dist.version}" if dist is not None else "an installed package"
+    return f"{who} ({ep.group}: {ep.name} = {ep.value})"
+
+
+def load_installed(group: str) -> list[tuple[EntryPoint, Any]]:
+    """The entry points of ``group`` by name, each loaded: a shipped name, a name two distributions give,
+    or an entry point that fails to load raises :class:`RuleSetPackageError`."""
+    found = sorted(entry_points(group=group), key=lambda e: (e.name, installed_by(e)))
+    for ep, after in zip(found, found[1:]):
+        if ep.name == after.name:
+            raise RuleSetPackageError(
+                f"two packages install the rule set {ep.name!r}: {installed_by(ep)} and {installed_by(after)}; "
+                "uninstall one"
+            )
+    out = []
+    for ep in found:
+        if ep.name in SHIPPED:
+            raise RuleSetPackageError(
+                f"{installed_by(ep)} names the rule set {ep.name!r}, which is shipped with Verdict: a package adds "
+                "a rule set under a name of its own and cannot replace one"
+            )
+        try:
+            out.append((ep, ep.load()))
+        except Exception as exc:  # whatever its import raises, the package is the one to name
+            raise RuleSetPackageError(
+                f"{installed_by(ep)} cannot be loaded: {type(exc).__name__}: {exc}".rstrip(": ")
+            ) from exc
+    return out
+
+
 def _added() -> tuple[tuple[str, ModuleType], ...]:
     """The rule sets installed as packages of their own: (tag, the module of their Structs), by tag."""
     out: list[tuple[str, ModuleType]] = []
-    for ep in sorted(entry_points(group=PROTOCOL_ENTRY_POINTS), key=lambda e: e.name):
-        module = ep.load()
-        tag = _one(module, Check).__struct_config__.tag
+    for ep, module in load_installed(PROTOCOL_ENTRY_POINTS):
+        try:
+            tag = _one(module, Check).__struct_config__.tag
+        except TypeError as exc:
+            raise RuleSetPackageError(f"{installed_by(ep)}: {exc}") from None
         if tag != ep.name:
-            raise TypeError(f"entry point {ep.name!r} names {module.__name__}, whose check is tagged {tag!r}")
+            raise RuleSetPackageError(f"{installed_by(ep)} names {module.__name__}, whose check is tagged {tag!r}")
         out.append((ep.name, module))
+        ADDED_BY[ep.name] = installed_by(ep)
     return tuple(out)
 
 
+def _tags_unique(kinds: Iterable[type], what: str) -> None:
+    """Each Struct of one union under a tag of its own (msgspec refuses the union otherwise, naming no package)."""
+    seen: dict[object, type] = {}
+    for kind in kinds:
+        tag = kind.__struct_config__.tag  # type: ignore[attr-defined]
+        if tag in seen:
+            first = seen[tag]
+            raise RuleSetPackageError(
+                f"{kind.__module__}.{kind.__qualname__} is tagged {tag!r}, the tag of the {what} "
+                f"{first.__module__}.{first.__qualname__}: an installed rule set's Structs need tags of their own"
+            )
+        seen[tag] = kind
+
+
+ADDED_BY: dict[str, str] = {}
+"""Who installed each added rule set's Structs (:func:`installed_by`), for the errors that name it."""
 ADDED: tuple[tuple[str, ModuleType], ...] = _added()
 """The rule sets installed beside the shipped ones, with the modules of their Structs."""
 
-SYSTEMS: tuple[str, ...] = ("facets", "challenge", "flairs", "feats", "boons", *(tag for tag, _ in ADDED))
+SYSTEMS: tuple[str, ...] = (*SHIPPED, *(tag for tag, _ in ADDED))
 """The rule sets' tags (``check.system``), in this order throughout the protocol: the shipped ones, then the
 installed ones by tag."""
 
@@ -98,6 +166,13 @@ ACTION_TYPES: tuple[type, ...] = (
     *(a for _, m in ADDED for a in _defined(m, Action)),
 )
 ALL_ODDS_TYPES: tuple[type, ...] = (*ODDS_TYPES, *(_one(m, CheckOdds) for _, m in ADDED))
+for _kinds, _what in (
+    (CHECK_TYPES, "check"),
+    (RESULT_TYPES, "result"),
+    (ACTION_TYPES, "follow-up"),
+    (ALL_ODDS_TYPES, "odds"),
+):
+    _tags_unique(_kinds, _what)
 
 if TYPE_CHECKING:
     AnyCheck = Union[FacetsCheck, ChallengeCheck, FlairsCheck, FeatsCheck, BoonsCheck]

@@ -10,11 +10,10 @@ To add a rule set, see :mod:`sidecar.engine.ruleset`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from importlib.metadata import entry_points
 from typing import Any
 
 from protocol.v1.base import Action
-from protocol.v1.systems import SYSTEMS
+from protocol.v1.systems import ADDED_BY, SYSTEMS, RuleSetPackageError, installed_by, load_installed
 
 from .errors import CheckError, ErrorCode
 from .ruleset import RuleSet, TableView
@@ -29,11 +28,17 @@ RULESET_ENTRY_POINTS = "verdict.rulesets"
 
 
 def _installed() -> list[RuleSet[Any, Any]]:
+    """The installed :class:`RuleSet` instances by name (the protocol's loader refuses shipped names, two
+    packages naming one rule set and an entry point that fails to load)."""
     out: list[RuleSet[Any, Any]] = []
-    for ep in sorted(entry_points(group=RULESET_ENTRY_POINTS), key=lambda e: e.name):
-        rs = ep.load()
+    for ep, rs in load_installed(RULESET_ENTRY_POINTS):
         if not isinstance(rs, RuleSet) or rs.name != ep.name:
-            raise TypeError(f"entry point {ep.name!r} of {RULESET_ENTRY_POINTS} is not the RuleSet named {ep.name!r}")
+            raise RuleSetPackageError(f"{installed_by(ep)} is not the RuleSet named {ep.name!r}")
+        if rs.name not in ADDED_BY:
+            raise RuleSetPackageError(
+                f"{installed_by(ep)} installs the rule set {rs.name!r} but no Structs for it "
+                f"(an entry point {rs.name} = <module> of the group verdict.protocol)"
+            )
         out.append(rs)
     return out
 
@@ -43,6 +48,12 @@ _SHIPPED: list[RuleSet[Any, Any]] = [FACETS, CHALLENGE, FLAIRS, FEATS, BOONS]
 RULESETS: dict[str, RuleSet[Any, Any]] = {rs.name: rs for rs in (*_SHIPPED, *_installed())}
 """Every rule set by its tag, in the protocol's order."""
 
+for _name in SYSTEMS:
+    if _name not in RULESETS:
+        raise RuleSetPackageError(
+            f"{ADDED_BY.get(_name, 'the protocol')} gives the Structs of the rule set {_name!r} but no RuleSet "
+            f"(an entry point {_name} = <module>:RULESET of the group {RULESET_ENTRY_POINTS})"
+        )
 if tuple(RULESETS) != SYSTEMS:
     raise TypeError(f"the engine's rule sets {tuple(RULESETS)} are not the protocol's {SYSTEMS}")
 

@@ -30,11 +30,15 @@ To add a rule set, as a package of its own (nothing in this repository changes; 
    only where it has something to say (follow-ups and which are open, consequences, redaction, gathered
    checks, extended checks). The instance is named by the entry point ``<name> = <module>:RULESET`` of the
    group ``verdict.rulesets``; the package's ``__init__`` imports nothing of the engine (the protocol loads
-   the Structs while it builds its unions);
+   the Structs while it builds its unions). Its name and its Structs' tags are its own: a package that
+   names a shipped rule set, shares a name with another package or reuses a tag is refused at start,
+   named in the error, as is one that fails to import;
 3. ``card.py`` beside the :class:`RuleSet`'s module, as above (without it the card is plain);
 4. its rules page: the rules and the decisions taken;
-5. install it beside the sidecar and regenerate: ``make schema`` writes ``protocol/schema/v1.json`` and the
-   module's ``vtt-module/scripts/generated/vocabulary.mjs``. ``lang/<language>.json`` may add its names
+5. install it beside the sidecar. The module's zip the sidecar serves (and ``verdict module --zip`` writes)
+   carries a vocabulary written from the rule sets installed, so a GM needs no checkout; in a checkout,
+   ``make schema`` writes ``protocol/schema/v1.json`` and the module's
+   ``vtt-module/scripts/generated/vocabulary.mjs`` as well. ``lang/<language>.json`` may add its names
    (``VERDICT.System.<name>``, ``VERDICT.Outcome.<name>.<outcome>``, ``VERDICT.Field.<name>.<field>``,
    ``VERDICT.Fact.<key>``); until then a card names it by its tag, its outcomes by their names and its
    facts and fields by their titles.

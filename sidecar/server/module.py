@@ -8,8 +8,8 @@ image), found through :mod:`importlib.resources`.
 Every URL the manifest and the zip's module.json carry comes from one public URL: the configured one
 (``--public-url``, ``$VERDICT_PUBLIC_URL``), else the address the sidecar was reached at (its socket's own
 address, never the request's ``Host``), with ``X-Forwarded-Proto``/``-Host`` taken only from a trusted
-reverse proxy. A request can therefore never point the manifest elsewhere, and the zip is built once per
-public URL.
+reverse proxy. A request can therefore never point the manifest elsewhere; the module's files are read and
+compressed once, and a public URL costs one module.json more.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import importlib.resources
 import io
 import json
 import re
+import struct
 import zipfile
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -39,11 +40,14 @@ SKIP_SUFFIXES = (".d.ts",)
 """Type declarations serve the type check only; Foundry never loads them."""
 SKIP_PARTS = ("node_modules", "__pycache__")
 
+VOCABULARY = "scripts/generated/vocabulary.mjs"
+"""The module's file written from the engine's rule sets (``make schema``; the zip writes it afresh)."""
 MANIFEST_PATH = "/module/module.json"
 ZIP_PATH = "/module/verdict.zip"
 NOT_BUNDLED = "the Foundry module is not bundled with this sidecar"
 ZIP_CACHE = 16
-"""Zips kept, one per public URL: one URL in a configured deployment, a few when trusted proxies name several."""
+"""Zips kept, one per public URL: one URL in a configured deployment, a few when trusted proxies name several
+(one past the cache costs a module.json, not the archive)."""
 
 
 class ModuleMissing(FileNotFoundError):
@@ -92,32 +96,98 @@ def manifest(public_url: str, root: Traversable | None = None) -> dict[str, Any]
     return data
 
 
-def build_zip(public_url: str, root: Traversable | None = None) -> bytes:
-    """The module as a Foundry package: module.json at the root of the archive, its URLs on ``public_url``.
+STAMP = (2026, 1, 1, 0, 0, 0)
+"""Every entry's timestamp: the same files and URL give the same bytes."""
 
-    Built reproducibly (fixed timestamps, sorted names): the same files and URL always give the same bytes,
-    so the served zip and one written by ``verdict module --zip`` for the same URL are one archive."""
+
+def _entry(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=STAMP)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    return info
+
+
+def files_zip(root: Traversable | None = None) -> bytes:
+    """The module's archive without its module.json: every other file, read and compressed once.
+
+    The one part of the zip that depends on the public URL is module.json; :func:`with_manifest` adds it to
+    this archive in about a millisecond, so a new public URL never reads or compresses the module's files again.
+
+    The generated vocabulary is written from this sidecar's rule sets, those installed as packages
+    included: the module a GM installs draws every rule set the sidecar runs, with no checkout to
+    regenerate in (with the shipped ones alone it is the file as checked in; a test holds them equal)."""
+    from sidecar.vocabulary import source as vocabulary_source
+
     source = root if root is not None else module_root()
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, entry in module_files(source):
-            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
             if name == "module.json":
-                body = (json.dumps(manifest(public_url, source), indent=2) + "\n").encode()
-            else:
-                body = entry.read_bytes()
-            zf.writestr(info, body)
+                continue
+            body = vocabulary_source().encode() if name == VOCABULARY else entry.read_bytes()
+            zf.writestr(_entry(name), body)
     return buf.getvalue()
+
+
+_END = struct.Struct("<4s4H2LH")
+"""A zip's end of central directory record (no comment): its entries, the directory's size and offset."""
+_END_SIGNATURE = b"PK\x05\x06"
+_OFFSET_IN_DIRECTORY = 42
+"""Where a central directory record holds the offset of its entry's local header."""
+
+
+def _end(archive: bytes) -> tuple[int, int, int]:
+    """(entries, central directory size, its offset) of an archive written by :mod:`zipfile`."""
+    signature, _, _, _, count, size, offset, comment = _END.unpack_from(archive, len(archive) - _END.size)
+    if signature != _END_SIGNATURE or comment:
+        raise ValueError("not an archive written by files_zip")
+    return count, size, offset
+
+
+def with_manifest(files: bytes, public_url: str, root: Traversable | None = None) -> bytes:
+    """``files`` (from :func:`files_zip`) with module.json at the archive's root, its URLs on ``public_url``.
+
+    module.json is compressed into an archive of its own, and its entry is spliced after the files' entries:
+    the files' bytes are copied, never parsed or compressed again."""
+    one = io.BytesIO()
+    with zipfile.ZipFile(one, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(_entry("module.json"), (json.dumps(manifest(public_url, root), indent=2) + "\n").encode())
+    single = one.getvalue()
+    _, single_size, single_offset = _end(single)
+    record = bytearray(single[single_offset : single_offset + single_size])
+    count, size, offset = _end(files)
+    struct.pack_into("<L", record, _OFFSET_IN_DIRECTORY, offset)  # its local header follows the files' entries
+    local = files[:offset] + single[:single_offset]
+    directory = files[offset : offset + size] + record
+    return local + directory + _END.pack(_END_SIGNATURE, 0, 0, count + 1, count + 1, len(directory), len(local), 0)
+
+
+def build_zip(public_url: str, root: Traversable | None = None) -> bytes:
+    """The module as a Foundry package: module.json at the root of the archive, its URLs on ``public_url``.
+
+    Built reproducibly (fixed timestamps, sorted names, module.json last): the same files and URL always
+    give the same bytes, so the served zip and one written by ``verdict module --zip`` for the same URL are
+    one archive."""
+    source = root if root is not None else module_root()
+    return with_manifest(files_zip(source), public_url, source)
 
 
 # --- the public URL ------------------------------------------------------------------------------------
 
 _HOST = re.compile(
-    r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$"
+    r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{1,5}))?$"
 )
 """A host name or address with an optional port: what a forwarded host may be, nothing that bends a URL."""
+
+
+_PATH = re.compile(r"^(?:/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*$")
+"""A URL path as it may stand in a URL (RFC 3986's characters): no space, quote, bracket or backslash."""
+
+
+def _is_host(netloc: str) -> bool:
+    """Whether ``netloc`` is a host with an optional port that exists (1 to 65535)."""
+    hit = _HOST.match(netloc)
+    return hit is not None and (hit["port"] is None or 0 < int(hit["port"]) < 65536)
 
 
 def check_public_url(value: str) -> str:
@@ -125,10 +195,16 @@ def check_public_url(value: str) -> str:
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https"):
         raise ValueError(f"{value!r} is not an http:// or https:// URL")
+    if "@" in parts.netloc:
+        raise ValueError(f"{value!r} carries a user name or password; give the address alone")
     if not parts.netloc or not _HOST.match(parts.netloc):
         raise ValueError(f"{value!r} names no host (e.g. https://verdict.example.org)")
+    if not _is_host(parts.netloc):
+        raise ValueError(f"{value!r} names a port that is none (1 to 65535)")
     if parts.query or parts.fragment:
         raise ValueError(f"{value!r} has a query or fragment; give the address the sidecar is reached at")
+    if not _PATH.match(parts.path):
+        raise ValueError(f"{value!r} has a path no URL carries as it stands (a space, quote or backslash?)")
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
 
 
@@ -157,7 +233,9 @@ class ModuleRoutes:
     def __init__(self, public_url: str | None, trusted_proxy: Callable[[web.Request], bool]) -> None:
         self.public_url = check_public_url(public_url) if public_url else None
         self.trusted_proxy = trusted_proxy
-        self.zips: OrderedDict[str, asyncio.Future[bytes]] = OrderedDict()
+        self.files: asyncio.Future[bytes] | None = None
+        """The module's files compressed, once (:func:`files_zip`), whatever the public URLs."""
+        self.zips: OrderedDict[str, bytes] = OrderedDict()
 
     def attach(self, app: web.Application) -> None:
         app.router.add_get(MANIFEST_PATH, self.manifest)
@@ -177,7 +255,7 @@ class ModuleRoutes:
         scheme, _, netloc = base.partition("://")
         if proto in ("http", "https"):
             scheme = proto
-        if host is not None and _HOST.match(host):
+        if host is not None and _is_host(host):
             netloc = host
         return f"{scheme}://{netloc}"
 
@@ -190,20 +268,24 @@ class ModuleRoutes:
 
     async def zip(self, request: web.Request) -> web.Response:
         base = self.base_url(request)
-        building = self.zips.get(base)
-        if building is None:
-            # Built off the event loop, once per public URL: the module's files do not change while serving.
-            building = asyncio.get_running_loop().run_in_executor(None, build_zip, base)
-            self.zips[base] = building
+        data = self.zips.get(base)
+        if data is None:
+            if self.files is None:
+                # Read and compressed off the event loop, once: the module's files do not change while serving.
+                self.files = asyncio.get_running_loop().run_in_executor(None, files_zip)
+            files = self.files
+            try:
+                archive = await asyncio.shield(files)
+            except ModuleMissing:
+                if self.files is files:
+                    self.files = None
+                raise web.HTTPNotFound(text=NOT_BUNDLED) from None
+            # Per public URL only module.json is written (a few kB): cheap enough on the loop, and bounded.
+            data = self.zips[base] = with_manifest(archive, base)
             while len(self.zips) > ZIP_CACHE:
                 self.zips.popitem(last=False)
         else:
             self.zips.move_to_end(base)
-        try:
-            data = await asyncio.shield(building)
-        except ModuleMissing:
-            self.zips.pop(base, None)
-            raise web.HTTPNotFound(text=NOT_BUNDLED) from None
         return web.Response(
             body=data,
             content_type="application/zip",

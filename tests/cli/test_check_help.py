@@ -40,3 +40,29 @@ def test_every_option_carries_its_fields_description(command: str, system: str) 
             continue
         description = docs[f.name].description
         assert description and " ".join(description.split()) in text, f"{system}.{f.name}"
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_no_option_says_none_or_says_its_title_twice(system: str) -> None:
+    text = _help("roll", system)
+    assert "None" not in text
+    for doc in field_docs(RULESETS[system].check_type).values():
+        if doc.title and doc.description:
+            assert f"{doc.title}. {doc.title}" not in text, doc.title
+
+
+def _json_examples(system: str) -> dict[str, str]:
+    """Each JSON option's example, as its help gives it between the quotes after "e.g."."""
+    text = _help("roll", system)
+    return dict(re.findall(r"(--[a-z-]+) JSON .*?e\.g\. '([^']*)'", text))
+
+
+def test_every_json_option_names_its_fields_and_its_example_rolls(capsys: pytest.CaptureFixture[str]) -> None:
+    examples = {s: _json_examples(s) for s in SYSTEMS}
+    assert set(examples["flairs"]) == {"--group"} and set(examples["boons"]) == {"--opponent"}
+    assert '"name" (required)' in _help("roll", "flairs") and '"rank"' in _help("roll", "flairs")
+    for system, options in examples.items():
+        for option, example in options.items():
+            assert "…" not in example, example
+            assert main(["roll", system, option, example, "--json"]) == 0, (system, option, example)
+            capsys.readouterr()

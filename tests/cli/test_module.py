@@ -77,6 +77,9 @@ def test_module_without_a_public_url_refuses_and_writes_nothing(tmp_path: Path, 
     assert code == 2 and "http" in err
     code, _, err = verdict("module", "--public-url", PUBLIC, cwd=tmp_path)
     assert code == 2 and "--zip" in err
+    # A URL from the environment that is none is blamed on the environment, not on an option not given.
+    code, _, err = verdict("module", "--zip", "verdict.zip", cwd=tmp_path, env={config.PUBLIC_URL_ENV: "ftp://x"})
+    assert code == 2 and err.startswith(f"verdict: ${config.PUBLIC_URL_ENV}: "), err
     assert list(tmp_path.iterdir()) == []
 
 

@@ -83,13 +83,13 @@ async def test_the_zip_is_built_once_per_public_url_whatever_the_hosts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built: list[str] = []
-    real: Callable[..., bytes] = vtt_module.build_zip
+    real: Callable[..., bytes] = vtt_module.with_manifest
 
-    def counting(public_url: str, *args: Any) -> bytes:
+    def counting(files: bytes, public_url: str, *args: Any) -> bytes:
         built.append(public_url)
-        return real(public_url, *args)
+        return real(files, public_url, *args)
 
-    monkeypatch.setattr(vtt_module, "build_zip", counting)
+    monkeypatch.setattr(vtt_module, "with_manifest", counting)
     async with serving(tmp_path, public_url="https://verdict.example.org") as base:
         bodies = set()
         async with aiohttp.ClientSession() as s:
@@ -135,13 +135,71 @@ def test_a_public_url_is_checked_and_kept_without_its_trailing_slash(given: str,
     assert vtt_module.check_public_url(given) == public
 
 
-@pytest.mark.parametrize("given", ["verdict.example.org", "ftp://x.example", "https://", "https://a.example/?q=1"])
+@pytest.mark.parametrize(
+    "given",
+    [
+        "verdict.example.org",
+        "ftp://x.example",
+        "https://",
+        "https://a.example/?q=1",
+        # a port that is none, a path no URL may carry as it stands, credentials in the URL
+        "http://a.example:99999",
+        "http://a.example:0",
+        "https://a.example/my verdict",
+        'https://a.example/"><script>',
+        "https://a.example/v\\x",
+        "https://user:secret@a.example",
+    ],
+)
 def test_a_public_url_that_is_not_one_is_refused(given: str) -> None:
     with pytest.raises(ValueError):
         vtt_module.check_public_url(given)
+
+
+def test_a_refused_public_url_says_what_is_wrong_with_it() -> None:
+    with pytest.raises(ValueError, match="port"):
+        vtt_module.check_public_url("http://a.example:99999")
+    with pytest.raises(ValueError, match="user name or password"):
+        vtt_module.check_public_url("https://user:secret@a.example")
+    with pytest.raises(ValueError, match="path"):
+        vtt_module.check_public_url("https://a.example/my verdict")
+
+
+async def test_a_trusted_proxy_naming_a_port_that_is_none_is_not_taken(tmp_path: Path) -> None:
+    async with serving(tmp_path, trusted_proxies=("127.0.0.1",)) as base:
+        urls_on(base, *await fetch(base, {"X-Forwarded-Host": "v.example.org:99999"}))
 
 
 def test_a_wildcard_listening_address_is_shown_as_loopback() -> None:
     assert vtt_module.address_url("0.0.0.0", 8765) == "http://127.0.0.1:8765"
     assert vtt_module.address_url("::", 8765) == "http://[::1]:8765"
     assert vtt_module.address_url("192.0.2.5", 80) == "http://192.0.2.5:80"
+
+
+async def test_the_module_files_are_compressed_once_whatever_the_forwarded_hosts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Behind a trusted proxy without --public-url every forwarded host is a public URL of its own: more of
+    them than the cache holds, in turn, must not rebuild the archive per request (unauthenticated CPU)."""
+    walks: list[int] = []
+    real = vtt_module.module_files
+
+    def counting(*args: Any) -> Any:
+        walks.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(vtt_module, "module_files", counting)
+    hosts = [f"h{i}.example" for i in range(vtt_module.ZIP_CACHE + 4)]
+    served: dict[str, bytes] = {}
+    async with serving(tmp_path, trusted_proxies=("127.0.0.1",)) as base:
+        async with aiohttp.ClientSession() as s:
+            for host in hosts * 2:
+                async with s.get(base + "/module/verdict.zip", headers={"X-Forwarded-Host": host}) as r:
+                    assert r.status == 200
+                    served[host] = await r.read()
+                archive = zipfile.ZipFile(io.BytesIO(served[host]))
+                assert json.loads(archive.read("module.json"))["download"] == f"http://{host}/module/verdict.zip"
+                assert archive.testzip() is None
+    assert len(walks) == 1
+    # Each is the archive `verdict module --zip` writes for that URL.
+    assert served["h1.example"] == vtt_module.build_zip("http://h1.example")
