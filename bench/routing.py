@@ -1,15 +1,16 @@
-"""Which sidecar a table's sockets reach behind the proxy: the rule Caddy's ``lb_policy query table`` follows.
+"""Which sidecar a table's sockets reach behind the proxy: the rule of Caddy's hashing selection policies.
 
-Caddy hashes the query value together with each available upstream's dial address (``host:port``) with
-XXH64 and picks the upstream with the highest hash (rendezvous, or highest-random-weight, hashing). So
-every socket of a table lands on the same sidecar, and when a sidecar goes away only its own tables
-move, each to the survivor that ranks next for it. The benchmark and the failover test route their
-connections with this function, so they see what the proxy in ``deploy/Caddyfile.several`` would do.
+``deploy/Caddyfile.several`` has ``lb_policy uri_hash``: Caddy hashes the request URI (``/ws?table=ID``,
+the same for every socket of a table) together with each available upstream's dial address
+(``host:port``) with XXH64, and picks the upstream with the highest hash (rendezvous, or
+highest-random-weight, hashing). So every socket of a table lands on the same sidecar, and when a
+sidecar goes away only its own tables move, each to the survivor that ranks next for it. The benchmark
+and the tests route their connections with :func:`pick`, so they see what the proxy would do.
 """
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 _M = (1 << 64) - 1
 _P1 = 0x9E3779B185EBCA87
@@ -72,13 +73,19 @@ def upstream(url: str) -> str:
     return urlsplit(url).netloc
 
 
-def pick(urls: list[str], table: str) -> str:
-    """The sidecar (one of ``urls``, those available) that the proxy sends ``table``'s sockets to."""
+def request_uri(table: str) -> str:
+    """What a client of ``table`` asks the proxy for (the Python client's URL for it, path and query)."""
+    return "/ws?" + urlencode({"table": table})
+
+
+def pick(urls: list[str], key: str) -> str:
+    """The sidecar (one of ``urls``, those available) that the proxy sends a request for ``key`` to
+    (for a table's sockets: :func:`request_uri`)."""
     if not urls:
         raise ValueError("no sidecar to route to")
     best, best_hash = urls[0], -1
     for url in urls:
-        h = xxh64((upstream(url) + table).encode())
+        h = xxh64((upstream(url) + key).encode())
         if h > best_hash:
             best, best_hash = url, h
     return best

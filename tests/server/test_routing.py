@@ -1,7 +1,7 @@
 """A table's sockets routed to one sidecar: the table id in the websocket URL, hashed at the proxy.
 
-The proxy in front of several sidecars (deploy/Caddyfile.several) hashes the URL's ``table`` with each
-sidecar's address and sends the socket to the highest (rendezvous hashing, :mod:`bench.routing`). These
+The proxy in front of several sidecars (deploy/Caddyfile.several) hashes the URL (``/ws?table=ID``) with
+each sidecar's address and sends the socket to the highest (rendezvous hashing, :mod:`bench.routing`). These
 tests route their clients the same way, against real sidecars over a real PostgreSQL, and hold that the
 routing costs nothing in correctness: a sidecar without a connection at a table decodes none of its
 notifications, and when a sidecar is killed its tables' clients reconnect with ``since`` to the one the
@@ -26,7 +26,7 @@ import pytest
 import websockets
 from aiohttp.test_utils import TestServer
 
-from bench.routing import pick, table_of, xxh64
+from bench.routing import pick, request_uri, table_of, xxh64
 from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, table_url
@@ -49,15 +49,15 @@ def test_the_proxys_hash_is_xxh64():
 def test_a_table_moves_only_when_its_own_sidecar_goes():
     urls = [f"ws://verdict-{c}:8765/ws" for c in "abcd"]
     tables = [uuid.uuid4().hex for _ in range(400)]
-    where = {t: pick(urls, t) for t in tables}
+    where = {t: pick(urls, request_uri(t)) for t in tables}
     assert set(Counter(where.values())) == set(urls)  # every sidecar gets tables
     for gone in urls:
         rest = [u for u in urls if u != gone]
         for t in tables:
             if where[t] != gone:
-                assert pick(rest, t) == where[t]  # the others' tables stay where they are
+                assert pick(rest, request_uri(t)) == where[t]  # the others' tables stay where they are
             else:
-                assert pick(rest, t) in rest
+                assert pick(rest, request_uri(t)) in rest
 
 
 def test_the_client_names_the_table_in_the_url():
@@ -237,7 +237,7 @@ async def test_kill_9_a_sidecar_its_tables_clients_move_to_the_next_one_and_miss
         urls = [p.url for p in procs]
         made = [json.loads(verdict("table", "--ledger", pg_url, "create", n, "--json").stdout) for n in ("a", "b")]
         routed, spread = made
-        victim = urls.index(pick(urls, routed["table"]))  # the sidecar table a's sockets all reach
+        victim = urls.index(pick(urls, request_uri(routed["table"])))  # the sidecar table a's sockets all reach
         alive = [u for i, u in enumerate(urls) if i != victim]
 
         people: list[Person] = []
@@ -249,7 +249,7 @@ async def test_kill_9_a_sidecar_its_tables_clients_move_to_the_next_one_and_miss
             for j, name in enumerate([*names, "gm"]):
                 # Table a as the proxy routes it; table b as a round-robin balancer would (one person on
                 # each sidecar, the dead one included): either way nothing may be lost.
-                url = pick(urls, t["table"]) if spread_over is None else spread_over[j % len(spread_over)]
+                url = pick(urls, request_uri(t["table"])) if spread_over is None else spread_over[j % len(spread_over)]
                 key = t["gm"] if name == "gm" else user_keys[name]
                 people.append(Person(f"{t['table'][:6]}/{name}", t["table"], key, name, url))
         for person in people:
@@ -267,7 +267,7 @@ async def test_kill_9_a_sidecar_its_tables_clients_move_to_the_next_one_and_miss
             await person.client.close()
             person.drain()
             since = person.client.seq
-            person.url = pick(alive, person.table)
+            person.url = pick(alive, request_uri(person.table))
             person.moves += 1
             for _ in range(100):
                 try:
@@ -347,7 +347,7 @@ async def test_kill_9_a_sidecar_its_tables_clients_move_to_the_next_one_and_miss
                 assert heard == sorted(heard), f"{person.name} heard out of order"
         # Only the dead sidecar's people moved, once; table a's all to the one the proxy ranks next for it.
         assert [p.moves for p in people] == [int(u == urls[victim]) for u in first]
-        assert {p.url for p in people[:4]} == {pick(alive, routed["table"])}
+        assert {p.url for p in people[:4]} == {pick(alive, request_uri(routed["table"]))}
         for person in people:
             assert person.client is not None
             await person.client.close()
