@@ -1,7 +1,7 @@
 """Client processes for the benchmarks (never imported by the server side).
 
     python -m bench.clients rtt  URL --table=TABLE --key=KEY --count N --warmup W
-    python -m bench.clients load URL --plan FILE --index I --of P --duration S [--route table]
+    python -m bench.clients load URL --plan FILE --index I --of P --duration S [--route table] [--pace S]
     python -m bench.clients idle URL --plan FILE --index I --of P
 
 Every kind speaks the same frames to Verdict and to the echo anchor: a ``hello`` first, then compact
@@ -141,7 +141,13 @@ async def _line() -> str:
 
 
 async def load(
-    url: str, plan: dict[str, Any], index: int, of: int, duration: float, route: str = "round-robin"
+    url: str,
+    plan: dict[str, Any],
+    index: int,
+    of: int,
+    duration: float,
+    route: str = "round-robin",
+    pace: float = 0.0,
 ) -> dict[str, Any]:
     session, conns, failures = await _connect_all(url, _mine(plan, index, of), route)
     readers = [asyncio.create_task(c.read()) for c in conns]
@@ -153,10 +159,16 @@ async def load(
     start = time.perf_counter()
     end = start + duration
 
-    async def drive(c: Conn) -> None:
+    async def drive(c: Conn, phase: float) -> None:
         nonlocal errors, timeouts
         loop = asyncio.get_running_loop()
+        due = start + phase
         while time.perf_counter() < end:
+            if pace:  # one roll every `pace` seconds, not one as soon as the last is answered
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                due += pace
+                if time.perf_counter() >= end:
+                    break
             c.n += 1
             c.rid = f"{c.prefix}-{c.n}"
             c.done = loop.create_future()
@@ -174,7 +186,7 @@ async def load(
             if reply.startswith(ERROR):
                 errors += 1
 
-    await asyncio.gather(*(drive(c) for c in conns))
+    await asyncio.gather(*(drive(c, pace * i / max(1, len(conns))) for i, c in enumerate(conns)))
     elapsed = time.perf_counter() - start
     received = sum(c.received for c in conns)
     for c in conns:
@@ -217,6 +229,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--of", type=int, default=1)
     p.add_argument("--duration", type=float, default=10.0)
     p.add_argument("--route", choices=("round-robin", "table"), default="round-robin")
+    p.add_argument("--pace", type=float, default=0.0, help="seconds between a connection's rolls (0: closed loop)")
     p.add_argument("--table", default=None)
     p.add_argument("--key", default=None, help="as --key=KEY: a key may begin with '-'")
     a = p.parse_args(argv)
@@ -227,7 +240,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         plan = json.loads(a.plan.read_text())
         if a.kind == "load":
-            out = asyncio.run(load(a.url, plan, a.index, a.of, a.duration, a.route))
+            out = asyncio.run(load(a.url, plan, a.index, a.of, a.duration, a.route, a.pace))
         else:
             out = asyncio.run(idle(a.url, plan, a.index, a.of))
     print(json.dumps(out), flush=True)

@@ -20,9 +20,12 @@ from .common import ClientProcs, Row, data_dir, percentile, plan_file, start_ser
 PROCESSES = 2
 
 
-def _load(server: Any, connections: int, duration: float, route: str = "round-robin") -> dict[str, Any]:
+def _load(
+    server: Any, connections: int, duration: float, route: str = "round-robin", pace: float = 0.0
+) -> dict[str, Any]:
     plan = plan_file(server, connections)
     args = ["load", server.url, "--plan", str(plan), "--duration", str(duration), "--route", route]
+    args += ["--pace", str(pace)]
     try:
         with ClientProcs("bench.clients", args, PROCESSES) as clients:
             clients.ready()
