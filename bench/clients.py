@@ -1,7 +1,7 @@
 """Client processes for the benchmarks (never imported by the server side).
 
     python -m bench.clients rtt  URL --table=TABLE --key=KEY --count N --warmup W
-    python -m bench.clients load URL --plan FILE --index I --of P --duration S
+    python -m bench.clients load URL --plan FILE --index I --of P --duration S [--route table] [--pace S]
     python -m bench.clients idle URL --plan FILE --index I --of P
 
 Every kind speaks the same frames to Verdict and to the echo anchor: a ``hello`` first, then compact
@@ -9,7 +9,8 @@ JSON ``roll`` requests for a 5-die ``facets`` check, each with a fresh ``id``. A
 its ``id`` appearing in the frame (Verdict's ``rolled`` echoes it; the echo anchor's reply begins
 with the request), so the client does the same small work against both and the difference is the
 server's. ``load`` and ``idle`` print ``ready`` once connected, wait for a line on stdin (``go`` or
-``stop``), and end with one JSON line of results.
+``stop``), and end with one JSON line of results. Every socket names its table in its URL
+(``/ws?table=ID``), as the Python client does.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from typing import Any
 
 import aiohttp
 
+from sidecar.client import table_url
+
 from .common import raise_nofile
+from .routing import pick, request_uri
 
 ROLL = '{"type":"roll","id":"%s","check":{"system":"facets","pool":5}}'
 ERROR = '{"type":"error"'
@@ -39,7 +43,7 @@ async def rtt(url: str, table: str, key: str, count: int, warmup: int) -> dict[s
     """Round trips one after another on one connection, through the websockets client library."""
     from websockets.asyncio.client import connect
 
-    async with connect(url, subprotocols=["verdict.v1"], compression=None, max_size=2**22) as ws:  # type: ignore[list-item]
+    async with connect(table_url(url, table), subprotocols=["verdict.v1"], compression=None, max_size=2**22) as ws:  # type: ignore[list-item]
         await ws.send(hello(table, key, "rtt"))
         welcome = await ws.recv()
         if str(welcome).startswith(ERROR):
@@ -91,7 +95,9 @@ class Conn:
 
 
 async def _connect(session: aiohttp.ClientSession, url: str, table: str, key: str, user: str) -> Conn:
-    ws = await session.ws_connect(url, protocols=("verdict.v1",), compress=0, autoping=True, max_msg_size=2**22)
+    ws = await session.ws_connect(
+        table_url(url, table), protocols=("verdict.v1",), compress=0, autoping=True, max_msg_size=2**22
+    )
     await ws.send_str(hello(table, key, user))
     first = await ws.receive(timeout=30)
     if first.type != aiohttp.WSMsgType.TEXT or first.data.startswith(ERROR):
@@ -106,10 +112,11 @@ def _mine(plan: dict[str, Any], index: int, of: int) -> list[tuple[str, str, str
 
 
 async def _connect_all(
-    url: str, mine: list[tuple[str, str, str, int]]
+    url: str, mine: list[tuple[str, str, str, int]], route: str = "round-robin"
 ) -> tuple[aiohttp.ClientSession, list[Conn], int]:
     """Open this process's connections; ``url`` may list several servers (comma-separated): the
-    connections go to them in turn, as a round-robin balancer would send them."""
+    connections go to them in turn, as a round-robin balancer would send them, or (``route`` "table")
+    each to the one the proxy picks for its table (:mod:`bench.routing`)."""
     urls = url.split(",")
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     gate = asyncio.Semaphore(64)
@@ -119,7 +126,8 @@ async def _connect_all(
         nonlocal failures
         async with gate:
             try:
-                return await _connect(session, urls[i % len(urls)], t, k, u)
+                target = pick(urls, request_uri(t)) if route == "table" else urls[i % len(urls)]
+                return await _connect(session, target, t, k, u)
             except (TimeoutError, aiohttp.ClientError, ConnectionError, OSError):
                 failures += 1
                 return None
@@ -132,8 +140,16 @@ async def _line() -> str:
     return (await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)).strip()
 
 
-async def load(url: str, plan: dict[str, Any], index: int, of: int, duration: float) -> dict[str, Any]:
-    session, conns, failures = await _connect_all(url, _mine(plan, index, of))
+async def load(
+    url: str,
+    plan: dict[str, Any],
+    index: int,
+    of: int,
+    duration: float,
+    route: str = "round-robin",
+    pace: float = 0.0,
+) -> dict[str, Any]:
+    session, conns, failures = await _connect_all(url, _mine(plan, index, of), route)
     readers = [asyncio.create_task(c.read()) for c in conns]
     print("ready", flush=True)
     await _line()
@@ -143,10 +159,16 @@ async def load(url: str, plan: dict[str, Any], index: int, of: int, duration: fl
     start = time.perf_counter()
     end = start + duration
 
-    async def drive(c: Conn) -> None:
+    async def drive(c: Conn, phase: float) -> None:
         nonlocal errors, timeouts
         loop = asyncio.get_running_loop()
+        due = start + phase
         while time.perf_counter() < end:
+            if pace:  # one roll every `pace` seconds, not one as soon as the last is answered
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                due += pace
+                if time.perf_counter() >= end:
+                    break
             c.n += 1
             c.rid = f"{c.prefix}-{c.n}"
             c.done = loop.create_future()
@@ -164,7 +186,7 @@ async def load(url: str, plan: dict[str, Any], index: int, of: int, duration: fl
             if reply.startswith(ERROR):
                 errors += 1
 
-    await asyncio.gather(*(drive(c) for c in conns))
+    await asyncio.gather(*(drive(c, pace * i / max(1, len(conns))) for i, c in enumerate(conns)))
     elapsed = time.perf_counter() - start
     received = sum(c.received for c in conns)
     for c in conns:
@@ -206,6 +228,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--index", type=int, default=0)
     p.add_argument("--of", type=int, default=1)
     p.add_argument("--duration", type=float, default=10.0)
+    p.add_argument("--route", choices=("round-robin", "table"), default="round-robin")
+    p.add_argument("--pace", type=float, default=0.0, help="seconds between a connection's rolls (0: closed loop)")
     p.add_argument("--table", default=None)
     p.add_argument("--key", default=None, help="as --key=KEY: a key may begin with '-'")
     a = p.parse_args(argv)
@@ -216,7 +240,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         plan = json.loads(a.plan.read_text())
         if a.kind == "load":
-            out = asyncio.run(load(a.url, plan, a.index, a.of, a.duration))
+            out = asyncio.run(load(a.url, plan, a.index, a.of, a.duration, a.route, a.pace))
         else:
             out = asyncio.run(idle(a.url, plan, a.index, a.of))
     print(json.dumps(out), flush=True)

@@ -20,17 +20,20 @@ from .common import ClientProcs, Row, data_dir, percentile, plan_file, start_ser
 PROCESSES = 2
 
 
-def _load(server: Any, connections: int, duration: float) -> dict[str, Any]:
+def _load(
+    server: Any, connections: int, duration: float, route: str = "round-robin", pace: float = 0.0
+) -> dict[str, Any]:
     plan = plan_file(server, connections)
+    args = ["load", server.url, "--plan", str(plan), "--duration", str(duration), "--route", route]
+    args += ["--pace", str(pace)]
     try:
-        with ClientProcs(
-            "bench.clients", ["load", server.url, "--plan", str(plan), "--duration", str(duration)], PROCESSES
-        ) as clients:
+        with ClientProcs("bench.clients", args, PROCESSES) as clients:
             clients.ready()
             cpu0, t0 = server.cpu(), time.monotonic()
             clients.go()
             results = clients.results(timeout=duration + 120)
-            cpu = (server.cpu() - cpu0) / (time.monotonic() - t0)
+            window = time.monotonic() - t0
+            cpu = (server.cpu() - cpu0) / window
     finally:
         plan.unlink()
     lat = [x for r in results for x in r["latencies_us"]]
@@ -44,6 +47,7 @@ def _load(server: Any, connections: int, duration: float) -> dict[str, Any]:
         "p50": percentile(lat, 50),
         "errors": errors,
         "cpu": cpu,
+        "window": window,
         "received": sum(r["received"] for r in results) / elapsed,
         "timeouts": sum(r["timeouts"] for r in results),
         "error_replies": sum(r["errors"] for r in results),

@@ -4,6 +4,9 @@
         rolled = await c.request(m.Roll(id=c.new_id(), check=FacetsCheck(pool=3)))
 
 Replies are matched to requests by ``id``; broadcasts and events land in :attr:`Client.inbox`.
+
+The socket's URL names the table (``/ws?table=ID``): a proxy in front of several sidecars hashes on it,
+so every socket of a table reaches the same sidecar (see docs/architecture/several-sidecars.md).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import asyncio
 import itertools
 import uuid
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
@@ -32,6 +36,21 @@ class RequestFailed(VerdictError):
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"
+
+
+def table_url(url: str, table: str) -> str:
+    """``url`` with the table named in its query (``?table=ID``), as the sidecar and its proxy read it.
+
+    A URL that already names that table is returned as it is; one that names another is an error (the
+    proxy would route the socket by the other table, and the sidecar refuses the mismatched hello)."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    named = [v for k, v in query if k == "table"]
+    if named:
+        if named != [table]:
+            raise ValueError(f"the URL names table {','.join(named)!r}, not {table!r}")
+        return url
+    return urlunsplit(parts._replace(query=urlencode([*query, ("table", table)])))
 
 
 class Client:
@@ -60,7 +79,7 @@ class Client:
         client: str = "verdict-python",
     ) -> Client:
         ws = await connect(
-            url,
+            table_url(url, table),
             subprotocols=[Subprotocol(SUBPROTOCOL_MSGPACK if msgpack else SUBPROTOCOL)],
             compression=None,
             origin=Origin(origin) if origin is not None else None,

@@ -314,6 +314,8 @@ class Socket:
     """When bytes of a frame not yet complete first arrived."""
     busy: bool = False
     throttled: Any = None
+    url_table: str | None = None
+    """The table the socket's URL names (``/ws?table=ID``, what a proxy routes by), if it names one."""
 
     def backlog(self) -> int:
         transport = self.transport
@@ -412,6 +414,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         tokens=settings.burst,
         remote=remote,
         throttled=app[THROTTLED],
+        url_table=",".join(request.query.getall("table", [])) or None,  # as the proxy joins repeated values
     )
     try:
         await ws.prepare(request)
@@ -574,6 +577,18 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         )
         await sock.ws.close(code=4400, message=b"unsupported protocol")
         return False
+    if sock.url_table is not None and sock.url_table != hello.table:
+        # The proxy routed this socket by the URL's table: joining another would put it on that table's
+        # sidecar by chance only. Refused; the socket stays up for a hello that matches.
+        await _error(
+            app,
+            sock,
+            None,
+            ErrorCode.INVALID_MESSAGE,
+            f"the hello names table {hello.table!r} but the socket's URL names {sock.url_table!r}; "
+            f"connect to /ws?table={hello.table}",
+        )
+        return True
     try:
         # The key first: a peer without one never makes the sidecar read a table.
         who = await authenticate(hub_all.ledger, hello.table, hello.key, hello.user)

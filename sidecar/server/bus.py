@@ -9,6 +9,13 @@ tell its own connections exactly what it would have told them had the action bee
 visible event for a GM operation, rendered from the stored events by :mod:`sidecar.state.hearing`
 (:meth:`Hub.tell`).
 
+A sidecar pays for the events of the tables its sockets are at, and for nothing else: a notification
+of a table it has no connection at is passed on undecoded, and such a table is not checked
+periodically either. A join reads what it missed first (:meth:`Hub.refresh`), so a table held without
+connections is brought up to date when someone comes back to it. (With the proxy routing a table's
+sockets to one sidecar, the others never decode its events: a roll's cost stays flat in the number of
+sidecars; see docs/architecture/several-sidecars.md.)
+
 Notifications are only a hint. A sidecar that missed some (its listening connection dropped, the
 network blipped) catches up by seq: every table it holds when the listening connection comes back,
 every ``interval`` seconds in any case, before welcoming a client, and in a turn the ledger takes after
@@ -52,6 +59,8 @@ class Bus:
         """Catch-ups that read the ledger (at a join, on a gap, after a refused append, periodically)."""
         self.carried = 0
         """Catch-ups made from the events notifications carried, without a read."""
+        self.passed = 0
+        """Notifications of tables this sidecar has no connection at, passed on without decoding them."""
         self._tasks: list[asyncio.Task[None]] = []
         self._dirty: dict[str, asyncio.Task[None]] = {}
         self._want: dict[str, int | None] = {}
@@ -124,11 +133,27 @@ class Bus:
             except Exception:
                 log.exception("catch_up_failed", table=table_id)
 
-    def poke(self, table_id: str, head: int | None = None, rows: list[Any] | None = None) -> None:
-        """Catch ``table_id`` up soon, if this sidecar holds it and is behind ``head`` (None: look anyway);
-        ``rows`` are events a notification carried (applied without a read when they follow the head)."""
+    def heard(self, table_id: str) -> bool:
+        """Whether this sidecar has a connection at ``table_id`` (only then are its events worth applying).
+
+        A table whose lock is held counts: a join holds it from its catch-up read to the moment its
+        connection is in, and what is committed meanwhile must reach the joiner."""
         hub = self.hub.tables.get(table_id)
-        if hub is None or (head is not None and hub.table.head >= head):
+        return hub is not None and (bool(hub.connections) or hub.lock.locked())
+
+    def _wanted(self, table_id: str) -> bool:
+        """Whether a notification of ``table_id`` is worth decoding (counted when it is not)."""
+        if self.heard(table_id):
+            return True
+        self.passed += 1
+        return False
+
+    def poke(self, table_id: str, head: int | None = None, rows: list[Any] | None = None) -> None:
+        """Catch ``table_id`` up soon, if this sidecar has a connection at it and is behind ``head`` (None:
+        look anyway); ``rows`` are events a notification carried (applied without a read when they follow
+        the head)."""
+        hub = self.hub.tables.get(table_id)
+        if hub is None or not self.heard(table_id) or (head is not None and hub.table.head >= head):
             return
         if rows:
             self._carried.setdefault(table_id, []).extend(rows)
@@ -141,8 +166,8 @@ class Bus:
             self._dirty[table_id] = asyncio.create_task(self._catch_up_locked(table_id))
 
     async def check_all(self) -> None:
-        """Compare every held table with the ledger's head; catch up those behind."""
-        ids = list(self.hub.tables)
+        """Compare every table this sidecar has connections at with the ledger's head; catch up those behind."""
+        ids = [table_id for table_id in self.hub.tables if self.heard(table_id)]
         if not ids:
             return
         for table_id, head in (await self.ledger.heads(ids)).items():
@@ -161,7 +186,7 @@ class Bus:
             await self.check_all()  # what was committed while nobody listened
 
         while True:
-            notes = self.ledger.notes(listening)
+            notes = self.ledger.notes(listening, self._wanted)
             try:
                 async for table_id, head, rows in notes:
                     self.poke(table_id, head, rows)

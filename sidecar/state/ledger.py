@@ -277,10 +277,13 @@ class Ledger(Protocol):
         """The heads of these tables as others may have moved them (an embedded ledger: none)."""
         ...
 
-    def notes(self, listening: Callable[[], Awaitable[None]]) -> AsyncGenerator[Note, None]:
+    def notes(
+        self, listening: Callable[[], Awaitable[None]], wanted: Callable[[str], bool] | None = None
+    ) -> AsyncGenerator[Note, None]:
         """Tables others appended to, as they say so, after awaiting ``listening()`` once they are heard
-        (the caller then catches up on what it missed); ends at once when nobody else appends. An
-        interruption raises :class:`LedgerUnavailable` (the caller listens again)."""
+        (the caller then catches up on what it missed); ends at once when nobody else appends. A note of a
+        table ``wanted`` refuses is skipped undecoded. An interruption raises :class:`LedgerUnavailable`
+        (the caller listens again)."""
         ...
 
     async def find_request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
@@ -423,7 +426,9 @@ class SqliteLedger:
     async def heads(self, table_ids: list[str]) -> dict[str, int]:
         return {}
 
-    async def notes(self, listening: Callable[[], Awaitable[None]]) -> AsyncGenerator[Note, None]:
+    async def notes(
+        self, listening: Callable[[], Awaitable[None]], wanted: Callable[[str], bool] | None = None
+    ) -> AsyncGenerator[Note, None]:
         return
         yield  # an async generator that ends at once: nobody else appends
 

@@ -391,8 +391,11 @@ class PostgresLedger:
         )
         return [r for (r,) in rows]
 
-    async def notes(self, listening: Callable[[], Awaitable[None]]) -> AsyncGenerator[Note, None]:
-        """Every table another sidecar (or this one) appended to, from ``NOTIFY``, on a connection of its own."""
+    async def notes(
+        self, listening: Callable[[], Awaitable[None]], wanted: Callable[[str], bool] | None = None
+    ) -> AsyncGenerator[Note, None]:
+        """Every table another sidecar (or this one) appended to, from ``NOTIFY``, on a connection of its own;
+        a notification of a table ``wanted`` refuses is passed on undecoded (only its table id is read)."""
         try:  # bounded, but not through the guard: a bus that cannot listen yet holds no request up
             db = await within(self._listener(), BOUND)
         except (TimeoutError, psycopg.Error, OSError) as exc:
@@ -400,6 +403,8 @@ class PostgresLedger:
         try:
             await listening()
             async for note in db.notifies():
+                if wanted is not None and not wanted(note.payload.partition(":")[0]):
+                    continue
                 yield parse_note(note.payload)
             raise LedgerUnavailable("the PostgreSQL ledger's notifications ended")
         except psycopg.Error as exc:
