@@ -306,7 +306,7 @@ def open_followups(table: Table, rec: t.RollEvent, viewer: Viewer) -> list[m.Ope
     is to the check: the GM, the one who rolled it (as :meth:`Table.prepare_follow` compares them), or
     neither. Nothing for an observer, nor for a viewer who may not see the result (a blind roll's roller)."""
     rules = registry.ruleset_of(rec.check)
-    if not rules.offers or viewer.role == "observer":
+    if not rules.offers or viewer.role == "observer" or rec.mode == "self":  # a private test: none, for anyone
         return []
     if not may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer):
         return []
@@ -324,7 +324,7 @@ def verified(table: Table, msg: m.Verify, viewer: Viewer) -> m.Verified:
         return m.Verified(id=msg.id, check=msg.check, found=False)
     vis, owner = table.restricted.get(seq, ("all", None))
     ev = view(rec, vis, owner, viewer)
-    if ev is None and (owner is None or owner != viewer.user):
+    if ev is None and (vis != "gm" or owner is None or owner != viewer.user):  # (a blind roll's roller: found)
         return m.Verified(id=msg.id, check=msg.check, found=False)
     number = table.numbering.number(seq, viewer)
     label = table.label(seq)
@@ -424,18 +424,24 @@ def reply(table: Table, action: Action, viewer: Viewer) -> Any:
     return m.Done(id=action.request, seq=last, events=lens.events(action.pending.events, viewer))
 
 
-def _told(first_seen: object, viewer: Viewer, acting: str | None, requester: bool) -> bool:
+def _told(first_seen: object, viewer: Viewer, acting: str | None, requester: bool, mode: str) -> bool:
     """Is ``viewer`` told of the action as such: it sees it, made it, or is the user who made it (the roller
-    of a blind roll hears that it happened, on every socket of theirs)."""
-    return first_seen is not None or requester or (viewer.user is not None and viewer.user == acting)
+    of a blind roll hears that it happened, on every socket of theirs). Of a ``self`` roll, only those who see
+    it and its requester hear: not a GM socket whose hello names the roller."""
+    if first_seen is not None or requester:
+        return True
+    return mode != "self" and viewer.user is not None and viewer.user == acting
 
 
 def _rolled(lens: Lens, action: Action, ev: t.RollEvent, viewer: Viewer, requester: bool) -> list[Any]:
     seq0, st0 = action.pending.events[0]
     sight = _sight(viewer, ev.user, requester)
     shown = seen(st0, lens.restricted, sight)
+    if shown is None and requester and ev.mode == "self":
+        # a GM connection's private test, or a player's relayed by the GM's browser: read as the roller reads it
+        shown = view(st0.event, "all", None, sight)
     rest = action.pending.events[1:]
-    if not _told(shown, viewer, ev.user, requester):
+    if not _told(shown, viewer, ev.user, requester, ev.mode):
         return [m.EventBroadcast(seq=s.seq, event=s.event) for s in lens.events(rest, viewer)]
     table = lens.table
     return [
@@ -465,10 +471,10 @@ def _followed(lens: Lens, action: Action, ev: t.FollowEvent, viewer: Viewer, req
     sight = _sight(viewer, ev.user, requester)
     shown = seen(st0, lens.restricted, sight)
     rest = action.pending.events[1:]
-    if not _told(shown, viewer, ev.user, requester):
-        return [m.EventBroadcast(seq=s.seq, event=s.event) for s in lens.events(rest, viewer)]
     table = lens.table
     rec = table.state.checks.get(ev.check_id)
+    if not _told(shown, viewer, ev.user, requester, rec.mode if rec is not None else "public"):
+        return [m.EventBroadcast(seq=s.seq, event=s.event) for s in lens.events(rest, viewer)]
     return [
         m.Followed(
             id=action.request,
