@@ -53,7 +53,9 @@ async def _check_told(sidecar, bystanders: list[Raw], cid: str, secret: str) -> 
     await bob.close()
 
 
-@pytest.mark.parametrize("mode", ["gm", "blind"])  # a self roll has no follow-ups (tests/adversarial/test_self_rolls.py)
+@pytest.mark.parametrize(
+    "mode", ["gm", "blind"]
+)  # a self roll has no follow-ups (tests/adversarial/test_self_rolls.py)
 async def test_the_gms_removal_after_a_hidden_epic_success_reaches_players_live(sidecar, mode):
     gm = await sidecar.client("gm", user="gm-user")
     alice = await sidecar.client("player", user="alice")

@@ -102,7 +102,12 @@ async def _views(sidecar, seats: list[Seat], tag: str) -> dict[str, object]:
 async def _refusal(raw: Raw, check: str, tag: str) -> list[str]:
     """What ``raw`` is answered for follow-ups of both kinds and ``verify`` on ``check``, the ids written out."""
     requests = [
-        {"type": "follow", "id": f"{tag}-1", "check": check, "action": {"action": "challenge_choice", "option": "strain"}},
+        {
+            "type": "follow",
+            "id": f"{tag}-1",
+            "check": check,
+            "action": {"action": "challenge_choice", "option": "strain"},
+        },
         {"type": "follow", "id": f"{tag}-2", "check": check, "action": {"action": "flairs_reveal"}},
         {
             "type": "follow",
@@ -152,9 +157,9 @@ async def _private_roll_changes_nothing(sidecar, gm, roller, setup, roll: m.Roll
     # the GM's follow-ups (and verify) on it: as for a check that does not exist; so for every other seat
     for s in seats:
         if not s.raw.msgpack:
-            assert await _refusal(s.raw, mine.check, f"{s.name}-h") == await _refusal(
-                s.raw, MISSING, f"{s.name}-m"
-            ), s.name
+            assert await _refusal(s.raw, mine.check, f"{s.name}-h") == await _refusal(s.raw, MISSING, f"{s.name}-m"), (
+                s.name
+            )
     # the roller: the check exists for them, found by verify, and no follow-up is open on it
     found = await roller.request(m.Verify(id="v-mine", check=mine.check))
     assert found.found and found.result is not None and found.open == []
@@ -257,9 +262,7 @@ async def test_a_self_roll_cannot_be_part_of_what_the_gm_set_up(sidecar):
     before = (await gm.request(m.State(id="s0"))).snapshot
 
     refusals = [
-        await _refused(
-            alice, m.Roll(id="part", check=FlairsCheck(dice=[6, 6]), gather=gid, part="Ash", mode="self")
-        ),
+        await _refused(alice, m.Roll(id="part", check=FlairsCheck(dice=[6, 6]), gather=gid, part="Ash", mode="self")),
         await _refused(alice, m.Roll(id="att", check=BoonsCheck(ability=2), extended=xid, mode="self")),
         await _refused(
             alice, m.Roll(id="adr", check=ChallengeCheck(cl=2, complication=cid, dice=[20]), actor="Ayla", mode="self")
