@@ -138,15 +138,16 @@ async def _private_roll_changes_nothing(sidecar, gm, roller, setup, roll: m.Roll
 
     mine = await roller.request(roll)
     assert mine.mode == "self" and mine.result is not None  # the roller reads the outcome
-    assert mine.events == [] and mine.open == []  # and nothing was applied, nothing is open
     other = await alice_raw.wait(lambda f: f.get("type") == "rolled" and f.get("check") == mine.check)
-    assert other["result"] is not None and other["events"] == [] and other["open"] == []
 
     after = await _views(sidecar, seats, "after")
     for s in seats:
         assert after[s.name] == before[s.name], s.name  # state, snapshot welcome and catch-up: as before
         assert len(s.raw.frames) == told_before[s.name] + 1, s.name  # only the reply to its own `state`
         assert mine.check.encode() not in s.raw.blob(), s.name
+    # the roller, on every socket of theirs: nothing was applied, nothing is open
+    assert mine.events == [] and mine.open == []
+    assert other["result"] is not None and other["events"] == [] and other["open"] == []
     # a public roll afterwards is numbered next to what each was told before: nothing in between
     await barrier(gm, [s.raw for s in seats])
     for s in seats:
