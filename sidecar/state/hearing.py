@@ -8,7 +8,7 @@ sidecars appended) renders through the same functions.
 **Viewers.** A connection is a :class:`Viewer`: its role (fixed by the key) and its user (bound at hello: a
 user key's user, or the user a GM connection names; none for the table-wide player key and observers).
 
-- ``gm``: the GM key (any user it names). Sees everything but another user's ``self`` rolls.
+- ``gm``: the GM key (any user it names). Sees everything but ``self`` rolls (anyone's, its own too).
 - ``player`` with a user: sees what everyone sees, plus their own ``gm`` and ``self`` rolls (and hears that
   their own ``blind`` roll happened).
 - ``player`` without a user (the table-wide key) and ``observer``: see what everyone sees, nothing more.
@@ -22,7 +22,8 @@ public    everything                  everything                                
 gm        everything                  everything                                 nothing
 blind     that it happened: no        everything                                 nothing
           result, no consequence
-self      everything                  not the roll, nor its follow-ups (below)   nothing
+self      the result; nothing is      nothing (below)                            nothing
+          applied at the table
 ========  ==========================  =========================================  ===================
 
 - *Who may see a blind roll's follow-up?* The GM, always. The roller hears that a follow-up *they* made
@@ -35,11 +36,13 @@ self      everything                  not the roll, nor its follow-ups (below)  
 - *A public effect of a hidden action* (a complication the GM removes after a blind epic
   success, say) reaches every viewer who may see it at once, as an ``event`` frame, and its ``cause`` is its
   own seq: to them it is an action of its own, like a GM's operation.
-- ``self``: the roller's sockets hear it (any socket whose user is the roller). A GM socket does not, unless
-  its hello names the roller; but the GM's ``state`` and ``welcome`` snapshot still fold in its consequences,
-  what a rule gives the GM reaches the GM (a hidden complication, as an event of its own), and a GM
-  follow-up on it is taken. What ``self`` should mean against the rules that give the GM a part in every
-  outcome is open: docs/architecture/who-hears-what.md.
+- ``self``: the roller's private test (docs/architecture/who-hears-what.md). Heard by the roller's player
+  sockets (every socket of their user key) and its requester only: no GM socket, not one whose hello names the
+  roller, not the GM's own other sockets. The table applies no consequence of it (its events are the roll
+  alone), so the GM's ``state``, welcome and numbering, and everyone else's, are as if it never happened.
+  No follow-up is open on it: the roller's is refused (``forbidden_followup``), anyone else's is answered as
+  for a missing check. The requester's reply always shows the result (a GM socket's: the GM's own test, or a
+  player's relayed by the GM's browser), numbered as the requester's last event.
 - Gathered checks: each part is seen as its roll is; the whole check (which tells every part's faces) is
   everyone's only when every part was rolled in the open, else the GM's.
 - GM operations: each event as its visibility says (a hidden complication and what touches it: the GM's; a
@@ -306,7 +309,7 @@ def open_followups(table: Table, rec: t.RollEvent, viewer: Viewer) -> list[m.Ope
     is to the check: the GM, the one who rolled it (as :meth:`Table.prepare_follow` compares them), or
     neither. Nothing for an observer, nor for a viewer who may not see the result (a blind roll's roller)."""
     rules = registry.ruleset_of(rec.check)
-    if not rules.offers or viewer.role == "observer":
+    if not rules.offers or viewer.role == "observer" or rec.mode == "self":  # a private test: none, for anyone
         return []
     if not may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer):
         return []
@@ -324,7 +327,7 @@ def verified(table: Table, msg: m.Verify, viewer: Viewer) -> m.Verified:
         return m.Verified(id=msg.id, check=msg.check, found=False)
     vis, owner = table.restricted.get(seq, ("all", None))
     ev = view(rec, vis, owner, viewer)
-    if ev is None and (owner is None or owner != viewer.user):
+    if ev is None and (vis != "gm" or owner is None or owner != viewer.user):  # (a blind roll's roller: found)
         return m.Verified(id=msg.id, check=msg.check, found=False)
     number = table.numbering.number(seq, viewer)
     label = table.label(seq)
@@ -396,7 +399,8 @@ def kind(action: Action, viewer: Viewer, table: Table) -> tuple[object, ...]:
 def _sight(viewer: Viewer, acting: str | None, requester: bool) -> Viewer:
     """Whose eyes an action is shown to ``viewer`` with: its own; for its requester, the user it acted as (a
     GM connection acting on behalf of a player carries that player's requests: what is open to the player on
-    the result, and a ``self`` roll the player may see). The numbers stay the connection's own."""
+    the result; a ``self`` roll, which no GM socket sees, :func:`_rolled` shows its requester as it is). The
+    numbers stay the connection's own."""
     return Viewer(viewer.role, acting) if requester and acting != viewer.user else viewer
 
 
@@ -424,18 +428,24 @@ def reply(table: Table, action: Action, viewer: Viewer) -> Any:
     return m.Done(id=action.request, seq=last, events=lens.events(action.pending.events, viewer))
 
 
-def _told(first_seen: object, viewer: Viewer, acting: str | None, requester: bool) -> bool:
+def _told(first_seen: object, viewer: Viewer, acting: str | None, requester: bool, mode: str) -> bool:
     """Is ``viewer`` told of the action as such: it sees it, made it, or is the user who made it (the roller
-    of a blind roll hears that it happened, on every socket of theirs)."""
-    return first_seen is not None or requester or (viewer.user is not None and viewer.user == acting)
+    of a blind roll hears that it happened, on every socket of theirs). Of a ``self`` roll, only those who see
+    it and its requester hear: not a GM socket whose hello names the roller."""
+    if first_seen is not None or requester:
+        return True
+    return mode != "self" and viewer.user is not None and viewer.user == acting
 
 
 def _rolled(lens: Lens, action: Action, ev: t.RollEvent, viewer: Viewer, requester: bool) -> list[Any]:
     seq0, st0 = action.pending.events[0]
     sight = _sight(viewer, ev.user, requester)
     shown = seen(st0, lens.restricted, sight)
+    if shown is None and requester and ev.mode == "self":
+        # a GM connection's private test, or a player's relayed by the GM's browser: read as the roller reads it
+        shown = view(st0.event, "all", None, sight)
     rest = action.pending.events[1:]
-    if not _told(shown, viewer, ev.user, requester):
+    if not _told(shown, viewer, ev.user, requester, ev.mode):
         return [m.EventBroadcast(seq=s.seq, event=s.event) for s in lens.events(rest, viewer)]
     table = lens.table
     return [
@@ -465,10 +475,10 @@ def _followed(lens: Lens, action: Action, ev: t.FollowEvent, viewer: Viewer, req
     sight = _sight(viewer, ev.user, requester)
     shown = seen(st0, lens.restricted, sight)
     rest = action.pending.events[1:]
-    if not _told(shown, viewer, ev.user, requester):
-        return [m.EventBroadcast(seq=s.seq, event=s.event) for s in lens.events(rest, viewer)]
     table = lens.table
     rec = table.state.checks.get(ev.check_id)
+    if not _told(shown, viewer, ev.user, requester, rec.mode if rec is not None else "public"):
+        return [m.EventBroadcast(seq=s.seq, event=s.event) for s in lens.events(rest, viewer)]
     return [
         m.Followed(
             id=action.request,

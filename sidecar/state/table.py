@@ -20,9 +20,10 @@ import msgspec
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
+from protocol.v1.challenge import ChallengeCheck
 from protocol.v1.errors import ErrorCode, VerdictError
 from sidecar.engine import CheckError, Dice, gather, registry
-from sidecar.engine.ruleset import RollContext, Shown, new_id
+from sidecar.engine.ruleset import Prepared, RollContext, Shown, new_id
 
 from . import hearing
 from .hearing import Numbering, seen
@@ -419,6 +420,9 @@ class Table:
         rules = registry.ruleset_of(check)
         pending, add = self._pend()
         vis = ROLL_VISIBILITY[msg.mode]
+        private = msg.mode == "self"
+        if private:
+            _refuse_private_part(msg)
         check_id = self._new_check_id()
 
         gathering = None
@@ -454,7 +458,10 @@ class Table:
             check = rules.fill_extended(check, x)
         scene = self._roll_scene(msg.scene, viewer)
         ctx = RollContext(check_id=check_id, actor=msg.actor, scene=scene, by_gm=viewer.is_gm)
-        prepared = rules.prepare(check, ctx, self.state)
+        prepared = rules.prepare(check, ctx, self.state)  # its refusals hold for a private test too
+        if private and prepared.events:
+            # what the check took from the table (the Judge's lurking trials) stays there, waiting for a real roll
+            prepared = Prepared(check)
         check = prepared.check
         faces = check.dice if check.dice is not None else rules.roll(check, self.rng)
         result = rules.read(check, faces)
@@ -476,6 +483,13 @@ class Table:
         )
         consequences = list(rules.consequences(roll_ev, self.state))  # may refuse the roll: before anything is added
         add(roll_ev, vis, user)
+        if private:
+            # A `self` roll is its roller's private test: read as any roll is (a refusal above holds, and the
+            # roller sees the outcome), but the GM has a part in every consequence (RULINGS), and a roll the GM
+            # cannot see cannot have one. The table is as if it never happened.
+            pending.check_id = check_id
+            pending.result = result
+            return pending
         for ev in prepared.events:
             add(ev, vis, user)
         self._add_consequences(add, consequences, vis, user)
@@ -545,12 +559,21 @@ class Table:
     def prepare_follow(self, msg: m.Follow, viewer: Viewer, user: str | None) -> Pending:
         rec = self.state.checks.get(msg.check)
         # A check hidden from the requester does not exist for them: the same answer as one that never did.
+        # A `self` roll is hidden from every GM socket (the GM's own too): only its roller's player sockets see it.
         if rec is None or not (
-            viewer.is_gm
+            may_see(ROLL_VISIBILITY["self"], rec.user, viewer)
+            if rec.mode == "self"
+            else viewer.is_gm
             or may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer)
             or (rec.user is not None and rec.user == viewer.user)
         ):
             raise ActionError(ErrorCode.UNKNOWN_CHECK, f"no check {msg.check!r} on this table (or it was undone)")
+        if rec.mode == "self":
+            raise ActionError(
+                ErrorCode.FORBIDDEN_FOLLOWUP,
+                "a `self` roll is a private test that changes nothing at the table: it has no follow-ups; "
+                "roll it `gm` to keep it between you and the GM",
+            )
         action_tag = type(msg.action).__struct_config__.tag
         if type(msg.action) in registry.GM_FOLLOWUPS:
             if not viewer.is_gm:
@@ -753,7 +776,8 @@ class Table:
             if len(live) == count:
                 break
             if (
-                not isinstance(st.event, t.Undone)
+                st.vis != "roller"  # a `self` roll is no action of the GM's view: undoing it would tell of it
+                and not isinstance(st.event, t.Undone)
                 and seq not in self.state.undone
                 and getattr(st.event, "cause", 0) not in self.state.undone
             ):
@@ -770,8 +794,8 @@ class Table:
             if seq < floor:
                 break
             ev = st.event
-            if isinstance(ev, t.Undone) or seq in self.state.undone:
-                continue
+            if isinstance(ev, t.Undone) or seq in self.state.undone or st.vis == "roller":
+                continue  # (a `self` roll is no action of the GM's view: undoing it would tell of it)
             cause = getattr(ev, "cause", 0) or seq
             if cause not in actions:
                 actions[cause] = []
@@ -780,6 +804,24 @@ class Table:
             actions[cause].append(seq)
         chosen = sorted(actions)[-count:]
         return sorted(s for c in chosen for s in actions[c])
+
+
+def _refuse_private_part(msg: m.Roll) -> None:
+    """A `self` roll changes nothing at the table, so it cannot be what the GM set up to move: a part of a
+    gathered check, an attempt of an extended check, a roll addressing a complication."""
+    what = None
+    if msg.gather is not None:
+        what = "a part of a gathered check"
+    elif msg.extended is not None:
+        what = "an attempt of an extended check"
+    elif isinstance(msg.check, ChallengeCheck) and msg.check.complication is not None:
+        what = "a roll that addresses a complication"
+    if what is not None:
+        raise ActionError(
+            ErrorCode.FORBIDDEN,
+            f"a `self` roll is a private test that changes nothing at the table, so it cannot be {what}; "
+            "roll it `gm` to keep it between you and the GM",
+        )
 
 
 def _need(value: object, message: str) -> None:

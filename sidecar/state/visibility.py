@@ -35,7 +35,9 @@ def may_see(vis: str, owner: str | None, viewer: Viewer) -> bool:
         return True
     mine = owner is not None and owner == viewer.user
     if vis == "roller":
-        return mine
+        # a `self` roll is its roller's private test: their player sockets', never a GM socket's (not even one
+        # whose hello names the roller, nor the GM's own: the GM's view is the table's, which it did not touch)
+        return mine and not viewer.is_gm
     if vis == "roller_gm":
         return mine or viewer.is_gm
     return viewer.is_gm  # "gm"

@@ -73,7 +73,7 @@ async def test_only_the_gm_acts_on_behalf_of_a_user(sidecar):
     alice = await sidecar.client("player", user="alice")
     bob = await sidecar.client("player", user="bob")
     obs = await sidecar.client("observer")
-    on_behalf = await gm.request(m.Roll(id="g1", check=FlairsCheck(rank=2, dice=[3, 2]), user="alice", mode="self"))
+    on_behalf = await gm.request(m.Roll(id="g1", check=FlairsCheck(rank=2, dice=[3, 2]), user="alice", mode="gm"))
     assert on_behalf.user == "alice"
     # bob names alice: refused, never silently taken as bob's own
     err = await refused(bob.request(m.Roll(id="b1", check=FacetsCheck(pool=2), user="alice")))
@@ -86,7 +86,7 @@ async def test_only_the_gm_acts_on_behalf_of_a_user(sidecar):
     assert err.code == "forbidden"  # even naming oneself: `user` is the GM's field
     assert (
         await refused(bob.request(m.Follow(id="b3", check=on_behalf.check, action=FlairsBargain(trial="loud"))))
-    ).code == "unknown_check"  # alice's self roll does not exist for bob: the answer to a missing check
+    ).code == "unknown_check"  # alice's gm roll does not exist for bob: the answer to a missing check
     assert (await refused(obs.request(m.Roll(id="o1", check=FacetsCheck(pool=2))))).code == "forbidden"
     # the roller follows up; the GM may too, on the roller's behalf
     f = await alice.request(m.Follow(id="a1", check=on_behalf.check, action=FlairsBargain(trial="loud", dice=[6])))

@@ -53,7 +53,9 @@ async def _check_told(sidecar, bystanders: list[Raw], cid: str, secret: str) -> 
     await bob.close()
 
 
-@pytest.mark.parametrize("mode", ["gm", "blind", "self"])
+@pytest.mark.parametrize(
+    "mode", ["gm", "blind"]
+)  # a self roll has no follow-ups (tests/adversarial/test_self_rolls.py)
 async def test_the_gms_removal_after_a_hidden_epic_success_reaches_players_live(sidecar, mode):
     gm = await sidecar.client("gm", user="gm-user")
     alice = await sidecar.client("player", user="alice")
@@ -73,7 +75,7 @@ async def test_the_gms_removal_after_a_hidden_epic_success_reaches_players_live(
     await alice.close()
 
 
-@pytest.mark.parametrize("mode", ["gm", "blind", "self"])
+@pytest.mark.parametrize("mode", ["gm", "blind"])  # a self roll addresses no complication (test_self_rolls.py)
 async def test_a_hidden_roll_that_addresses_a_public_complication_removes_it_for_everyone(sidecar, mode):
     gm = await sidecar.client("gm", user="gm-user")
     alice = await sidecar.client("player", user="alice")

@@ -39,14 +39,22 @@ async def test_every_mode_every_follow_up_every_socket(sidecar):
             m.Roll(id=f"r-{mode}", check=FlairsCheck(rank=3, dice=[2, 2, 1]), mode=mode, label=f"label-{mode}")
         )
         checks[mode] = r
-        named = await gm.request(m.Follow(id=f"n-{mode}", check=r.check, action=FlairsNameTrials(dice=[4])))
-        assert named.result is not None or mode == "self"
         # a plain failure: the roller strikes a bargain
         r2 = await alice.request(m.Roll(id=f"q-{mode}", check=FlairsCheck(rank=2, dice=[3, 2]), mode=mode))
         bargained[mode] = r2
-        mine = await alice.request(
-            m.Follow(id=f"b-{mode}", check=r2.check, action=FlairsBargain(trial="loud", dice=[6]))
-        )
+        name = m.Follow(id=f"n-{mode}", check=r.check, action=FlairsNameTrials(dice=[4]))
+        bargain = m.Follow(id=f"b-{mode}", check=r2.check, action=FlairsBargain(trial="loud", dice=[6]))
+        if mode == "self":  # a private test: not the GM's to see, and no follow-up for its roller
+            with pytest.raises(RequestFailed) as e:
+                await gm.request(name)
+            assert e.value.code == "unknown_check"
+            with pytest.raises(RequestFailed) as e:
+                await alice.request(bargain)
+            assert e.value.code == "forbidden_followup"
+            continue
+        named = await gm.request(name)
+        assert named.result is not None
+        mine = await alice.request(bargain)
         assert (mine.result is None) == (mode == "blind")
     await barrier(gm, everyone)
 
@@ -59,7 +67,7 @@ async def test_every_mode_every_follow_up_every_socket(sidecar):
         assert checks["public"].check.encode() in sock.blob()
     # the roller hears the GM's follow-ups on a roll it may see, on every socket of its own
     seen = alice_raw.decoded()
-    for mode in ("gm", "self"):
+    for mode in ("gm",):
         fol = [f for f in seen if f["type"] == "followed" and f["check"] in (checks[mode].check, bargained[mode].check)]
         assert len(fol) == 2 and all(f["result"] is not None for f in fol)
     # a blind roll: the roller never sees its result, nor the GM's follow-up
@@ -116,7 +124,7 @@ async def test_undo_of_a_hidden_roll_names_no_seq_to_others(sidecar):
     bob = await Raw.join(sidecar, sidecar.user_key("bob"), "bob")
     alice_raw = await Raw.join(sidecar, sidecar.user_key("alice"), "alice")
     await gm.request(m.Gm(id="c", op=t.ConditionAdd(actor="Ayla")))
-    hidden = await alice.request(m.Roll(id="h", check=FacetsCheck(pool=2), mode="self"))
+    hidden = await alice.request(m.Roll(id="h", check=FacetsCheck(pool=2), mode="gm"))
     await gm.request(m.Gm(id="u", op=t.Undo(count=2)))  # the hidden roll and the public condition
     await barrier(gm, [bob, alice_raw])
     undone_bob = [f for f in bob.decoded() if f["type"] == "event" and f["event"]["kind"] == "undone"]
@@ -132,7 +140,7 @@ async def test_undo_of_a_hidden_roll_names_no_seq_to_others(sidecar):
     await alice.close()
 
 
-@pytest.mark.parametrize("mode", HIDDEN_MODES)
+@pytest.mark.parametrize("mode", ["gm", "blind"])  # a self roll is no part (test_self_rolls.py)
 async def test_a_gathered_part_rolled_in_secret_and_the_whole_check_stay_secret(sidecar, mode):
     """A group check whose parts several players roll: a part rolled in secret is seen as that roll is, and
     the whole check (which tells every part's faces) is then the GM's alone, in the snapshot too."""
