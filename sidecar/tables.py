@@ -3,7 +3,7 @@
 The markdown recap is written for an audience. ``players`` (the default, a recap to share): what every player
 may see, numbered as they number it (:mod:`sidecar.state.hearing`), so that nothing in it, not even a gap,
 tells of a ``gm``, ``blind`` or ``self`` roll, a hidden complication or a lurking trial's name. ``gm``: every
-event, each one not seen by all marked with who saw it. The JSON lines are the ledger itself, for operators.
+event the GM was told of, each one not seen by all marked with who saw it. The JSON lines are the ledger itself, for operators.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from protocol.v1 import table as t
 from sidecar.state.keys import print_keys as print_keys  # where the server prints the first table's keys too
 from sidecar.state.ledger import Ledger
 from sidecar.state.table import Stored, Table, decode_stored
-from sidecar.state.visibility import Viewer
+from sidecar.state.visibility import Viewer, may_see
 
 AUDIENCES = ("players", "gm")
-SEEN_BY = {"gm": "GM only", "roller_gm": "GM and roller only", "roller": "roller only"}
+SEEN_BY = {"gm": "GM only", "roller_gm": "GM and roller only"}
 """How the GM's recap marks an event not seen by all, by its visibility."""
 
 
@@ -86,11 +86,19 @@ def _players_markdown(ledger: Ledger, table_id: str) -> str:
 
 
 def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> str:
-    """The GM's recap: every event, by its ledger seq, each marked with who saw it."""
+    """The GM's recap: every event the GM was told of, numbered as the GM numbers it, each marked with who
+    saw it. A ``self`` roll is its roller's private test, which no GM socket hears: it is not in it either."""
     lines = _heading(ledger, table_id, "gm")
+    gm = Viewer("gm", None)
+    number: dict[int, int] = {}  # ledger seq -> the GM's own number for it
+    for seq, st in rows:
+        if may_see(st.vis, None, gm):
+            number[seq] = len(number) + 1
     undone = {s for _, st in rows if isinstance(st.event, t.Undone) for s in st.event.seqs}
     facets: dict[str, str] = {}  # facet id -> its name as last written, for the GM's renames and removals
     for seq, st in rows:
+        if seq not in number:
+            continue
         ev = st.event
         text = _line(ev, facets)
         if isinstance(ev, t.FacetCreated):
@@ -104,7 +112,7 @@ def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> 
         if isinstance(ev, t.RollEvent) and ev.mode != "public":
             seen_by = f"{ev.mode} roll: {seen_by}" if seen_by else f"{ev.mode} roll"
         hidden = f" *({seen_by})*" if seen_by else ""
-        lines.append(f"- **#{seq}**{hidden}{mark} {text}")
+        lines.append(f"- **#{number[seq]}**{hidden}{mark} {text}")
     lines.append("")
     return "\n".join(lines)
 
