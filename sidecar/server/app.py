@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import hashlib
 import hmac
 import socket
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from ipaddress import ip_address, ip_network
@@ -612,8 +612,7 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         await sock.ws.close(code=4401, message=b"unauthorized")
         return False
     role = who.role
-    # A GM without a user id still gets one of its own, so its `self` rolls come back to it.
-    user = who.user if who.user is not None or role != "gm" else f"anon-{uuid.uuid4().hex[:8]}"
+    user = who.user if who.user is not None or role != "gm" else gm_requester(hello.key)
     conn = Connection(
         send=sock.send,
         role=role,
@@ -639,6 +638,15 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
 
 
 UNREADABLE = "the ledger cannot be read right now; retry shortly"
+
+
+def gm_requester(gm_key: str) -> str:
+    """The requester a GM connection whose hello names no user acts as: one per GM key, the same on every
+    socket and after a restart, so its request ids keep their meaning (a retry is answered, never rolled
+    again) and its `self` rolls come back to it. Derived from the key, which only the GM holds, so nobody can
+    guess it and have a user key made for it; it changes when the keys are rotated."""
+    mac = hmac.new(gm_key.encode(), b"verdict-gm-requester", hashlib.sha256).hexdigest()
+    return f"gm-{mac[:16]}"
 
 
 async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
