@@ -3,9 +3,11 @@
 One websocket per client, subprotocol ``verdict.v1`` (JSON) or ``verdict.v1+msgpack``.
 The first frame is ``hello``; a wrong key is answered ``unauthorized`` and the socket
 closed with 4401. Every later bad frame gets an ``error`` and the socket stays up.
-Hostile clients meet limits here: connection caps (total and per address), hello and
-partial-frame timeouts (4408), token buckets per socket, requester and address, a bounded
-send buffer (a peer that stops reading is cut), and odds computed off the event loop.
+Hostile clients meet limits here: connection caps (total, per address, and apart for observers, the
+table-wide player key and sockets that have not said hello, so that these never lock out the GM or a
+user-keyed player), hello and unfinished-message timeouts (4408), a bound on the bytes held for
+unfinished messages (1009), token buckets per socket, requester and address that charge control frames
+too (4429), a bounded send buffer (a peer that stops reading is cut), and odds computed off the event loop.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from sidecar.state.table import ActionError
 from . import module as vtt_module
 from .hub import Connection, Hub, verified, ws_frame
 from .metrics import Metrics
+from .transport import Unfinished, WatchedResponse
 
 log = structlog.get_logger("verdict.server")
 
@@ -58,7 +61,8 @@ class Settings:
     hello_timeout: float = config.HELLO_TIMEOUT
     """A socket that has not said hello this long after opening is closed (4408)."""
     frame_timeout: float = config.FRAME_TIMEOUT
-    """A frame begun and not finished this long is a stalled peer: the socket is cut."""
+    """A frame or message begun and not finished this long (from its first fragment, whatever control
+    frames come between) is a stalled peer: the socket is cut (4408)."""
     key_rate: float | None = None
     """Requests per second one requester (a GM or a player bound to a user) may sustain over all its
     sockets, so reconnecting does not refill; ``None``: twice ``rate``."""
@@ -68,6 +72,10 @@ class Settings:
     """Open websockets at most; more are refused (503, ``too_many_connections``)."""
     max_per_address: int = config.MAX_PER_ADDRESS
     """Open websockets from one remote address at most (429, ``too_many_connections``)."""
+    max_guests: int = config.MAX_GUESTS
+    """Observers and sockets of the table-wide player key at most; a hello beyond is refused."""
+    max_unfinished_bytes: int = config.MAX_UNFINISHED_BYTES
+    """Bytes held for messages begun and not finished, over all sockets; a peer beyond is cut (1009)."""
     send_buffer: int = config.SEND_BUFFER
     """The kernel's send buffer per socket: with the slow-peer check it bounds what an unread peer holds."""
     odds_queue: int = config.ODDS_QUEUE
@@ -159,6 +167,9 @@ SOCKETS = web.AppKey("sockets", set)
 MODULE_ZIP = web.AppKey("module_zip", dict)
 LIMITS = web.AppKey("limits", dict)
 PEERS = web.AppKey("peers", dict)
+WAITING = web.AppKey("waiting", dict)
+"""Sockets that have not said hello yet, oldest first."""
+UNFINISHED = web.AppKey("unfinished", Unfinished)
 THROTTLED = web.AppKey("throttled", Throttled)
 
 
@@ -180,6 +191,9 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
         "address": Limiter(settings.address_rate or 8 * settings.rate, 8 * settings.burst),
     }
     app[PEERS] = {}
+    app[WAITING] = {}
+    app[UNFINISHED] = unfinished = Unfinished(settings.max_unfinished_bytes)
+    metrics.unfinished_bytes = lambda: unfinished.held
     app[THROTTLED] = Throttled()
     app[ODDS] = {"pool": ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdict-odds"), "waiting": 0}
     app.on_startup.append(_start_watchdog)
@@ -218,7 +232,7 @@ async def _start_watchdog(app: web.Application) -> None:
 
 
 async def _watchdog(app: web.Application) -> None:
-    """Close sockets that never said hello, and cut those stalled in the middle of a frame."""
+    """Close sockets that never said hello, and cut those stalled in the middle of a frame or a message."""
     settings = app[SETTINGS]
     tick = max(0.05, min(1.0, settings.hello_timeout / 4, settings.frame_timeout / 4))
     while True:
@@ -231,7 +245,7 @@ async def _watchdog(app: web.Application) -> None:
             if sock.conn is None and now - sock.opened > settings.hello_timeout:
                 app[THROTTLED].warning("hello_timeout", remote=sock.remote)
                 sock.close(4408, b"no hello in time")
-            elif sock.partial_since is not None and not sock.busy and now - sock.partial_since > settings.frame_timeout:
+            elif sock.unfinished_for(now) > settings.frame_timeout:
                 app[THROTTLED].warning("frame_timeout", remote=sock.remote)
                 sock.close(4408, b"frame not finished in time")
 
@@ -334,23 +348,42 @@ class Socket:
     refreshed: float = field(default_factory=time.monotonic)
     remote: str = ""
     opened: float = field(default_factory=time.monotonic)
-    partial_since: float | None = None
-    """When bytes of a frame not yet complete first arrived."""
-    busy: bool = False
     throttled: Any = None
+    guest: bool = False
+    """An observer's or the table-wide player key's: counted against ``max_guests``."""
+    seated: bool = True
+    """Counted in the open sockets (and its address's); a socket evicted before its hello no longer is."""
+    closing: bool = False
+    """Being closed by the sidecar: what the peer still sends is read and ignored until the socket ends."""
 
     def backlog(self) -> int:
         transport = self.transport
         return transport.get_write_buffer_size() if transport is not None and not transport.is_closing() else 0
 
-    def close(self, code: int, reason: bytes) -> None:
-        """Say why, then cut the transport: a peer that does not read never holds the socket open."""
+    def unfinished_for(self, now: float) -> float:
+        """How long a frame or message of the peer has been unfinished (0: none is). Not while the sidecar
+        itself stopped reading (its queue of whole messages is full): the peer then cannot finish."""
+        watch = self.ws.watch if isinstance(self.ws, WatchedResponse) else None
+        if watch is None or watch.since is None:
+            return 0.0
+        transport = self.transport
+        if transport is not None and hasattr(transport, "is_reading") and not transport.is_reading():
+            return 0.0
+        return now - watch.since
+
+    def close(self, code: int, reason: bytes, at_once: bool = False) -> None:
+        """Say why, then cut the transport: a peer that does not read never holds the socket open.
+        ``at_once``: close as soon as the close frame is written, not waiting for the peer's (a socket
+        evicted to make room frees its file descriptor now)."""
+        self.closing = True
         if self.hub is not None and self.conn is not None:
             self.hub.connections.discard(self.conn)
         loop = asyncio.get_running_loop()
         loop.create_task(self.ws.close(code=code, message=reason))
         transport = self.transport
         if transport is not None:
+            if at_once:
+                loop.call_soon(transport.close)  # after the close frame is written (the task runs first)
             loop.call_later(0.5, transport.abort)
 
     async def drop(self) -> None:
@@ -358,10 +391,6 @@ class Socket:
             self.throttled.warning("slow_peer_dropped", backlog=self.backlog(), remote=self.remote)
         # 1013 "try again later": the client reconnects and gets what it missed from its last seq.
         self.close(WSCloseCode.TRY_AGAIN_LATER, b"reading too slowly")
-
-    def on_data(self) -> None:
-        if self.partial_since is None:
-            self.partial_since = time.monotonic()
 
     def write(self, frame: bytes, limit: int | None = None) -> bool | None:
         """Write an already framed message (see :func:`~.hub.ws_frame`) in one call; False if closing,
@@ -405,8 +434,10 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     app = request.app
     remote = client_address(request)
     peers = app[PEERS]
-    if len(app[SOCKETS]) >= settings.max_connections or peers.get(remote, 0) >= settings.max_per_address:
-        total = len(app[SOCKETS]) >= settings.max_connections
+    total = len(app[SOCKETS]) >= settings.max_connections
+    if (total or peers.get(remote, 0) >= settings.max_per_address) and not _evict_waiting(
+        app, None if total else remote
+    ):
         app[THROTTLED].warning("connection_refused", remote=remote, open=len(app[SOCKETS]))
         app[METRICS].errors["too_many_connections"] += 1
         return web.json_response(
@@ -420,11 +451,20 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             status=503 if total else 429,
             headers={"Retry-After": "5"},
         )
-    ws = web.WebSocketResponse(
+    sock: Socket
+
+    def too_much_unfinished() -> None:
+        app[THROTTLED].warning("unfinished_bytes_over", remote=remote, held=app[UNFINISHED].held)
+        sock.close(WSCloseCode.MESSAGE_TOO_BIG, b"too many bytes held for unfinished messages")
+
+    ws = WatchedResponse(
+        unfinished=app[UNFINISHED],
+        on_over=too_much_unfinished,
         protocols=(SUBPROTOCOL, SUBPROTOCOL_MSGPACK),
         compress=False,  # permessage-deflate costs tens of KiB per connection and time on small frames
         heartbeat=30.0,
-        autoping=False,  # pings and pongs come to _serve: any complete frame ends a partial one
+        autoping=False,  # pings and pongs come to _serve, to be charged as every frame is
+        decode_text=False,  # text frames as their bytes: msgspec reads UTF-8, and text that is not gets `bad_frame`
         max_msg_size=settings.max_frame * 16,  # larger frames are refused by us, politely, below
     )
     peers[remote] = peers.get(remote, 0) + 1
@@ -440,8 +480,10 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     try:
         await ws.prepare(request)
         sock.msgpack = ws.ws_protocol == SUBPROTOCOL_MSGPACK
-        _watch(request, sock, settings)
+        _watch(sock, settings)
         app[LIVE].add(sock)
+        if sock.conn is None and sock.seated:
+            app[WAITING][sock] = None
         app[METRICS].connections += 1
         try:
             await _serve(app, sock)
@@ -449,60 +491,86 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             app[METRICS].connections -= 1
     finally:
         app[LIVE].discard(sock)
-        app[SOCKETS].discard(ws)
-        peers[remote] -= 1
-        if not peers[remote]:
-            del peers[remote]
+        app[WAITING].pop(sock, None)
+        if ws.watch is not None:
+            ws.watch.release()
+        if sock.seated:
+            _unseat(app, sock)
+        if sock.guest:
+            app[METRICS].guests -= 1
         if sock.conn is not None and sock.hub is not None:
             sock.hub.connections.discard(sock.conn)
     return ws
 
 
-def _watch(request: web.Request, sock: Socket, settings: Settings) -> None:
-    """Bound the kernel's send buffer, and note when bytes of a frame arrive (for the frame timeout)."""
+def _unseat(app: web.Application, sock: Socket) -> None:
+    sock.seated = False
+    app[SOCKETS].discard(sock.ws)
+    peers = app[PEERS]
+    peers[sock.remote] -= 1
+    if not peers[sock.remote]:
+        del peers[sock.remote]
+
+
+def _evict_waiting(app: web.Application, remote: str | None) -> bool:
+    """Make room for a new socket: the oldest socket that has not said hello yet (from ``remote``, when
+    that address is what is full) gives its seat up and is closed. A flood of sockets that never say
+    hello then only evicts itself, and the GM's socket, which says hello at once, gets in; ``False`` when
+    every seat is someone's who said hello."""
+    waiting = app[WAITING]
+    for sock in waiting:
+        if remote is None or sock.remote == remote:
+            del waiting[sock]
+            _unseat(app, sock)
+            app[THROTTLED].warning("waiting_socket_evicted", remote=sock.remote)
+            sock.close(4408, b"no hello yet, and the sidecar is full", at_once=True)
+            return True
+    return False
+
+
+def _watch(sock: Socket, settings: Settings) -> None:
+    """Bound the kernel's send buffer: with the slow-peer check it bounds what an unread peer holds."""
     raw = sock.transport.get_extra_info("socket") if sock.transport is not None else None
     if raw is not None:
         try:
             raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, settings.send_buffer)
         except OSError:
             pass
-    protocol = request.protocol
-    heartbeat = getattr(protocol, "_data_received_cb", None)
 
-    def on_data() -> None:
-        sock.on_data()
-        if heartbeat is not None:
-            heartbeat()
 
-    protocol._data_received_cb = on_data
+CONTROL_FLOOD = 4429
+"""The close code of a socket that sent control frames (pings, pongs) beyond its budget."""
 
 
 async def _serve(app: web.Application, sock: Socket) -> None:
     ws = sock.ws
+    settings = app[SETTINGS]
     async for frame in ws:
-        sock.partial_since = None
-        if frame.type == WSMsgType.TEXT:
-            data: bytes | str = frame.data
-        elif frame.type == WSMsgType.BINARY:
-            data = frame.data
-        elif frame.type == WSMsgType.PING:
-            await ws.pong(frame.data)
+        kind = frame.type
+        if sock.closing:
             continue
-        elif frame.type == WSMsgType.ERROR:
+        if kind == WSMsgType.TEXT or kind == WSMsgType.BINARY:
+            if not await _frame(app, sock, frame.data, kind == WSMsgType.TEXT) and not sock.closing:
+                break  # closed already (a refused hello); one being closed reads on until it ends, unheard
+        elif kind == WSMsgType.PING or kind == WSMsgType.PONG:
+            # Control frames are charged as requests are. A socket out of tokens of its own is flooding
+            # (a browser sends none, a client library one every several seconds): cut it. One refused by a
+            # bucket it shares (its address, its requester) is left unanswered.
+            if not _take_token(app, sock, settings):
+                if sock.tokens < 1:
+                    app[THROTTLED].warning("control_frame_flood", remote=sock.remote)
+                    app[METRICS].errors["control_frame_flood"] += 1
+                    sock.close(CONTROL_FLOOD, b"too many control frames")
+            elif kind == WSMsgType.PING:
+                await ws.pong(frame.data)
+        elif kind == WSMsgType.ERROR:
             log.info("socket_error", error=str(ws.exception()))
             break
-        else:
-            continue
-        sock.busy = True
-        try:
-            if not await _frame(app, sock, data):
-                break
-        finally:
-            sock.busy = False
 
 
-async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
-    """Handle one frame; ``False`` when the socket is to close (a refused hello)."""
+async def _frame(app: web.Application, sock: Socket, data: bytes, text: bool) -> bool:
+    """Handle one data frame (a text frame's bytes, or a binary frame's); ``False`` when the socket is to
+    close (a refused hello)."""
     settings = app[SETTINGS]
     start = time.perf_counter()
     # Every frame is charged, refused ones too, and a large one as several.
@@ -519,7 +587,7 @@ async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
     if len(data) > settings.max_frame:
         await _error(app, sock, None, ErrorCode.FRAME_TOO_LARGE, f"frames are limited to {settings.max_frame} bytes")
         return True
-    if isinstance(data, str) == sock.msgpack:
+    if text == sock.msgpack:
         await _error(
             app,
             sock,
@@ -531,7 +599,7 @@ async def _frame(app: web.Application, sock: Socket, data: bytes | str) -> bool:
         )
         return True
     try:
-        msg = codec.decode_client(data if isinstance(data, bytes) else data.encode(), sock.msgpack)
+        msg = codec.decode_client(data, sock.msgpack)
     except ProtocolError as exc:
         await _error(app, sock, exc.id, exc.code, exc.message)
         return True
@@ -592,6 +660,7 @@ async def _error(app: web.Application, sock: Socket, rid: Any, code: ErrorCode, 
 
 async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
     hub_all = app[HUB]
+    app[WAITING].pop(sock, None)  # it said hello: no longer a seat to evict
     if hello.protocol != 1:
         await _error(
             app, sock, None, ErrorCode.UNSUPPORTED_PROTOCOL, f"this sidecar speaks protocol 1, not {hello.protocol}"
@@ -604,6 +673,14 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
             who = await asyncio.to_thread(authenticate, hub_all.ledger, hello.table, hello.key, hello.user)
         else:
             who = authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
+        guest = who.role != "gm" and who.user is None  # an observer, or the table-wide player key
+        if guest and app[METRICS].guests >= app[SETTINGS].max_guests:
+            await _error(app, sock, None, ErrorCode.TOO_MANY_CONNECTIONS, GUESTS_FULL)
+            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"as many observers as the sidecar takes")
+            return False
+        if guest:  # the seat is taken now, before anything is awaited; given back when the socket ends
+            sock.guest = True
+            app[METRICS].guests += 1
         hub = await hub_all.open_table(hello.table)
         if hub is None:
             raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
@@ -638,6 +715,10 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
 
 
 UNREADABLE = "the ledger cannot be read right now; retry shortly"
+GUESTS_FULL = (
+    "the sidecar has as many observers and table-wide player keys connected as it takes; try again later "
+    "(the GM and players with their own user key still get in)"
+)
 
 
 def gm_requester(gm_key: str) -> str:

@@ -67,18 +67,34 @@ async def _closed_code(ws, timeout: float) -> int | None:
 
 
 async def test_idle_sockets_time_out_and_caps_refuse_clearly(tmp_path):
-    async with Small(tmp_path, hello_timeout=0.6, max_connections=12, max_per_address=8) as s:
-        idle = [await _idle(s.url) for _ in range(8)]
+    async with Small(tmp_path, hello_timeout=0.6, max_connections=12, max_per_address=8, max_guests=8) as s:
+        # sockets that said hello fill an address: the next from it is refused
+        players = [await Client.connect(s.url, s.keys.table, s.user_key(f"p{i}"), user=f"p{i}") for i in range(8)]
         with pytest.raises(websockets.InvalidStatus) as e:
             await _idle(s.url)
         assert e.value.response.status_code == 429 and b"too_many_connections" in e.value.response.body
-        idle += [await _idle(s.url, "127.0.0.2") for _ in range(4)]
+        # and, with the rest of the seats, the sidecar: the next from anywhere is refused
+        for i in range(4):
+            ws = await _idle(s.url, "127.0.0.2")
+            hello = {"type": "hello", "table": s.keys.table, "key": s.user_key(f"q{i}"), "user": f"q{i}"}
+            await ws.send(json.dumps(hello))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+            players.append(ws)
         with pytest.raises(websockets.InvalidStatus) as e:
             await _idle(s.url, "127.0.0.3")
         assert e.value.response.status_code == 503 and b"too_many_connections" in e.value.response.body
+        for c in players[8:]:
+            await c.close()
+        # sockets that have not said hello give their seats up to newcomers, the oldest first: a full
+        # address takes one more by closing its own oldest, a full sidecar by closing anyone's
+        idle = [await _idle(s.url, "127.0.0.2") for _ in range(4)]
+        newcomer = await _idle(s.url, "127.0.0.3")
+        assert await _closed_code(idle[0], 5) == 4408
         # nobody said hello: every idle socket is closed with 4408, and the GM gets in
-        codes = await asyncio.gather(*(_closed_code(ws, 5) for ws in idle))
+        codes = await asyncio.gather(*(_closed_code(ws, 5) for ws in (*idle[1:], newcomer)))
         assert set(codes) == {4408}
+        for c in players[:8]:
+            await c.close()
         gm = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
         assert isinstance(await gm.request(m.Ping(id="p")), m.Pong)
         await gm.close()
@@ -103,14 +119,16 @@ def test_a_low_file_limit_does_not_lock_the_gm_out(tmp_path):
             opened = [r for r in results if not isinstance(r, BaseException)]
             refused = [r for r in results if isinstance(r, websockets.InvalidStatus)]
             # every attempt was either let in or refused with a clear status: none hit the file limit
-            assert refused and len(opened) + len(refused) == 150
+            assert len(opened) + len(refused) == 150
             assert all(r.response.status_code in (429, 503) for r in refused)
-            await asyncio.sleep(2.5)  # the hello timeout closes the idle ones
+            # the sidecar full of sockets that never said hello: the GM's takes the oldest one's seat at once
             gm = await Client.connect(url, keys.table, keys.gm, user="gm")
             assert isinstance(await gm.request(m.Ping(id="in")), m.Pong)
+            # every one let in is closed by the sidecar: evicted, or at the hello timeout (4408 either way)
+            await asyncio.wait_for(asyncio.gather(*(ws.wait_closed() for ws in opened)), 20)
+            assert {ws.close_code for ws in opened} == {4408}
+            assert isinstance(await gm.request(m.Ping(id="still")), m.Pong)
             await gm.close()
-            for ws in opened:
-                await ws.close()
 
         asyncio.run(flood())
     finally:
@@ -313,14 +331,17 @@ def test_the_odds_cache_is_bounded_by_bytes(monkeypatch):
 async def test_behind_a_trusted_proxy_the_client_address_counts(tmp_path):
     """Behind Caddy every socket comes from the proxy: its X-Forwarded-For names the client, and only a
     trusted proxy's does."""
+
+    async def seated(s, client):
+        ws = await websockets.connect(
+            s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": client}
+        )
+        await ws.send(json.dumps({"type": "hello", "table": s.keys.table, "key": s.keys.observer}))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        return ws
+
     async with Small(tmp_path, max_per_address=2, trusted_proxies=("127.0.0.0/8",)) as s:
-        socks = []
-        for client in ("203.0.113.1", "203.0.113.1", "203.0.113.2"):
-            socks.append(
-                await websockets.connect(
-                    s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": client}
-                )
-            )
+        socks = [await seated(s, client) for client in ("203.0.113.1", "203.0.113.1", "203.0.113.2")]
         with pytest.raises(websockets.InvalidStatus) as e:
             await websockets.connect(
                 s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "203.0.113.1"}
@@ -329,15 +350,64 @@ async def test_behind_a_trusted_proxy_the_client_address_counts(tmp_path):
         for ws in socks:
             await ws.close()
     async with Small(tmp_path / "b", max_per_address=2) as s:  # not trusted: the header changes nothing
-        socks = [
-            await websockets.connect(
-                s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": f"203.0.113.{i}"}
-            )
-            for i in range(2)
-        ]
+        socks = [await seated(s, f"203.0.113.{i}") for i in range(2)]
         with pytest.raises(websockets.InvalidStatus):
             await websockets.connect(
                 s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "198.51.100.9"}
             )
         for ws in socks:
+            await ws.close()
+
+
+async def test_observers_and_silent_sockets_leave_the_gm_and_user_keyed_players_a_seat(tmp_path):
+    """100 observer sockets at a cap of 60 on guests, then sockets that never say hello up to the total
+    cap: the GM (without a user), a GM with one and a user-keyed player all still get in."""
+    async with Small(tmp_path, max_connections=80, max_guests=60, hello_timeout=60) as s:
+
+        async def guest(i: int, key: str):
+            ws = await _idle(s.url, f"127.0.0.{2 + i % 4}")  # from 4 addresses, as a flood from several hosts
+            try:
+                await ws.send(json.dumps({"type": "hello", "table": s.keys.table, "key": key}))
+                return ws, json.loads(await ws.recv())
+            except websockets.ConnectionClosed as exc:  # the sidecar was full before it said hello
+                assert exc.rcvd.code == 4408
+                return ws, {"type": "evicted"}
+
+        observers = [await guest(i, s.keys.observer) for i in range(70)]
+        observers += await asyncio.gather(*(guest(i, s.keys.observer) for i in range(70, 100)))
+        welcomed = [ws for ws, first in observers if first["type"] == "welcome"]
+        refused = [first for _, first in observers if first["type"] == "error"]
+        assert len(welcomed) == 60 and len(refused) >= 10, (len(welcomed), len(refused))
+        assert {f["code"] for f in refused} == {"too_many_connections"}
+        assert "GM" in refused[0]["message"]
+        # the table-wide player key is a guest too
+        ws, first = await guest(0, s.keys.player)
+        assert first["code"] == "too_many_connections"
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await ws.recv()
+        assert closed.value.rcvd.code == 1013
+        # sockets that never say hello fill every seat left
+        silent = []
+        while True:
+            try:
+                silent.append(await _idle(s.url, "127.0.0.9"))
+            except websockets.InvalidStatus as e:
+                assert e.value.response.status_code == 429  # its address is full, not the sidecar
+                break
+            if len(silent) > 100:
+                break
+        assert len(s.app[LIVE]) >= 80
+        gm = await Client.connect(s.url, s.keys.table, s.keys.gm)
+        gm_user = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
+        alice = await Client.connect(s.url, s.keys.table, s.user_key("alice"), user="alice")
+        for c in (gm, gm_user, alice):
+            assert isinstance(await c.request(m.Ping(id="seated")), m.Pong)
+        r = await alice.request(m.Roll(id="a", check=FacetsCheck(pool=1)))
+        assert r.user == "alice"
+        print(f"100 observers at a guest cap of 60: {len(welcomed)} in, {len(refused)} refused; the GM and a player in")
+        for c in (gm, gm_user, alice):
+            await c.close()
+        for ws, _ in observers:
+            await ws.close()
+        for ws in silent:
             await ws.close()
