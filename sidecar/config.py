@@ -36,7 +36,9 @@ RATE = 20.0
 """Requests per second a connection may sustain."""
 BURST = 40.0
 MAX_CONNECTIONS = 1000
+"""Open websockets at most (503 beyond, once no socket that has not said hello is left to give its seat up)."""
 MAX_PER_ADDRESS = 64
+"""Open websockets from one remote address at most, for sockets that are no one in particular (see MAX_GUESTS)."""
 MAX_GUESTS = 250
 """Sockets that are no one in particular at most: observers and the table-wide player key (a hello beyond is
 refused, ``too_many_connections``). With sockets that have not said hello yet (the oldest of which gives its

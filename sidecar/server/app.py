@@ -69,9 +69,12 @@ class Settings:
     address_rate: float | None = None
     """Requests per second one remote address may sustain over all its sockets; ``None``: 8 x ``rate``."""
     max_connections: int = config.MAX_CONNECTIONS
-    """Open websockets at most; more are refused (503, ``too_many_connections``)."""
+    """Open websockets at most: beyond, the oldest socket that has not said hello gives its seat up; when
+    every seat is someone's who said hello, more are refused (503, ``too_many_connections``)."""
     max_per_address: int = config.MAX_PER_ADDRESS
-    """Open websockets from one remote address at most (429, ``too_many_connections``)."""
+    """Open websockets from one remote address at most: beyond, the address's oldest socket that has not said
+    hello gives its seat up, and the hello of an observer or the table-wide player key is refused
+    (``too_many_connections``); the GM and user-keyed players still get in."""
     max_guests: int = config.MAX_GUESTS
     """Observers and sockets of the table-wide player key at most; a hello beyond is refused."""
     max_unfinished_bytes: int = config.MAX_UNFINISHED_BYTES
@@ -434,21 +437,21 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     app = request.app
     remote = client_address(request)
     peers = app[PEERS]
-    total = len(app[SOCKETS]) >= settings.max_connections
-    if (total or peers.get(remote, 0) >= settings.max_per_address) and not _evict_waiting(
-        app, None if total else remote
-    ):
+    # Who a socket is is known only at its hello. A full address or sidecar makes room by closing its oldest
+    # socket that has not said hello yet; a full address that has none still lets a socket in, on probation:
+    # its hello is refused unless it is the GM or a user-keyed player (see _hello).
+    if peers.get(remote, 0) >= settings.max_per_address:
+        _evict_waiting(app, remote)
+    if len(app[SOCKETS]) >= settings.max_connections and not _evict_waiting(app, None):
         app[THROTTLED].warning("connection_refused", remote=remote, open=len(app[SOCKETS]))
         app[METRICS].errors["too_many_connections"] += 1
         return web.json_response(
             {
                 "type": "error",
                 "code": ErrorCode.TOO_MANY_CONNECTIONS,
-                "message": "the sidecar has as many connections as it takes; try again later"
-                if total
-                else f"at most {settings.max_per_address} connections from one address; close some and try again",
+                "message": "the sidecar has as many connections as it takes; try again later",
             },
-            status=503 if total else 429,
+            status=503,
             headers={"Retry-After": "5"},
         )
     sock: Socket
@@ -674,9 +677,22 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         else:
             who = authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
         guest = who.role != "gm" and who.user is None  # an observer, or the table-wide player key
-        if guest and app[METRICS].guests >= app[SETTINGS].max_guests:
-            await _error(app, sock, None, ErrorCode.TOO_MANY_CONNECTIONS, GUESTS_FULL)
-            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"as many observers as the sidecar takes")
+        settings = app[SETTINGS]
+        if guest and (
+            app[METRICS].guests >= settings.max_guests or app[PEERS].get(sock.remote, 0) > settings.max_per_address
+        ):
+            full = app[METRICS].guests >= settings.max_guests
+            await _error(
+                app,
+                sock,
+                None,
+                ErrorCode.TOO_MANY_CONNECTIONS,
+                GUESTS_FULL
+                if full
+                else f"at most {settings.max_per_address} connections from one address; close some and try again "
+                "(the GM and players with their own user key still get in)",
+            )
+            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"as many connections as the sidecar takes")
             return False
         if guest:  # the seat is taken now, before anything is awaited; given back when the socket ends
             sock.guest = True
