@@ -17,7 +17,7 @@ from aiohttp.test_utils import TestServer
 
 from protocol.v1 import messages as m
 from sidecar.client import Client
-from sidecar.server.app import Settings, create_app
+from sidecar.server.app import LIVE, Settings, create_app
 from sidecar.state.ledger import SqliteLedger
 from tests.serving import ROOT, free_port, serve_command, wait_listening
 
@@ -294,3 +294,75 @@ def test_a_log_on_a_full_disk_never_breaks_a_reply(tmp_path):
         proc.wait(timeout=15)
         assert proc.stdout is not None
         proc.stdout.close()
+
+
+async def test_frames_split_anywhere_are_read_whole_and_nothing_stays_held(tmp_path):
+    """The frame headers are read as the bytes come, in whatever pieces TCP makes of them: frames of every
+    length form (7-bit, 16-bit, 64-bit), fragments and pings between them, cut at random places, the first
+    ones in the same write as the upgrade request."""
+    import random
+
+    rng = random.Random(21)
+    async with Small(tmp_path, frame_timeout=30, rate=1e6, burst=1e6) as s:
+        hello = json.dumps({"type": "hello", "table": s.keys.table, "key": s.keys.player}).encode()
+        stream = frame(TEXT, hello)
+        expected = []
+        for i in range(60):
+            rid = f"r{i}-" + "p" * rng.choice((0, 100, 200, 1000, 70_000))  # 70,000: a 64-bit length
+            body = json.dumps({"type": "ping", "id": rid}).encode()
+            expected.append(rid if len(body) <= 64 * 1024 else None)
+            if rng.random() < 0.5:
+                stream += frame(TEXT, body)
+            else:
+                cuts = sorted(rng.sample(range(1, len(body)), 2))
+                parts = [body[: cuts[0]], body[cuts[0] : cuts[1]], body[cuts[1] :]]
+                stream += frame(TEXT, parts[0], fin=False) + frame(PING, b"between")
+                stream += frame(CONTINUATION, parts[1], fin=False) + frame(PONG, b"")
+                stream += frame(CONTINUATION, parts[2])
+        stream += frame(TEXT, b'{"type":"ping","id":"last"}')
+        expected.append("last")
+        reader, writer = await asyncio.open_connection("127.0.0.1", s.port)
+        upgrade = (
+            b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            b"Sec-WebSocket-Protocol: verdict.v1\r\n\r\n"
+        )
+        first = rng.randrange(1, 200)
+        writer.write(upgrade + stream[:first])
+        await reader.readuntil(b"\r\n\r\n")
+        peer = RawPeer(reader, writer)
+        at = first
+        while at < len(stream):
+            step = rng.choice((1, 2, 3, 7, 13, 100, 4096))
+            peer.send(stream[at : at + step])
+            at += step
+            await writer.drain()
+            if rng.random() < 0.05:
+                await asyncio.sleep(0.001)
+        await peer.wait(lambda op, data: op == TEXT and b'"last"' in data, timeout=30)
+        replies = peer.texts()[1:]
+        assert [r.get("id") for r in replies if r["type"] == "pong"] == [e for e in expected if e is not None]
+        assert [r["code"] for r in replies if r["type"] == "error"] == ["frame_too_large"] * expected.count(None)
+        assert not peer.ended.is_set()
+        assert await s.metric("verdict_unfinished_message_bytes") == 0
+        (sock,) = [x for x in s.app[LIVE]]
+        assert sock.unfinished_for(time.monotonic()) == 0  # nothing left begun: the headers were read in step
+        peer.abort()
+
+
+async def test_a_fragment_in_the_upgrades_own_write_is_timed_too(tmp_path):
+    async with Small(tmp_path, frame_timeout=0.6) as s:
+        reader, writer = await asyncio.open_connection("127.0.0.1", s.port)
+        writer.write(
+            b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            b"Sec-WebSocket-Protocol: verdict.v1\r\n\r\n" + frame(TEXT, b'{"type":', fin=False)
+        )
+        await reader.readuntil(b"\r\n\r\n")
+        peer = RawPeer(reader, writer)
+        for _ in range(100):
+            if peer.ended.is_set():
+                break
+            peer.send(frame(PING, b"."))
+            await asyncio.sleep(0.1)
+        assert await peer.closed(10) and peer.close_code == 4408
