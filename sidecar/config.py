@@ -42,7 +42,8 @@ MAX_PER_ADDRESS = 64
 MAX_GUESTS = 250
 """Sockets that are no one in particular at most: observers and the table-wide player key (a hello beyond is
 refused, ``too_many_connections``). With sockets that have not said hello yet (the oldest of which gives its
-seat up when the sidecar or an address is full) they never take the seats of the GM and user-keyed players."""
+seat up when the sidecar or an address is full) they never take the seats of the GM and user-keyed players:
+a quarter of MAX_CONNECTIONS (at least 8) stays theirs even when a low file limit lowers it."""
 MAX_UNFINISHED_BYTES = 32 * 1024 * 1024
 """Bytes held for messages begun and not finished (fragments, a frame in flight), over all sockets of the
 process: a peer whose bytes would go beyond is cut off (1009). Honest messages are whole within milliseconds."""

@@ -89,6 +89,11 @@ class Settings:
     metrics_token: str | None = None
     """``/metrics`` answers loopback clients, and others that send ``Authorization: Bearer <token>``."""
 
+    def guest_seats(self) -> int:
+        """``max_guests``, but never so many that the GM and user-keyed players would be left fewer than a
+        quarter of ``max_connections`` (at least 8): the cap on connections falls with a low file limit."""
+        return max(0, min(self.max_guests, self.max_connections - max(8, self.max_connections // 4)))
+
     def origins(self) -> frozenset[str]:
         if self.allow_origins is not None:
             return frozenset(o.rstrip("/") for o in self.allow_origins)
@@ -679,9 +684,9 @@ async def _hello(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         guest = who.role != "gm" and who.user is None  # an observer, or the table-wide player key
         settings = app[SETTINGS]
         if guest and (
-            app[METRICS].guests >= settings.max_guests or app[PEERS].get(sock.remote, 0) > settings.max_per_address
+            app[METRICS].guests >= settings.guest_seats() or app[PEERS].get(sock.remote, 0) > settings.max_per_address
         ):
-            full = app[METRICS].guests >= settings.max_guests
+            full = app[METRICS].guests >= settings.guest_seats()
             await _error(
                 app,
                 sock,

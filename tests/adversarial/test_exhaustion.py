@@ -10,6 +10,7 @@ import socket
 import statistics
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import websockets
@@ -75,9 +76,9 @@ async def _hello_from(s, key: str, source: str, user: str | None = None):
 
 async def test_idle_sockets_time_out_and_caps_refuse_clearly(tmp_path):
     async with Small(tmp_path, hello_timeout=0.6, max_connections=12, max_per_address=8) as s:
-        # observers fill an address; one more from it is let in on probation: as an observer its hello is
+        # players fill an address; one more from it is let in on probation: as an observer its hello is
         # refused (1013), as the GM it is welcome
-        seated = [await _hello_from(s, s.keys.observer, "127.0.0.1") for _ in range(8)]
+        seated = [await _hello_from(s, s.user_key(f"p{i}"), "127.0.0.1", f"p{i}") for i in range(8)]
         assert {first["type"] for _, first in seated} == {"welcome"}
         ws, first = await _hello_from(s, s.keys.observer, "127.0.0.1")
         assert first["code"] == "too_many_connections" and "one address" in first["message"]
@@ -119,6 +120,8 @@ def test_a_low_file_limit_does_not_lock_the_gm_out(tmp_path):
     try:
         keys = server.keys()
         url = server.url
+        alice_key = server.user_key("alice")
+        seats = SimpleNamespace(url=url, keys=keys)
 
         async def flood():
             results = await asyncio.gather(*(_idle(url) for _ in range(150)), return_exceptions=True)
@@ -134,6 +137,23 @@ def test_a_low_file_limit_does_not_lock_the_gm_out(tmp_path):
             await asyncio.wait_for(asyncio.gather(*(ws.wait_closed() for ws in opened)), 20)
             assert {ws.close_code for ws in opened} == {4408}
             assert isinstance(await gm.request(m.Ping(id="still")), m.Pong)
+            # observers flood the 32 seats the file limit leaves: a quarter of them stays the GM's and players'
+            flood = await asyncio.gather(
+                *(_hello_from(seats, keys.observer, "127.0.0.1") for _ in range(40)), return_exceptions=True
+            )
+            welcomed = [r[0] for r in flood if not isinstance(r, BaseException) and r[1]["type"] == "welcome"]
+            # the others were refused at hello, or evicted before it (the sidecar was full)
+            turned_away = [r for r in flood if isinstance(r, BaseException) or r[1]["type"] != "welcome"]
+            assert all(
+                isinstance(r, (OSError, websockets.WebSocketException)) or r[1]["code"] == "too_many_connections"
+                for r in turned_away
+            )
+            assert 0 < len(welcomed) <= 24, len(welcomed)
+            alice = await Client.connect(url, keys.table, alice_key, user="alice")
+            assert isinstance(await alice.request(m.Ping(id="seated")), m.Pong)
+            await alice.close()
+            for ws in welcomed:
+                await ws.close()
             await gm.close()
 
         asyncio.run(flood())
