@@ -78,10 +78,14 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
         return msg
     try:
         env = _env_msgpack.decode(_packed(data)) if msgpack else _env_json.decode(data)
-    except msgspec.DecodeError:
-        if msgpack:
-            raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not a MessagePack map") from None
-        raise _not_json(data) from None
+    except msgspec.DecodeError as exc:
+        if not msgpack:
+            raise _not_json(data) from None
+        if "UTF-8" in str(exc):
+            raise ProtocolError(
+                ErrorCode.BAD_FRAME, "a string in the frame is not UTF-8: MessagePack strings are UTF-8 text"
+            ) from None
+        raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not a MessagePack map") from None
     except RecursionError:
         raise ProtocolError(ErrorCode.INVALID_MESSAGE, "the frame is nested too deeply") from None
     rid = env.id if isinstance(env.id, str) else None

@@ -366,3 +366,14 @@ async def test_a_fragment_in_the_upgrades_own_write_is_timed_too(tmp_path):
             peer.send(frame(PING, b"."))
             await asyncio.sleep(0.1)
         assert await peer.closed(10) and peer.close_code == 4408
+
+
+async def test_a_msgpack_string_that_is_not_utf8_is_named(tmp_path, raw):
+    async with Small(tmp_path) as s:
+        r = await raw.join(s, s.keys.gm, msgpack=True)
+        await r.ws.send(b"\x82\xa4type\xa4ping\xa2id\xa2\xff\xfe")  # {"type": "ping", "id": <2 bytes, not UTF-8>}
+        err = await r.wait(lambda f: f.get("type") == "error")
+        assert err["code"] == "bad_frame" and "UTF-8" in err["message"]
+        await r.ws.send(b"\x82\xa4type\xa4ping\xa2id\xa5after")
+        assert await r.wait(lambda f: f.get("id") == "after") == {"type": "pong", "id": "after"}
+        await r.close()
