@@ -133,6 +133,18 @@ class Limiter:
         self.buckets: dict[object, list[float]] = {}
 
     def take(self, name: object, cost: float, now: float) -> bool:
+        b = self._refilled(name, now)
+        if b[0] < 1:
+            return False
+        b[0] -= cost
+        return True
+
+    def charge(self, name: object, cost: float, now: float) -> None:
+        """Take ``cost`` whatever is left, down to minus a burst (for frames that are never refused)."""
+        b = self._refilled(name, now)
+        b[0] = max(-self.burst, b[0] - cost)
+
+    def _refilled(self, name: object, now: float) -> list[float]:
         b = self.buckets.get(name)
         if b is None:
             if len(self.buckets) >= self.max_names:
@@ -140,10 +152,7 @@ class Limiter:
             b = self.buckets[name] = [self.burst, now]
         b[0] = min(self.burst, b[0] + (now - b[1]) * self.rate)
         b[1] = now
-        if b[0] < 1:
-            return False
-        b[0] -= cost
-        return True
+        return b
 
     def _forget(self, now: float) -> None:
         full = [k for k, (tokens, t) in self.buckets.items() if tokens + (now - t) * self.rate >= self.burst]
@@ -561,14 +570,10 @@ async def _serve(app: web.Application, sock: Socket) -> None:
             if not await _frame(app, sock, frame.data, kind == WSMsgType.TEXT) and not sock.closing:
                 break  # closed already (a refused hello); one being closed reads on until it ends, unheard
         elif kind == WSMsgType.PING or kind == WSMsgType.PONG:
-            # Control frames are charged as requests are. A socket out of tokens of its own is flooding
-            # (a browser sends none, a client library one every several seconds): cut it. One refused by a
-            # bucket it shares (its address, its requester) is left unanswered.
-            if not _take_token(app, sock, settings):
-                if sock.tokens < 1:
-                    app[THROTTLED].warning("control_frame_flood", remote=sock.remote)
-                    app[METRICS].errors["control_frame_flood"] += 1
-                    sock.close(CONTROL_FLOOD, b"too many control frames")
+            if not _charge_control(app, sock, settings):
+                app[THROTTLED].warning("control_frame_flood", remote=sock.remote)
+                app[METRICS].errors["control_frame_flood"] += 1
+                sock.close(CONTROL_FLOOD, b"too many control frames")
             elif kind == WSMsgType.PING:
                 await ws.pong(frame.data)
         elif kind == WSMsgType.ERROR:
@@ -655,6 +660,23 @@ def _take_token(app: web.Application, sock: Socket, settings: Settings, cost: in
         return False
     sock.tokens -= cost  # may go below 0: a large frame is paid off before the next is taken
     return True
+
+
+def _charge_control(app: web.Application, sock: Socket, settings: Settings) -> bool:
+    """Charge a ping or pong as a request is charged (the socket, its address unless the GM's, its
+    requester); ``False`` when the socket is flooding. A control frame is never refused: it may take the
+    socket's budget into debt, so that the keepalive ping of a client spending its whole budget on requests
+    is still answered. A socket a whole burst in debt sent that many control frames beyond its budget."""
+    now = time.monotonic()
+    sock.tokens = min(settings.burst, sock.tokens + (now - sock.refreshed) * settings.rate) - 1
+    sock.refreshed = now
+    limits = app[LIMITS]
+    conn = sock.conn
+    if conn is None or conn.role != "gm":
+        limits["address"].charge(sock.remote, 1, now)
+    if conn is not None and conn.user is not None:
+        limits["key"].charge((sock.hub.table.id, conn.role, conn.user), 1, now)
+    return sock.tokens >= -settings.burst
 
 
 async def _error(app: web.Application, sock: Socket, rid: Any, code: ErrorCode, message: str) -> None:
