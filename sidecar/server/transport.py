@@ -8,8 +8,8 @@ bytes; the payload is only counted), so that
 - the frame timeout runs from the first byte of a message's first fragment, and a ping or pong between
   fragments does not reset it (:attr:`FrameWatch.since`);
 - the bytes of messages begun and not finished are counted over every socket of the process
-  (:class:`Unfinished`), and a peer whose bytes would take the count over its bound is cut off before the
-  parser holds them (1009).
+  (:class:`Unfinished`); beyond its bound the socket whose message has been unfinished the longest is cut
+  off (1009), so a flood of fragments left open never cuts an honest message, which is whole in a moment.
 """
 
 from __future__ import annotations
@@ -30,6 +30,16 @@ class Unfinished:
     def __init__(self, bound: int) -> None:
         self.bound = bound
         self.held = 0
+        self.holders: dict[FrameWatch, None] = {}
+        """The sockets that hold some."""
+
+    def make_room(self) -> None:
+        """Over the bound: cut the sockets whose messages have been unfinished the longest until it holds."""
+        while self.held > self.bound and self.holders:
+            oldest = min(self.holders, key=lambda w: w.since if w.since is not None else 0.0)
+            oldest.release()
+            oldest.cut = True
+            oldest.on_over()
 
 
 class FrameWatch:
@@ -66,9 +76,10 @@ class FrameWatch:
         self.parser.feed_eof()
 
     def release(self) -> None:
-        """Give the bytes this socket held back to the process's count (the socket is ending)."""
+        """Give the bytes this socket held back to the process's count (its message is whole, or it ends)."""
         self.unfinished.held -= self.held
         self.held = 0
+        self.unfinished.holders.pop(self, None)
 
     def scan(self, data: bytes) -> None:
         i, n = 0, len(data)
@@ -79,14 +90,15 @@ class FrameWatch:
                 i += take
                 self._left = left - take
                 if self._data:
-                    self.held += take
                     unfinished = self.unfinished
+                    if not self.held:
+                        unfinished.holders[self] = None
+                    self.held += take
                     unfinished.held += take
                     if unfinished.held > unfinished.bound:
-                        self.release()
-                        self.cut = True
-                        self.on_over()
-                        return
+                        unfinished.make_room()
+                        if self.cut:
+                            return
                 if not self._left:
                     self._done()
                 continue
@@ -120,8 +132,8 @@ class FrameWatch:
     def _done(self) -> None:
         """A frame is whole: a message's last frame ends the message; a control frame changes nothing of it."""
         if self._data and self._fin:
-            self.unfinished.held -= self.held
-            self.held = 0
+            if self.held:
+                self.release()
             self._open = False
         if not self._open:
             self.since = None

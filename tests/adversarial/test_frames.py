@@ -197,32 +197,54 @@ async def test_a_whole_fragmented_message_is_handled(tmp_path):
 
 async def test_bytes_held_for_unfinished_messages_are_bounded_per_process(tmp_path):
     bound = 256 * 1024
-    async with Small(tmp_path, frame_timeout=60, max_unfinished_bytes=bound) as s:
+    async with Small(tmp_path, frame_timeout=60, max_unfinished_bytes=bound, rate=1e6, burst=1e6) as s:
         piece = b"x" * (60 * 1024)
-        peers = [await s.peer() for _ in range(8)]
-        for p in peers:  # 8 x 60 KiB begun and never finished: more than the process holds
+        honest = await s.peer()
+        peers = []
+        for _ in range(8):  # 8 x 60 KiB begun and never finished: more than the process holds
+            p = await s.peer()
             p.send(frame(TEXT, b'{"type":"ping","id":"' + piece, fin=False))
-        # a peer whose fragment would take the process over the bound is cut, the others stay
-        deadline = time.monotonic() + 10
-        while sum(p.ended.is_set() for p in peers) < 4:
-            assert time.monotonic() < deadline, [p.close_code for p in peers]
-            await asyncio.sleep(0.01)
+            peers.append(p)
+            p.send(frame(PING, b"read?"))  # the next is sent once the server has read this one's fragment
+            await p.wait(lambda op, data: op == PONG)
+        # beyond the bound, the sockets whose messages have been unfinished the longest are cut
+        cut = [p for p in peers if await _cut(p)]
         held = await s.metric("verdict_unfinished_message_bytes")
-        cut = [p for p in peers if p.ended.is_set()]
-        assert held <= bound and held >= 3 * len(piece), held
+        assert bound - len(piece) < held <= bound, held
+        assert cut == peers[: len(cut)] and len(cut) == 4, [p.ended.is_set() for p in peers]
         assert {p.close_code for p in cut} == {1009}, [p.close_code for p in cut]
-        # one who keeps within it still sends, finishes and is answered
-        alive = next(p for p in peers if not p.ended.is_set())
-        alive.send(frame(CONTINUATION, b'"}'))
-        await alive.wait(lambda op, data: op == TEXT and b'"error"' in data)  # a 60 KiB id: too long, but read
+        # messages sent whole meanwhile, at the bound, are handled: one held a moment (its frame spans several
+        # reads) makes room by cutting the oldest unfinished one, never itself
+        for i in range(3):
+            honest.send(frame(TEXT, b'{"type":"ping","id":"honest-%d","pad":"' % i + piece + b'"}'))
+            await honest.wait(lambda op, data, i=i: op == TEXT and b'"honest-%d"' % i in data)
+        assert not honest.ended.is_set()
+        ended = [await _cut(p) for p in peers]
+        assert ended == sorted(ended, reverse=True) and not ended[-1], ended  # the oldest first, never the last
+        # one that keeps within it finishes and is answered
+        peers[-1].send(frame(CONTINUATION, b'"}'))
+        await peers[-1].wait(lambda op, data: op == TEXT and b'"error"' in data)  # a 60 KiB id: too long, but read
         assert await s.metric("verdict_unfinished_message_bytes") <= bound - len(piece)
-        print(f"8 x 60 KiB fragments left open at a bound of 256 KiB: {len(cut)} cut with 1009, {held:.0f} bytes held")
-        for p in peers:
+        print(
+            f"8 x 60 KiB fragments left open at a bound of 256 KiB: the {len(cut)} oldest cut with 1009, {held:.0f} bytes held"
+        )
+        for p in (*peers, honest):
             p.abort()
         deadline = time.monotonic() + 10
         while await s.metric("verdict_unfinished_message_bytes"):  # released when their sockets end
             assert time.monotonic() < deadline
             await asyncio.sleep(0.05)
+
+
+async def _cut(p: RawPeer) -> bool:
+    """Whether the server has cut ``p`` off: a ping is answered, or the connection ends."""
+    pongs = p.count(PONG)
+    p.send(frame(PING, b"cut?"))
+    deadline = time.monotonic() + 10
+    while p.count(PONG) == pongs and not p.ended.is_set():
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.005)
+    return p.ended.is_set()
 
 
 async def test_a_ping_flood_is_cut_after_the_budget(tmp_path):
