@@ -46,8 +46,8 @@ seat up when the sidecar or an address is full) they never take the seats of the
 a quarter of MAX_CONNECTIONS (at least 8) stays theirs even when a low file limit lowers it."""
 MAX_UNFINISHED_BYTES = 32 * 1024 * 1024
 """Bytes held for messages begun and not finished (fragments, a frame in flight), over all sockets of the
-process: beyond, the socket whose message has been unfinished the longest is cut off (1009). Honest messages
-are whole within milliseconds, so a flood of fragments left open cuts itself."""
+process: a peer whose bytes would go beyond is cut off (1009) before they are held. A message that arrives
+whole in one read (every request of a few KiB) is never held, so never cut for it."""
 SEND_BUFFER = 64 * 1024
 """The kernel's send buffer per socket."""
 ODDS_QUEUE = 32

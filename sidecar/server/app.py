@@ -78,7 +78,7 @@ class Settings:
     max_guests: int = config.MAX_GUESTS
     """Observers and sockets of the table-wide player key at most; a hello beyond is refused."""
     max_unfinished_bytes: int = config.MAX_UNFINISHED_BYTES
-    """Bytes held for messages begun and not finished, over all sockets; beyond, the oldest is cut (1009)."""
+    """Bytes held for messages begun and not finished, over all sockets; a peer beyond is cut (1009)."""
     send_buffer: int = config.SEND_BUFFER
     """The kernel's send buffer per socket: with the slow-peer check it bounds what an unread peer holds."""
     odds_queue: int = config.ODDS_QUEUE
@@ -472,7 +472,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
 
     def too_much_unfinished() -> None:
         app[THROTTLED].warning("unfinished_bytes_over", remote=remote, held=app[UNFINISHED].held)
-        sock.close(WSCloseCode.MESSAGE_TOO_BIG, b"too many bytes held for unfinished messages", at_once=True)
+        sock.close(WSCloseCode.MESSAGE_TOO_BIG, b"too many bytes held for unfinished messages")
 
     ws = WatchedResponse(
         unfinished=app[UNFINISHED],

@@ -8,8 +8,9 @@ bytes; the payload is only counted), so that
 - the frame timeout runs from the first byte of a message's first fragment, and a ping or pong between
   fragments does not reset it (:attr:`FrameWatch.since`);
 - the bytes of messages begun and not finished are counted over every socket of the process
-  (:class:`Unfinished`); beyond its bound the socket whose message has been unfinished the longest is cut
-  off (1009), so a flood of fragments left open never cuts an honest message, which is whole in a moment.
+  (:class:`Unfinished`), and a peer whose bytes would take the count over its bound is cut off before the
+  parser holds them (1009). A message whose last bytes arrive in the same read as the rest is never held,
+  so it is never cut for it, whatever the count (a request is a few hundred bytes, one read).
 """
 
 from __future__ import annotations
@@ -30,16 +31,6 @@ class Unfinished:
     def __init__(self, bound: int) -> None:
         self.bound = bound
         self.held = 0
-        self.holders: dict[FrameWatch, None] = {}
-        """The sockets that hold some."""
-
-    def make_room(self) -> None:
-        """Over the bound: cut the sockets whose messages have been unfinished the longest until it holds."""
-        while self.held > self.bound and self.holders:
-            oldest = min(self.holders, key=lambda w: w.since if w.since is not None else 0.0)
-            oldest.release()
-            oldest.cut = True
-            oldest.on_over()
 
 
 class FrameWatch:
@@ -79,7 +70,6 @@ class FrameWatch:
         """Give the bytes this socket held back to the process's count (its message is whole, or it ends)."""
         self.unfinished.held -= self.held
         self.held = 0
-        self.unfinished.holders.pop(self, None)
 
     def scan(self, data: bytes) -> None:
         i, n = 0, len(data)
@@ -89,16 +79,15 @@ class FrameWatch:
                 take = left if left <= n - i else n - i
                 i += take
                 self._left = left - take
-                if self._data:
-                    unfinished = self.unfinished
-                    if not self.held:
-                        unfinished.holders[self] = None
+                if self._data and not (take == left and self._fin):  # not a message's end, in hand now
                     self.held += take
+                    unfinished = self.unfinished
                     unfinished.held += take
                     if unfinished.held > unfinished.bound:
-                        unfinished.make_room()
-                        if self.cut:
-                            return
+                        self.release()
+                        self.cut = True
+                        self.on_over()
+                        return
                 if not self._left:
                     self._done()
                 continue
