@@ -11,15 +11,29 @@ bytes; the payload is only counted), so that
   (:class:`Unfinished`), and a peer whose bytes would take the count over its bound is cut off before the
   parser holds them (1009). A message whose last bytes arrive in the same read as the rest is never held,
   so it is never cut for it, whatever the count (a request is a few hundred bytes, one read).
+
+And the state of a socket while it lives (:class:`Socket`): how it is written to without waiting, closed
+(saying why, then cut), and how an error is answered on it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from protocol.v1 import codec
+from protocol.v1 import messages as m
+from protocol.v1.errors import ErrorCode
+
+from .appkeys import METRICS
+from .hub import Connection
+from .settings import Settings
 
 MAX_HEADER = 14
 """A frame header's longest form: 2 bytes, an 8-byte length, a 4-byte mask."""
@@ -144,3 +158,95 @@ class WatchedResponse(web.WebSocketResponse):
         handler._payload_parser = watch
         watch.scan(early)  # the parser has just been given these bytes; counted here, not fed again
         self.watch = watch
+
+
+@dataclass(eq=False)
+class Socket:
+    """Per-socket state while it lives."""
+
+    ws: web.WebSocketResponse
+    msgpack: bool
+    transport: Any = None
+    conn: Connection | None = None
+    hub: Any = None
+    tokens: float = 0.0
+    refreshed: float = field(default_factory=time.monotonic)
+    remote: str = ""
+    opened: float = field(default_factory=time.monotonic)
+    throttled: Any = None
+    guest: bool = False
+    """An observer's or the table-wide player key's: counted against ``max_guests``."""
+    seated: bool = True
+    """Counted in the open sockets (and its address's); a socket evicted before its hello no longer is."""
+    closing: bool = False
+    """Being closed by the sidecar: what the peer still sends is read and ignored until the socket ends."""
+
+    def backlog(self) -> int:
+        transport = self.transport
+        return transport.get_write_buffer_size() if transport is not None and not transport.is_closing() else 0
+
+    def unfinished_for(self, now: float) -> float:
+        """How long a frame or message of the peer has been unfinished (0: none is). Not while the sidecar
+        itself stopped reading (its queue of whole messages is full): the peer then cannot finish."""
+        watch = self.ws.watch if isinstance(self.ws, WatchedResponse) else None
+        if watch is None or watch.since is None:
+            return 0.0
+        transport = self.transport
+        if transport is not None and hasattr(transport, "is_reading") and not transport.is_reading():
+            return 0.0
+        return now - watch.since
+
+    def close(self, code: int, reason: bytes, at_once: bool = False) -> None:
+        """Say why, then cut the transport: a peer that does not read never holds the socket open.
+        ``at_once``: close as soon as the close frame is written, not waiting for the peer's (a socket
+        evicted to make room frees its file descriptor now)."""
+        self.closing = True
+        if self.hub is not None and self.conn is not None:
+            self.hub.connections.discard(self.conn)
+        loop = asyncio.get_running_loop()
+        loop.create_task(self.ws.close(code=code, message=reason))
+        transport = self.transport
+        if transport is not None:
+            if at_once:
+                loop.call_soon(transport.close)  # after the close frame is written (the task runs first)
+            loop.call_later(0.5, transport.abort)
+
+    async def drop(self) -> None:
+        if self.throttled is not None:
+            self.throttled.warning("slow_peer_dropped", backlog=self.backlog(), remote=self.remote)
+        # 1013 "try again later": the client reconnects and gets what it missed from its last seq.
+        self.close(WSCloseCode.TRY_AGAIN_LATER, b"reading too slowly")
+
+    def write(self, frame: bytes, limit: int | None = None) -> bool | None:
+        """Write an already framed message (see :func:`~.hub.ws_frame`) in one call; False if closing,
+        ``None`` (nothing written) when more than ``limit`` bytes already wait for the peer to read."""
+        transport = self.transport
+        if transport is None or transport.is_closing() or self.ws.closed:
+            return False
+        if limit is not None and transport.get_write_buffer_size() > limit:
+            return None
+        transport.write(frame)
+        return True
+
+    async def send(self, data: bytes) -> None:
+        # msgspec already produced UTF-8 bytes: send them as the frame, without a decode and re-encode.
+        await self.ws.send_frame(data, WSMsgType.BINARY if self.msgpack else WSMsgType.TEXT)
+
+
+def watch_socket(sock: Socket, settings: Settings) -> None:
+    """Bound the kernel's send buffer: with the slow-peer check it bounds what an unread peer holds."""
+    raw = sock.transport.get_extra_info("socket") if sock.transport is not None else None
+    if raw is not None:
+        try:
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, settings.send_buffer)
+        except OSError:
+            pass
+
+
+async def error(app: web.Application, sock: Socket, rid: Any, code: ErrorCode, message: str) -> None:
+    app[METRICS].errors[code] += 1
+    if sock.ws.closed:
+        return
+    await sock.send(
+        codec.encode(m.Error(code=code, message=message, id=rid if isinstance(rid, str) else None), sock.msgpack)
+    )
