@@ -39,7 +39,18 @@ RATE = 20.0
 """Requests per second a connection may sustain."""
 BURST = 40.0
 MAX_CONNECTIONS = 1000
+"""Open websockets at most (503 beyond, once no socket that has not said hello is left to give its seat up)."""
 MAX_PER_ADDRESS = 64
+"""Open websockets from one remote address at most, for sockets that are no one in particular (see MAX_GUESTS)."""
+MAX_GUESTS = 250
+"""Sockets that are no one in particular at most: observers and the table-wide player key (a hello beyond is
+refused, ``too_many_connections``). With sockets that have not said hello yet (the oldest of which gives its
+seat up when the sidecar or an address is full) they never take the seats of the GM and user-keyed players:
+a quarter of MAX_CONNECTIONS (at least 8) stays theirs even when a low file limit lowers it."""
+MAX_UNFINISHED_BYTES = 32 * 1024 * 1024
+"""Bytes held for messages begun and not finished (fragments, a frame in flight), over all sockets of the
+process: a peer whose bytes would go beyond is cut off (1009) before they are held. A message that arrives
+whole in one read (every request of a few KiB) is never held, so never cut for it."""
 SEND_BUFFER = 64 * 1024
 """The kernel's send buffer per socket."""
 ODDS_QUEUE = 32
@@ -49,7 +60,8 @@ ODDS_QUEUE = 32
 HELLO_TIMEOUT = 10.0
 """A socket that has not said ``hello`` this long after opening is closed (4408)."""
 FRAME_TIMEOUT = 10.0
-"""A frame begun and not finished this long is a stalled peer (4408)."""
+"""A frame or a message begun and not finished this long is a stalled peer (4408): it runs from the message's
+first fragment, and pings or pongs between its fragments do not reset it."""
 SHUTDOWN_TIMEOUT = 5.0
 """On SIGINT or SIGTERM, how long open sockets get to close."""
 WARN_INTERVAL = 10.0

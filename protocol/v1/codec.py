@@ -14,6 +14,7 @@ the messages of a newer sidecar that added a field, since what it does not know 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -77,11 +78,14 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
         return msg
     try:
         env = _env_msgpack.decode(_packed(data)) if msgpack else _env_json.decode(data)
-    except msgspec.DecodeError:
-        raise ProtocolError(
-            ErrorCode.BAD_FRAME,
-            "the frame is not a JSON object" if not msgpack else "the frame is not a MessagePack map",
-        ) from None
+    except msgspec.DecodeError as exc:
+        if not msgpack:
+            raise _not_json(data) from None
+        if "UTF-8" in str(exc):
+            raise ProtocolError(
+                ErrorCode.BAD_FRAME, "a string in the frame is not UTF-8: MessagePack strings are UTF-8 text"
+            ) from None
+        raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not a MessagePack map") from None
     except RecursionError:
         raise ProtocolError(ErrorCode.INVALID_MESSAGE, "the frame is nested too deeply") from None
     rid = env.id if isinstance(env.id, str) else None
@@ -96,6 +100,61 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
             rid,
         )
     raise ProtocolError(ErrorCode.INVALID_MESSAGE, f"invalid {env.type!r} message: {_explain(detail)}", rid)
+
+
+def _not_json(data: bytes | str) -> ProtocolError:
+    """Why a text frame is not read: text that is not UTF-8, a lone surrogate (JSON's grammar allows
+    ``"\\ud800"``, Unicode does not), or no JSON object at all."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ProtocolError(
+            ErrorCode.BAD_FRAME,
+            f"text frames are UTF-8, and byte {exc.start} (0x{raw[exc.start]:02x}) of this one is not; "
+            "send the text encoded as UTF-8",
+        )
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return ProtocolError(ErrorCode.BAD_FRAME, "the frame is not a JSON object")
+    try:
+        found = _lone_surrogate(value, "")
+    except RecursionError:
+        found = None
+    if found is None:
+        return ProtocolError(ErrorCode.BAD_FRAME, "the frame is not a JSON object")
+    where, char = found
+    rid = value.get("id") if isinstance(value, dict) else None
+    return ProtocolError(
+        ErrorCode.BAD_FRAME,
+        f"`{where or '$'}` holds a lone surrogate (\\u{ord(char):04x}), which is no character: text must be "
+        "Unicode (a character beyond U+FFFF is written as a pair of escapes, high then low, or as itself)",
+        rid if isinstance(rid, str) and _LONE.search(rid) is None and len(rid) <= MAX_TEXT else None,
+    )
+
+
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(value: Any, path: str) -> tuple[str, str] | None:
+    """Where a lone surrogate sits in a JSON value Python's reader accepted (its path and the surrogate)."""
+    if isinstance(value, str):
+        hit = _LONE.search(value)
+        return (path, hit.group()) if hit else None
+    if isinstance(value, dict):
+        for k, item in value.items():
+            if (hit := _LONE.search(k)) is not None:
+                return (f"{path}.{k!a}" if path else f"{k!a}", hit.group())
+            found = _lone_surrogate(item, f"{path}.{k}" if path else k)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _lone_surrogate(item, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`(?: - at `(?P<at>[^`]*)`)?$")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
@@ -12,6 +13,10 @@ BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 @dataclass
 class Metrics:
     connections: int = 0
+    guests: int = 0
+    """Open sockets of observers and of the table-wide player key."""
+    unfinished_bytes: Callable[[], int] = lambda: 0
+    """Bytes held for messages peers have begun and not finished, over all sockets."""
     rolls: Counter[str] = field(default_factory=Counter)
     requests: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
@@ -39,6 +44,12 @@ class Metrics:
             "# HELP verdict_connections Open websocket connections.",
             "# TYPE verdict_connections gauge",
             f"verdict_connections {self.connections}",
+            "# HELP verdict_guest_connections Open websockets of observers and the table-wide player key.",
+            "# TYPE verdict_guest_connections gauge",
+            f"verdict_guest_connections {self.guests}",
+            "# HELP verdict_unfinished_message_bytes Bytes held for messages begun and not finished.",
+            "# TYPE verdict_unfinished_message_bytes gauge",
+            f"verdict_unfinished_message_bytes {self.unfinished_bytes()}",
             "# HELP verdict_rolls_total Checks resolved, by rule set.",
             "# TYPE verdict_rolls_total counter",
         ]

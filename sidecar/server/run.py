@@ -23,8 +23,38 @@ from .app import Settings, create_app
 KEYS_FILE = config.KEYS_FILE
 
 
+class LossyStream:
+    """The log's stream, whose writes never fail: a log on a full disk (or a closed pipe) loses its lines,
+    and the request that logged still gets its reply. The lines lost are counted."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.lost = 0
+
+    def write(self, text: str) -> int:
+        try:
+            written: int = self.stream.write(text)
+            return written
+        except (OSError, ValueError):  # ENOSPC, EPIPE, EIO; ValueError: the stream was closed
+            self.lost += 1
+            return 0
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self.stream.isatty())
+        except (OSError, ValueError):
+            return False
+
+
 def configure_logging(fmt: str | None) -> None:
     fmt = fmt or ("console" if sys.stderr.isatty() else "json")
+    stream = LossyStream(sys.stderr)
     renderer = structlog.dev.ConsoleRenderer() if fmt == "console" else structlog.processors.JSONRenderer()
     structlog.configure(
         processors=[
@@ -35,9 +65,9 @@ def configure_logging(fmt: str | None) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=stream),  # type: ignore[arg-type]
     )
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    logging.basicConfig(level=logging.WARNING, stream=stream)
     logging.getLogger("asyncio").addFilter(OncePerInterval())
 
 

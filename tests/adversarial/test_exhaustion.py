@@ -10,6 +10,7 @@ import socket
 import statistics
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import websockets
@@ -21,7 +22,7 @@ from protocol.v1.boons import BoonsCheck
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, RequestFailed
 from sidecar.engine import odds as odds_module
-from sidecar.server.app import LIVE, Settings, create_app
+from sidecar.server.app import LIVE, SOCKETS, Settings, create_app
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import SqliteLedger
 from sidecar.state.projection import Projection
@@ -66,19 +67,41 @@ async def _closed_code(ws, timeout: float) -> int | None:
     raise AssertionError("a frame instead of a close")
 
 
+async def _hello_from(s, key: str, source: str, user: str | None = None):
+    """A socket from ``source`` that says hello: (the socket, its first reply)."""
+    ws = await _idle(s.url, source)
+    await ws.send(json.dumps({"type": "hello", "table": s.keys.table, "key": key, "user": user}))
+    return ws, json.loads(await ws.recv())
+
+
 async def test_idle_sockets_time_out_and_caps_refuse_clearly(tmp_path):
     async with Small(tmp_path, hello_timeout=0.6, max_connections=12, max_per_address=8) as s:
-        idle = [await _idle(s.url) for _ in range(8)]
-        with pytest.raises(websockets.InvalidStatus) as e:
-            await _idle(s.url)
-        assert e.value.response.status_code == 429 and b"too_many_connections" in e.value.response.body
-        idle += [await _idle(s.url, "127.0.0.2") for _ in range(4)]
+        # players fill an address; one more from it is let in on probation: as an observer its hello is
+        # refused (1013), as the GM it is welcome
+        seated = [await _hello_from(s, s.user_key(f"p{i}"), "127.0.0.1", f"p{i}") for i in range(8)]
+        assert {first["type"] for _, first in seated} == {"welcome"}
+        ws, first = await _hello_from(s, s.keys.observer, "127.0.0.1")
+        assert first["code"] == "too_many_connections" and "one address" in first["message"]
+        assert await _closed_code(ws, 5) == 1013
+        seated.append(await _hello_from(s, s.keys.gm, "127.0.0.1"))
+        assert seated[-1][1]["type"] == "welcome"
+        # user-keyed players take the seats left: the next socket from anywhere is refused
+        seated += [await _hello_from(s, s.user_key(f"q{i}"), "127.0.0.2", f"q{i}") for i in range(3)]
+        assert {first["type"] for _, first in seated} == {"welcome"}
         with pytest.raises(websockets.InvalidStatus) as e:
             await _idle(s.url, "127.0.0.3")
         assert e.value.response.status_code == 503 and b"too_many_connections" in e.value.response.body
+        for ws, _ in seated[-3:]:
+            await ws.close()
+        # sockets that have not said hello give their seats up to newcomers, the oldest first
+        idle = [await _idle(s.url, "127.0.0.2") for _ in range(3)]
+        newcomer = await _idle(s.url, "127.0.0.3")
+        assert await _closed_code(idle[0], 5) == 4408
         # nobody said hello: every idle socket is closed with 4408, and the GM gets in
-        codes = await asyncio.gather(*(_closed_code(ws, 5) for ws in idle))
+        codes = await asyncio.gather(*(_closed_code(ws, 5) for ws in (*idle[1:], newcomer)))
         assert set(codes) == {4408}
+        for ws, _ in seated[:-3]:
+            await ws.close()
         gm = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
         assert isinstance(await gm.request(m.Ping(id="p")), m.Pong)
         await gm.close()
@@ -97,20 +120,41 @@ def test_a_low_file_limit_does_not_lock_the_gm_out(tmp_path):
     try:
         keys = server.keys()
         url = server.url
+        alice_key = server.user_key("alice")
+        seats = SimpleNamespace(url=url, keys=keys)
 
         async def flood():
             results = await asyncio.gather(*(_idle(url) for _ in range(150)), return_exceptions=True)
             opened = [r for r in results if not isinstance(r, BaseException)]
             refused = [r for r in results if isinstance(r, websockets.InvalidStatus)]
             # every attempt was either let in or refused with a clear status: none hit the file limit
-            assert refused and len(opened) + len(refused) == 150
+            assert len(opened) + len(refused) == 150
             assert all(r.response.status_code in (429, 503) for r in refused)
-            await asyncio.sleep(2.5)  # the hello timeout closes the idle ones
+            # the sidecar full of sockets that never said hello: the GM's takes the oldest one's seat at once
             gm = await Client.connect(url, keys.table, keys.gm, user="gm")
             assert isinstance(await gm.request(m.Ping(id="in")), m.Pong)
-            await gm.close()
-            for ws in opened:
+            # every one let in is closed by the sidecar: evicted, or at the hello timeout (4408 either way)
+            await asyncio.wait_for(asyncio.gather(*(ws.wait_closed() for ws in opened)), 20)
+            assert {ws.close_code for ws in opened} == {4408}
+            assert isinstance(await gm.request(m.Ping(id="still")), m.Pong)
+            # observers flood the 32 seats the file limit leaves: a quarter of them stays the GM's and players'
+            flood = await asyncio.gather(
+                *(_hello_from(seats, keys.observer, "127.0.0.1") for _ in range(40)), return_exceptions=True
+            )
+            welcomed = [r[0] for r in flood if not isinstance(r, BaseException) and r[1]["type"] == "welcome"]
+            # the others were refused at hello, or evicted before it (the sidecar was full)
+            turned_away = [r for r in flood if isinstance(r, BaseException) or r[1]["type"] != "welcome"]
+            assert all(
+                isinstance(r, (OSError, websockets.WebSocketException)) or r[1]["code"] == "too_many_connections"
+                for r in turned_away
+            )
+            assert 0 < len(welcomed) <= 24, len(welcomed)
+            alice = await Client.connect(url, keys.table, alice_key, user="alice")
+            assert isinstance(await alice.request(m.Ping(id="seated")), m.Pong)
+            await alice.close()
+            for ws in welcomed:
                 await ws.close()
+            await gm.close()
 
         asyncio.run(flood())
     finally:
@@ -313,31 +357,71 @@ def test_the_odds_cache_is_bounded_by_bytes(monkeypatch):
 async def test_behind_a_trusted_proxy_the_client_address_counts(tmp_path):
     """Behind Caddy every socket comes from the proxy: its X-Forwarded-For names the client, and only a
     trusted proxy's does."""
+
+    async def observer(s, client):
+        ws = await websockets.connect(
+            s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": client}
+        )
+        await ws.send(json.dumps({"type": "hello", "table": s.keys.table, "key": s.keys.observer}))
+        return ws, json.loads(await ws.recv())
+
     async with Small(tmp_path, max_per_address=2, trusted_proxies=("127.0.0.0/8",)) as s:
-        socks = []
-        for client in ("203.0.113.1", "203.0.113.1", "203.0.113.2"):
-            socks.append(
-                await websockets.connect(
-                    s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": client}
-                )
-            )
-        with pytest.raises(websockets.InvalidStatus) as e:
-            await websockets.connect(
-                s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "203.0.113.1"}
-            )
-        assert e.value.response.status_code == 429
-        for ws in socks:
+        socks = [await observer(s, client) for client in ("203.0.113.1", "203.0.113.1", "203.0.113.2")]
+        assert {first["type"] for _, first in socks} == {"welcome"}
+        ws, first = await observer(s, "203.0.113.1")  # that client's third
+        assert first["code"] == "too_many_connections"
+        for ws, _ in socks:
             await ws.close()
     async with Small(tmp_path / "b", max_per_address=2) as s:  # not trusted: the header changes nothing
-        socks = [
-            await websockets.connect(
-                s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": f"203.0.113.{i}"}
-            )
-            for i in range(2)
-        ]
-        with pytest.raises(websockets.InvalidStatus):
-            await websockets.connect(
-                s.url, subprotocols=["verdict.v1"], additional_headers={"X-Forwarded-For": "198.51.100.9"}
-            )
-        for ws in socks:
+        socks = [await observer(s, f"203.0.113.{i}") for i in range(2)]
+        assert {first["type"] for _, first in socks} == {"welcome"}
+        ws, first = await observer(s, "198.51.100.9")
+        assert first["code"] == "too_many_connections"
+        for ws, _ in socks:
+            await ws.close()
+
+
+async def test_observers_and_silent_sockets_leave_the_gm_and_user_keyed_players_a_seat(tmp_path):
+    """100 observer sockets at a cap of 60 on guests, then sockets that never say hello up to the total
+    cap: the GM (without a user), a GM with one and a user-keyed player all still get in."""
+    async with Small(tmp_path, max_connections=80, max_guests=60, hello_timeout=60) as s:
+
+        async def guest(i: int, key: str):
+            ws = await _idle(s.url, f"127.0.0.{2 + i % 4}")  # from 4 addresses, as a flood from several hosts
+            try:
+                await ws.send(json.dumps({"type": "hello", "table": s.keys.table, "key": key}))
+                return ws, json.loads(await ws.recv())
+            except websockets.ConnectionClosed as exc:  # the sidecar was full before it said hello
+                assert exc.rcvd.code == 4408
+                return ws, {"type": "evicted"}
+
+        observers = [await guest(i, s.keys.observer) for i in range(70)]
+        observers += await asyncio.gather(*(guest(i, s.keys.observer) for i in range(70, 100)))
+        welcomed = [ws for ws, first in observers if first["type"] == "welcome"]
+        refused = [first for _, first in observers if first["type"] == "error"]
+        assert len(welcomed) == 60 and len(refused) >= 10, (len(welcomed), len(refused))
+        assert {f["code"] for f in refused} == {"too_many_connections"}
+        assert "GM" in refused[0]["message"]
+        # the table-wide player key is a guest too
+        ws, first = await guest(0, s.keys.player)
+        assert first["code"] == "too_many_connections"
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await ws.recv()
+        assert closed.value.rcvd.code == 1013
+        # sockets that never say hello fill every seat left, and more: the oldest give theirs up
+        silent = [await _idle(s.url, "127.0.0.9") for _ in range(40)]
+        assert len(s.app[SOCKETS]) == 80
+        gm = await Client.connect(s.url, s.keys.table, s.keys.gm)
+        gm_user = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
+        alice = await Client.connect(s.url, s.keys.table, s.user_key("alice"), user="alice")
+        for c in (gm, gm_user, alice):
+            assert isinstance(await c.request(m.Ping(id="seated")), m.Pong)
+        r = await alice.request(m.Roll(id="a", check=FacetsCheck(pool=1)))
+        assert r.user == "alice"
+        print(f"100 observers at a guest cap of 60: {len(welcomed)} in, {len(refused)} refused; the GM and a player in")
+        for c in (gm, gm_user, alice):
+            await c.close()
+        for ws, _ in observers:
+            await ws.close()
+        for ws in silent:
             await ws.close()

@@ -35,13 +35,13 @@ async def test_metrics_refuse_remote_clients_without_the_token(tmp_path):
 
 async def test_the_zip_is_built_once(sidecar, monkeypatch):
     calls = []
-    real = app_module.vtt_module.build_zip
+    real = app_module.vtt_module.module_files  # what building the archive walks and compresses
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(app_module.vtt_module, "build_zip", counting)
+    monkeypatch.setattr(app_module.vtt_module, "module_files", counting)
     base = sidecar.url.replace("ws://", "http://").removesuffix("/ws")
     bodies = set()
     async with aiohttp.ClientSession() as s:

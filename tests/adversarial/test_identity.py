@@ -167,3 +167,53 @@ async def test_a_hello_with_a_wrong_key_makes_the_sidecar_read_no_table(sidecar)
     assert sidecar.keys.table not in hub.tables
     first, code = await hello_raw(sidecar, sidecar.keys.gm)
     assert first["type"] == "welcome" and sidecar.keys.table in hub.tables
+
+
+@pytest.mark.slow
+def test_a_gm_without_a_user_is_one_requester_across_sockets_and_kill_9(tmp_path):
+    """A GM whose hello names no user (the CLI, a script) retries on another socket, and after a crash."""
+    import asyncio
+    import signal
+
+    from protocol.v1.table import RollEvent
+    from sidecar.state.ledger import SqliteLedger
+    from sidecar.state.table import _dec
+    from tests.serving import Process, free_port
+
+    server = Process(tmp_path / "data", free_port())
+    server.start()
+    ids = [f"gm-retry-{i}" for i in range(20)]
+
+    async def first_replies():
+        keys = server.keys()
+        a = await Client.connect(server.url, keys.table, keys.gm)
+        b = await Client.connect(server.url, keys.table, keys.gm)
+        replies = {}
+        for rid in ids:
+            replies[rid] = await a.request(m.Roll(id=rid, check=FacetsCheck(pool=3), mode="self"))
+            # the same id on another socket of the same key: its first reply, not a second roll
+            assert await b.request(m.Roll(id=rid, check=FacetsCheck(pool=3), mode="self")) == replies[rid]
+        await a.close()
+        await b.close()
+        return replies
+
+    async def resent():
+        keys = server.keys()
+        c = await Client.connect(server.url, keys.table, keys.gm)
+        got = {rid: await c.request(m.Roll(id=rid, check=FacetsCheck(pool=3), mode="self")) for rid in ids}
+        await c.close()
+        return got
+
+    try:
+        replies = asyncio.run(first_replies())
+        server.stop(signal.SIGKILL)
+        server.start()
+        again = asyncio.run(resent())
+    finally:
+        server.stop()
+    assert again == replies  # answered with the first reply, after a kill -9 and a restart
+    ledger = SqliteLedger(server.data / "verdict.sqlite3")
+    rolls = [e for _, data in ledger.events(server.keys().table) if isinstance(e := _dec.decode(data).event, RollEvent)]
+    ledger.close()
+    assert len(rolls) == len(ids)  # each id rolled once
+    assert len({r.user for r in rolls}) == 1  # one requester, whose self rolls come back to it

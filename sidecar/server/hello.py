@@ -1,0 +1,125 @@
+"""A socket's ``hello``: the key first, then the seat, then the table and the welcome."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+import structlog
+from aiohttp import WSCloseCode, web
+
+from protocol.v1 import codec
+from protocol.v1 import messages as m
+from protocol.v1.errors import ErrorCode
+from sidecar import __version__
+from sidecar.state.keys import Refused, authenticate
+from sidecar.state.ledger import LedgerUnavailable
+
+from .appkeys import HUB, METRICS, PEERS, SETTINGS, WAITING
+from .hub import Connection, ws_frame
+from .transport import Socket, error
+
+log = structlog.get_logger("verdict.server")
+
+
+async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
+    """Seat the socket at its table and send the welcome; ``False`` when the hello is refused (the socket is
+    then closed, or being closed)."""
+    hub_all = app[HUB]
+    app[WAITING].pop(sock, None)  # it said hello: no longer a seat to evict
+    if hello.protocol != 1:
+        await error(
+            app, sock, None, ErrorCode.UNSUPPORTED_PROTOCOL, f"this sidecar speaks protocol 1, not {hello.protocol}"
+        )
+        await sock.ws.close(code=4400, message=b"unsupported protocol")
+        return False
+    if sock.url_table is not None and sock.url_table != hello.table:
+        # The proxy routed this socket by the URL's table: joining another would put it on that table's
+        # sidecar by chance only. Refused; the socket stays up for a hello that matches.
+        await error(
+            app,
+            sock,
+            None,
+            ErrorCode.INVALID_MESSAGE,
+            f"the hello names table {hello.table!r} but the socket's URL names {sock.url_table!r}; "
+            f"connect to /ws?table={hello.table}",
+        )
+        return True
+    try:
+        # The key first: a peer without one never makes the sidecar read a table.
+        who = await authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
+        guest = who.role != "gm" and who.user is None  # an observer, or the table-wide player key
+        settings = app[SETTINGS]
+        if guest and (
+            app[METRICS].guests >= settings.guest_seats() or app[PEERS].get(sock.remote, 0) > settings.max_per_address
+        ):
+            full = app[METRICS].guests >= settings.guest_seats()
+            await error(
+                app,
+                sock,
+                None,
+                ErrorCode.TOO_MANY_CONNECTIONS,
+                GUESTS_FULL
+                if full
+                else f"at most {settings.max_per_address} connections from one address; close some and try again "
+                "(the GM and players with their own user key still get in)",
+            )
+            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"as many connections as the sidecar takes")
+            return False
+        if guest:  # the seat is taken now, before anything is awaited; given back when the socket ends
+            sock.guest = True
+            app[METRICS].guests += 1
+        hub = await hub_all.open_table(hello.table)
+        if hub is None:
+            raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
+    except Refused as exc:
+        await error(app, sock, None, exc.code, exc.message)
+        await sock.ws.close(code=4401, message=b"unauthorized")
+        return False
+    role = who.role
+    user = who.user if who.user is not None or role != "gm" else gm_requester(hello.key)
+    conn = Connection(
+        send=sock.send,
+        role=role,
+        user=user,
+        msgpack=sock.msgpack,
+        backlog=sock.backlog,
+        drop=sock.drop,
+        write=sock.write,
+    )
+    async with hub.lock:  # no action lands between the welcome's seq and the first broadcast
+        await hub_all.refresh(hub)
+        if not await hub_all.readable(hub):  # an append failed and the table could not be read back
+            await error(app, sock, None, ErrorCode.LEDGER_UNAVAILABLE, UNREADABLE)
+            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
+            return False
+        try:
+            welcome = await hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
+        except LedgerUnavailable as exc:  # the history it needs cannot be read now
+            await error(app, sock, None, exc.code, exc.message)
+            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
+            return False
+        # Written, not awaited: a joiner that does not read holds up nobody (its backlog then drops it).
+        sock.write(ws_frame(codec.encode(welcome, sock.msgpack), sock.msgpack))
+        sock.conn, sock.hub = conn, hub
+        hub.connections.add(conn)
+    log.info("joined", table=hello.table, role=role, client=hello.client)
+    return True
+
+
+UNREADABLE = "the ledger cannot be read right now; retry shortly"
+
+
+GUESTS_FULL = (
+    "the sidecar has as many observers and table-wide player keys connected as it takes; try again later "
+    "(the GM and players with their own user key still get in)"
+)
+
+
+def gm_requester(gm_key: str) -> str:
+    """The requester a GM connection whose hello names no user acts as: one per GM key, the same on every
+    socket and after a restart, so its request ids keep their meaning (a retry is answered, never rolled
+    again) and its `self` rolls come back to it. Derived from the key, which only the GM holds, so nobody can
+    guess it and have a user key made for it; it changes when the keys are rotated."""
+    mac = hmac.new(gm_key.encode(), b"verdict-gm-requester", hashlib.sha256).hexdigest()
+    return f"gm-{mac[:16]}"

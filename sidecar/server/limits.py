@@ -1,0 +1,162 @@
+"""What protects the sidecar from its peers: token buckets (requests and control frames alike), the seats
+(connections in all and per address, apart for those who are no one in particular, and the sockets that have
+not said hello, which give their seats up first), and the hello and unfinished-message timeouts.
+
+The byte-level watch of unfinished messages is :mod:`.transport`'s; the caps' numbers are :mod:`sidecar.config`'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from sidecar import config
+
+from .appkeys import LIMITS, LIVE, PEERS, SETTINGS, SOCKETS, THROTTLED, WAITING
+from .settings import Settings
+from .transport import Socket
+
+log = structlog.get_logger("verdict.server")
+
+
+class Limiter:
+    """Token buckets by name (a requester, a remote address), forgotten once full and idle."""
+
+    def __init__(self, rate: float, burst: float, max_names: int = 10_000) -> None:
+        self.rate, self.burst, self.max_names = rate, burst, max_names
+        self.buckets: dict[object, list[float]] = {}
+
+    def take(self, name: object, cost: float, now: float) -> bool:
+        b = self._refilled(name, now)
+        if b[0] < 1:
+            return False
+        b[0] -= cost
+        return True
+
+    def charge(self, name: object, cost: float, now: float) -> None:
+        """Take ``cost`` whatever is left, down to minus a burst (for frames that are never refused)."""
+        b = self._refilled(name, now)
+        b[0] = max(-self.burst, b[0] - cost)
+
+    def _refilled(self, name: object, now: float) -> list[float]:
+        b = self.buckets.get(name)
+        if b is None:
+            if len(self.buckets) >= self.max_names:
+                self._forget(now)
+            b = self.buckets[name] = [self.burst, now]
+        b[0] = min(self.burst, b[0] + (now - b[1]) * self.rate)
+        b[1] = now
+        return b
+
+    def _forget(self, now: float) -> None:
+        full = [k for k, (tokens, t) in self.buckets.items() if tokens + (now - t) * self.rate >= self.burst]
+        for k in full or list(self.buckets)[: len(self.buckets) // 2]:
+            del self.buckets[k]
+
+
+class Throttled:
+    """Log an event at most once per interval, with how many were left out."""
+
+    def __init__(self, interval: float = config.WARN_INTERVAL) -> None:
+        self.interval = interval
+        self.last: dict[str, tuple[float, int]] = {}
+
+    def warning(self, event: str, **kw: Any) -> None:
+        now = time.monotonic()
+        last, skipped = self.last.get(event, (-1e9, 0))
+        if now - last < self.interval:
+            self.last[event] = (last, skipped + 1)
+            return
+        self.last[event] = (now, 0)
+        log.warning(event, left_out=skipped, **kw)
+
+
+async def watchdog(app: web.Application) -> None:
+    """Close sockets that never said hello, and cut those stalled in the middle of a frame or a message."""
+    settings = app[SETTINGS]
+    tick = max(0.05, min(1.0, settings.hello_timeout / 4, settings.frame_timeout / 4))
+    while True:
+        await asyncio.sleep(tick)
+        now = time.monotonic()
+        live = app[LIVE]
+        for sock in list(live):
+            if sock.ws.closed:
+                continue
+            if sock.conn is None and now - sock.opened > settings.hello_timeout:
+                app[THROTTLED].warning("hello_timeout", remote=sock.remote)
+                sock.close(4408, b"no hello in time")
+            elif sock.unfinished_for(now) > settings.frame_timeout:
+                app[THROTTLED].warning("frame_timeout", remote=sock.remote)
+                sock.close(4408, b"frame not finished in time")
+
+
+def take_token(app: web.Application, sock: Socket, settings: Settings, cost: int = 1) -> bool:
+    """Charge the socket, its remote address (not a GM's) and (after hello) its requester; all must have tokens."""
+    now = time.monotonic()
+    sock.tokens = min(settings.burst, sock.tokens + (now - sock.refreshed) * settings.rate)
+    sock.refreshed = now
+    if sock.tokens < 1:
+        return False
+    limits = app[LIMITS]
+    conn = sock.conn
+    # The GM is not charged to its address: players flooding from the GM's address cannot lock the GM out.
+    if (conn is None or conn.role != "gm") and not limits["address"].take(sock.remote, cost, now):
+        return False
+    if (
+        conn is not None
+        and conn.user is not None
+        and not limits["key"].take((sock.hub.table.id, conn.role, conn.user), cost, now)
+    ):
+        return False
+    sock.tokens -= cost  # may go below 0: a large frame is paid off before the next is taken
+    return True
+
+
+def charge_control(app: web.Application, sock: Socket, settings: Settings) -> bool:
+    """Charge a ping or pong as a request is charged (the socket, its address unless the GM's, its
+    requester); ``False`` when the socket is flooding. A control frame is never refused: it may take the
+    socket's budget into debt, so that the keepalive ping of a client spending its whole budget on requests
+    is still answered. A socket a whole burst in debt sent that many control frames beyond its budget."""
+    now = time.monotonic()
+    sock.tokens = min(settings.burst, sock.tokens + (now - sock.refreshed) * settings.rate) - 1
+    sock.refreshed = now
+    limits = app[LIMITS]
+    conn = sock.conn
+    if conn is None or conn.role != "gm":
+        limits["address"].charge(sock.remote, 1, now)
+    if conn is not None and conn.user is not None:
+        limits["key"].charge((sock.hub.table.id, conn.role, conn.user), 1, now)
+    return sock.tokens >= -settings.burst
+
+
+CONTROL_FLOOD = 4429
+"""The close code of a socket that sent control frames (pings, pongs) beyond its budget."""
+
+
+def unseat(app: web.Application, sock: Socket) -> None:
+    sock.seated = False
+    app[SOCKETS].discard(sock.ws)
+    peers = app[PEERS]
+    peers[sock.remote] -= 1
+    if not peers[sock.remote]:
+        del peers[sock.remote]
+
+
+def evict_waiting(app: web.Application, remote: str | None) -> bool:
+    """Make room for a new socket: the oldest socket that has not said hello yet (from ``remote``, when
+    that address is what is full) gives its seat up and is closed. A flood of sockets that never say
+    hello then only evicts itself, and the GM's socket, which says hello at once, gets in; ``False`` when
+    every seat is someone's who said hello."""
+    waiting = app[WAITING]
+    for sock in waiting:
+        if remote is None or sock.remote == remote:
+            del waiting[sock]
+            unseat(app, sock)
+            app[THROTTLED].warning("waiting_socket_evicted", remote=sock.remote)
+            sock.close(4408, b"no hello yet, and the sidecar is full", at_once=True)
+            return True
+    return False

@@ -1,0 +1,254 @@
+"""What a peer's frames are, read from the bytes as they arrive, ahead of aiohttp's own parser.
+
+aiohttp assembles a fragmented message out of sight and hands the application only whole messages and
+control frames, so neither when a message began nor how much it holds can be seen from above. A
+:class:`FrameWatch` stands between the connection and the parser and reads each frame's header (a few
+bytes; the payload is only counted), so that
+
+- the frame timeout runs from the first byte of a message's first fragment, and a ping or pong between
+  fragments does not reset it (:attr:`FrameWatch.since`);
+- the bytes of messages begun and not finished are counted over every socket of the process
+  (:class:`Unfinished`), and a peer whose bytes would take the count over its bound is cut off before the
+  parser holds them (1009). A message whose last bytes arrive in the same read as the rest is never held,
+  so it is never cut for it, whatever the count (a request is a few hundred bytes, one read).
+
+And the state of a socket while it lives (:class:`Socket`): how it is written to without waiting, closed
+(saying why, then cut), and how an error is answered on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from protocol.v1 import codec
+from protocol.v1 import messages as m
+from protocol.v1.errors import ErrorCode
+
+from .appkeys import METRICS
+from .hub import Connection
+from .settings import Settings
+
+MAX_HEADER = 14
+"""A frame header's longest form: 2 bytes, an 8-byte length, a 4-byte mask."""
+
+
+class Unfinished:
+    """Bytes held for messages that peers have begun and not finished, over every socket of the process."""
+
+    def __init__(self, bound: int) -> None:
+        self.bound = bound
+        self.held = 0
+
+
+class FrameWatch:
+    """Reads the headers of the frames a peer sends, then hands the bytes to aiohttp's parser unchanged."""
+
+    __slots__ = ("parser", "unfinished", "on_over", "since", "held", "cut", "_head", "_left", "_data", "_fin", "_open")
+
+    def __init__(self, parser: Any, unfinished: Unfinished, on_over: Callable[[], None]) -> None:
+        self.parser = parser
+        self.unfinished = unfinished
+        self.on_over = on_over
+        self.since: float | None = None
+        """When the oldest frame or message not yet whole began (``None``: nothing is unfinished)."""
+        self.held = 0
+        """Payload bytes of this socket's unfinished message (its fragments so far and the frame in flight)."""
+        self.cut = False
+        self._head = b""  # the bytes of a header not yet whole
+        self._left = 0  # payload bytes of the current frame still to come
+        self._data = False  # the current frame belongs to a message (text, binary or continuation)
+        self._fin = True  # ... and is its last
+        self._open = False  # a message was begun with a frame that was not its last, and not finished since
+
+    # the parser's interface, as aiohttp's protocol calls it
+    def feed_data(self, data: bytes) -> tuple[bool, bytes]:
+        if not self.cut:
+            self.scan(data)
+        if self.cut:  # beyond the bound: the parser never holds these bytes
+            return False, b""
+        result: tuple[bool, bytes] = self.parser.feed_data(data)
+        return result
+
+    def feed_eof(self) -> None:
+        self.release()
+        self.parser.feed_eof()
+
+    def release(self) -> None:
+        """Give the bytes this socket held back to the process's count (its message is whole, or it ends)."""
+        self.unfinished.held -= self.held
+        self.held = 0
+
+    def scan(self, data: bytes) -> None:
+        i, n = 0, len(data)
+        while i < n:
+            left = self._left
+            if left:
+                take = left if left <= n - i else n - i
+                i += take
+                self._left = left - take
+                if self._data and not (take == left and self._fin):  # not a message's end, in hand now
+                    self.held += take
+                    unfinished = self.unfinished
+                    unfinished.held += take
+                    if unfinished.held > unfinished.bound:
+                        self.release()
+                        self.cut = True
+                        self.on_over()
+                        return
+                if not self._left:
+                    self._done()
+                continue
+            head = self._head
+            if not head and self.since is None:
+                self.since = time.monotonic()
+            chunk = head + data[i : i + MAX_HEADER]
+            if len(chunk) < 2:
+                self._head = chunk
+                return
+            b0, b1 = chunk[0], chunk[1]
+            short = b1 & 0x7F
+            extra = 2 if short == 126 else 8 if short == 127 else 0
+            size = 2 + extra + (4 if b1 & 0x80 else 0)
+            if len(chunk) < size:
+                self._head = chunk
+                return
+            i += size - len(head)
+            self._head = b""
+            length = int.from_bytes(chunk[2 : 2 + extra], "big") if extra else short
+            opcode = b0 & 0x0F
+            self._data = opcode < 0x8
+            if self._data:
+                self._fin = bool(b0 & 0x80)
+                if not self._fin:
+                    self._open = True
+            self._left = length
+            if not length:
+                self._done()
+
+    def _done(self) -> None:
+        """A frame is whole: a message's last frame ends the message; a control frame changes nothing of it."""
+        if self._data and self._fin:
+            if self.held:
+                self.release()
+            self._open = False
+        if not self._open:
+            self.since = None
+
+
+class WatchedResponse(web.WebSocketResponse):
+    """A websocket response whose connection feeds a :class:`FrameWatch` before aiohttp's parser."""
+
+    def __init__(self, *, unfinished: Unfinished, on_over: Callable[[], None], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.unfinished, self.on_over = unfinished, on_over
+        self.watch: FrameWatch | None = None
+
+    def _post_start(self, request: web.BaseRequest, protocol: str | None, writer: Any) -> None:
+        handler: Any = request.protocol
+        early: bytes = handler._message_tail  # what the peer sent after its upgrade request, before the parser
+        super()._post_start(request, protocol, writer)
+        watch = FrameWatch(handler._payload_parser, self.unfinished, self.on_over)
+        handler._payload_parser = watch
+        watch.scan(early)  # the parser has just been given these bytes; counted here, not fed again
+        self.watch = watch
+
+
+@dataclass(eq=False)
+class Socket:
+    """Per-socket state while it lives."""
+
+    ws: web.WebSocketResponse
+    msgpack: bool
+    transport: Any = None
+    conn: Connection | None = None
+    hub: Any = None
+    tokens: float = 0.0
+    refreshed: float = field(default_factory=time.monotonic)
+    remote: str = ""
+    opened: float = field(default_factory=time.monotonic)
+    throttled: Any = None
+    guest: bool = False
+    """An observer's or the table-wide player key's: counted against ``max_guests``."""
+    seated: bool = True
+    """Counted in the open sockets (and its address's); a socket evicted before its hello no longer is."""
+    closing: bool = False
+    """Being closed by the sidecar: what the peer still sends is read and ignored until the socket ends."""
+    url_table: str | None = None
+    """The table the socket's URL names (``/ws?table=ID``, what a proxy routes by), if it names one."""
+
+    def backlog(self) -> int:
+        transport = self.transport
+        return transport.get_write_buffer_size() if transport is not None and not transport.is_closing() else 0
+
+    def unfinished_for(self, now: float) -> float:
+        """How long a frame or message of the peer has been unfinished (0: none is). Not while the sidecar
+        itself stopped reading (its queue of whole messages is full): the peer then cannot finish."""
+        watch = self.ws.watch if isinstance(self.ws, WatchedResponse) else None
+        if watch is None or watch.since is None:
+            return 0.0
+        transport = self.transport
+        if transport is not None and hasattr(transport, "is_reading") and not transport.is_reading():
+            return 0.0
+        return now - watch.since
+
+    def close(self, code: int, reason: bytes, at_once: bool = False) -> None:
+        """Say why, then cut the transport: a peer that does not read never holds the socket open.
+        ``at_once``: close as soon as the close frame is written, not waiting for the peer's (a socket
+        evicted to make room frees its file descriptor now)."""
+        self.closing = True
+        if self.hub is not None and self.conn is not None:
+            self.hub.connections.discard(self.conn)
+        loop = asyncio.get_running_loop()
+        loop.create_task(self.ws.close(code=code, message=reason))
+        transport = self.transport
+        if transport is not None:
+            if at_once:
+                loop.call_soon(transport.close)  # after the close frame is written (the task runs first)
+            loop.call_later(0.5, transport.abort)
+
+    async def drop(self) -> None:
+        if self.throttled is not None:
+            self.throttled.warning("slow_peer_dropped", backlog=self.backlog(), remote=self.remote)
+        # 1013 "try again later": the client reconnects and gets what it missed from its last seq.
+        self.close(WSCloseCode.TRY_AGAIN_LATER, b"reading too slowly")
+
+    def write(self, frame: bytes, limit: int | None = None) -> bool | None:
+        """Write an already framed message (see :func:`~.hub.ws_frame`) in one call; False if closing,
+        ``None`` (nothing written) when more than ``limit`` bytes already wait for the peer to read."""
+        transport = self.transport
+        if transport is None or transport.is_closing() or self.ws.closed:
+            return False
+        if limit is not None and transport.get_write_buffer_size() > limit:
+            return None
+        transport.write(frame)
+        return True
+
+    async def send(self, data: bytes) -> None:
+        # msgspec already produced UTF-8 bytes: send them as the frame, without a decode and re-encode.
+        await self.ws.send_frame(data, WSMsgType.BINARY if self.msgpack else WSMsgType.TEXT)
+
+
+def watch_socket(sock: Socket, settings: Settings) -> None:
+    """Bound the kernel's send buffer: with the slow-peer check it bounds what an unread peer holds."""
+    raw = sock.transport.get_extra_info("socket") if sock.transport is not None else None
+    if raw is not None:
+        try:
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, settings.send_buffer)
+        except OSError:
+            pass
+
+
+async def error(app: web.Application, sock: Socket, rid: Any, code: ErrorCode, message: str) -> None:
+    app[METRICS].errors[code] += 1
+    if sock.ws.closed:
+        return
+    await sock.send(
+        codec.encode(m.Error(code=code, message=message, id=rid if isinstance(rid, str) else None), sock.msgpack)
+    )
