@@ -27,6 +27,7 @@ import { gatherRolled } from "./requests.mjs";
 import { escapeHTML, inert } from "./lib/inert.mjs";
 import { RollDialog } from "./apps/roll-dialog.mjs";
 import { syncActor } from "./tokens.mjs";
+import { Drawn } from "./lib/drawn.mjs";
 
 /** How long to wait for the player view's broadcast copy before asking the ledger for it. */
 const PAIR_MS = 800;
@@ -341,10 +342,55 @@ export function decorateMessage(message, html) {
   if (card) decorateCard(message, html, card);
   const trace = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "trace"));
   if (trace) {
-    redraws.set(trace.checkId, () => decorateTrace(html, trace));
-    traces.set(trace.checkId, () => decorateTrace(html, trace));
+    redraws.add(trace.checkId, html, () => decorateTrace(html, trace));
     decorateTrace(html, trace);
   }
+}
+
+/**
+ * Remember an element a Verdict message is drawn in, so that it can be drawn again when this browser's view
+ * changes (the client connects or reconnects). Every element counts: the log, v14's notifications, pop-outs.
+ * @param {ChatMessage.Implementation} message
+ * @param {HTMLElement} html
+ */
+export function trackMessage(message, html) {
+  if (message.id) drawnMessages.add(message.id, html, message);
+}
+
+/**
+ * Draw every Verdict message on screen again, each element of it, as Foundry draws a message it updates: a
+ * new element from `renderHTML` (which runs `renderChatMessageHTML`, so every card asks for this viewer's own
+ * copy again) in place of the old one. Called when the client connects and reconnects: cards drawn before
+ * (Foundry draws old messages before `ready`) or during an outage get their content and buttons.
+ */
+export function redrawEverywhere() {
+  for (const id of drawnMessages.keys()) {
+    for (const { el, value: message } of drawnMessages.live(id)) {
+      const element = /** @type {HTMLElement} */ (/** @type {unknown} */ (el));
+      if (!element.parentNode) continue; // not inserted yet: its own render is still on the way
+      const current = game.messages?.get(/** @type {string} */ (message.id)) ?? message;
+      /** @type {any} */ (current).renderHTML().then((/** @type {HTMLElement} */ fresh) => {
+        if (element.parentNode) element.replaceWith(fresh);
+      }).catch((/** @type {unknown} */ err) => console.error(`${MODULE_ID} | drawing a message again failed`, err));
+    }
+  }
+}
+
+/**
+ * Ask the sidecar for this viewer's copy of a check, again when the request fails while connected (a relay
+ * handing over, a timeout); a failure while offline waits for the next connect, which draws every card again.
+ * @param {string} checkId
+ * @param {number} seq
+ * @param {(reply: Record<string, any>) => void} use
+ * @param {number} [attempt]
+ */
+function askOwnCopy(checkId, seq, use, attempt = 0) {
+  const client = game.modules?.get(MODULE_ID)?.api?.client;
+  if (!client || client.status.state !== "open") return;
+  client.verify(checkId, seq).then(use).catch(() => {
+    if (attempt >= 5) return;
+    setTimeout(() => askOwnCopy(checkId, seq, use, attempt + 1), 500 * 2 ** attempt);
+  });
 }
 
 /**
@@ -360,11 +406,11 @@ export function decorateTrace(html, trace) {
   const label = client?.mine.get(trace.checkId)?.label;
   if (label) {
     traceLabel(header, label);
-  } else if (client && trace.user === game.user?.id && client.status.state === "open") {
+  } else if (client && trace.user === game.user?.id) {
     // after a reload: the ledger gives the roller the label they gave (and nothing else of a blind roll)
-    client.verify(trace.checkId).then((reply) => {
+    askOwnCopy(trace.checkId, 0, (reply) => {
       if (reply.found && reply.label && !header.querySelector(".verdict-trace-label")) traceLabel(header, reply.label);
-    }).catch(() => {});
+    });
   }
 }
 
@@ -398,10 +444,10 @@ export function verified(message, card) {
   return true;
 }
 
-/** @type {Map<string, () => void>} check id -> redraw this viewer's copy of its card (the newest element) */
-const redraws = new Map();
-/** @type {Map<string, () => void>} check id -> draw a blind roll's trace again (its label, once it can be asked) */
-const traces = new Map();
+/** @type {Drawn<() => void>} check id -> each element of its card (or trace), with how to redraw it from this viewer's copy */
+const redraws = new Drawn();
+/** @type {Drawn<ChatMessage.Implementation>} message id -> every element a Verdict message is drawn in */
+export const drawnMessages = new Drawn();
 
 /**
  * This viewer's own copy of a card's check: a GM's from its own connection, the roller's from the
@@ -432,11 +478,13 @@ function ownCopy(card) {
  */
 export function watchCopies(client) {
   client.on("message", (/** @type {Record<string, any>} */ msg) => {
-    if ((msg.type === "rolled" || msg.type === "followed") && typeof msg.check === "string") setTimeout(() => redraws.get(msg.check)?.(), 0);
+    if ((msg.type === "rolled" || msg.type === "followed") && typeof msg.check === "string") {
+      setTimeout(() => { for (const { value: draw } of redraws.live(msg.check)) draw(); }, 0);
+    }
   });
-  // Traces drawn before this browser could ask the sidecar (a reload) ask once it can.
+  // Connected, or connected again: every card on screen is drawn again from this viewer's own copy.
   client.on("status", (/** @type {{state?: string}} */ status) => {
-    if (status?.state === "open") for (const draw of traces.values()) draw();
+    if (status?.state === "open") redrawEverywhere();
   });
 }
 
@@ -478,16 +526,16 @@ export function decorateCard(message, html, card) {
     const copy = ownCopy(card);
     if (copy) swap(copy);
   };
-  redraws.set(card.checkId, redraw);
+  redraws.add(card.checkId, html, redraw);
   const copy = ownCopy(card);
   if (copy) swap(copy);
-  else if (ok && client && (isGM ? client.own : card.user === game.user?.id)) {
+  else if (ok && client && (isGM ? client.hasGmKey : card.user === game.user?.id)) {
     // A card this viewer may read and act on but has no fresh copy of (a reload, a later join, a follow-up
     // this viewer's connection did not hear): ask the ledger for this viewer's copy, its label (a shell holds
-    // none) and what is open to it.
-    client.verify(card.checkId, card.seq ?? 0).then((reply) => {
+    // none) and what is open to it. Before the client is up, the first connect draws the card again.
+    askOwnCopy(card.checkId, card.seq ?? 0, (reply) => {
       if (reply.found && reply.result) swap({ result: reply.result, label: reply.label ?? null, open: reply.open });
-    }).catch(() => {});
+    });
   }
   attach(message, root, card, ok);
   // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it.

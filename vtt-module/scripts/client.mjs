@@ -313,6 +313,8 @@ export class VerdictClient extends Emitter {
    */
   _setStatus(state, reason = null) {
     if (this.status.state === state && this.status.reason === reason) return;
+    // Connected (again): what the ledger said before may be stale; cards ask afresh.
+    if (state === "open" && this.status.state !== "open") this._verifying = null;
     this.status = { state, reason };
     this.emit("status", this.status);
   }
