@@ -18,7 +18,8 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { isRelay } from "./client.mjs";
-import { BOONS_DIE_SIZE, DIE_SIZE } from "./lib/systems.mjs";
+import { DIE_SIZE } from "./lib/systems.mjs";
+import { VOCABULARY } from "./generated/vocabulary.mjs";
 import { complicationChoices } from "./lib/card-model.mjs";
 import { fromMarkup, make } from "./lib/dom.mjs";
 import { renderCard, t } from "./render.mjs";
@@ -86,7 +87,6 @@ export class ChatCards {
         content: renderShell(entry, msg.result?.system ?? ""), speaker, whisper: me ? [me] : [],
         flags: { [MODULE_ID]: { card: /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (entry)) } },
       });
-      if (msg.result) showDice(msg.result, me ? [me] : [], false, me);
     }).catch((err) => console.error(`${MODULE_ID} | writing the self roll's card failed`, err));
   }
 
@@ -102,7 +102,7 @@ export class ChatCards {
         this.full.set(msg.check, msg.result);
         if (isRelay()) {
           gatherRolled(msg);
-          if ((msg.mode ?? "public") === "public") showDice(msg.result, [], false, msg.user);
+          if ((msg.mode ?? "public") === "public") throwForEveryone(msg.result, msg.user);
         }
       }
       return;
@@ -230,7 +230,6 @@ export class ChatCards {
       flags: { [MODULE_ID]: { card: /** @type {Record<string, unknown>} */ (/** @type {unknown} */ ({ ...entry, system: gm.result?.system ?? null })) } },
     });
     if (blind && roller && !gms.includes(roller)) await this._blindTrace(entry, gm.result?.system ?? "", roller, speaker);
-    showDice(gm.result, whisper, blind, roller);
   }
 
   /**
@@ -271,11 +270,6 @@ export class ChatCards {
     };
     const content = shell ? renderShell(entry, old.system ?? gm.result?.system ?? "") : await renderCard(/** @type {any} */ (entry), { isGM: false, verified: true });
     await message.update({ content, flags: { [MODULE_ID]: { card: entry } } });
-    const dice = (gm.result?.dice ?? []).length - (old.result?.dice ?? []).length;
-    if (dice > 0) {
-      showDice({ ...gm.result, dice: gm.result.dice.slice(-dice), types: (gm.result.types ?? []).slice(-dice) },
-        /** @type {string[]} */ ([...(message.whisper ?? [])].map(String)), Boolean(message.blind), old.user ?? null);
-    }
   }
 }
 
@@ -310,23 +304,162 @@ export function findCardMessage(checkId) {
 }
 
 /**
- * Dice So Nice, when installed, throws the real faces (never its own random ones), with the roller's
- * dice appearance.
- * @param {Record<string, any>} result
- * @param {string[]} whisper
- * @param {boolean} blind
- * @param {string|null|undefined} roller  the rolling user's id
+ * A rule set's typed dice (each type its own size and symbol faces, from the vocabulary), or null.
+ * @param {string} system
+ * @returns {{sizes: Record<string, number>, faces: Record<string, string[]>}|null}
  */
-function showDice(result, whisper, blind, roller) {
-  const dice3d = /** @type {any} */ (game).dice3d;
-  if (!dice3d || !Array.isArray(result?.dice)) return;
+function typedDice(system) {
+  const dice = /** @type {any} */ (VOCABULARY.systems)[system]?.dice;
+  return dice?.sizes && dice?.faces ? dice : null;
+}
+
+/** @param {string} system @param {string} type  the Dice So Nice type of a typed die (a preset of ours) */
+function presetType(system, type) {
+  return `dv${system}${type}`.toLowerCase().replace(/[^a-z0-9]/g, "");
+}
+
+/**
+ * `diceSoNiceReady`: a dice preset for each typed die of the vocabulary, with its own symbol faces, so such
+ * dice land on their symbols rather than as numbered dice.
+ * @param {any} dice3d
+ */
+export function registerDicePresets(dice3d) {
+  if (!dice3d?.addDicePreset) return;
+  dice3d.addSystem?.({ id: MODULE_ID, name: "Verdict" }, "default");
+  for (const system of Object.keys(VOCABULARY.systems)) {
+    const typed = typedDice(system);
+    if (!typed) continue;
+    for (const [type, faces] of Object.entries(typed.faces)) {
+      const size = typed.sizes[type];
+      if (!size) continue;
+      dice3d.addDicePreset({ type: presetType(system, type), labels: faces.map((f) => (f === "-" ? " " : f)), system: MODULE_ID }, `d${size}`);
+    }
+  }
+}
+
+/**
+ * What Dice So Nice throws for a result: the real faces (never its own random ones); typed dice as our presets.
+ * @param {Record<string, any>} result
+ * @param {number} [from]  the first die to throw (a follow-up throws only the dice it added)
+ */
+export function diceToThrow(result, from = 0) {
   const types = result.types ?? [];
-  const dice = result.dice.map((/** @type {number} */ face, /** @type {number} */ i) => {
-    const size = result.system === "boons" ? /** @type {Record<string, number>} */ (BOONS_DIE_SIZE)[types[i]] ?? 6 : /** @type {Record<string, number>} */ (DIE_SIZE)[result.system] ?? 6;
+  const typed = typedDice(String(result.system ?? ""));
+  return (result.dice ?? []).slice(from).map((/** @type {number} */ face, /** @type {number} */ j) => {
+    const type = types[from + j];
+    if (typed && type && typed.sizes[type]) {
+      return { result: face, resultLabel: String(typed.faces[type]?.[face - 1] ?? face), type: presetType(String(result.system), type), vectors: [], options: {} };
+    }
+    const size = /** @type {Record<string, number>} */ (DIE_SIZE)[result.system] ?? 6;
     return { result: face, resultLabel: String(face), type: `d${size}`, vectors: [], options: {} };
   });
+}
+
+/**
+ * A public part of a gathered check has no card of its own: the relay throws it for everyone.
+ * @param {Record<string, any>} result
+ * @param {string|null|undefined} roller
+ */
+function throwForEveryone(result, roller) {
+  const dice3d = /** @type {any} */ (game).dice3d;
+  if (!dice3d?.show || !Array.isArray(result?.dice)) return;
   const user = (roller && game.users?.get(roller)) || game.user;
-  dice3d.show({ throws: [{ dice }] }, user, true, whisper.length ? whisper : null, blind).catch(() => {});
+  Promise.resolve(dice3d.show({ throws: [{ dice: diceToThrow(result) }] }, user, true, null, false)).catch(() => {});
+}
+
+/** @returns {boolean} Dice So Nice shows messages at once, without waiting for the dice (its own setting) */
+function dsnImmediate() {
+  try {
+    return Boolean(game.settings?.get(/** @type {any} */ ("dice-so-nice"), /** @type {any} */ ("immediatelyDisplayChatMessages")));
+  } catch {
+    return false;
+  }
+}
+
+/** @type {Set<string>} checks whose card came in while this page was open (their dice are thrown here) */
+const liveChecks = new Set();
+/** @type {Map<string, number>} check id -> how many of its dice this viewer has seen thrown or drawn */
+const shownDice = new Map();
+/** @type {Set<string>} checks whose dice are in the air on this page: their outcome waits */
+const rolling = new Set();
+
+/**
+ * `createChatMessage`: a new card is live here; its dice will be thrown when this viewer draws them.
+ * @param {ChatMessage.Implementation} message
+ */
+export function noteNewCard(message) {
+  const card = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "card"));
+  if (card?.checkId) liveChecks.add(card.checkId);
+}
+
+/**
+ * Dice So Nice, when present, throws on this viewer's page the dice this viewer's card shows (its own copy
+ * for a secret roll, so no one is shown dice they may not see), with the roller's dice appearance. The
+ * card's outcome and what follows from it wait until the dice land, unless Dice So Nice is set to show
+ * messages at once. A card drawn for the first time on a page that was not open when it came (a reload) is
+ * not thrown again.
+ * @param {ChatMessage.Implementation} message
+ * @param {Record<string, any>} card  the card as drawn (its `result` is what this viewer sees)
+ * @returns {boolean} the outcome waits for the dice
+ */
+function throwDice(message, card) {
+  const dice3d = /** @type {any} */ (game).dice3d;
+  const checkId = card.checkId;
+  const count = Array.isArray(card.result?.dice) ? card.result.dice.length : 0;
+  if (!checkId || !count) return rolling.has(checkId);
+  const seen = shownDice.get(checkId);
+  if (seen === undefined && !liveChecks.has(checkId)) {
+    shownDice.set(checkId, count);
+    return false;
+  }
+  const from = seen ?? 0;
+  if (!dice3d?.show || count <= from) return rolling.has(checkId);
+  shownDice.set(checkId, count);
+  const user = (card.user && game.users?.get(card.user)) || game.user;
+  const thrown = Promise.resolve(dice3d.show({ throws: [{ dice: diceToThrow(card.result, from) }] }, user, false, null, false));
+  if (dsnImmediate()) {
+    thrown.catch(() => {});
+    return false;
+  }
+  rolling.add(checkId);
+  const landed = () => {
+    rolling.delete(checkId);
+    redrawMessage(message);
+  };
+  thrown.then(landed, landed);
+  return true;
+}
+
+/**
+ * Draw every element of one message again (see `redrawEverywhere`).
+ * @param {ChatMessage.Implementation} message
+ */
+function redrawMessage(message) {
+  if (!message.id) return;
+  for (const { el } of drawnMessages.live(message.id)) {
+    const element = /** @type {HTMLElement} */ (/** @type {unknown} */ (el));
+    if (!element.parentNode) continue;
+    const current = game.messages?.get(message.id) ?? message;
+    /** @type {any} */ (current).renderHTML().then((/** @type {HTMLElement} */ fresh) => {
+      if (element.parentNode) element.replaceWith(fresh);
+    }).catch((/** @type {unknown} */ err) => console.error(`${MODULE_ID} | drawing a message again failed`, err));
+  }
+}
+
+/** What waits for the dice: the outcome and everything that follows from it. */
+const HELD = ".verdict-outcome, .verdict-facts, .verdict-suggestion, .verdict-followups, .verdict-choose, .verdict-bargain, .verdict-gm";
+
+/**
+ * A card whose dice are in the air: only the dice so far; the outcome, its consequences and its buttons come
+ * when they land.
+ * @param {HTMLElement} root
+ */
+function holdOutcome(root) {
+  root.querySelectorAll(HELD).forEach((el) => el.remove());
+  root.classList.add("verdict-rolling");
+  root.dataset.rolling = "1";
+  delete root.dataset.outcome;
+  for (const cls of [...root.classList]) if (cls.startsWith("tone-")) root.classList.remove(cls);
 }
 
 // --- drawing a card for this viewer (the `renderChatMessageHTML` hook delegates here) -------------------
@@ -573,6 +706,10 @@ function attach(_message, root, card, ok) {
   const api = game.modules?.get(MODULE_ID)?.api;
   const isGM = Boolean(game.user?.isGM);
   const me = game.user?.id;
+  if (throwDice(_message, card)) {
+    holdOutcome(root);
+    return;
+  }
   if (!ok) markUnverified(root);
   if (!isGM) root.querySelectorAll("[data-gm-only]").forEach((el) => el.remove());
   const blocked = isGM ? api?.client.gmBlocked() ?? null : null;

@@ -44,7 +44,7 @@ export function registerSettings() {
   settings.register(MODULE_ID, "gmKey", {
     name: "VERDICT.Settings.gmKey.name",
     hint: "VERDICT.Settings.gmKey.hint",
-    scope: "user",
+    scope: /** @type {any} */ ("user"), // v13+; fvtt-types 13.345.1 does not declare it
     config: false,
     type: String,
     default: "",
@@ -93,7 +93,7 @@ export async function migrateGmKey() {
   if (!game.user?.isGM || !store || !game.settings) return false;
   const raw = store.getItem(LEGACY_KEY);
   if (raw === null) return false;
-  let old = "";
+  let old;
   try {
     old = String(JSON.parse(raw) ?? "");
   } catch {
@@ -121,14 +121,17 @@ export class GmKeyForm extends HandlebarsApplicationMixin(ApplicationV2) {
 
   static PARTS = { form: { template: `${TEMPLATES}/gm-key.hbs` } };
 
-  /** @override */
+  /**
+   * @override
+   * @returns {Promise<any>}
+   */
   async _prepareContext() {
     return { isSet: Boolean(setting("gmKey")) };
   }
 
   /**
    * @this {GmKeyForm}
-   * @param {SubmitEvent} _event
+   * @param {Event|SubmitEvent} _event
    * @param {HTMLFormElement} form
    */
   static async #save(_event, form) {

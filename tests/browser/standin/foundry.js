@@ -440,7 +440,9 @@
 
   /** Macro: a world document; a script macro needs the MACRO_SCRIPT permission (the server refuses it otherwise). */
   class Macro {
-    constructor(d) { Object.assign(this, deepClone(d)); this.id = d._id; }
+    constructor({ author, ...d }) { Object.assign(this, deepClone(d)); this.id = d._id; this._author = author; }
+    /** Macro#author: the User who made it. */
+    get author() { return game.users.get(this._author) ?? null; }
     static async create(data) {
       const created = await ask({ op: "createMacro", data: deepClone(data) });
       return game.macros.get(created._id) ?? new Macro(created);

@@ -11,7 +11,7 @@ import { ROLL_MODES } from "../lib/protocol.mjs";
 import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive } from "../lib/systems.mjs";
 import { setting } from "../settings.mjs";
 import { t } from "../render.mjs";
-import { actorById } from "../documents.mjs";
+import { actorById, actorName } from "../documents.mjs";
 import { rollScene } from "../scenes.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
@@ -71,7 +71,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   get title() {
     const actor = actorById(this.config.actor);
     const base = `${t("VERDICT.Dialog.title")}: ${t(`VERDICT.System.${this.system}`)}`;
-    return actor ? `${base} (${actor.name})` : base;
+    return actor ? `${base} (${actorName(actor)})` : base;
   }
 
   /** @param {any} options */
@@ -158,6 +158,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     /** @type {any} */ (this.options.window).title = title;
     const heading = form.querySelector(".window-header .window-title, .window-title");
     if (heading && heading.textContent !== title) heading.textContent = title;
+    this._dragToHotbar(form);
     if (!form.dataset.verdictBound) {
       form.dataset.verdictBound = "1";
       form.addEventListener("change", () => this.#onChange());
@@ -303,6 +304,22 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       ui.notifications?.error(`${t("VERDICT.Error.roll")}: ${/** @type {Error} */ (err).message}`);
       this.render({ parts: ["odds"] });
     }
+  }
+
+  /**
+   * The hotbar button can also be dragged onto a hotbar slot: the drop carries the prepared check.
+   * @param {HTMLElement} form
+   */
+  _dragToHotbar(form) {
+    const button = /** @type {HTMLElement|null} */ (form.querySelector("[data-action=hotbar]"));
+    if (!button || button.dataset.verdictDrag) return;
+    button.dataset.verdictDrag = "1";
+    button.draggable = true;
+    button.addEventListener("dragstart", (ev) => {
+      this.#read();
+      const data = { type: "Verdict", actor: this.config.actor ?? null, system: this.system, values: this.values };
+      ev.dataTransfer?.setData("text/plain", JSON.stringify(data));
+    });
   }
 
   /** @this {RollDialog} */
