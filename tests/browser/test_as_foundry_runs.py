@@ -167,3 +167,49 @@ def test_a_sidecar_that_does_not_answer_is_explained_once(table):
     # the connection keeps trying; the notification is not repeated
     gm2.wait_for_function(f"{API}.client.own.attempt >= 2", timeout=30000)
     assert gm2.evaluate("window.__notes.filter((n) => n.text.includes('nothing answers')).length") == 1
+
+
+def test_a_players_cards_are_authored_by_the_player(table):
+    """The relay writes a player's card as that player's (a GM may create a message for another author); a
+    card only the GMs may read stays the relay's; every card is still drawn as verified."""
+    gm, ayla, bram = table.open("gm1"), table.open("p1"), table.open("p2")
+    connected(gm, ayla, bram)
+    for mode, label in (("public", "Open hand"), ("gm", "Quiet hand"), ("blind", "Hidden hand")):
+        ayla.evaluate(
+            f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', mode: '{mode}', label: '{label}'}})"
+        )
+    gm.wait_for_function("document.querySelectorAll('#chat-log .verdict-card:not(.verdict-shell) .verdict-label').length === 3", timeout=20000)
+    authors = {}
+    for m in table.messages():
+        flags = m["flags"].get("verdict", {})
+        kind = "trace" if "trace" in flags else flags.get("card", {}).get("mode")
+        authors[kind] = m["author"]
+    assert authors == {"public": "p1", "gm": "p1", "blind": "gm1", "trace": "p1"}
+    for page in (gm, ayla, bram):
+        page.wait_for_selector("#chat-log .verdict-card .verdict-label:has-text('Open hand')", timeout=15000)
+        assert page.locator(".verdict-card.unverified").count() == 0
+    # a card Bram writes with the flags of Ayla's is no card of hers: marked unverified everywhere
+    bram.evaluate(
+        """() => { const real = game.messages.contents.find((m) => m.flags.verdict?.card?.mode === 'public');
+          return ChatMessage.create({content: real.content, flags: {verdict: {card: {...real.flags.verdict.card, result: {...real.flags.verdict.card.result, outcome: 'triumph'}}}}}); }"""
+    )
+    for page in (gm, ayla):
+        page.wait_for_selector("#chat-log .verdict-card.unverified", timeout=15000)
+        assert page.locator("#chat-log .verdict-card.unverified").count() == 1
+
+
+def test_the_trackers_extended_check_form_lays_out_in_rows(table, shot):
+    """Each control keeps a control's height (not a flex basis turned into height), the numbers side by side."""
+    gm = table.open("gm1", "boons")
+    connected(gm)
+    gm.click("#scene-controls [data-tool='verdict-tracker']")
+    form = gm.locator(".verdict-tracker .verdict-extended-form")
+    form.wait_for(timeout=15000)
+    boxes = form.evaluate(
+        "(f) => [...f.querySelectorAll('input, select')].map((e) => ({name: e.name, h: e.getBoundingClientRect().height, top: Math.round(e.getBoundingClientRect().top)}))"
+    )
+    for box in boxes:
+        assert box["h"] < 40, box
+    numbers = [b["top"] for b in boxes if b["name"] in ("threshold", "trial", "limit")]
+    assert len(set(numbers)) == 1, boxes
+    shot(gm, ".verdict-tracker", "tracker-extended-form.png")

@@ -112,7 +112,7 @@ def test_a_card_drawn_in_several_elements_keeps_every_copy_current(table):
     and F5 with the cards on screen draws each of them whole again."""
     gm, ayla = table.open("gm1", "flairs"), table.open("p1", "flairs")
     connected(gm, ayla)
-    ayla.evaluate("standin.popoutChat()")
+    ayla.evaluate("standin.popoutChat(); standin.collapseSidebar()")
     ayla.evaluate(
         f"{API}.client.roll({{check: {{system: 'flairs', rank: 2, dice: [3, 2]}}, actor: 'actorAyla', mode: 'gm', label: 'Pick the lock'}})"
     )
@@ -127,6 +127,6 @@ def test_a_card_drawn_in_several_elements_keeps_every_copy_current(table):
     card.locator("[data-verdict-bargain]").click()
     for where in lists:
         copy = where.locator(".verdict-card:has(.verdict-label:has-text('Pick the lock'))")
-        copy.locator("dd:has-text('Costly')").wait_for(timeout=20000)
+        copy.locator("dd:has-text('Costly')").first.wait_for(timeout=20000)
         assert copy.locator(".verdict-dice .die").count() == 3
         assert copy.locator(".verdict-bargain").count() == 0

@@ -225,8 +225,12 @@ export class ChatCards {
     const actor = actorById(entry.actor);
     const speaker = actor ? ChatMessage.getSpeaker({ actor }) : { alias: game.users?.get(roller ?? "")?.name ?? game.user?.name ?? "Verdict" };
     const content = shell ? renderShell(entry, gm.result?.system ?? "") : await renderCard(entry, { isGM: false, verified: true });
+    // The roller is the card's author (a GM may create a message for another user): they may delete it, and
+    // portrait and colour modules credit them. A card only the GMs may see stays the relay's (its author
+    // would see it).
+    const author = roller && game.users?.get(roller) && !(mode === "blind" || (mode === "public" && !readers)) ? roller : undefined;
     await ChatMessage.create({
-      content, speaker, whisper, blind,
+      content, speaker, whisper, blind, .../** @type {any} */ (author ? { author } : {}),
       flags: { [MODULE_ID]: { card: /** @type {Record<string, unknown>} */ (/** @type {unknown} */ ({ ...entry, system: gm.result?.system ?? null })) } },
     });
     if (blind && roller && !gms.includes(roller)) await this._blindTrace(entry, gm.result?.system ?? "", roller, speaker);
@@ -245,7 +249,7 @@ export class ChatCards {
       + `<header class="verdict-card-header"><span class="verdict-system">${escapeHTML(t(`VERDICT.System.${system}`))}</span></header>`
       + `<p class="verdict-blind-note"><i class="fa-solid fa-eye-slash" aria-hidden="true"></i> ${escapeHTML(t("VERDICT.Card.rolledBlind"))}</p></div>`;
     await ChatMessage.create({
-      content: inert(content), speaker, whisper: [roller],
+      content: inert(content), speaker, whisper: [roller], .../** @type {any} */ ({ author: roller }),
       flags: { [MODULE_ID]: { trace: { checkId: entry.checkId, user: roller } } },
     });
   }
@@ -296,11 +300,31 @@ function cardKey(msg) {
 }
 
 /**
- * The chat message holding a check's card.
+ * The chat message holding a check's card: one written by a GM (the relay) or by the roller the card names
+ * (the relay writes cards for the roller; a self roll's roller writes its own). A message another user made
+ * with a card's flags is not it.
  * @param {string} checkId
  */
 export function findCardMessage(checkId) {
-  return findMessage((m) => /** @type {any} */ (m.getFlag(MODULE_ID, "card"))?.checkId === checkId);
+  return findMessage((m) => {
+    const card = /** @type {any} */ (m.getFlag(MODULE_ID, "card"));
+    if (card?.checkId !== checkId) return false;
+    const author = /** @type {any} */ (m).author ?? /** @type {any} */ (m).user;
+    return Boolean(author?.isGM || (author?.id && author.id === card.user));
+  });
+}
+
+/**
+ * A result as text with its keys in order, so two copies of one result compare equal however they were built.
+ * @param {unknown} value
+ * @returns {string}
+ */
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(/** @type {any} */ (value)[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
 }
 
 /**
@@ -567,10 +591,11 @@ function traceLabel(header, label) {
  */
 export function verified(message, card) {
   const author = /** @type {any} */ (message).author ?? /** @type {any} */ (message).user;
-  // A self roll's card is written by its roller, and only as a shell: what it shows comes from the
-  // roller's own connection, never from the document.
-  const ownShell = card.mode === "self" && card.shell && author?.id && author.id === card.user;
-  if (!author?.isGM && !ownShell) return false;
+  // The relay writes a card as its roller's (a self roll's roller writes their own shell): a card by anyone
+  // else than a GM or the roller it names is not the sidecar's. What a roller's card holds is held against
+  // the ledger when it is drawn (see decorateCard).
+  const byRoller = Boolean(author?.id && author.id === card.user);
+  if (!author?.isGM && !byRoller) return false;
   if (!card.checkId || typeof card.seq !== "number") return false;
   const known = game.modules?.get(MODULE_ID)?.api?.client.known.get(card.checkId);
   if (known !== undefined && !card.redacted && known !== JSON.stringify(card.result?.dice ?? [])) return false;
@@ -671,12 +696,17 @@ export function decorateCard(message, html, card) {
     });
   }
   attach(message, root, card, ok);
-  // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it.
-  if (ok && client && !client.known.has(card.checkId) && client.status.state === "open") {
+  // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it. A card
+  // its roller's user wrote is held to the ledger's whole result (a player may write a message with any
+  // flags), not only to its dice.
+  const author = /** @type {any} */ (message).author ?? /** @type {any} */ (message).user;
+  const strict = !author?.isGM && !card.shell && !card.redacted;
+  if (ok && client && (strict || !client.known.has(card.checkId)) && client.status.state === "open") {
     client.verify(card.checkId).then((reply) => {
       const faces = reply.result ? JSON.stringify(reply.result.dice ?? []) : null;
       if (faces) client.known.set(card.checkId, faces);
-      const differs = faces !== null && !card.redacted && faces !== JSON.stringify(card.result?.dice ?? []);
+      const differs = faces !== null && !card.redacted && (faces !== JSON.stringify(card.result?.dice ?? [])
+        || (strict && reply.seq === card.seq && canonical(reply.result) !== canonical(card.result)));
       if (!reply.found || differs) {
         const el = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
         if (el) markUnverified(el);

@@ -379,13 +379,15 @@
   // message, drawn again when it changes); a popped-out log (a window of its own). Each copy is its own render.
   let chatQueue = Promise.resolve();
   let chatPopout = null;
+  // The notifications pane shows new messages while the chat tab is not on screen (the sidebar collapsed).
+  let chatNotifications = false;
   const chatLog = {
     post(msg, { notify = false } = {}) { chatQueue = chatQueue.then(() => chatLog._render(msg, notify)).catch((err) => window.__errors.push(`chat: ${err.message}`)); return chatQueue; },
     /** The lists holding (or to hold) a copy of this message. */
     _targets(msg, notify) {
       const out = [document.getElementById("chat-log")];
       const pane = document.getElementById("chat-notifications");
-      if (pane && game.release.generation >= 14 && (notify || pane.querySelector(`[data-message-id="${msg.id}"]`))) out.push(pane);
+      if (pane && game.release.generation >= 14 && ((notify && chatNotifications) || pane.querySelector(`[data-message-id="${msg.id}"]`))) out.push(pane);
       if (chatPopout) out.push(chatPopout);
       return out;
     },
@@ -1121,6 +1123,8 @@
     },
     popoutCombat: () => combatApp.renderPopout(),
     popoutChat: () => chatLog.renderPopout(),
+    /** Collapse the sidebar: generation 14 then shows new messages in its notifications pane too. */
+    collapseSidebar: () => { chatNotifications = true; document.getElementById("sidebar").classList.add("collapsed"); },
     ActorSheet: ActorSheetV2,
     SimpleActorSheet,
     /** A setting menu's application, as the settings form's button opens it. */
