@@ -82,7 +82,10 @@ def test_two_unlinked_goblins_keep_their_own_strain_and_markers(table):
     assert gm.evaluate("game.actors.get('actorGoblin').statuses.size") == 0
     assert gm.evaluate("game.actors.get('actorGoblin').getFlag('verdict', 'strain') ?? 0") == 0
     # each goblin's card speaks as that goblin
-    assert gm.locator(".chat-message:has(.verdict-label:has-text('Nose holds')) .message-sender").inner_text() == "Goblin Nose"
+    assert (
+        gm.locator(".chat-message:has(.verdict-label:has-text('Nose holds')) .message-sender").inner_text()
+        == "Goblin Nose"
+    )
 
 
 def test_taken_down_is_foundrys_defeated_status(table):
@@ -152,14 +155,15 @@ def test_two_worlds_on_one_server_keep_their_own_gm_keys(browser, standin, web, 
             c.close()
 
 
-
 def test_a_sidecar_that_does_not_answer_is_explained_once(table):
     """Nothing listens at the sidecar URL: one notification says so and what to check (the same rule names
     Chrome's local-network prompt, its denial and mixed content, see tests/js/local-network.test.mjs)."""
     table.open("gm1")  # the world exists
     table.standin.call(table.world.settings.__setitem__, "verdict.url", "http://127.0.0.1:9")
     gm2 = table.open("gm2", gm_key=True)
-    gm2.wait_for_function("window.__notes.some((n) => n.text.includes('nothing answers at http://127.0.0.1:9'))", timeout=20000)
+    gm2.wait_for_function(
+        "window.__notes.some((n) => n.text.includes('nothing answers at http://127.0.0.1:9'))", timeout=20000
+    )
     gm2.wait_for_selector("#verdict-status .reason:has-text('nothing answers')", timeout=20000)
     # the connection keeps trying; the notification is not repeated
     gm2.wait_for_function(f"{API}.client.own.attempt >= 2", timeout=30000)
@@ -175,7 +179,10 @@ def test_a_players_cards_are_authored_by_the_player(table):
         ayla.evaluate(
             f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', mode: '{mode}', label: '{label}'}})"
         )
-    gm.wait_for_function("document.querySelectorAll('#chat-log .verdict-card:not(.verdict-shell) .verdict-label').length === 3", timeout=20000)
+    gm.wait_for_function(
+        "document.querySelectorAll('#chat-log .verdict-card:not(.verdict-shell) .verdict-label').length === 3",
+        timeout=20000,
+    )
     authors = {}
     for m in table.messages():
         flags = m["flags"].get("verdict", {})

@@ -22,7 +22,9 @@ def test_with_dice_so_nice_the_outcome_waits_for_the_dice_on_every_page(table):
     connected(gm, ayla, bram)
     for page in (gm, ayla, bram):
         page.evaluate("window.__holdDice = true")
-    ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3, dice: [6, 2, 5]}}, actor: 'actorAyla', label: 'Thrown'}})")
+    ayla.evaluate(
+        f"{API}.client.roll({{check: {{system: 'facets', pool: 3, dice: [6, 2, 5]}}, actor: 'actorAyla', label: 'Thrown'}})"
+    )
     for page in (gm, ayla, bram):
         card = _card(page, "Thrown")
         card.locator(".verdict-dice .die").first.wait_for(timeout=15000)
@@ -56,7 +58,12 @@ def test_dice_so_nices_immediate_display_shows_the_outcome_at_once_and_boons_dic
     card.locator(".verdict-outcome").wait_for(timeout=15000)
     dice = gm.evaluate("window.__throws[0].data.throws[0].dice")
     assert [d["result"] for d in dice] == BOONS["dice"]
-    assert [d["type"] for d in dice] == ["dvboonsability"] * 3 + ["dvboonsboon", "dvboonsbane", "dvboonstrial", "dvboonstrial"]
+    assert [d["type"] for d in dice] == ["dvboonsability"] * 3 + [
+        "dvboonsboon",
+        "dvboonsbane",
+        "dvboonstrial",
+        "dvboonstrial",
+    ]
     assert dice[0]["resultLabel"] == "X"  # the ability die's eighth face
 
 

@@ -36,7 +36,9 @@ def wait_same(page, expected: list, sel: str = "#chat-log") -> None:
     """Wait until the page draws its messages exactly as ``expected``."""
     want = json.dumps(expected)
     try:
-        page.wait_for_function(f"(want) => JSON.stringify(({FINGERPRINT})({json.dumps(sel)})) === want", arg=want, timeout=20000)
+        page.wait_for_function(
+            f"(want) => JSON.stringify(({FINGERPRINT})({json.dumps(sel)})) === want", arg=want, timeout=20000
+        )
     except Exception:
         assert fingerprint(page, sel) == expected
 
@@ -56,7 +58,10 @@ def _roll_four(ayla) -> None:
 
 def _settled(gm, ayla, bram) -> None:
     """Every card drawn whole for its viewers."""
-    gm.wait_for_function("document.querySelectorAll('#chat-log .verdict-card:not(.verdict-shell) .verdict-dice .die').length >= 6", timeout=20000)
+    gm.wait_for_function(
+        "document.querySelectorAll('#chat-log .verdict-card:not(.verdict-shell) .verdict-dice .die').length >= 6",
+        timeout=20000,
+    )
     ayla.wait_for_function(
         "document.querySelectorAll('#chat-log .verdict-card:not(.verdict-shell) .verdict-label').length === 3"
         " && document.querySelector('#chat-log .verdict-trace-label') !== null",
@@ -79,7 +84,9 @@ def test_f5_restores_every_card_for_gm_roller_and_other_players(request, generat
     _settled(gm, ayla, bram)
     before = {name: fingerprint(page) for name, page in (("gm", gm), ("ayla", ayla), ("bram", bram))}
     # the roller's bargain and the GM's own controls are on the cards before the reload
-    assert any("flairs_bargain" in " ".join(c["controls"]) or "bargain-trial" in c["controls"] for c in before["ayla"] if c)
+    assert any(
+        "flairs_bargain" in " ".join(c["controls"]) or "bargain-trial" in c["controls"] for c in before["ayla"] if c
+    )
     assert any(c and c["label"] == "Whisper to the guard" for c in before["gm"])
     for name, page in (("gm", gm), ("ayla", ayla), ("bram", bram)):
         _reload(page)
@@ -116,12 +123,16 @@ def test_a_card_drawn_in_several_elements_keeps_every_copy_current(table):
     ayla.evaluate(
         f"{API}.client.roll({{check: {{system: 'flairs', rank: 2, dice: [3, 2]}}, actor: 'actorAyla', mode: 'gm', label: 'Pick the lock'}})"
     )
-    popout = ayla.frame_locator("#chat-popout-window") if table.generation >= 14 else ayla.locator("#chat-popout-window")
+    popout = (
+        ayla.frame_locator("#chat-popout-window") if table.generation >= 14 else ayla.locator("#chat-popout-window")
+    )
     lists = [ayla.locator("#chat-log"), popout.locator("#chat-popout-log")]
     if table.generation >= 14:
         lists.append(ayla.locator("#chat-notifications"))
     for where in lists:
-        where.locator(".verdict-card:has(.verdict-label:has-text('Pick the lock')) .verdict-bargain").wait_for(timeout=20000)
+        where.locator(".verdict-card:has(.verdict-label:has-text('Pick the lock')) .verdict-bargain").wait_for(
+            timeout=20000
+        )
     card = ayla.locator("#chat-log .verdict-card .verdict-bargain")
     card.locator("select[name=bargain-trial]").select_option("costly")
     card.locator("[data-verdict-bargain]").click()

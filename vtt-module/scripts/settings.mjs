@@ -55,7 +55,7 @@ export function registerSettings() {
     label: "VERDICT.Settings.gmKey.label",
     hint: "VERDICT.Settings.gmKey.hint",
     icon: "fa-solid fa-key",
-    type: /** @type {any} */ (GmKeyForm),
+    type: gmKeyFormClass(),
     restricted: true,
   });
   settings.register(MODULE_ID, "mode", {
@@ -106,48 +106,60 @@ export async function migrateGmKey() {
   return true;
 }
 
-/** The GM key's form: says whether a key is set, takes a new one or clears it; never shows the key. */
-const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
-export class GmKeyForm extends HandlebarsApplicationMixin(ApplicationV2) {
-  static DEFAULT_OPTIONS = {
-    id: "verdict-gm-key",
-    tag: "form",
-    classes: ["verdict-gm-key"],
-    window: { title: "VERDICT.Settings.gmKey.name", icon: "fa-solid fa-key" },
-    position: { width: 420 },
-    form: { handler: GmKeyForm.#save, closeOnSubmit: false, submitOnChange: false },
-    actions: { clear: GmKeyForm.#clear },
-  };
+/** @type {any} */
+let gmKeyForm = null;
 
-  static PARTS = { form: { template: `${TEMPLATES}/gm-key.hbs` } };
+/**
+ * The GM key's form: says whether a key is set, takes a new one or clears it; never shows the key. Made on
+ * first use (Foundry's application classes exist from `init`; this file is also loaded without them).
+ * @returns {any}
+ */
+export function gmKeyFormClass() {
+  if (gmKeyForm) return gmKeyForm;
+  const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
+  class GmKeyForm extends HandlebarsApplicationMixin(ApplicationV2) {
+    static DEFAULT_OPTIONS = {
+      id: "verdict-gm-key",
+      tag: "form",
+      classes: ["verdict-gm-key"],
+      window: { title: "VERDICT.Settings.gmKey.name", icon: "fa-solid fa-key" },
+      position: { width: 420 },
+      form: { handler: GmKeyForm.#save, closeOnSubmit: false, submitOnChange: false },
+      actions: { clear: GmKeyForm.#clear },
+    };
 
-  /**
-   * @override
-   * @returns {Promise<any>}
-   */
-  async _prepareContext() {
-    return { isSet: Boolean(setting("gmKey")) };
+    static PARTS = { form: { template: `${TEMPLATES}/gm-key.hbs` } };
+
+    /**
+     * @override
+     * @returns {Promise<any>}
+     */
+    async _prepareContext() {
+      return { isSet: Boolean(setting("gmKey")) };
+    }
+
+    /**
+     * @this {GmKeyForm}
+     * @param {Event|SubmitEvent} _event
+     * @param {HTMLFormElement} form
+     */
+    static async #save(_event, form) {
+      const input = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=key]"));
+      const key = input?.value.trim() ?? "";
+      if (input) input.value = "";
+      if (!key) return;
+      await game.settings?.set(MODULE_ID, "gmKey", key);
+      await this.close();
+    }
+
+    /** @this {GmKeyForm} */
+    static async #clear() {
+      await game.settings?.set(MODULE_ID, "gmKey", "");
+      await this.render();
+    }
   }
-
-  /**
-   * @this {GmKeyForm}
-   * @param {Event|SubmitEvent} _event
-   * @param {HTMLFormElement} form
-   */
-  static async #save(_event, form) {
-    const input = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=key]"));
-    const key = input?.value.trim() ?? "";
-    if (input) input.value = "";
-    if (!key) return;
-    await game.settings?.set(MODULE_ID, "gmKey", key);
-    await this.close();
-  }
-
-  /** @this {GmKeyForm} */
-  static async #clear() {
-    await game.settings?.set(MODULE_ID, "gmKey", "");
-    await this.render();
-  }
+  gmKeyForm = GmKeyForm;
+  return gmKeyForm;
 }
 
 /**

@@ -35,11 +35,51 @@ ACTORS = [
 # The tokens of the first scene: the characters linked to their actors (TokenDocument#actorLink), three goblins
 # unlinked, each with its own ActorDelta over the one base actor.
 TOKENS = [
-    {"id": "tokAyla", "scene": "scene1", "actorId": "actorAyla", "actorLink": True, "name": "Ayla Thorn", "x": 360, "y": 220},
-    {"id": "tokBram", "scene": "scene1", "actorId": "actorBram", "actorLink": True, "name": "Bram Ashdown", "x": 500, "y": 220},
-    {"id": "tokGob1", "scene": "scene1", "actorId": "actorGoblin", "actorLink": False, "name": "Goblin Ears", "x": 360, "y": 380},
-    {"id": "tokGob2", "scene": "scene1", "actorId": "actorGoblin", "actorLink": False, "name": "Goblin Nose", "x": 500, "y": 380},
-    {"id": "tokGob3", "scene": "scene1", "actorId": "actorGoblin", "actorLink": False, "name": "Goblin Teeth", "x": 640, "y": 380},
+    {
+        "id": "tokAyla",
+        "scene": "scene1",
+        "actorId": "actorAyla",
+        "actorLink": True,
+        "name": "Ayla Thorn",
+        "x": 360,
+        "y": 220,
+    },
+    {
+        "id": "tokBram",
+        "scene": "scene1",
+        "actorId": "actorBram",
+        "actorLink": True,
+        "name": "Bram Ashdown",
+        "x": 500,
+        "y": 220,
+    },
+    {
+        "id": "tokGob1",
+        "scene": "scene1",
+        "actorId": "actorGoblin",
+        "actorLink": False,
+        "name": "Goblin Ears",
+        "x": 360,
+        "y": 380,
+    },
+    {
+        "id": "tokGob2",
+        "scene": "scene1",
+        "actorId": "actorGoblin",
+        "actorLink": False,
+        "name": "Goblin Nose",
+        "x": 500,
+        "y": 380,
+    },
+    {
+        "id": "tokGob3",
+        "scene": "scene1",
+        "actorId": "actorGoblin",
+        "actorLink": False,
+        "name": "Goblin Teeth",
+        "x": 640,
+        "y": 380,
+    },
 ]
 ROLE = {u["id"]: u["role"] for u in USERS}
 
@@ -383,7 +423,9 @@ class StandinServer:
             data = dict(f.get("data") or {})
             if data.get("type") == "script" and ROLE.get(user, 0) < world.macro_script_role and not _is_gm(user):
                 await self._send(
-                    world, user, {"op": "ack", "rid": rid, "error": "You do not have permission to create script macros"}
+                    world,
+                    user,
+                    {"op": "ack", "rid": rid, "error": "You do not have permission to create script macros"},
                 )
                 return
             data.update(_id=secrets.token_hex(8), author=user)
