@@ -12,6 +12,7 @@ import { t } from "./render.mjs";
 import { postRequest, requestRolled } from "./requests.mjs";
 import { setting } from "./settings.mjs";
 import { actorById, actorName } from "./documents.mjs";
+import { fieldsFromActor } from "./character.mjs";
 import { rollScene } from "./scenes.mjs";
 
 /**
@@ -47,7 +48,7 @@ export class VerdictApi {
       const system = req.system ?? (setting("system") || "facets");
       const actorDoc = actorById(actor);
       const remembered = /** @type {Record<string, any>} */ (actorDoc?.getFlag(MODULE_ID, "defaults")?.[system] ?? {});
-      const values = { ...defaults(system), ...remembered, ...(req.values ?? {}) };
+      const values = { ...defaults(system), ...remembered, ...fieldsFromActor(system, actorDoc).values, ...(req.values ?? {}) };
       return this.client.roll({
         check: buildCheck(system, values), actor, mode: req.mode ?? "public", label: req.label ?? null,
         scene: rollScene(),

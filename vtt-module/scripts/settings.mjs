@@ -2,6 +2,7 @@
 
 import { MODULE_ID, TEMPLATES } from "./constants.mjs";
 import { SYSTEMS } from "./lib/systems.mjs";
+import { mappingFormClass } from "./apps/mapping-form.mjs";
 
 /** Reconnect with the new settings, without a reload. */
 function reconnect() {
@@ -67,6 +68,21 @@ export function registerSettings() {
     choices: { local: "VERDICT.Settings.mode.local", server: "VERDICT.Settings.mode.server" },
     default: "local",
     onChange: reconnect,
+  });
+  // Where check fields come from: rule set -> field -> a roll-data path or formula (see lib/mapping.mjs).
+  settings.register(MODULE_ID, "mapping", {
+    scope: "world",
+    config: false,
+    type: Object,
+    default: {},
+  });
+  settings.registerMenu(MODULE_ID, "mappingMenu", {
+    name: "VERDICT.Mapping.menu",
+    label: "VERDICT.Mapping.menuLabel",
+    hint: "VERDICT.Mapping.menuHint",
+    icon: "fa-solid fa-link",
+    type: mappingFormClass(),
+    restricted: true,
   });
   settings.register(MODULE_ID, "system", {
     name: "VERDICT.Settings.system.name",

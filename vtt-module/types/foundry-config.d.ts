@@ -9,6 +9,7 @@ declare global {
     "verdict.gmKey": string;
     "verdict.mode": string;
     "verdict.system": string;
+    "verdict.mapping": Record<string, Record<string, string>>;
   }
   interface FlagConfig {
     Actor: {

@@ -162,8 +162,12 @@
     /** Actor#isToken: a synthetic actor (its id is still the base actor's). */
     get isToken() { return Boolean(this.token && !this.token.actorLink); }
     get uuid() { return this.isToken ? `${this.token.uuid}.Actor.${this.id}` : `Actor.${this.id}`; }
-    /** Actor#getRollData: the actor's system data (Simple Worldbuilding puts its attributes there). */
-    getRollData() { return deepClone(this.system); }
+    /** Actor#getRollData: the system data; Simple Worldbuilding also puts each attribute's value at the top (`@rank`). */
+    getRollData() {
+      const data = deepClone(this.system);
+      for (const [k, a] of Object.entries(this.system.attributes ?? {})) data[k] ??= a?.value;
+      return data;
+    }
     getFlag(scope, key) { return getProperty(this.flags[scope] ?? {}, key); }
     /** Document#setFlag: an update the server may refuse (ownership); applied when the server broadcasts it. */
     async setFlag(scope, key, value) {
@@ -873,6 +877,15 @@
 
   window.Hooks = Hooks;
   window.ChatMessage = ChatMessage;
+  /** Roll.replaceFormulaData: each `@path` of the formula replaced by the roll data's value (a missing one by `missing`, else left). */
+  window.Roll = class Roll {
+    static replaceFormulaData(formula, data, { missing } = {}) {
+      return String(formula).replace(/@([a-z.0-9_-]+)/gi, (m, path) => {
+        const v = getProperty(data, path);
+        return v === undefined || v === null ? missing ?? m : String(v);
+      });
+    }
+  };
   window.Macro = Macro;
   window.fromUuidSync = fromUuidSync;
   window.ui = { notifications: { info: notify("info"), warn: notify("warning"), error: notify("error") }, combat: combatApp, chat: chatLog };

@@ -26,9 +26,22 @@ USERS = [
     {"id": "p1", "name": "Ayla", "role": 1, "character": "actorAyla"},
     {"id": "p2", "name": "Bram", "role": 1, "character": "actorBram"},
 ]
+# Simple Worldbuilding keeps a character's attributes under `system.attributes` (each a value and a label).
 ACTORS = [
-    {"id": "actorAyla", "name": "Ayla Thorn", "owner": "p1"},
-    {"id": "actorBram", "name": "Bram Ashdown", "owner": "p2"},
+    {
+        "id": "actorAyla",
+        "name": "Ayla Thorn",
+        "owner": "p1",
+        "system": {
+            "attributes": {
+                "rank": {"value": 2, "label": "Rank"},
+                "ability": {"value": 3, "label": "Ability"},
+                "athletics": {"value": 3, "label": "Athletics"},
+            },
+            "skills": {"athletics": {"value": 3, "label": "Athletics"}, "stealth": {"value": 1, "label": "Stealth"}},
+        },
+    },
+    {"id": "actorBram", "name": "Bram Ashdown", "owner": "p2", "system": {"attributes": {}, "skills": {}}},
     # A base actor the GM owns, placed as several unlinked tokens (each token's actor is synthetic).
     {"id": "actorGoblin", "name": "Goblin", "owner": None},
 ]

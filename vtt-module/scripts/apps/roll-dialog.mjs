@@ -12,6 +12,7 @@ import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive } from "../l
 import { setting } from "../settings.mjs";
 import { t } from "../render.mjs";
 import { actorById, actorName } from "../documents.mjs";
+import { fieldsFromActor } from "../character.mjs";
 import { rollScene } from "../scenes.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
@@ -55,8 +56,11 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     this.system = config.system && SYSTEMS.includes(/** @type {any} */ (config.system)) ? config.system : setting("system") || "facets";
     const actor = actorById(config.actor);
     const remembered = /** @type {Record<string, any>} */ (actor?.getFlag(MODULE_ID, "defaults")?.[this.system] ?? {});
+    // The character's own numbers where the world maps a field (a mapping that does not resolve for this
+    // actor leaves the remembered value); values the caller gives (a request, a skill) win.
+    const mapped = fieldsFromActor(this.system, actor);
     /** @type {Record<string, any>} */
-    this.values = { ...defaults(this.system), ...remembered, ...(config.values ?? {}) };
+    this.values = { ...defaults(this.system), ...remembered, ...mapped.values, ...(config.values ?? {}) };
     this.mode = config.mode ?? "public";
     this.label = config.label ?? null;
     /** @type {number[]} faces rolled at the table (physical dice), read by the sidecar instead of rolling */
@@ -224,7 +228,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     const system = this.#read();
     if (system !== this.system) {
       this.system = system;
-      this.values = { ...defaults(system) };
+      this.values = { ...defaults(system), ...fieldsFromActor(system, actorById(this.config.actor)).values };
       this.render({ parts: ["fields"] });
     } else {
       if (before !== this.#layout()) this.render({ parts: ["fields"] });

@@ -1,0 +1,73 @@
+"""Check fields from the character's own data: the GM maps a field to a roll-data path or formula once for
+the world (a labelled form that says when a path does not resolve), and the roll dialog starts from the
+character's numbers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .helpers import API, connected
+
+pytestmark = pytest.mark.browser
+
+
+def _map(gm, system: str, fields: dict[str, str]):
+    gm.evaluate("standin.openSettingsMenu('verdict.mappingMenu')")
+    form = gm.locator("#verdict-mapping")
+    form.wait_for(timeout=15000)
+    form.locator("select[name=system]").select_option(system)
+    form.locator(f"tr[data-field='{next(iter(fields))}']").wait_for(timeout=15000)
+    form.locator("select[name=actor]").select_option("actorAyla")
+    for field, expr in fields.items():
+        box = form.locator(f"input[data-field='{field}']")
+        box.fill(expr)
+        box.dispatch_event("change")
+    return form
+
+
+def test_the_gm_maps_rank_to_a_skill_and_the_dialog_starts_from_it(table):
+    gm, ayla = table.open("gm1", "flairs"), table.open("p1", "flairs")
+    connected(gm, ayla)
+    # Ayla once rolled with edges 2: the dialog remembers it for her
+    ayla.evaluate("game.modules.get('verdict').api.rememberDefaults('actorAyla', 'flairs', {rank: 1, edges: 2})")
+    ayla.wait_for_function(
+        "game.actors.get('actorAyla').getFlag('verdict', 'defaults')?.flairs?.edges === 2", timeout=15000
+    )
+    form = _map(gm, "flairs", {"rank": "@skills.athletics.value", "edges": "@skills.climb.value"})
+    # the form shows each mapping's value for the chosen actor, and says why one does not resolve
+    form.locator("tr[data-field='rank'] .verdict-mapping-ok:has-text('3')").wait_for(timeout=15000)
+    problem = form.locator("tr[data-field='edges'] .verdict-mapping-problem")
+    problem.wait_for(timeout=15000)
+    assert "@skills.climb.value" in problem.inner_text()
+    assert form.locator("input[data-field='edges']").get_attribute("aria-invalid") == "true"
+    assert form.locator("#verdict-mapping-paths option[value='@skills.athletics.value']").count() == 1
+    form.locator("button[type=submit]").click()
+    ayla.wait_for_function(
+        "game.settings.get('verdict', 'mapping')?.flairs?.rank === '@skills.athletics.value'", timeout=15000
+    )
+    # the player's dialog: rank from her data, edges (not resolving) from what she used last
+    ayla.evaluate(f"{API}.roll({{system: 'flairs', label: 'Climb the wall'}})")
+    dialog = ayla.locator(".verdict-roll-dialog")
+    dialog.wait_for(timeout=15000)
+    assert dialog.locator("[name='field.rank']").input_value() == "3"
+    assert dialog.locator("[name='field.edges']").input_value() == "2"
+    dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=15000)
+    dialog.locator("button[type=submit]").click()
+    ayla.locator(".verdict-card:has(.verdict-label:has-text('Climb the wall'))").wait_for(timeout=15000)
+    rolls = [json.loads(f) for f in table.sent.get("gm1", []) if '"type":"roll"' in f.replace(" ", "")]
+    climbs = [r for r in rolls if r.get("label") == "Climb the wall"]
+    assert climbs and climbs[0]["check"]["rank"] == 3 and climbs[0]["check"]["edges"] == 2
+
+
+def test_a_formula_and_the_simple_worldbuilding_preset(table):
+    gm = table.open("gm1", "boons")
+    connected(gm)
+    form = _map(gm, "boons", {"ability": "floor((@ability + @rank) / 2) + 1"})
+    form.locator("tr[data-field='ability'] .verdict-mapping-ok:has-text('3')").wait_for(timeout=15000)
+    form.locator("[data-action=preset][data-preset='worldbuilding']").click()
+    form.locator("input[data-field='ability'][value='@ability']").wait_for(timeout=15000)
+    form.locator("tr[data-field='ability'] .verdict-mapping-ok:has-text('3')").wait_for(timeout=15000)
+    form.locator("[data-action=preset][data-preset='none']").click()
+    form.locator("input[data-field='ability'][value='']").wait_for(timeout=15000)
