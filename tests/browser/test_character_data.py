@@ -71,3 +71,74 @@ def test_a_formula_and_the_simple_worldbuilding_preset(table):
     form.locator("tr[data-field='ability'] .verdict-mapping-ok:has-text('3')").wait_for(timeout=15000)
     form.locator("[data-action=preset][data-preset='none']").click()
     form.locator("input[data-field='ability'][value='']").wait_for(timeout=15000)
+
+
+def _sheet_world(table):
+    table.open("gm1", "flairs")  # the world exists
+    table.standin.call(table.world.settings.__setitem__, "verdict.skillsPath", "skills")
+    table.standin.call(table.world.settings.__setitem__, "verdict.mapping", {"flairs": {"rank": "@skill.value"}})
+
+
+@pytest.mark.parametrize("sheet", ["v1", "v2"])
+def test_the_sheet_rolls_a_skill_with_the_characters_numbers(table, sheet):
+    _sheet_world(table)
+    gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
+    gm.reload()
+    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
+    connected(gm, ayla)
+    if sheet == "v1":
+        ayla.evaluate("new standin.SimpleActorSheet(game.actors.get('actorAyla'), {id: 'sheet-ayla'}).render(true)")
+    else:
+        ayla.evaluate(
+            "new standin.ActorSheet({document: game.actors.get('actorAyla'), id: 'sheet-ayla'}).render({force: true})"
+        )
+    section = ayla.locator("#sheet-ayla .verdict-sheet")
+    section.wait_for(timeout=15000)
+    athletics = section.locator("button[data-skill='athletics']")
+    assert "Athletics" in athletics.inner_text() and "3" in athletics.inner_text()
+    # a click opens the dialog prefilled from the skill
+    athletics.click()
+    dialog = ayla.locator(".verdict-roll-dialog")
+    dialog.wait_for(timeout=15000)
+    assert dialog.locator("[name='field.rank']").input_value() == "3"
+    dialog.locator(".window-header [data-action=close]").click()
+    dialog.wait_for(state="detached")
+    # shift-click rolls at once with those values: the sidecar receives rank 1 for stealth, 3 for athletics
+    section.locator("button[data-skill='stealth']").click(modifiers=["Shift"])
+    ayla.locator(".verdict-card:has(.verdict-label:has-text('Stealth'))").wait_for(timeout=15000)
+    rolls = [json.loads(f) for f in table.sent.get("gm1", []) if '"type":"roll"' in f.replace(" ", "")]
+    assert [r["check"]["rank"] for r in rolls if r.get("label") == "Stealth"] == [1]
+
+
+def test_the_sheet_shows_the_characters_state_and_drops_it_after_an_undo(table):
+    gm, ayla, bram = table.open("gm1", "challenge"), table.open("p1", "challenge"), table.open("p2", "challenge")
+    connected(gm, ayla, bram)
+    for page in (ayla, bram, gm):
+        page.evaluate(
+            "new standin.ActorSheet({document: game.actors.get('actorAyla'), id: 'sheet-ayla'}).render({force: true})"
+        )
+    # a failure by two levels (strain) and an epic failure (a condition) on Ayla's sheet, for every viewer
+    for faces, label in ((5, "Strain"), (1, "Slip")):
+        ayla.evaluate(
+            f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [{faces}]}}, actor: 'actorAyla', label: '{label}'}})"
+        )
+    for page in (ayla, bram, gm):
+        page.wait_for_selector("#sheet-ayla .verdict-sheet dd[data-stat='strain']:not(:has-text('0'))", timeout=15000)
+        page.wait_for_selector(
+            "#sheet-ayla .verdict-sheet dd[data-stat='conditions']:not(:has-text('none'))", timeout=15000
+        )
+    # Bram's self roll (a failure: strain for Bram) is his alone: Ayla's view of his sheet shows none of it
+    bram.evaluate(
+        f"{API}.client.roll({{check: {{system: 'challenge', cl: 3, modifier: 0, dice: [5]}}, actor: 'actorBram', mode: 'self', label: 'Alone'}})"
+    )
+    bram.locator(".verdict-card:has(.verdict-label:has-text('Alone'))").wait_for(timeout=15000)
+    ayla.evaluate(
+        "new standin.ActorSheet({document: game.actors.get('actorBram'), id: 'sheet-bram'}).render({force: true})"
+    )
+    ayla.locator("#sheet-bram .verdict-sheet dd[data-stat='strain']").wait_for(timeout=15000)
+    assert ayla.locator("#sheet-bram .verdict-sheet dd[data-stat='strain']").inner_text() == "0"
+    # the GM undoes the last three actions (Bram's roll, the Slip, the strain): the sheet drops the state
+    gm.evaluate(f"{API}.client.gm({{op: 'undo', count: 3}})")
+    for page in (ayla, gm):
+        page.wait_for_selector("#sheet-ayla .verdict-sheet dd[data-stat='strain']:has-text('0')", timeout=15000)
+        page.wait_for_selector("#sheet-ayla .verdict-sheet dd[data-stat='conditions']:has-text('none')", timeout=15000)

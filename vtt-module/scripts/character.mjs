@@ -39,14 +39,40 @@ export function rollData(actor) {
   }
 }
 
+/** @returns {string} the roll-data path whose entries are the world's skills ("" for none) */
+export function skillsBase() {
+  try {
+    return String(game.settings?.get(MODULE_ID, "skillsPath") ?? "").trim().replace(/^@/, "");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The roll-data node of one of the world's named skills (the children of the `skillsPath` setting's path).
+ * @param {Record<string, any>} data
+ * @param {string|null|undefined} skill
+ */
+function skillNode(data, skill) {
+  if (!skill) return undefined;
+  const base = skillsBase();
+  const parent = base ? base.split(".").reduce((/** @type {any} */ o, k) => (o && typeof o === "object" ? o[k] : undefined), data) : undefined;
+  return parent && typeof parent === "object" ? parent[skill] : undefined;
+}
+
 /**
  * The values the world's mapping gives a rule set's fields for this actor, and the fields whose mapping does
  * not resolve for it (those keep what the dialog would have had: the remembered value, else the default).
+ * A roll for a named skill offers that skill's data as `@skill` (`@skill.value`) to the mapping.
  * @param {string} system
  * @param {any} actor
  * @param {Record<string, Record<string, string>>} [mapping]
+ * @param {string|null} [skill]
  */
-export function fieldsFromActor(system, actor, mapping = worldMapping()) {
+export function fieldsFromActor(system, actor, mapping = worldMapping(), skill = null) {
   if (!actor) return { values: {}, problems: {} };
-  return mappedValues(FIELDS[system] ?? [], mapping[system], rollData(actor), replacer());
+  const data = rollData(actor);
+  const node = skillNode(data, skill);
+  if (node !== undefined) data.skill = node;
+  return mappedValues(FIELDS[system] ?? [], mapping[system], data, replacer());
 }

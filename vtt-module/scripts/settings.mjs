@@ -84,6 +84,14 @@ export function registerSettings() {
     type: mappingFormClass(),
     restricted: true,
   });
+  settings.register(MODULE_ID, "skillsPath", {
+    name: "VERDICT.Settings.skillsPath.name",
+    hint: "VERDICT.Settings.skillsPath.hint",
+    scope: "world",
+    config: true,
+    type: String,
+    default: "",
+  });
   settings.register(MODULE_ID, "system", {
     name: "VERDICT.Settings.system.name",
     hint: "VERDICT.Settings.system.hint",

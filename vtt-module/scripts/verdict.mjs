@@ -17,6 +17,7 @@ import renderTokenHUD from "./hooks/token-hud.mjs";
 import userConnected from "./hooks/user-connected.mjs";
 import { noteNewCard, registerDicePresets } from "./chat.mjs";
 import { hotbarDrop } from "./api.mjs";
+import { renderSheetSection } from "./sheet-section.mjs";
 
 Hooks.once("init", init);
 Hooks.once("setup", setup);
@@ -34,3 +35,5 @@ Hooks.on("userConnected", userConnected);
 Hooks.on("createChatMessage", /** @type {any} */ (noteNewCard));
 /** @type {any} */ (Hooks).once("diceSoNiceReady", registerDicePresets);
 /** @type {any} */ (Hooks).on("hotbarDrop", hotbarDrop);
+/** @type {any} */ (Hooks).on("renderActorSheet", renderSheetSection);
+/** @type {any} */ (Hooks).on("renderActorSheetV2", renderSheetSection);

@@ -10,6 +10,7 @@ declare global {
     "verdict.mode": string;
     "verdict.system": string;
     "verdict.mapping": Record<string, Record<string, string>>;
+    "verdict.skillsPath": string;
   }
   interface FlagConfig {
     Actor: {

@@ -21,6 +21,7 @@ const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
  * @typedef {object} RollDialogConfig
  * @property {string} [system]                 the rule set (default: the world's)
  * @property {string|null} [actor]             actor id
+ * @property {string|null} [skill]             one of the world's named skills (the mapping's `@skill`)
  * @property {Record<string, any>} [values]    prefilled field values
  * @property {string[]} [locked]               fields the GM's request fixed
  * @property {string} [mode]                   roll mode
@@ -58,7 +59,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     const remembered = /** @type {Record<string, any>} */ (actor?.getFlag(MODULE_ID, "defaults")?.[this.system] ?? {});
     // The character's own numbers where the world maps a field (a mapping that does not resolve for this
     // actor leaves the remembered value); values the caller gives (a request, a skill) win.
-    const mapped = fieldsFromActor(this.system, actor);
+    const mapped = fieldsFromActor(this.system, actor, undefined, config.skill ?? null);
     /** @type {Record<string, any>} */
     this.values = { ...defaults(this.system), ...remembered, ...mapped.values, ...(config.values ?? {}) };
     this.mode = config.mode ?? "public";
@@ -228,7 +229,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     const system = this.#read();
     if (system !== this.system) {
       this.system = system;
-      this.values = { ...defaults(system), ...fieldsFromActor(system, actorById(this.config.actor)).values };
+      this.values = { ...defaults(system), ...fieldsFromActor(system, actorById(this.config.actor), undefined, this.config.skill ?? null).values };
       this.render({ parts: ["fields"] });
     } else {
       if (before !== this.#layout()) this.render({ parts: ["fields"] });

@@ -4,6 +4,7 @@ import { VerdictClient } from "../client.mjs";
 import { registerSettings } from "../settings.mjs";
 import { registerStatusEffects } from "../tokens.mjs";
 import { ChatCards, watchCopies } from "../chat.mjs";
+import { redrawSections } from "../sheet-section.mjs";
 
 /**
  * `init`: settings, status effects, templates, the API (so macros can find it from the start), and what chat
@@ -19,4 +20,7 @@ export default function init() {
   const client = new VerdictClient();
   module.api = new VerdictApi(client, new ChatCards(client));
   watchCopies(client);
+  // Sheets' Verdict sections follow the table's state as this viewer sees it.
+  client.on("snapshot", redrawSections);
+  client.on("status", redrawSections);
 }
