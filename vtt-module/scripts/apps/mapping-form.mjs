@@ -9,6 +9,7 @@ import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { FIELDS, SYSTEMS } from "../lib/systems.mjs";
 import { numericPaths, presetMapping, resolveMapping } from "../lib/mapping.mjs";
 import { rollData, worldMapping } from "../character.mjs";
+import { skillsOf } from "../sheet-section.mjs";
 
 /** @param {string} key */
 const t = (key) => game.i18n?.localize(key) ?? key;
@@ -42,6 +43,8 @@ export function mappingFormClass() {
       /** @type {Record<string, Record<string, string>>} the mapping being edited, every rule set */
       this.draft = structuredClone(worldMapping());
       this.system = String(game.settings?.get(MODULE_ID, "system") || SYSTEMS[0]);
+      /** @type {string|null} the skill the preview rolls for (a mapping's `@skill`) */
+      this.skill = null;
       /** @type {string|null} */
       this.actorId = game.user?.character?.id ?? /** @type {any} */ (game.actors)?.contents?.[0]?.id ?? null;
     }
@@ -53,6 +56,11 @@ export function mappingFormClass() {
     async _prepareContext() {
       const actor = /** @type {any} */ (game.actors?.get(this.actorId ?? ""));
       const data = rollData(actor);
+      // A mapping may name the skill a roll is for (`@skill`): previewed with one of the actor's skills.
+      const skills = skillsOf(actor);
+      if (!skills.some((s) => s.key === this.skill)) this.skill = skills[0]?.key ?? null;
+      const skillPath = skills.find((s) => s.key === this.skill)?.path.slice(1);
+      if (skillPath) data.skill = skillPath.split(".").reduce((/** @type {any} */ o, k) => (o && typeof o === "object" ? o[k] : undefined), data);
       const mapping = this.draft[this.system] ?? {};
       const numeric = (FIELDS[this.system] ?? []).filter((f) => f.type === "int" || f.type === "optint");
       return {
@@ -73,6 +81,7 @@ export function mappingFormClass() {
           };
         }),
         hasActor: Boolean(actor),
+        skills: skills.map((s) => ({ key: s.key, label: s.label, selected: s.key === this.skill })),
       };
     }
 
@@ -96,6 +105,8 @@ export function mappingFormClass() {
     #read(form) {
       const system = /** @type {HTMLSelectElement|null} */ (form.querySelector("select[name=system]"))?.value;
       const actor = /** @type {HTMLSelectElement|null} */ (form.querySelector("select[name=actor]"))?.value;
+      const skill = /** @type {HTMLSelectElement|null} */ (form.querySelector("select[name=skill]"))?.value;
+      if (skill) this.skill = skill;
       /** @type {Record<string, string>} */
       const mapping = { ...(this.draft[this.system] ?? {}) };
       form.querySelectorAll("input[data-field]").forEach((el) => {
