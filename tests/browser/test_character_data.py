@@ -142,3 +142,23 @@ def test_the_sheet_shows_the_characters_state_and_drops_it_after_an_undo(table):
     for page in (ayla, gm):
         page.wait_for_selector("#sheet-ayla .verdict-sheet dd[data-stat='strain']:has-text('0')", timeout=15000)
         page.wait_for_selector("#sheet-ayla .verdict-sheet dd[data-stat='conditions']:has-text('none')", timeout=15000)
+
+
+def test_a_skill_dragged_to_the_hotbar_makes_one_macro_that_rolls(table):
+    _sheet_world(table)
+    gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
+    gm.reload()
+    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
+    connected(gm, ayla)
+    ayla.evaluate("new standin.SimpleActorSheet(game.actors.get('actorAyla'), {id: 'sheet-ayla'}).render(true)")
+    skill = ayla.locator("#sheet-ayla .verdict-sheet button[data-skill='athletics']")
+    skill.wait_for(timeout=15000)
+    skill.drag_to(ayla.locator("#hotbar .macro[data-slot='3']"))
+    ayla.wait_for_function("game.user.hotbar?.[3] !== undefined", timeout=15000)
+    skill.drag_to(ayla.locator("#hotbar .macro[data-slot='4']"))
+    ayla.wait_for_function("game.user.hotbar?.[4] !== undefined", timeout=15000)
+    assert ayla.evaluate("game.macros.size") == 1  # the same skill again: the same macro
+    ayla.locator("#hotbar .macro[data-slot='4']").click()
+    dialog = ayla.locator(".verdict-roll-dialog")
+    dialog.wait_for(timeout=15000)
+    assert dialog.locator("[name='field.rank']").input_value() == "3"
