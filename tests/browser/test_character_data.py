@@ -162,3 +162,24 @@ def test_a_skill_dragged_to_the_hotbar_makes_one_macro_that_rolls(table):
     dialog = ayla.locator(".verdict-roll-dialog")
     dialog.wait_for(timeout=15000)
     assert dialog.locator("[name='field.rank']").input_value() == "3"
+
+
+def test_the_dialog_offers_the_characters_skills(table):
+    _sheet_world(table)
+    gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
+    gm.reload()
+    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
+    connected(gm, ayla)
+    ayla.evaluate(f"{API}.roll({{actor: 'actorAyla', system: 'flairs'}})")
+    dialog = ayla.locator(".verdict-roll-dialog")
+    dialog.wait_for(timeout=15000)
+    skill = dialog.locator("select[name=verdict-skill]")
+    assert skill.locator("option").all_inner_texts() == ["—", "Athletics (3)", "Stealth (1)"]
+    skill.select_option("stealth")
+    ayla.wait_for_function(
+        "document.querySelector(\".verdict-roll-dialog [name='field.rank']\").value === '1'", timeout=15000
+    )
+    dialog.locator("select[name=verdict-skill]").select_option("athletics")
+    ayla.wait_for_function(
+        "document.querySelector(\".verdict-roll-dialog [name='field.rank']\").value === '3'", timeout=15000
+    )

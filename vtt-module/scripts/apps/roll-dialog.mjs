@@ -13,6 +13,8 @@ import { setting } from "../settings.mjs";
 import { t } from "../render.mjs";
 import { actorById, actorName } from "../documents.mjs";
 import { fieldsFromActor } from "../character.mjs";
+import { skillsOf } from "../sheet-section.mjs";
+import { make } from "../lib/dom.mjs";
 import { rollScene } from "../scenes.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
@@ -164,6 +166,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     const heading = form.querySelector(".window-header .window-title, .window-title");
     if (heading && heading.textContent !== title) heading.textContent = title;
     this._dragToHotbar(form);
+    this._skillSelect(form);
     if (!form.dataset.verdictBound) {
       form.dataset.verdictBound = "1";
       form.addEventListener("change", () => this.#onChange());
@@ -309,6 +312,47 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       ui.notifications?.error(`${t("VERDICT.Error.roll")}: ${/** @type {Error} */ (err).message}`);
       this.render({ parts: ["odds"] });
     }
+  }
+
+  /**
+   * The world's named skills of this dialog's actor, as a select over the fields: choosing one fills the fields
+   * the world maps from the character for that skill (`@skill`); values typed by hand stay otherwise.
+   * @param {HTMLElement} form
+   */
+  _skillSelect(form) {
+    const part = /** @type {HTMLElement|null} */ (form.querySelector('[data-application-part="fields"]'));
+    const actor = actorById(this.config.actor);
+    const skills = actor ? skillsOf(actor) : [];
+    if (!part || !skills.length || part.querySelector("select[name=verdict-skill]")) return;
+    const group = make(part, "div");
+    group.className = "form-group verdict-skill";
+    const label = make(group, "label");
+    label.htmlFor = `${this.id}-skill`;
+    label.textContent = t("VERDICT.Dialog.skill");
+    const select = make(group, "select");
+    select.id = `${this.id}-skill`;
+    select.name = "verdict-skill";
+    const none = make(select, "option");
+    none.value = "";
+    none.textContent = "—";
+    select.append(none);
+    for (const s of skills) {
+      const option = make(select, "option");
+      option.value = s.key;
+      option.textContent = s.value === null ? s.label : `${s.label} (${s.value})`;
+      option.selected = s.key === this.config.skill;
+      select.append(option);
+    }
+    group.append(label, select);
+    part.prepend(group);
+    select.addEventListener("change", (ev) => {
+      ev.stopPropagation();
+      this.#read();
+      this.config.skill = select.value || null;
+      Object.assign(this.values, fieldsFromActor(this.system, actorById(this.config.actor), undefined, this.config.skill).values);
+      if (this.config.skill && !this.label) this.label = skills.find((s) => s.key === this.config.skill)?.label ?? null;
+      this.render({ parts: ["fields"] }).then(() => this.element?.dispatchEvent(new Event("change", { bubbles: true })));
+    });
   }
 
   /**
