@@ -268,8 +268,11 @@ class Table:
         self.standin.call(self.world.stalled.add, user)
 
     def messages(self) -> list[dict]:
-        """The world's chat messages as the server stores them."""
-        return self.standin.call(lambda: [dict(m) for m in self.world.messages])
+        """The world's chat messages as the server stores them, each with ``creator``: the user who created it
+        (its ``author`` may be another user: a GM may create a message for someone)."""
+        return self.standin.call(
+            lambda: [{**m, "creator": self.world.creators.get(m["_id"])} for m in self.world.messages]
+        )
 
     def delivered(self, user: str) -> list[str]:
         """Every frame the server delivered to ``user``'s page (documents, module socket, queries)."""

@@ -189,6 +189,7 @@ def test_a_players_cards_are_authored_by_the_player(table):
         kind = "trace" if "trace" in flags else flags.get("card", {}).get("mode")
         authors[kind] = m["author"]
     assert authors == {"public": "p1", "gm": "p1", "blind": "gm1", "trace": "p1"}
+    assert {m["creator"] for m in table.messages()} == {"gm1"}  # the relay wrote them all
     for page in (gm, ayla, bram):
         page.wait_for_selector("#chat-log .verdict-card .verdict-label:has-text('Open hand')", timeout=15000)
         assert page.locator(".verdict-card.unverified").count() == 0

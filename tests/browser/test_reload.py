@@ -34,7 +34,7 @@ def fingerprint(page, sel: str = "#chat-log") -> list:
 
 def wait_same(page, expected: list, sel: str = "#chat-log") -> None:
     """Wait until the page draws its messages exactly as ``expected``."""
-    want = json.dumps(expected)
+    want = json.dumps(expected, separators=(",", ":"), ensure_ascii=False)
     try:
         page.wait_for_function(
             f"(want) => JSON.stringify(({FINGERPRINT})({json.dumps(sel)})) === want", arg=want, timeout=20000

@@ -130,6 +130,8 @@ class World:
     # Users whose connection has stalled: frames to them are held back (a network that stops delivering).
     stalled: set[str] = field(default_factory=set)
     tokens: dict[str, dict] = field(default_factory=dict)
+    # Who created each chat message (the author may be another user): the server knows, clients do not.
+    creators: dict[str, str] = field(default_factory=dict)
     macros: list[dict] = field(default_factory=list)
     # Modules active in the world besides Verdict (e.g. "dice-so-nice": the stand-in's double of it).
     modules: list[str] = field(default_factory=list)
@@ -361,6 +363,7 @@ class StandinServer:
                 )
                 return
             data.update(_id=secrets.token_hex(8), author=author, timestamp=len(world.messages) + 1)
+            world.creators[data["_id"]] = user
             data.setdefault("whisper", [])
             data.setdefault("blind", False)
             data.setdefault("flags", {})
