@@ -702,10 +702,11 @@ export function decorateCard(message, html, card) {
   const author = /** @type {any} */ (message).author ?? /** @type {any} */ (message).user;
   const strict = !author?.isGM && !card.shell && !card.redacted;
   if (ok && client && (strict || !client.known.has(card.checkId)) && client.status.state === "open") {
-    client.verify(card.checkId).then((reply) => {
+    client.verify(card.checkId, strict ? card.seq ?? 0 : 0).then((reply) => {
       const faces = reply.result ? JSON.stringify(reply.result.dice ?? []) : null;
       if (faces) client.known.set(card.checkId, faces);
       const differs = faces !== null && !card.redacted && (faces !== JSON.stringify(card.result?.dice ?? [])
+        || (strict && typeof reply.seq === "number" && typeof card.seq === "number" && reply.seq < card.seq)
         || (strict && reply.seq === card.seq && canonical(reply.result) !== canonical(card.result)));
       if (!reply.found || differs) {
         const el = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));

@@ -733,7 +733,7 @@
 
   // ApplicationV1, still registered in v13 and v14: header buttons come from `_getHeaderButtons` and the
   // `get{Class}HeaderButtons` hooks (Hooks.call, most specific class first), each an {label, class, icon,
-  // onclick}; render hooks pass a jQuery-like wrapper of the element.
+  // onclick}; render hooks pass a jQuery-like wrapper of the inner HTML.
   const wrap = (el) => Object.assign([el], { jquery: "3.7.1", find: (sel) => [...el.querySelectorAll(sel)] });
   class Application {
     constructor(options = {}) {
@@ -778,7 +778,8 @@
       }
       this._element.querySelector(".window-content").replaceChildren(inner);
       this.rendered = true;
-      for (let c = this.constructor; c && c !== Object && c.name; c = Object.getPrototypeOf(c)) Hooks.callAll(`render${c.name}`, this, wrap(this._element), data);
+      // As Foundry's ApplicationV1: render hooks receive the inner HTML (the sheet's form), not the window.
+      for (let c = this.constructor; c && c !== Object && c.name; c = Object.getPrototypeOf(c)) Hooks.callAll(`render${c.name}`, this, wrap(inner), data);
       return this;
     }
     async close() {
