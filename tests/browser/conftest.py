@@ -9,7 +9,6 @@ installed module. Every test runs in a generation-13 and a generation-14 world.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -200,6 +199,8 @@ class Table:
         self.generation = generation
         self.system = "rebuild"  # the test system rebuilds CONFIG.statusEffects on every canvasReady
         self.active_scene: str | None = "scene1"  # the scene active in the world (None: none), before the first page
+        self.modules: list[str] = []  # other modules active in the world ("dice-so-nice": the stand-in's double)
+        self.macro_script_role = 1  # the least role that may create script macros (Foundry's default: PLAYER)
         self.world: World | None = None
         self.contexts: dict[str, object] = {}
         self.pages = {}
@@ -220,24 +221,23 @@ class Table:
                 generation=self.generation,
                 system=self.system,
                 active_scene=self.active_scene,
+                modules=self.modules,
+                macro_script_role=self.macro_script_role,
             )
         elif self.world.settings.get("verdict.system") != rules:
             self.standin.call(self.world.settings.__setitem__, "verdict.system", rules)
         return self.world
 
-    def open(self, user: str, system: str = "facets", *, gm_key: bool | None = None):
-        """Log ``user`` in, in a browser of their own. ``gm_key``: the GM key in that browser's client settings
-        (default: the full GM ``gm1`` has it)."""
+    def open(self, user: str, system: str = "facets", *, gm_key: bool | None = None, context=None):
+        """Log ``user`` in, in a browser of their own (or in ``context``, a browser already used). ``gm_key``: the
+        GM key in the user's own setting of this world (default: the full GM ``gm1`` has it)."""
         world = self._world(system)
         if gm_key is None:
             gm_key = user == "gm1"
-        context = self.browser.new_context(viewport={"width": 1280, "height": 860})
         if gm_key:
-            # A client setting lives in that browser's localStorage under "<module>.<key>", JSON-encoded.
-            context.add_init_script(
-                "if (localStorage.getItem('verdict.gmKey') === null) "
-                f"localStorage.setItem('verdict.gmKey', JSON.stringify({json.dumps(self.sidecar.gm_key)}));"
-            )
+            # A user-scope setting: stored in the world, for that user only.
+            self.standin.call(world.settings.__setitem__, f"{user}:verdict.gmKey", self.sidecar.gm_key)
+        context = context or self.browser.new_context(viewport={"width": 1280, "height": 860})
         page = context.new_page()
         page.on("console", lambda msg, u=user: msg.type == "error" and print(f"[{u} console] {msg.text}"))
         # Every websocket frame this page exchanges with the sidecar, to check secrecy on the wire.
@@ -268,8 +268,11 @@ class Table:
         self.standin.call(self.world.stalled.add, user)
 
     def messages(self) -> list[dict]:
-        """The world's chat messages as the server stores them."""
-        return self.standin.call(lambda: [dict(m) for m in self.world.messages])
+        """The world's chat messages as the server stores them, each with ``creator``: the user who created it
+        (its ``author`` may be another user: a GM may create a message for someone)."""
+        return self.standin.call(
+            lambda: [{**m, "creator": self.world.creators.get(m["_id"])} for m in self.world.messages]
+        )
 
     def delivered(self, user: str) -> list[str]:
         """Every frame the server delivered to ``user``'s page (documents, module socket, queries)."""

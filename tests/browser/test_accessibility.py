@@ -56,3 +56,34 @@ def test_dialog_cards_and_tracker_have_no_serious_violations(table):
     problems["tracker (player)"] = violations(ayla, ".verdict-tracker")
     bad = {k: v for k, v in problems.items() if v}
     assert not bad, "\n".join(f"{k}: {line}" for k, v in bad.items() for line in v)
+
+
+def test_the_mapping_form_the_gm_key_form_and_the_sheet_section_have_no_serious_violations(table):
+    if not AXE.exists():
+        pytest.fail("axe-core is missing: run `make test-browser` (it installs the npm packages)")
+    table.open("gm1", "flairs")
+    table.standin.call(table.world.settings.__setitem__, "verdict.skillsPath", "skills")
+    table.standin.call(
+        table.world.settings.__setitem__, "verdict.mapping", {"flairs": {"rank": "@skill.value", "edges": "@nope"}}
+    )
+    gm = table.pages["gm1"]
+    gm.reload()
+    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
+    ayla = table.open("p1", "flairs")
+    connected(gm, ayla)
+    problems: dict[str, list[str]] = {}
+    gm.evaluate("standin.openSettingsMenu('verdict.mappingMenu')")
+    gm.locator("#verdict-mapping tr[data-field='edges'] .verdict-mapping-problem").wait_for(timeout=15000)
+    # the skill a roll is for (@skill) is previewed with one of the actor's skills
+    gm.locator("#verdict-mapping select[name=actor]").select_option("actorAyla")
+    gm.locator("#verdict-mapping select[name=skill]").select_option("athletics")
+    gm.locator("#verdict-mapping tr[data-field='rank'] .verdict-mapping-ok:has-text('3')").wait_for(timeout=15000)
+    problems["mapping form"] = violations(gm, "#verdict-mapping")
+    gm.evaluate("standin.openSettingsMenu('verdict.gmKeyMenu')")
+    gm.locator("#verdict-gm-key").wait_for(timeout=15000)
+    problems["GM key form"] = violations(gm, "#verdict-gm-key")
+    ayla.evaluate("new standin.SimpleActorSheet(game.actors.get('actorAyla'), {id: 'sheet-ayla'}).render(true)")
+    ayla.locator("#sheet-ayla .verdict-sheet button[data-skill]").first.wait_for(timeout=15000)
+    problems["sheet section"] = violations(ayla, "#sheet-ayla .verdict-sheet")
+    bad = {k: v for k, v in problems.items() if v}
+    assert not bad, "\n".join(f"{k}: {line}" for k, v in bad.items() for line in v)

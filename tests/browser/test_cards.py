@@ -48,33 +48,6 @@ def test_dialog_and_card_of_each_rule_set(table, shot):
     shot(gm, ".chat-message:last-child", "card-boons-given.png")
 
 
-def test_dice_so_nice_throws_the_real_faces(table):
-    gm = table.open("gm1")
-    gm.wait_for_selector("#verdict-status[data-state='open']", timeout=15000)
-    gm.evaluate("""() => {
-      window.__throws = [];
-      game.dice3d = {show: (data, user, sync) => { window.__throws.push({data, sync, user: user?.id ?? null}); return Promise.resolve(true); }};
-    }""")
-    gm.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 3, dice: [6, 2, 5]}}, label: 'Thrown'}})")
-    gm.evaluate(f"{API}.client.roll({{check: {CHECKS['boons']!r}, label: 'Thrown boons'}})")
-    gm.wait_for_function("window.__throws.length === 2", timeout=15000)
-    throws = gm.evaluate("window.__throws")
-    facets = throws[0]["data"]["throws"][0]["dice"]
-    assert [(d["result"], d["type"]) for d in facets] == [(6, "d6"), (2, "d6"), (5, "d6")]
-    assert throws[0]["sync"] is True  # every player sees the same throw
-    boons = throws[1]["data"]["throws"][0]["dice"]
-    assert [d["result"] for d in boons] == CHECKS["boons"]["dice"]
-    assert [d["type"] for d in boons] == ["d8", "d8", "d8", "d6", "d6", "d8", "d8"]
-    # A player's roll is thrown with the player's dice (Dice So Nice draws the user's own appearance).
-    ayla = table.open("p1")
-    connected(ayla)
-    ayla.evaluate(
-        f"{API}.client.roll({{check: {{system: 'facets', pool: 2, dice: [4, 1]}}, actor: 'actorAyla', label: 'Thrown by Ayla'}})"
-    )
-    gm.wait_for_function("window.__throws.length === 3", timeout=15000)
-    assert gm.evaluate("window.__throws[2].user") == "p1"
-
-
 def test_the_dialog_title_follows_the_rule_set(table):
     """Foundry writes a window's title on its first render only: the dialog must update it itself."""
     gm = table.open("gm1")

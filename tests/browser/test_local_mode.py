@@ -53,10 +53,13 @@ def test_player_rolls_through_the_gm_with_odds(table, shot):
         assert card.locator(".verdict-label").inner_text() == "Leap the mill race"
         assert card.locator(".verdict-outcome").inner_text().strip()
         assert card.locator(".verdict-dice .die").count() == 3
-    # One chat message, written by the GM, for a roll the sidecar made for the player.
-    flags = [{"author": m["author"], "card": m["flags"]["verdict"]["card"]} for m in table.messages()]
+    # One chat message, written by the GM as the player's, for a roll the sidecar made for the player.
+    flags = [
+        {"author": m["author"], "creator": m["creator"], "card": m["flags"]["verdict"]["card"]}
+        for m in table.messages()
+    ]
     assert len(flags) == 1
-    assert flags[0]["author"] == "gm1"
+    assert flags[0]["author"] == "p1" and flags[0]["creator"] == "gm1"
     assert flags[0]["card"]["by"] == "player"
     assert flags[0]["card"]["user"] == "p1"
     assert flags[0]["card"]["actor"] == "actorAyla"

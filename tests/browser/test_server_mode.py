@@ -47,8 +47,12 @@ def test_every_page_connects_with_its_roles_key(server_table, shot):
         card = page.locator(".verdict-card .verdict-label:has-text('Climb the bell tower')")
         card.wait_for(timeout=15000)
     # Still one card, written by the GM's client from the sidecar's word.
-    flags = [{"author": m["author"], "card": m["flags"]["verdict"]["card"]} for m in table.messages()]
-    assert len(flags) == 1 and flags[0]["author"] == "gm1" and flags[0]["card"]["user"] == "p1"
+    flags = [
+        {"author": m["author"], "creator": m["creator"], "card": m["flags"]["verdict"]["card"]}
+        for m in table.messages()
+    ]
+    assert len(flags) == 1 and flags[0]["creator"] == "gm1" and flags[0]["author"] == "p1"
+    assert flags[0]["card"]["user"] == "p1"
     # The player's own socket received its roll.
     assert any('"type":"rolled"' in f and "Climb the bell tower" in f for f in table.frames["p1"])
 

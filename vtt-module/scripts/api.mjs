@@ -11,7 +11,8 @@ import { buildCheck, defaults } from "./lib/systems.mjs";
 import { t } from "./render.mjs";
 import { postRequest, requestRolled } from "./requests.mjs";
 import { setting } from "./settings.mjs";
-import { actorById } from "./documents.mjs";
+import { actorById, actorName } from "./documents.mjs";
+import { fieldsFromActor } from "./character.mjs";
 import { rollScene } from "./scenes.mjs";
 
 /**
@@ -22,6 +23,7 @@ import { rollScene } from "./scenes.mjs";
  * @property {string} [mode]               "public" | "gm" | "blind" | "self"
  * @property {string|null} [label]
  * @property {boolean} [dialog]            false: roll at once without the dialog
+ * @property {string|null} [skill]          one of the world's named skills (the mapping's `@skill`)
  */
 
 export class VerdictApi {
@@ -47,13 +49,13 @@ export class VerdictApi {
       const system = req.system ?? (setting("system") || "facets");
       const actorDoc = actorById(actor);
       const remembered = /** @type {Record<string, any>} */ (actorDoc?.getFlag(MODULE_ID, "defaults")?.[system] ?? {});
-      const values = { ...defaults(system), ...remembered, ...(req.values ?? {}) };
+      const values = { ...defaults(system), ...remembered, ...fieldsFromActor(system, actorDoc, undefined, req.skill ?? null).values, ...(req.values ?? {}) };
       return this.client.roll({
         check: buildCheck(system, values), actor, mode: req.mode ?? "public", label: req.label ?? null,
         scene: rollScene(),
       });
     }
-    const dialog = new RollDialog({ actor, system: req.system, values: req.values, mode: req.mode, label: req.label ?? null });
+    const dialog = new RollDialog({ actor, system: req.system, values: req.values, mode: req.mode, label: req.label ?? null, skill: req.skill ?? null });
     await dialog.render({ force: true });
     return dialog;
   }
@@ -85,17 +87,33 @@ export class VerdictApi {
   }
 
   /**
-   * A hotbar macro that opens the dialog for this actor and rule set.
-   * @param {{actor: string|null, system: string, values?: Record<string, any>, slot?: number}} opts
+   * A hotbar macro that opens the dialog for this actor, rule set and values: one macro per check shape (the
+   * same shape again reuses this user's macro), in the slot given or the first free one. Where this user may
+   * not create script macros (the world's MACRO_SCRIPT permission), a notification says so.
+   * @param {{actor: string|null, system: string, values?: Record<string, any>, slot?: number, skill?: string|null}} opts
    */
   async createMacro(opts) {
     const actor = actorById(opts.actor);
-    const name = `${t("VERDICT.Macro.name")}${actor ? `: ${actor.name}` : ""}`;
-    const args = JSON.stringify({ actor: opts.actor, system: opts.system, values: opts.values ?? {} });
+    const name = `${t("VERDICT.Macro.name")}${actor ? `: ${actorName(actor)}` : ""}${opts.skill ? ` (${opts.skill})` : ""}`;
+    const args = JSON.stringify({ actor: opts.actor ?? null, system: opts.system, values: opts.values ?? {}, ...(opts.skill ? { skill: opts.skill } : {}) });
     const command = `game.modules.get("${MODULE_ID}").api.roll(${args});`;
-    const macro = await Macro.create({ name, type: "script", command, img: "icons/svg/dice-target.svg" });
-    if (macro) await game.user?.assignHotbarMacro(macro, opts.slot);
-    return macro;
+    const me = game.user?.id ?? null;
+    const mine = /** @type {any[]} */ ([...(/** @type {any} */ (game).macros?.contents ?? [])]);
+    let macro = mine.find((m) => m.command === command && (m.author?.id ?? m.author) === me) ?? null;
+    try {
+      if (!macro) {
+        if (!(/** @type {any} */ (game.user))?.can?.("MACRO_SCRIPT")) {
+          ui.notifications?.warn(t("VERDICT.Macro.notAllowed"));
+          return null;
+        }
+        macro = await Macro.create({ name, type: "script", command, img: "icons/svg/dice-target.svg" });
+      }
+      if (macro) await game.user?.assignHotbarMacro(macro, opts.slot);
+      return macro;
+    } catch (err) {
+      ui.notifications?.error(`${t("VERDICT.Macro.failed")}: ${/** @type {Error} */ (err).message}`);
+      return null;
+    }
   }
 
   /**
@@ -116,4 +134,20 @@ export class VerdictApi {
   requestRolled(messageId, rolled, userId = game.user?.id ?? null) {
     return requestRolled(this.cards, messageId, rolled, userId);
   }
+}
+
+/**
+ * `hotbarDrop`: a prepared check dragged from the roll dialog onto the hotbar becomes (or reuses) its macro in
+ * that slot. Returns false for our drops so Foundry does not handle them too.
+ * @param {unknown} _bar
+ * @param {Record<string, any>} data
+ * @param {number} slot
+ */
+export function hotbarDrop(_bar, data, slot) {
+  if (data?.type !== "Verdict") return true;
+  const system = typeof data.system === "string" ? data.system : setting("system") || "facets";
+  const skill = typeof data.skill === "string" ? data.skill : null;
+  const api = game.modules?.get(MODULE_ID)?.api;
+  api?.createMacro({ actor: typeof data.actor === "string" ? data.actor : null, system, values: data.values ?? {}, slot, skill });
+  return false;
 }

@@ -18,7 +18,8 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { isRelay } from "./client.mjs";
-import { BOONS_DIE_SIZE, DIE_SIZE } from "./lib/systems.mjs";
+import { DIE_SIZE } from "./lib/systems.mjs";
+import { VOCABULARY } from "./generated/vocabulary.mjs";
 import { complicationChoices } from "./lib/card-model.mjs";
 import { fromMarkup, make } from "./lib/dom.mjs";
 import { renderCard, t } from "./render.mjs";
@@ -27,6 +28,7 @@ import { gatherRolled } from "./requests.mjs";
 import { escapeHTML, inert } from "./lib/inert.mjs";
 import { RollDialog } from "./apps/roll-dialog.mjs";
 import { syncActor } from "./tokens.mjs";
+import { Drawn } from "./lib/drawn.mjs";
 
 /** How long to wait for the player view's broadcast copy before asking the ledger for it. */
 const PAIR_MS = 800;
@@ -85,7 +87,6 @@ export class ChatCards {
         content: renderShell(entry, msg.result?.system ?? ""), speaker, whisper: me ? [me] : [],
         flags: { [MODULE_ID]: { card: /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (entry)) } },
       });
-      if (msg.result) showDice(msg.result, me ? [me] : [], false, me);
     }).catch((err) => console.error(`${MODULE_ID} | writing the self roll's card failed`, err));
   }
 
@@ -101,7 +102,7 @@ export class ChatCards {
         this.full.set(msg.check, msg.result);
         if (isRelay()) {
           gatherRolled(msg);
-          if ((msg.mode ?? "public") === "public") showDice(msg.result, [], false, msg.user);
+          if ((msg.mode ?? "public") === "public") throwForEveryone(msg.result, msg.user);
         }
       }
       return;
@@ -224,12 +225,15 @@ export class ChatCards {
     const actor = actorById(entry.actor);
     const speaker = actor ? ChatMessage.getSpeaker({ actor }) : { alias: game.users?.get(roller ?? "")?.name ?? game.user?.name ?? "Verdict" };
     const content = shell ? renderShell(entry, gm.result?.system ?? "") : await renderCard(entry, { isGM: false, verified: true });
+    // The roller is the card's author (a GM may create a message for another user): they may delete it, and
+    // portrait and colour modules credit them. A card only the GMs may see stays the relay's (its author
+    // would see it).
+    const author = roller && game.users?.get(roller) && !(mode === "blind" || (mode === "public" && !readers)) ? roller : undefined;
     await ChatMessage.create({
-      content, speaker, whisper, blind,
+      content, speaker, whisper, blind, .../** @type {any} */ (author ? { author } : {}),
       flags: { [MODULE_ID]: { card: /** @type {Record<string, unknown>} */ (/** @type {unknown} */ ({ ...entry, system: gm.result?.system ?? null })) } },
     });
     if (blind && roller && !gms.includes(roller)) await this._blindTrace(entry, gm.result?.system ?? "", roller, speaker);
-    showDice(gm.result, whisper, blind, roller);
   }
 
   /**
@@ -245,7 +249,7 @@ export class ChatCards {
       + `<header class="verdict-card-header"><span class="verdict-system">${escapeHTML(t(`VERDICT.System.${system}`))}</span></header>`
       + `<p class="verdict-blind-note"><i class="fa-solid fa-eye-slash" aria-hidden="true"></i> ${escapeHTML(t("VERDICT.Card.rolledBlind"))}</p></div>`;
     await ChatMessage.create({
-      content: inert(content), speaker, whisper: [roller],
+      content: inert(content), speaker, whisper: [roller], .../** @type {any} */ ({ author: roller }),
       flags: { [MODULE_ID]: { trace: { checkId: entry.checkId, user: roller } } },
     });
   }
@@ -270,11 +274,6 @@ export class ChatCards {
     };
     const content = shell ? renderShell(entry, old.system ?? gm.result?.system ?? "") : await renderCard(/** @type {any} */ (entry), { isGM: false, verified: true });
     await message.update({ content, flags: { [MODULE_ID]: { card: entry } } });
-    const dice = (gm.result?.dice ?? []).length - (old.result?.dice ?? []).length;
-    if (dice > 0) {
-      showDice({ ...gm.result, dice: gm.result.dice.slice(-dice), types: (gm.result.types ?? []).slice(-dice) },
-        /** @type {string[]} */ ([...(message.whisper ?? [])].map(String)), Boolean(message.blind), old.user ?? null);
-    }
   }
 }
 
@@ -302,31 +301,190 @@ function cardKey(msg) {
 }
 
 /**
- * The chat message holding a check's card.
+ * The chat message holding a check's card: one written by a GM (the relay) or by the roller the card names
+ * (the relay writes cards for the roller; a self roll's roller writes its own). A message another user made
+ * with a card's flags is not it.
  * @param {string} checkId
  */
 export function findCardMessage(checkId) {
-  return findMessage((m) => /** @type {any} */ (m.getFlag(MODULE_ID, "card"))?.checkId === checkId);
+  return findMessage((m) => {
+    const card = /** @type {any} */ (m.getFlag(MODULE_ID, "card"));
+    if (card?.checkId !== checkId) return false;
+    const author = /** @type {any} */ (m).author ?? /** @type {any} */ (m).user;
+    return Boolean(author?.isGM || (author?.id && author.id === card.user));
+  });
 }
 
 /**
- * Dice So Nice, when installed, throws the real faces (never its own random ones), with the roller's
- * dice appearance.
- * @param {Record<string, any>} result
- * @param {string[]} whisper
- * @param {boolean} blind
- * @param {string|null|undefined} roller  the rolling user's id
+ * A result as text with its keys in order, so two copies of one result compare equal however they were built.
+ * @param {unknown} value
+ * @returns {string}
  */
-function showDice(result, whisper, blind, roller) {
-  const dice3d = /** @type {any} */ (game).dice3d;
-  if (!dice3d || !Array.isArray(result?.dice)) return;
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(/** @type {any} */ (value)[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * A rule set's typed dice (each type its own size and symbol faces, from the vocabulary), or null.
+ * @param {string} system
+ * @returns {{sizes: Record<string, number>, faces: Record<string, string[]>}|null}
+ */
+function typedDice(system) {
+  const dice = /** @type {any} */ (VOCABULARY.systems)[system]?.dice;
+  return dice?.sizes && dice?.faces ? dice : null;
+}
+
+/** @param {string} system @param {string} type  the Dice So Nice type of a typed die (a preset of ours) */
+function presetType(system, type) {
+  return `dv${system}${type}`.toLowerCase().replace(/[^a-z0-9]/g, "");
+}
+
+/**
+ * `diceSoNiceReady`: a dice preset for each typed die of the vocabulary, with its own symbol faces, so such
+ * dice land on their symbols rather than as numbered dice.
+ * @param {any} dice3d
+ */
+export function registerDicePresets(dice3d) {
+  if (!dice3d?.addDicePreset) return;
+  dice3d.addSystem?.({ id: MODULE_ID, name: "Verdict" }, "default");
+  for (const system of Object.keys(VOCABULARY.systems)) {
+    const typed = typedDice(system);
+    if (!typed) continue;
+    for (const [type, faces] of Object.entries(typed.faces)) {
+      const size = typed.sizes[type];
+      if (!size) continue;
+      dice3d.addDicePreset({ type: presetType(system, type), labels: faces.map((f) => (f === "-" ? " " : f)), system: MODULE_ID }, `d${size}`);
+    }
+  }
+}
+
+/**
+ * What Dice So Nice throws for a result: the real faces (never its own random ones); typed dice as our presets.
+ * @param {Record<string, any>} result
+ * @param {number} [from]  the first die to throw (a follow-up throws only the dice it added)
+ */
+export function diceToThrow(result, from = 0) {
   const types = result.types ?? [];
-  const dice = result.dice.map((/** @type {number} */ face, /** @type {number} */ i) => {
-    const size = result.system === "boons" ? /** @type {Record<string, number>} */ (BOONS_DIE_SIZE)[types[i]] ?? 6 : /** @type {Record<string, number>} */ (DIE_SIZE)[result.system] ?? 6;
+  const typed = typedDice(String(result.system ?? ""));
+  return (result.dice ?? []).slice(from).map((/** @type {number} */ face, /** @type {number} */ j) => {
+    const type = types[from + j];
+    if (typed && type && typed.sizes[type]) {
+      return { result: face, resultLabel: String(typed.faces[type]?.[face - 1] ?? face), type: presetType(String(result.system), type), vectors: [], options: {} };
+    }
+    const size = /** @type {Record<string, number>} */ (DIE_SIZE)[result.system] ?? 6;
     return { result: face, resultLabel: String(face), type: `d${size}`, vectors: [], options: {} };
   });
+}
+
+/**
+ * A public part of a gathered check has no card of its own: the relay throws it for everyone.
+ * @param {Record<string, any>} result
+ * @param {string|null|undefined} roller
+ */
+function throwForEveryone(result, roller) {
+  const dice3d = /** @type {any} */ (game).dice3d;
+  if (!dice3d?.show || !Array.isArray(result?.dice)) return;
   const user = (roller && game.users?.get(roller)) || game.user;
-  dice3d.show({ throws: [{ dice }] }, user, true, whisper.length ? whisper : null, blind).catch(() => {});
+  Promise.resolve(dice3d.show({ throws: [{ dice: diceToThrow(result) }] }, user, true, null, false)).catch(() => {});
+}
+
+/** @returns {boolean} Dice So Nice shows messages at once, without waiting for the dice (its own setting) */
+function dsnImmediate() {
+  try {
+    return Boolean(game.settings?.get(/** @type {any} */ ("dice-so-nice"), /** @type {any} */ ("immediatelyDisplayChatMessages")));
+  } catch {
+    return false;
+  }
+}
+
+/** @type {Set<string>} checks whose card came in while this page was open (their dice are thrown here) */
+const liveChecks = new Set();
+/** @type {Map<string, number>} check id -> how many of its dice this viewer has seen thrown or drawn */
+const shownDice = new Map();
+/** @type {Set<string>} checks whose dice are in the air on this page: their outcome waits */
+const rolling = new Set();
+
+/**
+ * `createChatMessage`: a new card is live here; its dice will be thrown when this viewer draws them.
+ * @param {ChatMessage.Implementation} message
+ */
+export function noteNewCard(message) {
+  const card = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "card"));
+  if (card?.checkId) liveChecks.add(card.checkId);
+}
+
+/**
+ * Dice So Nice, when present, throws on this viewer's page the dice this viewer's card shows (its own copy
+ * for a secret roll, so no one is shown dice they may not see), with the roller's dice appearance. The
+ * card's outcome and what follows from it wait until the dice land, unless Dice So Nice is set to show
+ * messages at once. A card drawn for the first time on a page that was not open when it came (a reload) is
+ * not thrown again.
+ * @param {ChatMessage.Implementation} message
+ * @param {Record<string, any>} card  the card as drawn (its `result` is what this viewer sees)
+ * @returns {boolean} the outcome waits for the dice
+ */
+function throwDice(message, card) {
+  const dice3d = /** @type {any} */ (game).dice3d;
+  const checkId = card.checkId;
+  const count = Array.isArray(card.result?.dice) ? card.result.dice.length : 0;
+  if (!checkId || !count) return rolling.has(checkId);
+  const seen = shownDice.get(checkId);
+  if (seen === undefined && !liveChecks.has(checkId)) {
+    shownDice.set(checkId, count);
+    return false;
+  }
+  const from = seen ?? 0;
+  if (!dice3d?.show || count <= from) return rolling.has(checkId);
+  shownDice.set(checkId, count);
+  const user = (card.user && game.users?.get(card.user)) || game.user;
+  const thrown = Promise.resolve(dice3d.show({ throws: [{ dice: diceToThrow(card.result, from) }] }, user, false, null, false));
+  if (dsnImmediate()) {
+    thrown.catch(() => {});
+    return false;
+  }
+  rolling.add(checkId);
+  const landed = () => {
+    rolling.delete(checkId);
+    redrawMessage(message);
+  };
+  thrown.then(landed, landed);
+  return true;
+}
+
+/**
+ * Draw every element of one message again (see `redrawEverywhere`).
+ * @param {ChatMessage.Implementation} message
+ */
+function redrawMessage(message) {
+  if (!message.id) return;
+  for (const { el } of drawnMessages.live(message.id)) {
+    const element = /** @type {HTMLElement} */ (/** @type {unknown} */ (el));
+    if (!element.parentNode) continue;
+    const current = game.messages?.get(message.id) ?? message;
+    /** @type {any} */ (current).renderHTML().then((/** @type {HTMLElement} */ fresh) => {
+      if (element.parentNode) element.replaceWith(fresh);
+    }).catch((/** @type {unknown} */ err) => console.error(`${MODULE_ID} | drawing a message again failed`, err));
+  }
+}
+
+/** What waits for the dice: the outcome and everything that follows from it. */
+const HELD = ".verdict-outcome, .verdict-facts, .verdict-suggestion, .verdict-followups, .verdict-choose, .verdict-bargain, .verdict-gm";
+
+/**
+ * A card whose dice are in the air: only the dice so far; the outcome, its consequences and its buttons come
+ * when they land.
+ * @param {HTMLElement} root
+ */
+function holdOutcome(root) {
+  root.querySelectorAll(HELD).forEach((el) => el.remove());
+  root.classList.add("verdict-rolling");
+  root.dataset.rolling = "1";
+  delete root.dataset.outcome;
+  for (const cls of [...root.classList]) if (cls.startsWith("tone-")) root.classList.remove(cls);
 }
 
 // --- drawing a card for this viewer (the `renderChatMessageHTML` hook delegates here) -------------------
@@ -342,10 +500,55 @@ export function decorateMessage(message, html) {
   if (card) decorateCard(message, html, card);
   const trace = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "trace"));
   if (trace) {
-    redraws.set(trace.checkId, () => decorateTrace(html, trace));
-    traces.set(trace.checkId, () => decorateTrace(html, trace));
+    redraws.add(trace.checkId, html, () => decorateTrace(html, trace));
     decorateTrace(html, trace);
   }
+}
+
+/**
+ * Remember an element a Verdict message is drawn in, so that it can be drawn again when this browser's view
+ * changes (the client connects or reconnects). Every element counts: the log, v14's notifications, pop-outs.
+ * @param {ChatMessage.Implementation} message
+ * @param {HTMLElement} html
+ */
+export function trackMessage(message, html) {
+  if (message.id) drawnMessages.add(message.id, html, message);
+}
+
+/**
+ * Draw every Verdict message on screen again, each element of it, as Foundry draws a message it updates: a
+ * new element from `renderHTML` (which runs `renderChatMessageHTML`, so every card asks for this viewer's own
+ * copy again) in place of the old one. Called when the client connects and reconnects: cards drawn before
+ * (Foundry draws old messages before `ready`) or during an outage get their content and buttons.
+ */
+export function redrawEverywhere() {
+  for (const id of drawnMessages.keys()) {
+    for (const { el, value: message } of drawnMessages.live(id)) {
+      const element = /** @type {HTMLElement} */ (/** @type {unknown} */ (el));
+      if (!element.parentNode) continue; // not inserted yet: its own render is still on the way
+      const current = game.messages?.get(/** @type {string} */ (message.id)) ?? message;
+      /** @type {any} */ (current).renderHTML().then((/** @type {HTMLElement} */ fresh) => {
+        if (element.parentNode) element.replaceWith(fresh);
+      }).catch((/** @type {unknown} */ err) => console.error(`${MODULE_ID} | drawing a message again failed`, err));
+    }
+  }
+}
+
+/**
+ * Ask the sidecar for this viewer's copy of a check, again when the request fails while connected (a relay
+ * handing over, a timeout); a failure while offline waits for the next connect, which draws every card again.
+ * @param {string} checkId
+ * @param {number} seq
+ * @param {(reply: Record<string, any>) => void} use
+ * @param {number} [attempt]
+ */
+function askOwnCopy(checkId, seq, use, attempt = 0) {
+  const client = game.modules?.get(MODULE_ID)?.api?.client;
+  if (!client || client.status.state !== "open") return;
+  client.verify(checkId, seq).then(use).catch(() => {
+    if (attempt >= 5) return;
+    setTimeout(() => askOwnCopy(checkId, seq, use, attempt + 1), 500 * 2 ** attempt);
+  });
 }
 
 /**
@@ -361,11 +564,11 @@ export function decorateTrace(html, trace) {
   const label = client?.mine.get(trace.checkId)?.label;
   if (label) {
     traceLabel(header, label);
-  } else if (client && trace.user === game.user?.id && client.status.state === "open") {
+  } else if (client && trace.user === game.user?.id) {
     // after a reload: the ledger gives the roller the label they gave (and nothing else of a blind roll)
-    client.verify(trace.checkId).then((reply) => {
+    askOwnCopy(trace.checkId, 0, (reply) => {
       if (reply.found && reply.label && !header.querySelector(".verdict-trace-label")) traceLabel(header, reply.label);
-    }).catch(() => {});
+    });
   }
 }
 
@@ -389,20 +592,21 @@ function traceLabel(header, label) {
  */
 export function verified(message, card) {
   const author = /** @type {any} */ (message).author ?? /** @type {any} */ (message).user;
-  // A self roll's card is written by its roller, and only as a shell: what it shows comes from the
-  // roller's own connection, never from the document.
-  const ownShell = card.mode === "self" && card.shell && author?.id && author.id === card.user;
-  if (!author?.isGM && !ownShell) return false;
+  // The relay writes a card as its roller's (a self roll's roller writes their own shell): a card by anyone
+  // else than a GM or the roller it names is not the sidecar's. What a roller's card holds is held against
+  // the ledger when it is drawn (see decorateCard).
+  const byRoller = Boolean(author?.id && author.id === card.user);
+  if (!author?.isGM && !byRoller) return false;
   if (!card.checkId || typeof card.seq !== "number") return false;
   const known = game.modules?.get(MODULE_ID)?.api?.client.known.get(card.checkId);
   if (known !== undefined && !card.redacted && known !== JSON.stringify(card.result?.dice ?? [])) return false;
   return true;
 }
 
-/** @type {Map<string, () => void>} check id -> redraw this viewer's copy of its card (the newest element) */
-const redraws = new Map();
-/** @type {Map<string, () => void>} check id -> draw a blind roll's trace again (its label, once it can be asked) */
-const traces = new Map();
+/** @type {Drawn<() => void>} check id -> each element of its card (or trace), with how to redraw it from this viewer's copy */
+const redraws = new Drawn();
+/** @type {Drawn<ChatMessage.Implementation>} message id -> every element a Verdict message is drawn in */
+export const drawnMessages = new Drawn();
 
 /**
  * This viewer's own copy of a card's check: a GM's from its own connection, the roller's from the
@@ -433,11 +637,13 @@ function ownCopy(card) {
  */
 export function watchCopies(client) {
   client.on("message", (/** @type {Record<string, any>} */ msg) => {
-    if ((msg.type === "rolled" || msg.type === "followed") && typeof msg.check === "string") setTimeout(() => redraws.get(msg.check)?.(), 0);
+    if ((msg.type === "rolled" || msg.type === "followed") && typeof msg.check === "string") {
+      setTimeout(() => { for (const { value: draw } of redraws.live(msg.check)) draw(); }, 0);
+    }
   });
-  // Traces drawn before this browser could ask the sidecar (a reload) ask once it can.
+  // Connected, or connected again: every card on screen is drawn again from this viewer's own copy.
   client.on("status", (/** @type {{state?: string}} */ status) => {
-    if (status?.state === "open") for (const draw of traces.values()) draw();
+    if (status?.state === "open") redrawEverywhere();
   });
 }
 
@@ -479,24 +685,30 @@ export function decorateCard(message, html, card) {
     const copy = ownCopy(card);
     if (copy) swap(copy);
   };
-  redraws.set(card.checkId, redraw);
+  redraws.add(card.checkId, html, redraw);
   const copy = ownCopy(card);
   if (copy) swap(copy);
-  else if (ok && client && (isGM ? client.own : card.user === game.user?.id)) {
+  else if (ok && client && (isGM ? client.hasGmKey : card.user === game.user?.id)) {
     // A card this viewer may read and act on but has no fresh copy of (a reload, a later join, a follow-up
     // this viewer's connection did not hear): ask the ledger for this viewer's copy, its label (a shell holds
-    // none) and what is open to it.
-    client.verify(card.checkId, card.seq ?? 0).then((reply) => {
+    // none) and what is open to it. Before the client is up, the first connect draws the card again.
+    askOwnCopy(card.checkId, card.seq ?? 0, (reply) => {
       if (reply.found && reply.result) swap({ result: reply.result, label: reply.label ?? null, open: reply.open });
-    }).catch(() => {});
+    });
   }
   attach(message, root, card, ok);
-  // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it.
-  if (ok && client && !client.known.has(card.checkId) && client.status.state === "open") {
-    client.verify(card.checkId).then((reply) => {
+  // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it. A card
+  // its roller's user wrote is held to the ledger's whole result (a player may write a message with any
+  // flags), not only to its dice.
+  const author = /** @type {any} */ (message).author ?? /** @type {any} */ (message).user;
+  const strict = !author?.isGM && !card.shell && !card.redacted;
+  if (ok && client && (strict || !client.known.has(card.checkId)) && client.status.state === "open") {
+    client.verify(card.checkId, strict ? card.seq ?? 0 : 0).then((reply) => {
       const faces = reply.result ? JSON.stringify(reply.result.dice ?? []) : null;
       if (faces) client.known.set(card.checkId, faces);
-      const differs = faces !== null && !card.redacted && faces !== JSON.stringify(card.result?.dice ?? []);
+      const differs = faces !== null && !card.redacted && (faces !== JSON.stringify(card.result?.dice ?? [])
+        || (strict && typeof reply.seq === "number" && typeof card.seq === "number" && reply.seq < card.seq)
+        || (strict && reply.seq === card.seq && canonical(reply.result) !== canonical(card.result)));
       if (!reply.found || differs) {
         const el = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
         if (el) markUnverified(el);
@@ -526,6 +738,10 @@ function attach(_message, root, card, ok) {
   const api = game.modules?.get(MODULE_ID)?.api;
   const isGM = Boolean(game.user?.isGM);
   const me = game.user?.id;
+  if (throwDice(_message, card)) {
+    holdOutcome(root);
+    return;
+  }
   if (!ok) markUnverified(root);
   if (!isGM) root.querySelectorAll("[data-gm-only]").forEach((el) => el.remove());
   const blocked = isGM ? api?.client.gmBlocked() ?? null : null;

@@ -24,6 +24,7 @@ import { Emitter } from "./lib/emitter.mjs";
 import { newId, wsUrl } from "./lib/protocol.mjs";
 import { fromRelay, pickRelay } from "./lib/relay.mjs";
 import { sha256 } from "./lib/sha256.mjs";
+import { diagnose } from "./lib/local-network.mjs";
 import { setting } from "./settings.mjs";
 
 /** @typedef {{state: string, reason: string|null}} Status */
@@ -95,6 +96,8 @@ export class VerdictClient extends Emitter {
     this.started = false;
     this._socketBound = false;
     this._warnedNoKey = false;
+    /** @type {string|null} the reason an unreachable sidecar was last explained for (said once) */
+    this._explained = null;
     /** @type {any} */ this._refreshTimer = null;
     /** @type {any} */ this._pvRefresh = null;
     /** @type {Map<string, {p: Promise<Record<string, any>>, seq: number}>|null} check id -> the ledger's word, asked once per card seq */ this._verifying = null;
@@ -151,6 +154,7 @@ export class VerdictClient extends Emitter {
   /** Settings changed: reconnect with them, without a reload. */
   restart() {
     this._closeAll();
+    this._explained = null;
     if (this.hasGmKey) this.holders.add(/** @type {string} */ (this.me));
     else this.holders.delete(/** @type {string} */ (this.me));
     this._announce();
@@ -244,10 +248,42 @@ export class VerdictClient extends Emitter {
     return new Connection({ url: wsUrl(setting("url")), table: setting("table"), key, client: CLIENT_NAME, user });
   }
 
+  /**
+   * A connection of this page's own that has not opened: find out why (Chrome's Local Network Access, mixed
+   * content, nothing listening) and say it once, in one notification that tells the user what to do.
+   * @param {Connection} conn
+   * @param {string|null} reason
+   */
+  async _explainUnreachable(conn, reason) {
+    if (conn.welcome || !reason || !/unreachable|cannot open/.test(reason)) return;
+    const target = conn.options.url;
+    /** @type {"granted"|"denied"|"prompt"|null} */
+    let permission = null;
+    const permissions = /** @type {any} */ (globalThis.navigator)?.permissions;
+    for (const name of ["loopback-network", "local-network", "local-network-access"]) {
+      try {
+        const answer = await permissions?.query({ name });
+        if (answer?.state) {
+          permission = answer.state;
+          break;
+        }
+      } catch {
+        /* a name this browser does not know */
+      }
+    }
+    const cause = diagnose({ page: globalThis.location?.href ?? "http://localhost/", target, secure: Boolean(globalThis.isSecureContext), permission });
+    if (this.own !== conn || conn.state === "open") return;
+    const text = game.i18n?.format(`VERDICT.Unreachable.${cause}`, { url: setting("url") }) ?? cause;
+    if (this._explained !== cause) ui.notifications?.warn(text, { permanent: true });
+    this._explained = cause;
+    this._setStatus(conn.state, text);
+  }
+
   /** @param {Connection} conn */
   _wireOwn(conn) {
     conn.on("state", (/** @type {string} */ s, /** @type {string|null} */ r) => {
       this._setStatus(s, r);
+      if (s !== "open") this._explainUnreachable(conn, r);
       if (this.isRelay) this._broadcastStatus();
     });
     conn.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "own"));
@@ -299,6 +335,7 @@ export class VerdictClient extends Emitter {
       // A refused user key (keys rotated): forget it, ask again on the next start.
       if (userKey && s === "offline" && conn.lastError?.code) globalThis.localStorage?.removeItem(storeKey);
       this._setStatus(s, r);
+      if (s !== "open") this._explainUnreachable(conn, r);
     });
     conn.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "own"));
     conn.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onMessage(m, "own", info.reply));
@@ -313,6 +350,8 @@ export class VerdictClient extends Emitter {
    */
   _setStatus(state, reason = null) {
     if (this.status.state === state && this.status.reason === reason) return;
+    // Connected (again): what the ledger said before may be stale; cards ask afresh.
+    if (state === "open" && this.status.state !== "open") this._verifying = null;
     this.status = { state, reason };
     this.emit("status", this.status);
   }

@@ -5,12 +5,48 @@
  */
 
 /**
+ * The actor a table actor id names: a world actor by its id, or an unlinked token's synthetic actor by the
+ * token's uuid (see `actorKey`).
  * @param {string|null|undefined} id
  * @returns {Actor.Implementation|null}
  */
 export function actorById(id) {
   if (!id) return null;
+  if (id.includes(".")) {
+    const lookup = /** @type {any} */ (globalThis).fromUuidSync ?? /** @type {any} */ (foundry.utils).fromUuidSync;
+    let doc;
+    try {
+      doc = typeof lookup === "function" ? lookup(id) : null;
+    } catch {
+      doc = null;
+    }
+    return /** @type {Actor.Implementation|null} */ (doc?.actor ?? null);
+  }
   return /** @type {Actor.Implementation|undefined} */ (/** @type {unknown} */ (game.actors?.get(id))) ?? null;
+}
+
+/**
+ * The id the table knows an actor by. A world actor (and a linked token's) is its own id; an unlinked token's
+ * actor is synthetic (its `id` is the base actor's, shared by every token of it), so it is the token's uuid:
+ * stable for that token, and different for each goblin on the map.
+ * @param {any} actor  an Actor, possibly synthetic
+ * @returns {string|null}
+ */
+export function actorKey(actor) {
+  if (!actor) return null;
+  if (actor.isToken && actor.token?.uuid) return String(actor.token.uuid);
+  return actor.id ? String(actor.id) : null;
+}
+
+/**
+ * The name to show for an actor: an unlinked token's own name (each goblin its own), else the actor's.
+ * @param {any} actor
+ * @returns {string|null}
+ */
+export function actorName(actor) {
+  if (!actor) return null;
+  if (actor.isToken && actor.token?.name) return String(actor.token.name);
+  return actor.name ? String(actor.name) : null;
 }
 
 /**

@@ -3,7 +3,7 @@
 import { TEMPLATES } from "./constants.mjs";
 import { buildCard, localizeCard } from "./lib/card-model.mjs";
 import { inert } from "./lib/inert.mjs";
-import { actorById } from "./documents.mjs";
+import { actorById, actorName } from "./documents.mjs";
 
 /**
  * @param {string} name  template file name under templates/
@@ -45,6 +45,6 @@ export function tf(key, data) {
  */
 export async function renderCard(entry, opts) {
   const actor = actorById(entry.actor);
-  const model = localizeCard(buildCard(entry, { ...opts, actorName: actor?.name ?? null }), t);
+  const model = localizeCard(buildCard(entry, { ...opts, actorName: actorName(actor) }), t);
   return renderMessage("chat-card.hbs", model);
 }

@@ -1,7 +1,8 @@
 /** Module settings: where the sidecar is, which table, the keys, the default rule set and the mode. */
 
-import { MODULE_ID } from "./constants.mjs";
+import { MODULE_ID, TEMPLATES } from "./constants.mjs";
 import { SYSTEMS } from "./lib/systems.mjs";
+import { mappingFormClass } from "./apps/mapping-form.mjs";
 
 /** Reconnect with the new settings, without a reload. */
 function reconnect() {
@@ -38,14 +39,25 @@ export function registerSettings() {
     default: "",
     onChange: reconnect,
   });
+  // The GM key: a user-scope setting (v13+), stored per world and per user, so two campaigns on one Foundry
+  // server keep their own keys and a new hostname loses nothing. Never in Foundry's settings form (which
+  // would draw it in clear): a menu of its own sets or clears it without showing it.
   settings.register(MODULE_ID, "gmKey", {
     name: "VERDICT.Settings.gmKey.name",
     hint: "VERDICT.Settings.gmKey.hint",
-    scope: "client",
-    config: true,
+    scope: /** @type {any} */ ("user"), // v13+; fvtt-types 13.345.1 does not declare it
+    config: false,
     type: String,
     default: "",
     onChange: reconnect,
+  });
+  settings.registerMenu(MODULE_ID, "gmKeyMenu", {
+    name: "VERDICT.Settings.gmKey.name",
+    label: "VERDICT.Settings.gmKey.label",
+    hint: "VERDICT.Settings.gmKey.hint",
+    icon: "fa-solid fa-key",
+    type: gmKeyFormClass(),
+    restricted: true,
   });
   settings.register(MODULE_ID, "mode", {
     name: "VERDICT.Settings.mode.name",
@@ -57,6 +69,29 @@ export function registerSettings() {
     default: "local",
     onChange: reconnect,
   });
+  // Where check fields come from: rule set -> field -> a roll-data path or formula (see lib/mapping.mjs).
+  settings.register(MODULE_ID, "mapping", {
+    scope: "world",
+    config: false,
+    type: Object,
+    default: {},
+  });
+  settings.registerMenu(MODULE_ID, "mappingMenu", {
+    name: "VERDICT.Mapping.menu",
+    label: "VERDICT.Mapping.menuLabel",
+    hint: "VERDICT.Mapping.menuHint",
+    icon: "fa-solid fa-link",
+    type: mappingFormClass(),
+    restricted: true,
+  });
+  settings.register(MODULE_ID, "skillsPath", {
+    name: "VERDICT.Settings.skillsPath.name",
+    hint: "VERDICT.Settings.skillsPath.hint",
+    scope: "world",
+    config: true,
+    type: String,
+    default: "",
+  });
   settings.register(MODULE_ID, "system", {
     name: "VERDICT.Settings.system.name",
     hint: "VERDICT.Settings.system.hint",
@@ -66,6 +101,89 @@ export function registerSettings() {
     choices: Object.fromEntries(SYSTEMS.map((s) => [s, `VERDICT.System.${s}`])),
     default: "facets",
   });
+}
+
+/** Where older versions kept the GM key: this browser's storage for the whole server (client scope). */
+const LEGACY_KEY = `${MODULE_ID}.gmKey`;
+
+/**
+ * Move a GM key kept by an older version (client scope, under the same storage key this setting had) into
+ * this world's user setting, once: only into a world that has none yet, and then removed from the browser so
+ * no other world picks it up. Call in `ready` (user settings can be written then).
+ * @returns {Promise<boolean>} a key was moved
+ */
+export async function migrateGmKey() {
+  const store = globalThis.localStorage;
+  if (!game.user?.isGM || !store || !game.settings) return false;
+  const raw = store.getItem(LEGACY_KEY);
+  if (raw === null) return false;
+  let old;
+  try {
+    old = String(JSON.parse(raw) ?? "");
+  } catch {
+    old = raw;
+  }
+  store.removeItem(LEGACY_KEY);
+  if (!old || setting("gmKey")) return false;
+  await game.settings.set(MODULE_ID, "gmKey", old);
+  ui.notifications?.info(game.i18n?.localize("VERDICT.Settings.gmKey.migrated") ?? "");
+  return true;
+}
+
+/** @type {any} */
+let gmKeyForm = null;
+
+/**
+ * The GM key's form: says whether a key is set, takes a new one or clears it; never shows the key. Made on
+ * first use (Foundry's application classes exist from `init`; this file is also loaded without them).
+ * @returns {any}
+ */
+export function gmKeyFormClass() {
+  if (gmKeyForm) return gmKeyForm;
+  const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
+  class GmKeyForm extends HandlebarsApplicationMixin(ApplicationV2) {
+    static DEFAULT_OPTIONS = {
+      id: "verdict-gm-key",
+      tag: "form",
+      classes: ["verdict-gm-key"],
+      window: { title: "VERDICT.Settings.gmKey.name", icon: "fa-solid fa-key" },
+      position: { width: 420 },
+      form: { handler: GmKeyForm.#save, closeOnSubmit: false, submitOnChange: false },
+      actions: { clear: GmKeyForm.#clear },
+    };
+
+    static PARTS = { form: { template: `${TEMPLATES}/gm-key.hbs` } };
+
+    /**
+     * @override
+     * @returns {Promise<any>}
+     */
+    async _prepareContext() {
+      return { isSet: Boolean(setting("gmKey")) };
+    }
+
+    /**
+     * @this {GmKeyForm}
+     * @param {Event|SubmitEvent} _event
+     * @param {HTMLFormElement} form
+     */
+    static async #save(_event, form) {
+      const input = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=key]"));
+      const key = input?.value.trim() ?? "";
+      if (input) input.value = "";
+      if (!key) return;
+      await game.settings?.set(MODULE_ID, "gmKey", key);
+      await this.close();
+    }
+
+    /** @this {GmKeyForm} */
+    static async #clear() {
+      await game.settings?.set(MODULE_ID, "gmKey", "");
+      await this.render();
+    }
+  }
+  gmKeyForm = GmKeyForm;
+  return gmKeyForm;
 }
 
 /**

@@ -61,7 +61,19 @@ export function registerStatusEffects() {
 }
 
 /**
- * Bring one actor's statuses and strain flag in line with the table's state for it.
+ * The status "taken down" sets: the one Foundry's combat tracker shows as defeated
+ * (`CONFIG.specialStatusEffects.DEFEATED`, "dead" by default), else the module's own.
+ * @returns {string}
+ */
+export function takenDownStatus() {
+  const defeated = /** @type {any} */ (globalThis).CONFIG?.specialStatusEffects?.DEFEATED;
+  const config = /** @type {any} */ (globalThis).CONFIG?.statusEffects;
+  return typeof defeated === "string" && defeated && hasStatus(config, defeated) ? defeated : STATUS.takenDown.id;
+}
+
+/**
+ * Bring one actor's statuses and strain flag in line with the table's state for it: a world actor by id, an
+ * unlinked token's synthetic actor by the token's uuid (its markers are that token's alone).
  * @param {string} actorId
  * @param {Record<string, any>} state  the snapshot's ActorState
  */
@@ -73,7 +85,7 @@ export async function syncActor(actorId, state) {
     [STATUS.condition.id]: (state.conditions ?? []).length > 0,
     [STATUS.wound.id]: (state.wounds ?? 0) > 0,
     [STATUS.scratch.id]: (state.scratches ?? 0) > 0,
-    [STATUS.takenDown.id]: Boolean(state.taken_down),
+    [takenDownStatus()]: Boolean(state.taken_down),
   };
   for (const [id, active] of Object.entries(want)) {
     if (actor.statuses.has(id) === active) continue;

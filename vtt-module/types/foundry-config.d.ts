@@ -9,6 +9,8 @@ declare global {
     "verdict.gmKey": string;
     "verdict.mode": string;
     "verdict.system": string;
+    "verdict.mapping": Record<string, Record<string, string>>;
+    "verdict.skillsPath": string;
   }
   interface FlagConfig {
     Actor: {

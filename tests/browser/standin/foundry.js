@@ -111,7 +111,17 @@
     hasRole(role) { return this.role >= (typeof role === "string" ? ROLES[role] : role); }
     /** User#character: the Actor document. */
     get character() { return this.characterId ? game.actors.get(this.characterId) ?? null : null; }
-    async assignHotbarMacro(macro, slot) { window.__hotbar = { macro: macro.name, slot }; }
+    /** User#assignHotbarMacro: the macro in the first free slot (or the one given), the hotbar drawn again. */
+    async assignHotbarMacro(macro, slot) {
+      this.hotbar ??= {};
+      const free = slot ?? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].find((n) => !this.hotbar[n]) ?? 1;
+      this.hotbar[free] = macro.id;
+      window.__hotbar = { macro: macro.name, slot: free };
+      drawHotbar();
+      return this;
+    }
+    /** User#can: a permission the world grants from a least role (MACRO_SCRIPT here); GMs may do all. */
+    can(permission) { return this.isGM || (permission === "MACRO_SCRIPT" ? this.role >= macroScriptRole : true); }
     /** User#query: run CONFIG.queries[name] on this user's client and resolve with its answer; refused for an inactive user. */
     query(name, data, { timeout } = {}) {
       if (!this.active) return Promise.reject(new Error(`User ${this.id} is not active`));
@@ -142,14 +152,28 @@
   // --- actors and tokens ----------------------------------------------------------------------------
   const statusConfig = (id) => (Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects.find((e) => e.id === id) : CONFIG.statusEffects[id]);
   class Actor {
-    constructor(d) { this.id = d.id; this._id = d.id; this.name = d.name; this.owner = d.owner; this.flags = deepClone(d.flags ?? {}); this.statuses = new Set(d.statuses ?? []); }
-    get uuid() { return `Actor.${this.id}`; }
+    /** An unlinked token's actor is synthetic: the base actor's data with the token's ActorDelta over it. */
+    constructor(d, token = null) {
+      this.id = d.id; this._id = d.id; this.name = d.name; this.owner = d.owner; this.token = token;
+      this.flags = deepClone(token ? mergeObject(deepClone(d.flags ?? {}), token.delta.flags ?? {}) : d.flags ?? {});
+      this.statuses = new Set(token ? token.delta.statuses ?? [] : d.statuses ?? []);
+      this.system = deepClone(d.system ?? {});
+    }
+    /** Actor#isToken: a synthetic actor (its id is still the base actor's). */
+    get isToken() { return Boolean(this.token && !this.token.actorLink); }
+    get uuid() { return this.isToken ? `${this.token.uuid}.Actor.${this.id}` : `Actor.${this.id}`; }
+    /** Actor#getRollData: the system data; Simple Worldbuilding also puts each attribute's value at the top (`@rank`). */
+    getRollData() {
+      const data = deepClone(this.system);
+      for (const [k, a] of Object.entries(this.system.attributes ?? {})) data[k] ??= a?.value;
+      return data;
+    }
     getFlag(scope, key) { return getProperty(this.flags[scope] ?? {}, key); }
     /** Document#setFlag: an update the server may refuse (ownership); applied when the server broadcasts it. */
     async setFlag(scope, key, value) {
       const flags = { [scope]: {} };
       setProperty(flags[scope], key, deepClone(value ?? null));
-      await ask({ op: "updateActor", id: this.id, flags });
+      await ask({ op: "updateActor", id: this.id, token: this.isToken ? this.token.id : null, flags });
       return this;
     }
     /** Actor#toggleStatusEffect: refuses a status not registered in CONFIG.statusEffects ("Invalid status ID"). */
@@ -157,11 +181,11 @@
       if (!statusConfig(id)) throw new Error(`Invalid status ID "${id}" provided to Actor#toggleStatusEffect`);
       const on = active ?? !this.statuses.has(id);
       if (on === this.statuses.has(id)) return on;
-      await ask({ op: "updateActor", id: this.id, status: { id, active: on } });
+      await ask({ op: "updateActor", id: this.id, token: this.isToken ? this.token.id : null, status: { id, active: on } });
       return on;
     }
-    /** Document#testUserPermission: GMs own everything; a player owns their character. */
-    testUserPermission(user, level) { return user.isGM || user.id === this.owner || level === "NONE"; }
+    /** Document#testUserPermission: GMs own everything; a player owns their character (an actor of no one is the GMs'). */
+    testUserPermission(user, level) { return user.isGM || (this.owner && user.id === this.owner) || level === "NONE"; }
     get isOwner() { return this.testUserPermission(game.user, "OWNER"); }
     getActiveTokens() { return (canvas.tokens?.placeables ?? []).filter((t) => t.actor === this); }
     _onUpdate(frame) {
@@ -171,8 +195,14 @@
       }
       if (frame.status) {
         if (frame.status.active) this.statuses.add(frame.status.id); else this.statuses.delete(frame.status.id);
-        window.__writes.push({ by: frame.by, actor: this.id, what: `status ${frame.status.id} ${frame.status.active ? "on" : "off"}` });
+        window.__writes.push({ by: frame.by, actor: this.id, token: this.isToken ? this.token.id : null, what: `status ${frame.status.id} ${frame.status.active ? "on" : "off"}` });
       }
+      if (this.isToken) {
+        // A synthetic actor's change is its token's ActorDelta (the base actor is untouched).
+        if (frame.flags) mergeObject(this.token.delta.flags, deepClone(frame.flags));
+        if (frame.status) this.token.delta.statuses = [...this.statuses];
+      }
+      combatApp.drawCombatants();
       Hooks.callAll("updateActor", this, { flags: frame.flags ?? undefined, statuses: frame.status ? [...this.statuses] : undefined }, {}, frame.by);
       if (frame.status) for (const token of this.getActiveTokens()) token.renderFlags.set({ refreshEffects: true });
     }
@@ -189,19 +219,50 @@
     }
   }
   const STATUS_ICONS = { "verdict-condition": "fa-face-dizzy", "verdict-wound": "fa-droplet", "verdict-scratch": "fa-bandage", "verdict-taken-down": "fa-skull", dead: "fa-skull-crossbones" };
+  /** TokenDocument: a token of a scene; linked (actorLink) to its world actor, or with a synthetic actor of its own. */
+  class TokenDocument {
+    constructor(d, parent) {
+      this.id = d.id; this._id = d.id; this.name = d.name; this.actorId = d.actorId; this.actorLink = Boolean(d.actorLink);
+      this.x = d.x; this.y = d.y; this.parent = parent; this.delta = deepClone(d.delta ?? { flags: {}, statuses: [] });
+      this._synthetic = null;
+    }
+    get uuid() { return `Scene.${this.parent.id}.Token.${this.id}`; }
+    /** TokenDocument#actor: the world actor for a linked token, else the token's synthetic actor (one per token). */
+    get actor() {
+      const base = actors.get(this.actorId);
+      if (!base || this.actorLink) return base ?? null;
+      this._synthetic ??= new Actor({ id: base.id, name: base.name, owner: base.owner, flags: base.flags, system: base.system }, this);
+      return this._synthetic;
+    }
+    get object() { return canvas.tokens.placeables.find((t) => t.document === this) ?? null; }
+  }
+  /** fromUuidSync: an actor, a token or a token's synthetic actor by uuid. */
+  function fromUuidSync(uuid) {
+    const parts = String(uuid ?? "").split(".");
+    if (parts[0] === "Actor" && parts.length === 2) return actors.get(parts[1]) ?? null;
+    if (parts[0] === "Scene" && parts[2] === "Token") {
+      const token = game.scenes.get(parts[1])?.tokens.get(parts[3]);
+      if (!token) return null;
+      if (parts.length === 4) return token;
+      if (parts[4] === "Actor" && parts.length === 6) return token.actor;
+    }
+    return null;
+  }
+
   class Token {
-    constructor(actor, x, y) {
-      this.id = `token-${actor.id}`;
-      this.actor = actor;
-      this.document = { id: this.id, actorId: actor.id, name: actor.name, x, y };
-      this.x = x;
-      this.y = y;
+    constructor(doc) {
+      this.id = doc.id;
+      this.document = doc;
+      this.x = doc.x;
+      this.y = doc.y;
       this.w = 100;
       this.h = 100;
       this.children = [];
       // Token#renderFlags: a refresh is scheduled, then `refreshToken` is called and the token drawn.
       this.renderFlags = { set: (flags) => queueMicrotask(() => this.refresh(flags)) };
     }
+    /** Token#actor: the token document's actor (synthetic for an unlinked token). */
+    get actor() { return this.document.actor; }
     addChild(child) { this.children.push(child); child.parent = this; return child; }
     refresh(flags = {}) {
       Hooks.callAll("refreshToken", this, flags);
@@ -215,10 +276,11 @@
         el.className = "token";
         el.dataset.token = this.id;
         el.dataset.actor = this.actor.id;
+        el.dataset.linked = String(this.document.actorLink);
         board.append(el);
       }
       Object.assign(el.style, { left: `${this.x}px`, top: `${this.y}px`, width: `${this.w}px`, height: `${this.h}px` });
-      const initials = this.actor.name.split(/\s+/).map((w) => w[0]).join("");
+      const initials = this.document.name.split(/\s+/).map((w) => w[0]).join("");
       // A status the configuration no longer lists is not drawn (Foundry draws effects from their config).
       const effects = [...this.actor.statuses].filter((id) => statusConfig(id)).map((id) => {
         const cfg = statusConfig(id);
@@ -226,7 +288,7 @@
       }).join("");
       const texts = this.children.filter((c) => c instanceof PIXIText && c.visible).map((c) =>
         `<span class="token-text" data-name="${c.name}" style="left:${c.position.x}px;top:${c.position.y}px;color:${c.style?.fill ?? "#fff"};transform:translate(${-100 * c.anchor.x}%,${-100 * c.anchor.y}%)">${escapeHTML(c.text)}</span>`).join("");
-      el.innerHTML = `<div class="token-img">${initials}</div><ul class="token-effects">${effects}</ul>${texts}<div class="token-name">${this.actor.name}</div>`;
+      el.innerHTML = `<div class="token-img">${initials}</div><ul class="token-effects">${effects}</ul>${texts}<div class="token-name">${escapeHTML(this.document.name)}</div>`;
     }
   }
 
@@ -286,11 +348,17 @@
     /** Document#update: the server refuses it unless the user is the author or a GM. */
     async update(changes) { await ask({ op: "updateMessage", id: this.id, changes: deepClone(changes) }); return this; }
     toJSON() { return { _id: this._id, content: this.content, speaker: this.speaker, whisper: this.whisper, blind: this.blind, flags: this.flags, author: this._authorRaw }; }
-    static getSpeaker({ actor } = {}) { return actor ? { actor: actor.id, alias: actor.name } : { alias: game.user.name }; }
-    /** ChatMessage.create: the server assigns id and author (the creating user); resolves once created. */
+    /** ChatMessage.getSpeaker: a synthetic actor speaks as its token (alias: the token's name). */
+    static getSpeaker({ actor, token } = {}) {
+      const tok = token ?? (actor?.isToken ? actor.token : null);
+      if (tok) return { scene: tok.parent?.id ?? null, token: tok.id, actor: tok.actorId, alias: tok.name };
+      return actor ? { actor: actor.id, alias: actor.name } : { alias: game.user.name };
+    }
+    /** ChatMessage.create: the server assigns the id; the author is the creating user unless a GM names another. */
     static async create(data) {
       const body = deepClone(data);
-      delete body.author; delete body.user; delete body._id;
+      delete body.user; delete body._id;
+      if (body.author && typeof body.author === "object") body.author = body.author.id;
       const created = await ask({ op: "create", data: body });
       return game.messages.get(created._id);
     }
@@ -310,27 +378,118 @@
   }
   const messageFrom = (d) => new ChatMessage(d);
 
-  // The chat log: renders each visible message and inserts it afterwards, one at a time in order.
+  // The chat log: renders each visible message and inserts it afterwards, one at a time in order. One message
+  // may be drawn in several elements: the log; in generation 14 the notifications pane (a copy of each new
+  // message, drawn again when it changes); a popped-out log (a window of its own). Each copy is its own render.
   let chatQueue = Promise.resolve();
+  let chatPopout = null;
+  // The notifications pane shows new messages while the chat tab is not on screen (the sidebar collapsed).
+  let chatNotifications = false;
   const chatLog = {
-    post(msg) { chatQueue = chatQueue.then(() => chatLog._render(msg)).catch((err) => window.__errors.push(`chat: ${err.message}`)); return chatQueue; },
-    async _render(msg) {
-      const log = document.getElementById("chat-log");
-      const old = log.querySelector(`[data-message-id="${msg.id}"]`);
-      if (!msg.visible) { old?.remove(); return; }
-      const el = await msg.renderHTML();
-      // The log inserts the element a task after rendering it (Foundry awaits the render, then animates it in).
-      await new Promise((r) => setTimeout(r, 5));
-      const current = log.querySelector(`[data-message-id="${msg.id}"]`);
-      if (current) current.replaceWith(el); else log.append(el);
-      log.scrollTop = log.scrollHeight;
+    post(msg, { notify = false } = {}) { chatQueue = chatQueue.then(() => chatLog._render(msg, notify)).catch((err) => window.__errors.push(`chat: ${err.message}`)); return chatQueue; },
+    /** The lists holding (or to hold) a copy of this message. */
+    _targets(msg, notify) {
+      const out = [document.getElementById("chat-log")];
+      const pane = document.getElementById("chat-notifications");
+      if (pane && game.release.generation >= 14 && ((notify && chatNotifications) || pane.querySelector(`[data-message-id="${msg.id}"]`))) out.push(pane);
+      if (chatPopout) out.push(chatPopout);
+      return out;
+    },
+    async _render(msg, notify) {
+      for (const list of chatLog._targets(msg, notify)) {
+        const old = list.querySelector(`[data-message-id="${msg.id}"]`);
+        if (!msg.visible) { old?.remove(); continue; }
+        const el = await msg.renderHTML();
+        // The log inserts the element a task after rendering it (Foundry awaits the render, then animates it in).
+        await new Promise((r) => setTimeout(r, 5));
+        const current = list.querySelector(`[data-message-id="${msg.id}"]`);
+        if (current) current.replaceWith(el); else list.append(el);
+        list.scrollTop = list.scrollHeight;
+      }
     },
     rerender() { for (const m of game.messages.contents) chatLog.post(m); return chatQueue; },
+    /** ChatLog#renderPopout: the log in a window of its own (generation 14: its own document), every message drawn there. */
+    async renderPopout() {
+      const markup = `<section id="chat-popout" class="sidebar-tab chat-sidebar"><ol class="chat-log" id="chat-popout-log"></ol></section>`;
+      if (game.release.generation >= 14) {
+        const frame = document.createElement("iframe");
+        frame.id = "chat-popout-window";
+        frame.title = "Chat Log";
+        frame.style.cssText = "position: fixed; left: 40px; top: 420px; width: 360px; height: 400px; z-index: 5000; background: #222; border: 1px solid #999";
+        document.body.append(frame);
+        const doc = frame.contentDocument;
+        doc.open();
+        doc.write(`<!doctype html><html lang="en"><head><title>Chat Log</title>${[...document.querySelectorAll("link[rel=stylesheet]")].map((l) => `<link rel="stylesheet" href="${l.href}">`).join("")}</head><body class="vtt theme-dark">${markup}</body></html>`);
+        doc.close();
+        chatPopout = doc.getElementById("chat-popout-log");
+      } else {
+        const holder = document.createElement("div");
+        holder.className = "application window-app popout";
+        holder.id = "chat-popout-window";
+        holder.style.cssText = "position: fixed; left: 40px; top: 420px; width: 360px; z-index: 5000";
+        holder.innerHTML = markup;
+        document.body.append(holder);
+        chatPopout = holder.querySelector("#chat-popout-log");
+      }
+      const list = chatPopout;
+      chatQueue = chatQueue.then(async () => {
+        for (const m of game.messages.contents) {
+          if (!m.visible) continue;
+          const el = await m.renderHTML();
+          list.append(el);
+        }
+      });
+      await chatQueue;
+      return list;
+    },
   };
 
+  /** Macro: a world document; a script macro needs the MACRO_SCRIPT permission (the server refuses it otherwise). */
   class Macro {
-    static async create(data) { return { ...data, id: "macro1" }; }
+    constructor({ author, ...d }) { Object.assign(this, deepClone(d)); this.id = d._id; this._author = author; }
+    /** Macro#author: the User who made it. */
+    get author() { return game.users.get(this._author) ?? null; }
+    static async create(data) {
+      const created = await ask({ op: "createMacro", data: deepClone(data) });
+      return game.macros.get(created._id) ?? new Macro(created);
+    }
+    /** Macro#execute: a script macro's command runs as an async function body. */
+    async execute() {
+      const AsyncFunction = (async () => {}).constructor;
+      return new AsyncFunction("speaker", "actor", "token", "character", this.command)(null, null, null, game.user.character);
+    }
   }
+  const macros = new Collection();
+  let macroScriptRole = 1;
+  /** The hotbar: ten slots; a drop runs the `hotbarDrop` hook (a handler returning false takes the drop). */
+  function drawHotbar() {
+    const bar = document.getElementById("hotbar");
+    if (!bar) return;
+    if (!bar.children.length) {
+      for (let n = 1; n <= 10; n++) {
+        const li = document.createElement("li");
+        li.className = "macro";
+        li.dataset.slot = String(n);
+        li.addEventListener("dragover", (ev) => ev.preventDefault());
+        li.addEventListener("drop", (ev) => {
+          ev.preventDefault();
+          let data;
+          try { data = JSON.parse(ev.dataTransfer.getData("text/plain")); } catch { return; }
+          if (Hooks.call("hotbarDrop", hotbarApp, data, n) === false) return;
+          if (data?.type === "Macro" && macros.get(data.id)) game.user.assignHotbarMacro(macros.get(data.id), n);
+        });
+        li.addEventListener("click", () => { const m = macros.get(game.user.hotbar?.[n]); m?.execute(); });
+        bar.append(li);
+      }
+    }
+    for (const li of bar.children) {
+      const m = macros.get(game.user?.hotbar?.[li.dataset.slot]);
+      li.dataset.macro = m?.id ?? "";
+      li.textContent = m ? m.name : "";
+      li.title = m ? m.name : "";
+    }
+  }
+  const hotbarApp = { id: "hotbar" };
 
   // --- the module socket ----------------------------------------------------------------------------
   const socketHandlers = new Map();
@@ -349,9 +508,15 @@
   // --- settings -------------------------------------------------------------------------------------
   let worldSettings = {};
   const settingCfg = new Map();
+  const settingMenus = new Map();
   const settings = {
     register(ns, key, cfg) { settingCfg.set(`${ns}.${key}`, { ...cfg, scope: cfg.scope ?? "world" }); },
-    /** ClientSettings#get: world values come from the server, client values from this browser's localStorage. */
+    /** ClientSettings#registerMenu: a button in the settings form that opens the given application class. */
+    registerMenu(ns, key, cfg) { settingMenus.set(`${ns}.${key}`, cfg); },
+    get menus() { return settingMenus; },
+    get settings() { return settingCfg; },
+    /** ClientSettings#get: world and user values come from the server (user: this world's, this user's), client
+     *  values from this browser's localStorage (one per origin: every world on this server shares them). */
     get(ns, key) {
       const full = `${ns}.${key}`;
       const cfg = settingCfg.get(full);
@@ -566,6 +731,86 @@
     get actor() { return this.document; }
   }
 
+  // ApplicationV1, still registered in v13 and v14: header buttons come from `_getHeaderButtons` and the
+  // `get{Class}HeaderButtons` hooks (Hooks.call, most specific class first), each an {label, class, icon,
+  // onclick}; render hooks pass a jQuery-like wrapper of the inner HTML.
+  const wrap = (el) => Object.assign([el], { jquery: "3.7.1", find: (sel) => [...el.querySelectorAll(sel)] });
+  class Application {
+    constructor(options = {}) {
+      this.options = { width: 480, ...options };
+      this.appId = ++appCount;
+      this._element = null;
+      this.rendered = false;
+    }
+    get id() { return this.options.id ?? `app-${this.appId}`; }
+    get element() { return this._element ? wrap(this._element) : null; }
+    get title() { return this.options.title ?? ""; }
+    getData() { return {}; }
+    async _renderInner(_data) { return document.createElement("div"); }
+    _getHeaderButtons() {
+      const buttons = [{ label: "Close", class: "close", icon: "fa-solid fa-xmark", onclick: () => this.close() }];
+      for (let c = this.constructor; c && c !== Object && c.name; c = Object.getPrototypeOf(c)) Hooks.call(`get${c.name}HeaderButtons`, this, buttons);
+      return buttons;
+    }
+    async render(force = false) {
+      if (!force && !this.rendered) return this;
+      const data = await this.getData();
+      const inner = await this._renderInner(data);
+      if (!this._element) {
+        const el = document.createElement("div");
+        el.id = this.id;
+        el.className = "app window-app sheet";
+        el.style.cssText = `z-index: ${++zIndex}; width: ${this.options.width}px; left: ${140 + this.appId * 20}px; top: ${80 + this.appId * 16}px`;
+        el.innerHTML = `<header class="window-header flexrow"><h4 class="window-title"></h4></header><section class="window-content"></section>`;
+        el.querySelector(".window-title").textContent = this.title;
+        const header = el.querySelector(".window-header");
+        for (const b of this._getHeaderButtons()) {
+          const a = document.createElement("a");
+          a.className = `header-button control ${b.class ?? ""}`;
+          a.setAttribute("role", "button");
+          a.tabIndex = 0;
+          a.innerHTML = `<i class="${escapeHTML(b.icon ?? "")}"></i>${escapeHTML(i18n.localize(b.label ?? ""))}`;
+          a.addEventListener("click", (ev) => { ev.preventDefault(); b.onclick?.(ev); });
+          header.append(a);
+        }
+        document.getElementById("interface").append(el);
+        this._element = el;
+      }
+      this._element.querySelector(".window-content").replaceChildren(inner);
+      this.rendered = true;
+      // As Foundry's ApplicationV1: render hooks receive the inner HTML (the sheet's form), not the window.
+      for (let c = this.constructor; c && c !== Object && c.name; c = Object.getPrototypeOf(c)) Hooks.callAll(`render${c.name}`, this, wrap(inner), data);
+      return this;
+    }
+    async close() {
+      this._element?.remove();
+      this._element = null;
+      this.rendered = false;
+    }
+  }
+  class FormApplication extends Application {
+    constructor(object, options = {}) { super(options); this.object = object; }
+  }
+  class DocumentSheet extends FormApplication {
+    get document() { return this.object; }
+    get title() { return this.document?.name ?? ""; }
+  }
+  class ActorSheet extends DocumentSheet {
+    get actor() { return this.object; }
+  }
+  /** Simple Worldbuilding's character sheet: an ActorSheet (ApplicationV1) listing the actor's attributes. */
+  class SimpleActorSheet extends ActorSheet {
+    getData() { return { actor: this.actor, attributes: this.actor.system?.attributes ?? {} }; }
+    async _renderInner(data) {
+      const form = document.createElement("form");
+      form.className = "worldbuilding sheet actor";
+      form.innerHTML = `<header class="sheet-header"><h1 class="charname">${escapeHTML(data.actor.name)}</h1></header>`
+        + `<section class="sheet-body"><ol class="attributes-list">${Object.entries(data.attributes).map(([k, a]) =>
+          `<li data-attribute="${escapeHTML(k)}"><span class="attribute-key">${escapeHTML(a.label ?? k)}</span> <span class="attribute-value">${escapeHTML(String(a.value ?? ""))}</span></li>`).join("")}</ol></section>`;
+      return form;
+    }
+  }
+
   // --- the combat tracker, and pop-outs ---------------------------------------------------------------
   const combatApp = {
     id: "combat",
@@ -574,6 +819,17 @@
     render() {
       combatApp.element = document.getElementById("combat");
       Hooks.callAll("renderCombatTracker", combatApp, combatApp.element, {});
+    },
+    /** The encounter's combatants (the scene's tokens): one is shown defeated when its actor has the status
+     *  CONFIG.specialStatusEffects.DEFEATED names. */
+    drawCombatants() {
+      const list = document.getElementById("combatants");
+      if (!list || !canvas.tokens) return;
+      const defeated = CONFIG.specialStatusEffects?.DEFEATED;
+      list.innerHTML = canvas.tokens.placeables.map((t) => {
+        const down = Boolean(defeated && t.actor?.statuses.has(defeated));
+        return `<li class="combatant${down ? " defeated" : ""}" data-token="${t.id}" data-defeated="${down}">${escapeHTML(t.document.name)}</li>`;
+      }).join("");
     },
     /**
      * Pop the tracker out. Generation 14: into a window of its own (an iframe here, with its own document and
@@ -612,8 +868,8 @@
   const actors = new Collection();
   const messages = new Collection();
   // Scene#active: the one scene the GM activated for everyone; a user may view another (Scene#view).
-  const scene = { id: "scene1", name: "The Old Mill", active: false };
-  const crypt = { id: "scene2", name: "The Crypt", active: false };
+  const scene = { id: "scene1", name: "The Old Mill", active: false, tokens: new Collection() };
+  const crypt = { id: "scene2", name: "The Crypt", active: false, tokens: new Collection() };
   const moduleManifests = new Map();
   const modules = new Map();
   const baseStatuses = () => [{ id: "dead", name: "EFFECT.StatusDead", img: "icons/svg/skull.svg" }];
@@ -622,7 +878,17 @@
 
   window.Hooks = Hooks;
   window.ChatMessage = ChatMessage;
+  /** Roll.replaceFormulaData: each `@path` of the formula replaced by the roll data's value (a missing one by `missing`, else left). */
+  window.Roll = class Roll {
+    static replaceFormulaData(formula, data, { missing } = {}) {
+      return String(formula).replace(/@([a-z.0-9_-]+)/gi, (m, path) => {
+        const v = getProperty(data, path);
+        return v === undefined || v === null ? missing ?? m : String(v);
+      });
+    }
+  };
   window.Macro = Macro;
+  window.fromUuidSync = fromUuidSync;
   window.ui = { notifications: { info: notify("info"), warn: notify("warning"), error: notify("error") }, combat: combatApp, chat: chatLog };
   window.PIXI = { Text: PIXIText };
   window.canvas = { scene, ready: false, tokens: { placeables: [] } };
@@ -631,16 +897,18 @@
     applications: {
       api: { ApplicationV2, HandlebarsApplicationMixin, DocumentSheetV2 },
       sheets: { ActorSheetV2 },
+      appv1: { api: { Application, FormApplication, DocumentSheet }, sheets: { ActorSheet } },
       handlebars: { renderTemplate, loadTemplates, getTemplate },
       ux: { TextEditor },
     },
-    utils: { deepClone, getProperty, setProperty, mergeObject, randomID, escapeHTML },
+    utils: { deepClone, getProperty, setProperty, mergeObject, randomID, escapeHTML, fromUuidSync },
   };
   window.game = {
     user: null,
     users,
     actors,
     messages,
+    macros,
     scenes: new Collection([[scene.id, scene], [crypt.id, crypt]]),
     settings,
     socket,
@@ -691,7 +959,7 @@
         const msg = messageFrom(f.data);
         messages.set(msg.id, msg);
         Hooks.callAll("createChatMessage", msg, {}, msg.author?.id);
-        if (game.ready || document.body.dataset.booted) chatLog.post(msg);
+        if (game.ready || document.body.dataset.booted) chatLog.post(msg, { notify: true });
         return;
       }
       case "updatedMessage": {
@@ -703,7 +971,11 @@
         return;
       }
       case "updatedActor":
-        actors.get(f.id)?._onUpdate(f);
+        if (f.token) scene.tokens.get(f.token)?.actor?._onUpdate(f);
+        else actors.get(f.id)?._onUpdate(f);
+        return;
+      case "createdMacro":
+        macros.set(f.data._id, new Macro(f.data));
         return;
       case "setting": {
         worldSettings[f.key] = f.value;
@@ -724,10 +996,11 @@
   /** Draw the scene: tokens, then `canvasReady` (Foundry calls it on every scene draw). */
   function drawCanvas() {
     document.getElementById("board").replaceChildren();
-    canvas.tokens.placeables = [new Token(actors.get("actorAyla"), 360, 220), new Token(actors.get("actorBram"), 500, 220)];
+    canvas.tokens.placeables = scene.tokens.contents.map((doc) => new Token(doc));
     canvas.ready = true;
     Hooks.callAll("canvasReady", canvas);
     for (const token of canvas.tokens.placeables) token.refresh({ refreshState: true });
+    combatApp.drawCombatants();
   }
 
   /** The test system: like systems that rebuild the status list after init, it replaces CONFIG.statusEffects on every canvasReady. */
@@ -735,6 +1008,37 @@
     if (system !== "rebuild") return;
     Hooks.on("canvasReady", () => {
       CONFIG.statusEffects = statusList(game.release.generation, [...baseStatuses(), { id: "prone", name: "EFFECT.StatusProne", img: "icons/svg/falling.svg" }]);
+    });
+  }
+
+  /**
+   * Dice So Nice, as a double: `show` resolves when the animation ends (after a short delay, or, while a test
+   * holds the dice, when it lets them land); `immediatelyDisplayChatMessages` (a client setting, false by
+   * default) says whether messages wait for the dice. It hides only messages that carry rolls.
+   */
+  class DiceSoNiceDouble {
+    constructor() { this.presets = []; this.systems = []; this.pending = []; window.__throws = []; }
+    addSystem(system, mode) { this.systems.push({ ...system, mode }); }
+    addDicePreset(preset, shape) { this.presets.push({ ...preset, shape }); }
+    isEnabled() { return true; }
+    show(data, user = game.user, synchronize = false, users = null, blind = false) {
+      window.__throws.push({ data: deepClone(data), user: user?.id ?? null, sync: synchronize, users, blind });
+      return new Promise((resolve) => {
+        this.pending.push(resolve);
+        if (!window.__holdDice) setTimeout(() => this.land(), 150);
+      });
+    }
+    /** The animation ends for every throw in flight. */
+    land() { for (const done of this.pending.splice(0)) done(true); }
+  }
+  function installDiceSoNice() {
+    settings.register("dice-so-nice", "immediatelyDisplayChatMessages", { scope: "client", config: true, type: Boolean, default: false });
+    moduleManifests.set("dice-so-nice", { id: "dice-so-nice" });
+    modules.set("dice-so-nice", { id: "dice-so-nice", active: true, title: "Dice So Nice!" });
+    // Dice So Nice makes `game.dice3d` in its own `ready` handler and then calls `diceSoNiceReady`.
+    Hooks.once("ready", () => {
+      game.dice3d = new DiceSoNiceDouble();
+      Hooks.callAll("diceSoNiceReady", game.dice3d);
     });
   }
 
@@ -757,6 +1061,9 @@
     game.user = users.get(me);
     if (!game.user) throw new Error(`no user ${me}`);
     for (const a of init.actors) actors.set(a.id, new Actor(a));
+    for (const t of init.tokens ?? []) game.scenes.get(t.scene)?.tokens.set(t.id, new TokenDocument(t, game.scenes.get(t.scene)));
+    for (const m of init.macros ?? []) macros.set(m._id, new Macro(m));
+    macroScriptRole = init.macroScriptRole ?? 1;
     worldSettings = init.settings;
     for (const d of init.messages) { const m = messageFrom(d); messages.set(m.id, m); }
     ws.addEventListener("message", (ev) => onFrame(JSON.parse(ev.data)));
@@ -764,12 +1071,17 @@
 
     game.release = { generation: gen, build: gen >= 14 ? 369 : 351 };
     game.version = `${gen}.${game.release.build}`;
-    window.CONFIG = { statusEffects: statusList(gen, baseStatuses()), queries: {}, TextEditor: { enrichers: [] } };
+    window.CONFIG = {
+      statusEffects: statusList(gen, baseStatuses()), queries: {}, TextEditor: { enrichers: [] },
+      // The status the combat tracker shows as defeated (and the token HUD's "defeated" toggle sets).
+      specialStatusEffects: { DEFEATED: "dead", INVISIBLE: "invisible", BLIND: "blind" },
+    };
     const manifest = await (await fetch("/modules/verdict/module.json")).json();
     moduleManifests.set(manifest.id, manifest);
     modules.set(manifest.id, { id: manifest.id, active: true, title: manifest.title, manifest });
     translations = await (await fetch("/modules/verdict/lang/en.json")).json();
     installSystem(init.system);
+    if ((init.modules ?? []).includes("dice-so-nice")) installDiceSoNice();
     document.body.dataset.user = me;
     document.body.dataset.generation = String(gen);
     document.getElementById("user-name").textContent = `${game.user.name}${game.user.isGM ? " (GM)" : ""}`;
@@ -795,9 +1107,13 @@
       bar.append(b);
     }
     document.body.dataset.booted = "1";
+    // Game#initializeUI is not awaited: the chat log draws the messages it holds while the canvas is drawn,
+    // and (here always) before `ready` runs.
     for (const m of messages.contents) chatLog.post(m);
     combatApp.render();
+    drawHotbar();
     drawCanvas();
+    await chatQueue;
     game.ready = true;
     Hooks.callAll("ready");
     await chatQueue;
@@ -820,6 +1136,14 @@
       window.standin.viewScene(id);
     },
     popoutCombat: () => combatApp.renderPopout(),
+    popoutChat: () => chatLog.renderPopout(),
+    /** Collapse the sidebar: generation 14 then shows new messages in its notifications pane too. */
+    collapseSidebar: () => { chatNotifications = true; document.getElementById("sidebar").classList.add("collapsed"); },
     ActorSheet: ActorSheetV2,
+    SimpleActorSheet,
+    /** A setting menu's application, as the settings form's button opens it. */
+    openSettingsMenu: (key) => { const App = settingMenus.get(key)?.type; return App ? new App().render({ force: true }) : null; },
+    /** Let Dice So Nice's throws in flight land (while `window.__holdDice` holds them). */
+    landDice: () => game.dice3d?.land(),
   };
 })();

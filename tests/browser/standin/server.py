@@ -26,9 +26,73 @@ USERS = [
     {"id": "p1", "name": "Ayla", "role": 1, "character": "actorAyla"},
     {"id": "p2", "name": "Bram", "role": 1, "character": "actorBram"},
 ]
+# Simple Worldbuilding keeps a character's attributes under `system.attributes` (each a value and a label).
 ACTORS = [
-    {"id": "actorAyla", "name": "Ayla Thorn", "owner": "p1"},
-    {"id": "actorBram", "name": "Bram Ashdown", "owner": "p2"},
+    {
+        "id": "actorAyla",
+        "name": "Ayla Thorn",
+        "owner": "p1",
+        "system": {
+            "attributes": {
+                "rank": {"value": 2, "label": "Rank"},
+                "ability": {"value": 3, "label": "Ability"},
+                "athletics": {"value": 3, "label": "Athletics"},
+            },
+            "skills": {"athletics": {"value": 3, "label": "Athletics"}, "stealth": {"value": 1, "label": "Stealth"}},
+        },
+    },
+    {"id": "actorBram", "name": "Bram Ashdown", "owner": "p2", "system": {"attributes": {}, "skills": {}}},
+    # A base actor the GM owns, placed as several unlinked tokens (each token's actor is synthetic).
+    {"id": "actorGoblin", "name": "Goblin", "owner": None},
+]
+# The tokens of the first scene: the characters linked to their actors (TokenDocument#actorLink), three goblins
+# unlinked, each with its own ActorDelta over the one base actor.
+TOKENS = [
+    {
+        "id": "tokAyla",
+        "scene": "scene1",
+        "actorId": "actorAyla",
+        "actorLink": True,
+        "name": "Ayla Thorn",
+        "x": 360,
+        "y": 220,
+    },
+    {
+        "id": "tokBram",
+        "scene": "scene1",
+        "actorId": "actorBram",
+        "actorLink": True,
+        "name": "Bram Ashdown",
+        "x": 500,
+        "y": 220,
+    },
+    {
+        "id": "tokGob1",
+        "scene": "scene1",
+        "actorId": "actorGoblin",
+        "actorLink": False,
+        "name": "Goblin Ears",
+        "x": 360,
+        "y": 380,
+    },
+    {
+        "id": "tokGob2",
+        "scene": "scene1",
+        "actorId": "actorGoblin",
+        "actorLink": False,
+        "name": "Goblin Nose",
+        "x": 500,
+        "y": 380,
+    },
+    {
+        "id": "tokGob3",
+        "scene": "scene1",
+        "actorId": "actorGoblin",
+        "actorLink": False,
+        "name": "Goblin Teeth",
+        "x": 640,
+        "y": 380,
+    },
 ]
 ROLE = {u["id"]: u["role"] for u in USERS}
 
@@ -65,10 +129,25 @@ class World:
     queries: dict[str, tuple[str, str]] = field(default_factory=dict)  # query id -> (asking user, asked user)
     # Users whose connection has stalled: frames to them are held back (a network that stops delivering).
     stalled: set[str] = field(default_factory=set)
+    tokens: dict[str, dict] = field(default_factory=dict)
+    # Who created each chat message (the author may be another user): the server knows, clients do not.
+    creators: dict[str, str] = field(default_factory=dict)
+    macros: list[dict] = field(default_factory=list)
+    # Modules active in the world besides Verdict (e.g. "dice-so-nice": the stand-in's double of it).
+    modules: list[str] = field(default_factory=list)
+    # The least role that may create script macros (Foundry's MACRO_SCRIPT permission; PLAYER by default).
+    macro_script_role: int = 1
 
     def __post_init__(self) -> None:
         for a in ACTORS:
             self.actors[a["id"]] = {**a, "flags": {}, "statuses": []}
+        for t in TOKENS:
+            self.tokens[t["id"]] = {**t, "delta": {"flags": {}, "statuses": []}}
+
+    def settings_for(self, user: str) -> dict:
+        """World settings and this user's own user-scope settings (stored per world and user, as v13's `user`
+        scope): never another user's."""
+        return {k: v for k, v in self.settings.items() if ":" not in k or k.startswith(f"{user}:")}
 
     def active(self) -> list[str]:
         return [u for u, ws in self.clients.items() if not ws.closed]
@@ -115,7 +194,13 @@ class StandinServer:
         self.loop.call_soon_threadsafe(self.loop.stop)
 
     def world(
-        self, settings: dict, generation: int = 13, system: str = "standin", active_scene: str | None = "scene1"
+        self,
+        settings: dict,
+        generation: int = 13,
+        system: str = "standin",
+        active_scene: str | None = "scene1",
+        modules: list[str] | None = None,
+        macro_script_role: int = 1,
     ) -> World:
         w = World(
             id=secrets.token_hex(6),
@@ -123,6 +208,8 @@ class StandinServer:
             generation=generation,
             system=system,
             active_scene=active_scene,
+            modules=list(modules or []),
+            macro_script_role=macro_script_role,
         )
         self.worlds[w.id] = w
         return w
@@ -201,7 +288,11 @@ class StandinServer:
                 "active": world.active(),
                 "messages": world.messages,
                 "actors": list(world.actors.values()),
-                "settings": world.settings,
+                "tokens": list(world.tokens.values()),
+                "macros": world.macros,
+                "modules": world.modules,
+                "macroScriptRole": world.macro_script_role,
+                "settings": world.settings_for(user),
                 "generation": world.generation,
                 "system": world.system,
                 "activeScene": world.active_scene,
@@ -262,9 +353,17 @@ class StandinServer:
                     {"op": "queryResult", "qid": f.get("qid"), "result": f.get("result"), "error": f.get("error")},
                 )
         elif op == "create":
-            # ChatMessage creation: the server sets the id, the author (the creating user) and the time.
+            # ChatMessage creation: the server sets the id and the time; the author is the creating user, except
+            # that a GM may create a message for another author (BaseChatMessage's create permission).
             data = dict(f.get("data") or {})
-            data.update(_id=secrets.token_hex(8), author=user, timestamp=len(world.messages) + 1)
+            author = data.get("author") or user
+            if author != user and (not _is_gm(user) or author not in ROLE):
+                await self._send(
+                    world, user, {"op": "ack", "rid": rid, "error": "You may not create a ChatMessage for another user"}
+                )
+                return
+            data.update(_id=secrets.token_hex(8), author=author, timestamp=len(world.messages) + 1)
+            world.creators[data["_id"]] = user
             data.setdefault("whisper", [])
             data.setdefault("blind", False)
             data.setdefault("flags", {})
@@ -290,22 +389,26 @@ class StandinServer:
             await self._send(world, user, {"op": "ack", "rid": rid})
         elif op == "updateActor":
             actor = world.actors.get(f.get("id"))
+            token = world.tokens.get(f.get("token") or "")
             # An actor may be changed by its owner or a GM (Actor ownership levels).
             if actor is None or not (actor["owner"] == user or _is_gm(user)):
                 await self._send(
                     world, user, {"op": "ack", "rid": rid, "error": "You do not have permission to update this Actor"}
                 )
                 return
+            # A synthetic actor's changes go to its token's ActorDelta, never to the base actor.
+            target = token["delta"] if token is not None and not token["actorLink"] else actor
             if "flags" in f:
-                _merge(actor["flags"], f["flags"])
+                _merge(target["flags"], f["flags"])
             if "status" in f:
                 sid, on = f["status"]["id"], bool(f["status"]["active"])
-                actor["statuses"] = [s for s in actor["statuses"] if s != sid] + ([sid] if on else [])
+                target["statuses"] = [s for s in target["statuses"] if s != sid] + ([sid] if on else [])
             await self._broadcast(
                 world,
                 {
                     "op": "updatedActor",
                     "id": actor["id"],
+                    "token": token["id"] if target is not actor and token is not None else None,
                     "flags": f.get("flags"),
                     "status": f.get("status"),
                     "by": user,
@@ -313,10 +416,35 @@ class StandinServer:
             )
             await self._send(world, user, {"op": "ack", "rid": rid})
         elif op == "setting":
+            key = str(f.get("key"))
+            owner = key.split(":", 1)[0] if ":" in key else None
+            if owner is not None:
+                # A user-scope setting: written by that user only, stored per world and user, sent to that user only.
+                if owner != user:
+                    await self._send(world, user, {"op": "ack", "rid": rid, "error": "Another user's setting"})
+                    return
+                world.settings[key] = f.get("value")
+                await self._send(world, user, {"op": "setting", "key": key, "value": f.get("value")})
+                await self._send(world, user, {"op": "ack", "rid": rid})
+                return
             # World settings: only a GM may write them; every client receives the new value.
             if not _is_gm(user):
                 await self._send(world, user, {"op": "ack", "rid": rid, "error": "Only a GM may change world settings"})
                 return
-            world.settings[f["key"]] = f.get("value")
-            await self._broadcast(world, {"op": "setting", "key": f["key"], "value": f.get("value")})
+            world.settings[key] = f.get("value")
+            await self._broadcast(world, {"op": "setting", "key": key, "value": f.get("value")})
             await self._send(world, user, {"op": "ack", "rid": rid})
+        elif op == "createMacro":
+            # Macro creation: a script macro needs the MACRO_SCRIPT permission (a least role the world sets).
+            data = dict(f.get("data") or {})
+            if data.get("type") == "script" and ROLE.get(user, 0) < world.macro_script_role and not _is_gm(user):
+                await self._send(
+                    world,
+                    user,
+                    {"op": "ack", "rid": rid, "error": "You do not have permission to create script macros"},
+                )
+                return
+            data.update(_id=secrets.token_hex(8), author=user)
+            world.macros.append(data)
+            await self._broadcast(world, {"op": "createdMacro", "data": data})
+            await self._send(world, user, {"op": "ack", "rid": rid, "data": data})

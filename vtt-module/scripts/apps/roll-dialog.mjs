@@ -11,7 +11,10 @@ import { ROLL_MODES } from "../lib/protocol.mjs";
 import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive } from "../lib/systems.mjs";
 import { setting } from "../settings.mjs";
 import { t } from "../render.mjs";
-import { actorById } from "../documents.mjs";
+import { actorById, actorName } from "../documents.mjs";
+import { fieldsFromActor } from "../character.mjs";
+import { skillsOf } from "../sheet-section.mjs";
+import { make } from "../lib/dom.mjs";
 import { rollScene } from "../scenes.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
@@ -20,6 +23,7 @@ const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
  * @typedef {object} RollDialogConfig
  * @property {string} [system]                 the rule set (default: the world's)
  * @property {string|null} [actor]             actor id
+ * @property {string|null} [skill]             one of the world's named skills (the mapping's `@skill`)
  * @property {Record<string, any>} [values]    prefilled field values
  * @property {string[]} [locked]               fields the GM's request fixed
  * @property {string} [mode]                   roll mode
@@ -55,8 +59,11 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     this.system = config.system && SYSTEMS.includes(/** @type {any} */ (config.system)) ? config.system : setting("system") || "facets";
     const actor = actorById(config.actor);
     const remembered = /** @type {Record<string, any>} */ (actor?.getFlag(MODULE_ID, "defaults")?.[this.system] ?? {});
+    // The character's own numbers where the world maps a field (a mapping that does not resolve for this
+    // actor leaves the remembered value); values the caller gives (a request, a skill) win.
+    const mapped = fieldsFromActor(this.system, actor, undefined, config.skill ?? null);
     /** @type {Record<string, any>} */
-    this.values = { ...defaults(this.system), ...remembered, ...(config.values ?? {}) };
+    this.values = { ...defaults(this.system), ...remembered, ...mapped.values, ...(config.values ?? {}) };
     this.mode = config.mode ?? "public";
     this.label = config.label ?? null;
     /** @type {number[]} faces rolled at the table (physical dice), read by the sidecar instead of rolling */
@@ -71,7 +78,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   get title() {
     const actor = actorById(this.config.actor);
     const base = `${t("VERDICT.Dialog.title")}: ${t(`VERDICT.System.${this.system}`)}`;
-    return actor ? `${base} (${actor.name})` : base;
+    return actor ? `${base} (${actorName(actor)})` : base;
   }
 
   /** @param {any} options */
@@ -158,6 +165,8 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     /** @type {any} */ (this.options.window).title = title;
     const heading = form.querySelector(".window-header .window-title, .window-title");
     if (heading && heading.textContent !== title) heading.textContent = title;
+    this._dragToHotbar(form);
+    this._skillSelect(form);
     if (!form.dataset.verdictBound) {
       form.dataset.verdictBound = "1";
       form.addEventListener("change", () => this.#onChange());
@@ -223,7 +232,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     const system = this.#read();
     if (system !== this.system) {
       this.system = system;
-      this.values = { ...defaults(system) };
+      this.values = { ...defaults(system), ...fieldsFromActor(system, actorById(this.config.actor), undefined, this.config.skill ?? null).values };
       this.render({ parts: ["fields"] });
     } else {
       if (before !== this.#layout()) this.render({ parts: ["fields"] });
@@ -303,6 +312,63 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       ui.notifications?.error(`${t("VERDICT.Error.roll")}: ${/** @type {Error} */ (err).message}`);
       this.render({ parts: ["odds"] });
     }
+  }
+
+  /**
+   * The world's named skills of this dialog's actor, as a select over the fields: choosing one fills the fields
+   * the world maps from the character for that skill (`@skill`); values typed by hand stay otherwise.
+   * @param {HTMLElement} form
+   */
+  _skillSelect(form) {
+    const part = /** @type {HTMLElement|null} */ (form.querySelector('[data-application-part="fields"]'));
+    const actor = actorById(this.config.actor);
+    const skills = actor ? skillsOf(actor) : [];
+    if (!part || !skills.length || part.querySelector("select[name=verdict-skill]")) return;
+    const group = make(part, "div");
+    group.className = "form-group verdict-skill";
+    const label = make(group, "label");
+    label.htmlFor = `${this.id}-skill`;
+    label.textContent = t("VERDICT.Dialog.skill");
+    const select = make(group, "select");
+    select.id = `${this.id}-skill`;
+    select.name = "verdict-skill";
+    const none = make(select, "option");
+    none.value = "";
+    none.textContent = "—";
+    select.append(none);
+    for (const s of skills) {
+      const option = make(select, "option");
+      option.value = s.key;
+      option.textContent = s.value === null ? s.label : `${s.label} (${s.value})`;
+      option.selected = s.key === this.config.skill;
+      select.append(option);
+    }
+    group.append(label, select);
+    part.prepend(group);
+    select.addEventListener("change", (ev) => {
+      ev.stopPropagation();
+      this.#read();
+      this.config.skill = select.value || null;
+      Object.assign(this.values, fieldsFromActor(this.system, actorById(this.config.actor), undefined, this.config.skill).values);
+      if (this.config.skill && !this.label) this.label = skills.find((s) => s.key === this.config.skill)?.label ?? null;
+      this.render({ parts: ["fields"] }).then(() => this.element?.dispatchEvent(new Event("change", { bubbles: true })));
+    });
+  }
+
+  /**
+   * The hotbar button can also be dragged onto a hotbar slot: the drop carries the prepared check.
+   * @param {HTMLElement} form
+   */
+  _dragToHotbar(form) {
+    const button = /** @type {HTMLElement|null} */ (form.querySelector("[data-action=hotbar]"));
+    if (!button || button.dataset.verdictDrag) return;
+    button.dataset.verdictDrag = "1";
+    button.draggable = true;
+    button.addEventListener("dragstart", (ev) => {
+      this.#read();
+      const data = { type: "Verdict", actor: this.config.actor ?? null, system: this.system, values: this.values };
+      ev.dataTransfer?.setData("text/plain", JSON.stringify(data));
+    });
   }
 
   /** @this {RollDialog} */

@@ -3,12 +3,24 @@ import { VerdictApi } from "../api.mjs";
 import { VerdictClient } from "../client.mjs";
 import { registerSettings } from "../settings.mjs";
 import { registerStatusEffects } from "../tokens.mjs";
+import { ChatCards, watchCopies } from "../chat.mjs";
+import { redrawSections } from "../sheet-section.mjs";
 
-/** `init`: settings, status effects, templates, and the API (so macros can find it from the start). */
+/**
+ * `init`: settings, status effects, templates, the API (so macros can find it from the start), and what chat
+ * cards need: Foundry draws the messages it holds before `ready`, and each card drawn then is drawn again
+ * when the client connects.
+ */
 export default function init() {
   registerSettings();
   registerStatusEffects();
   foundry.applications.handlebars.loadTemplates([`${TEMPLATES}/chat-card.hbs`, `${TEMPLATES}/request-card.hbs`, `${TEMPLATES}/odds.hbs`]);
   const module = game.modules?.get(MODULE_ID);
-  if (module) module.api = new VerdictApi(new VerdictClient(), null);
+  if (!module) return;
+  const client = new VerdictClient();
+  module.api = new VerdictApi(client, new ChatCards(client));
+  watchCopies(client);
+  // Sheets' Verdict sections follow the table's state as this viewer sees it.
+  client.on("snapshot", redrawSections);
+  client.on("status", redrawSections);
 }

@@ -1,6 +1,6 @@
 import { MODULE_ID } from "../constants.mjs";
-import { ChatCards, watchCopies } from "../chat.mjs";
 import { isRelay } from "../client.mjs";
+import { migrateGmKey } from "../settings.mjs";
 import { showStatus } from "../status.mjs";
 import { registerStatusEffects, syncActor, syncAll } from "../tokens.mjs";
 import { actorById } from "../documents.mjs";
@@ -8,13 +8,11 @@ import { syncGathers } from "../requests.mjs";
 import { followActiveScene } from "../scenes.mjs";
 
 /** `ready`: connect, write cards (the relay), keep tokens in line with the table, show the status. */
-export default function ready() {
+export default async function ready() {
   const api = game.modules?.get(MODULE_ID)?.api;
   if (!api) return;
   registerStatusEffects();
   const client = api.client;
-  api.cards = new ChatCards(client);
-  watchCopies(client);
   client.on("status", showStatus);
   client.on("snapshot", (/** @type {Record<string, any>} */ snap) => {
     syncAll(snap);
@@ -30,6 +28,11 @@ export default function ready() {
   client.on("socket", (/** @type {Record<string, any>} */ data, /** @type {string} */ sender) => onSocket(data, sender));
   followActiveScene(client);
   showStatus(client.status);
+  try {
+    await migrateGmKey();
+  } catch (err) {
+    console.warn(`${MODULE_ID} | the GM key of an older version could not be moved`, err);
+  }
   client.start();
 }
 

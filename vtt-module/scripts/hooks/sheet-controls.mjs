@@ -1,11 +1,24 @@
 import { MODULE_ID } from "../constants.mjs";
+import { actorKey } from "../documents.mjs";
 
 /**
- * Open the roll dialog for a sheet's actor.
+ * Open the roll dialog for a sheet's actor (a token's sheet: that token's synthetic actor).
  * @param {Actor.Implementation|null|undefined} actor
  */
 function openFor(actor) {
-  game.modules?.get(MODULE_ID)?.api?.roll({ actor: actor?.id ?? null });
+  game.modules?.get(MODULE_ID)?.api?.roll({ actor: actorKey(actor) });
+}
+
+/**
+ * `getActorSheetHeaderButtons` (ApplicationV1 sheets, e.g. Simple Worldbuilding's `SimpleActorSheet`, still
+ * registered in v13 and v14): a "Verdict roll" button in the header, for owners.
+ * @param {any} app  the V1 sheet
+ * @param {Array<{label: string, class: string, icon: string, onclick: (ev: Event) => void}>} buttons
+ */
+export function getActorSheetHeaderButtons(app, buttons) {
+  const actor = app?.actor ?? app?.document ?? app?.object ?? null;
+  if (!actor?.isOwner || !Array.isArray(buttons) || buttons.some((b) => b.class === "verdict-roll")) return;
+  buttons.unshift({ label: "VERDICT.Sheet.roll", class: "verdict-roll", icon: "fa-solid fa-dice-d20", onclick: () => openFor(actor) });
 }
 
 /**

@@ -1,8 +1,10 @@
 import { MODULE_ID } from "../constants.mjs";
 import { elementOf, make } from "../lib/dom.mjs";
+import { actorKey } from "../documents.mjs";
 
 /**
- * `renderTokenHUD`: a "Verdict roll" button in the token HUD's left column, for the token's actor.
+ * `renderTokenHUD`: a "Verdict roll" button in the token HUD's left column, for the token's actor (an unlinked
+ * token's synthetic actor: the roll, its markers and its state are that token's).
  * @param {foundry.applications.hud.TokenHUD} hud
  * @param {HTMLElement} html
  */
@@ -19,6 +21,6 @@ export default function renderTokenHUD(hud, html) {
   button.dataset.tooltip = label;
   button.setAttribute("aria-label", label);
   button.innerHTML = '<i class="fa-solid fa-dice-d20" aria-hidden="true"></i>';
-  button.addEventListener("click", () => game.modules?.get(MODULE_ID)?.api?.roll({ actor: actor.id }));
+  button.addEventListener("click", () => game.modules?.get(MODULE_ID)?.api?.roll({ actor: actorKey(actor) }));
   column.append(button);
 }
