@@ -7,7 +7,7 @@ import { RollDialog } from "./apps/roll-dialog.mjs";
 import { RequestDialog } from "./apps/request-dialog.mjs";
 import { Tracker } from "./apps/tracker.mjs";
 import { isRelay } from "./client.mjs";
-import { buildCheck, defaults } from "./lib/systems.mjs";
+import { SYSTEMS, buildCheck, defaults } from "./lib/systems.mjs";
 import { t } from "./render.mjs";
 import { postRequest, requestRolled } from "./requests.mjs";
 import { setting } from "./settings.mjs";
@@ -145,7 +145,7 @@ export class VerdictApi {
  */
 export function hotbarDrop(_bar, data, slot) {
   if (data?.type !== "Verdict") return true;
-  const system = typeof data.system === "string" ? data.system : setting("system") || "facets";
+  const system = typeof data.system === "string" ? data.system : setting("system") || SYSTEMS[0];
   const skill = typeof data.skill === "string" ? data.skill : null;
   const api = game.modules?.get(MODULE_ID)?.api;
   api?.createMacro({ actor: typeof data.actor === "string" ? data.actor : null, system, values: data.values ?? {}, slot, skill });

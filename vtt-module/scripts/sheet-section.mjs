@@ -94,7 +94,7 @@ function drawSection(section, actor) {
   row("wounds", t("VERDICT.Sheet.wounds"), String(state.wounds ?? 0));
   row("scratches", t("VERDICT.Sheet.scratches"), String(state.scratches ?? 0));
   const facets = /** @type {Array<{facet: string}>} */ (state.facets ?? []);
-  if (facets.length) row("facets", t("VERDICT.Sheet.facets"), facets.map((f) => f.facet).join(", "));
+  if (facets.length) row("facet", t("VERDICT.Sheet.facets"), facets.map((f) => f.facet).join(", "));
   if (state.wyrd) row("wyrd", t("VERDICT.Sheet.wyrd"), String(state.wyrd));
   if (state.game_changers) row("game_changers", t("VERDICT.Sheet.gameChangers"), String(state.game_changers));
   if (state.taken_down) row("taken_down", t("VERDICT.Sheet.takenDown"), t("VERDICT.Yes"));
