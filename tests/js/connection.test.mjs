@@ -161,3 +161,9 @@ test("stop closes for good and rejects what is pending", async () => {
   timers.advance(60000);
   assert.equal(sockets.length, 1, "no reconnect after stop");
 });
+
+test("a socket's URL names its table, what a proxy routes by", async () => {
+  const { tableUrl } = await import("../../vtt-module/scripts/lib/connection.mjs");
+  assert.equal(tableUrl("ws://localhost:8765/ws", "t-1"), "ws://localhost:8765/ws?table=t-1");
+  assert.equal(tableUrl("wss://v.example.org/ws?x=1", "a b"), "wss://v.example.org/ws?table=a+b");
+});

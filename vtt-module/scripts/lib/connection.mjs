@@ -25,6 +25,20 @@ import { SUBPROTOCOL, decodeServer, encodeClient, maxSeq, newId } from "./protoc
  * @property {number} [requestTimeout] ms before a request with no reply is rejected
  */
 
+/**
+ * The socket's URL for a table: `?table=ID` is what the proxy in front of several sidecars routes by (a table's
+ * sockets on one sidecar); the sidecar refuses a hello for another table.
+ * @param {string} url
+ * @param {string} table
+ * @returns {string}
+ */
+export function tableUrl(url, table) {
+  const u = new URL(url);
+  u.search = "";
+  u.searchParams.set("table", table);
+  return u.toString();
+}
+
 /** Error codes before `welcome` that retrying soon cannot fix: wait the longest backoff. */
 export const FATAL_CODES = new Set(["bad_key", "unknown_table", "forbidden", "bad_origin", "unsupported_protocol", "unauthorized"]);
 
@@ -139,7 +153,7 @@ export class Connection extends Emitter {
     this._setState(this.attempt === 0 && this.lastSeq === null ? "connecting" : "reconnecting", this.reason);
     let ws;
     try {
-      ws = new WS(this.options.url, SUBPROTOCOL);
+      ws = new WS(tableUrl(this.options.url, this.options.table), SUBPROTOCOL);
     } catch (err) {
       this.ws = null;
       this._scheduleReconnect(`cannot open ${this.options.url}: ${/** @type {Error} */ (err).message}`);
