@@ -20,7 +20,6 @@ import msgspec
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
-from protocol.v1.challenge import ChallengeCheck
 from protocol.v1.errors import ErrorCode, VerdictError
 from sidecar.engine import CheckError, Dice, gather, registry
 from sidecar.engine.ruleset import Prepared, RollContext, Shown, new_id
@@ -814,7 +813,7 @@ def _refuse_private_part(msg: m.Roll) -> None:
         what = "a part of a gathered check"
     elif msg.extended is not None:
         what = "an attempt of an extended check"
-    elif isinstance(msg.check, ChallengeCheck) and msg.check.complication is not None:
+    elif getattr(msg.check, "complication", None) is not None:  # a check that names one addresses it
         what = "a roll that addresses a complication"
     if what is not None:
         raise ActionError(
