@@ -22,9 +22,10 @@ import structlog
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1.errors import ErrorCode
+from sidecar import config
 from sidecar.state import hearing
 from sidecar.state.hearing import verified
-from sidecar.state.ledger import Action, Ledger, LedgerUnavailable, Row, StoredRequest
+from sidecar.state.ledger import Action, Answered, Ledger, LedgerUnavailable, RequestWindow, Row, StoredRequest
 from sidecar.state.table import ActionError, Pending, Table
 from sidecar.state.visibility import Viewer
 
@@ -130,8 +131,9 @@ class TableHub:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     replies: OrderedDict[str, tuple[str, bytes]] = field(default_factory=OrderedDict)
     reply_bytes: int = 0
-    known: set[str] = field(default_factory=set)
-    """Every request id this table has answered: a new id needs no look-up in the ledger."""
+    known: Answered = field(default_factory=lambda: Answered(RequestWindow()))
+    """The request ids this table answered inside its request window: any other id is a new request, and
+    needs no look-up in the ledger."""
     inflight: dict[str, Job] = field(default_factory=dict)
     """Requests being handled, by key: the same id again waits for the first."""
     queue: list[Job] = field(default_factory=list)
@@ -148,6 +150,8 @@ class Hub:
         self.metrics = metrics or Metrics()
         self.tables: dict[str, TableHub] = {}
         self._reading: dict[str, asyncio.Future[TableHub | None]] = {}
+        self.housekeeping_every = config.HOUSEKEEPING_EVERY
+        self._housekeeper: asyncio.Task[None] | None = None
         self.bus: Any = None
         """The bus (:mod:`.bus`): it applies and tells what others appended to a table in the ledger."""
 
@@ -163,6 +167,8 @@ class Hub:
         hub = self.tables.get(table_id)
         if hub is not None:
             return hub
+        if self._housekeeper is None:
+            self._housekeeper = asyncio.get_running_loop().create_task(self._housekeep())
         reading = self._reading.get(table_id)
         if reading is None:
             reading = self._reading[table_id] = asyncio.ensure_future(self._read(table_id))
@@ -175,7 +181,30 @@ class Hub:
             return None
         table = Table(table_id, self.ledger)
         await table.read()
-        return TableHub(table, known=set(await self.ledger.find_request_ids(table_id)))
+        return TableHub(table, known=Answered(self.ledger.window, await self.ledger.find_window(table_id)))
+
+    # --- housekeeping (off the request path) ----------------------------------------
+
+    async def _housekeep(self) -> None:
+        while True:
+            await asyncio.sleep(self.housekeeping_every)
+            try:
+                await self.housekeeping()
+            except Exception:  # the next round tries again; serving goes on meanwhile
+                log.exception("housekeeping_failed")
+
+    async def housekeeping(self) -> None:
+        """One round: the request ids that left the window forgotten, in memory and in the ledger."""
+        for hub in list(self.tables.values()):
+            hub.known.prune()
+        for _ in range(100):  # bounded batches, each its own statement: reads go on between them
+            if not await self.ledger.prune_requests():
+                break
+
+    def close(self) -> None:
+        """Stop the housekeeping (the server is stopping)."""
+        if self._housekeeper is not None:
+            self._housekeeper.cancel()
 
     # --- joining ------------------------------------------------------------------
 
@@ -201,8 +230,9 @@ class Hub:
         rid = conn.request_key(msg.id)
         while (same := hub.inflight.get(rid)) is not None:  # the same id is being handled: wait, then answer from it
             await asyncio.shield(same.waited())
-        stored = hub.replies.get(rid)
-        if stored is None and rid in hub.known:
+        held = rid in hub.known  # inside the request window: answered from its first reply
+        stored = hub.replies.get(rid) if held else None
+        if stored is None and held:
             row = await self.ledger.find_request(hub.table.id, rid)
             stored = (row.role, row.reply) if row else None
         if stored is not None:
@@ -314,6 +344,8 @@ class Hub:
                 await self.refresh(hub)
                 if await self.ledger.read_events(table.id, table.head):
                     await table.read()
+                # an append that landed after all: its ids are answered from their first reply
+                hub.known = Answered(self.ledger.window, await self.ledger.find_window(table.id))
                 hub.broken = False
             except LedgerUnavailable as exc:
                 log.warning("table_reload_failed", table=hub.table.id, error=str(exc))
