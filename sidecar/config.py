@@ -79,3 +79,5 @@ REQUEST_WINDOW_AGE = 24 * 3600.0
 HOUSEKEEPING_EVERY = 30.0
 """Seconds between two rounds of the hub's housekeeping (request rows out of the window pruned, snapshots
 written, idle tables let go), off the request path."""
+SNAPSHOT_EVERY = 1000
+"""Events between two snapshots of a table's state (a load reads the newest and the events after it)."""

@@ -26,7 +26,7 @@ from sidecar import config
 from sidecar.state import hearing
 from sidecar.state.hearing import verified
 from sidecar.state.ledger import Action, Answered, Ledger, LedgerUnavailable, RequestWindow, Row, StoredRequest
-from sidecar.state.table import ActionError, Pending, Table
+from sidecar.state.table import SNAPSHOT_VERSION, ActionError, Pending, Table
 from sidecar.state.visibility import Viewer
 
 from .metrics import Metrics
@@ -142,6 +142,8 @@ class TableHub:
     """Who takes the table's turns: a task, :data:`INLINE` (a requester, for one turn) or nobody (idle)."""
     broken: bool = False
     """An append failed and reading the table back from the ledger did too: read it before the next action."""
+    snapshotting: asyncio.Task[None] | None = None
+    """The task writing a snapshot of the table, while it does."""
 
 
 class Hub:
@@ -151,6 +153,9 @@ class Hub:
         self.tables: dict[str, TableHub] = {}
         self._reading: dict[str, asyncio.Future[TableHub | None]] = {}
         self.housekeeping_every = config.HOUSEKEEPING_EVERY
+        self.snapshot_every = config.SNAPSHOT_EVERY
+        self.snapshots = 0
+        """Snapshots written (counted for tests and metrics)."""
         self._housekeeper: asyncio.Task[None] | None = None
         self.bus: Any = None
         """The bus (:mod:`.bus`): it applies and tells what others appended to a table in the ledger."""
@@ -194,17 +199,46 @@ class Hub:
                 log.exception("housekeeping_failed")
 
     async def housekeeping(self) -> None:
-        """One round: the request ids that left the window forgotten, in memory and in the ledger."""
+        """One round: the request ids that left the window forgotten, in memory and in the ledger; a snapshot
+        of each table that went on for :attr:`snapshot_every` events since its last."""
         for hub in list(self.tables.values()):
             hub.known.prune()
+            self.snapshot_soon(hub)
+            if hub.snapshotting is not None:
+                await asyncio.shield(hub.snapshotting)
         for _ in range(100):  # bounded batches, each its own statement: reads go on between them
             if not await self.ledger.prune_requests():
                 break
+
+    def snapshot_soon(self, hub: TableHub) -> None:
+        """Write a snapshot of the table in a task of its own if it is due (off the request path)."""
+        table = hub.table
+        if hub.snapshotting is None and table.durable - table.snapshot_seq >= self.snapshot_every:
+            hub.snapshotting = asyncio.get_running_loop().create_task(self._snapshot(hub))
+
+    async def _snapshot(self, hub: TableHub) -> None:
+        table = hub.table
+        try:
+            async with hub.lock:  # the state at a head the ledger holds, nothing of a batch under way
+                if hub.broken or table.head != table.durable or table.head <= table.snapshot_seq:
+                    return
+                seq, data = table.head, table.saved()
+            await self.ledger.store_snapshot(table.id, seq, SNAPSHOT_VERSION, data)
+            table.snapshot_seq = max(table.snapshot_seq, seq)
+            self.snapshots += 1
+            log.info("snapshot_written", table=table.id, seq=seq, bytes=len(data))
+        except Exception as exc:  # derived data: the next one is tried later, the events are the truth
+            log.warning("snapshot_failed", table=table.id, error=str(exc) or repr(exc))
+        finally:
+            hub.snapshotting = None
 
     def close(self) -> None:
         """Stop the housekeeping (the server is stopping)."""
         if self._housekeeper is not None:
             self._housekeeper.cancel()
+        for hub in self.tables.values():
+            if hub.snapshotting is not None:
+                hub.snapshotting.cancel()
 
     # --- joining ------------------------------------------------------------------
 
@@ -289,6 +323,7 @@ class Hub:
             finally:
                 for job in jobs:  # the requester hears its outcome once everything of the turn is sent
                     job.settle(hub)
+        self.snapshot_soon(hub)
 
     async def _batch(self, hub: TableHub, jobs: list[Job]) -> None:
         """Handle a turn's requests at a table as one batch, through the ledger's :meth:`~Ledger.write`.

@@ -85,6 +85,13 @@ CREATE TABLE IF NOT EXISTS requests (
     seq INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, request_id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+    table_id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    data BLOB NOT NULL,
+    created REAL NOT NULL
+) WITHOUT ROWID;
 """
 INDEXES = """
 CREATE INDEX IF NOT EXISTS requests_by_requester ON requests (table_id, requester, seq);
@@ -381,6 +388,15 @@ class Ledger(Protocol):
         bounded by :data:`BOUND` nor refused by the guard, and never called on a request's path."""
         ...
 
+    async def find_snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
+        """The table's newest snapshot: its head, its version and its data (derived from the events)."""
+        ...
+
+    async def store_snapshot(self, table_id: str, seq: int, version: str, data: bytes) -> None:
+        """Keep this snapshot of the table, unless a newer one of the same version is kept. Housekeeping, as
+        :meth:`prune_requests`."""
+        ...
+
     async def write(self, table_id: str, head: int, writer: Writer) -> None:
         """A turn at the table: the writer's actions appended after ``head``, all durable when this returns,
         or none stored (:class:`LedgerUnavailable`). A shared ledger hands the writer what others appended
@@ -407,6 +423,11 @@ class Ledger(Protocol):
     def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]: ...
     def request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
     def request_ids(self, table_id: str) -> list[str]: ...
+    def snapshot(self, table_id: str) -> tuple[int, str, bytes] | None: ...
+    def delete_snapshots(self, table_id: str | None = None) -> int:
+        """Delete the table's snapshot (every table's: None); how many. The next load folds the events."""
+        ...
+
     def append_sync(
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None: ...
@@ -529,6 +550,12 @@ class SqliteLedger:
 
     async def prune_requests(self) -> int:
         return await self._on_reader(self.prune_requests_sync)
+
+    async def find_snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
+        return await self._off_loop("reading a snapshot", self.snapshot, table_id)
+
+    async def store_snapshot(self, table_id: str, seq: int, version: str, data: bytes) -> None:
+        await self._on_reader(self.store_snapshot_sync, table_id, seq, version, data)
 
     async def read_rows(self, table_id: str, since: int) -> list[Row]:
         return []  # nobody else appends to a file of this host's
@@ -676,6 +703,23 @@ class SqliteLedger:
                 cur2 = self._read.execute(_PRUNE_COUNT, (self.window.count, left))
                 return batch - left + max(cur2.rowcount, 0)
             return batch
+
+    def snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
+        with self._lock:
+            row = self._read.execute(
+                "SELECT seq, version, data FROM snapshots WHERE table_id=?", (table_id,)
+            ).fetchone()
+        return (row[0], row[1], bytes(row[2])) if row else None
+
+    def store_snapshot_sync(self, table_id: str, seq: int, version: str, data: bytes) -> None:
+        with self._lock:
+            self._read.execute(_STORE_SNAPSHOT, (table_id, seq, version, data, time.time()))
+
+    def delete_snapshots(self, table_id: str | None = None) -> int:
+        with self._lock:
+            if table_id is None:
+                return self._read.execute("DELETE FROM snapshots").rowcount
+            return self._read.execute("DELETE FROM snapshots WHERE table_id=?", (table_id,)).rowcount
 
     def request(self, table_id: str, request_id: str) -> StoredRequest | None:
         with self._lock:
@@ -860,6 +904,12 @@ SELECT request_id, created FROM (
            row_number() OVER (PARTITION BY requester ORDER BY seq DESC, created DESC) AS k
     FROM requests WHERE table_id=? AND created>?
 ) WHERE k<=? ORDER BY seq, created
+"""
+_STORE_SNAPSHOT = """
+INSERT INTO snapshots (table_id, seq, version, data, created) VALUES (?,?,?,?,?)
+ON CONFLICT (table_id) DO UPDATE SET seq=excluded.seq, version=excluded.version, data=excluded.data,
+    created=excluded.created
+WHERE excluded.seq > snapshots.seq OR excluded.version <> snapshots.version
 """
 _PRUNE = """
 DELETE FROM requests WHERE (table_id, request_id) IN (

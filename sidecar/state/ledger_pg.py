@@ -286,6 +286,19 @@ BEGIN
 END $$;
 """,
     ),
+    # A snapshot of each table's state (derived data: deleted at will, rebuilt from the events).
+    (
+        5,
+        """
+CREATE TABLE snapshots (
+    table_id TEXT PRIMARY KEY REFERENCES tables (id),
+    seq BIGINT NOT NULL,
+    version TEXT NOT NULL,
+    data BYTEA NOT NULL,
+    created DOUBLE PRECISION NOT NULL
+);
+""",
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x76657264  # advisory lock key: one sidecar migrates at a time
@@ -475,6 +488,13 @@ class PostgresLedger:
             return len(old)
         beyond = await within(self._aq(_PRUNE_COUNT, (self.window.count, batch - len(old))), 10 * BOUND)
         return len(old) + len(beyond)
+
+    async def find_snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
+        rows = await self.guard.run(self._aq(_SNAPSHOT, (table_id,)), "reading a snapshot")
+        return (rows[0][0], rows[0][1], bytes(rows[0][2])) if rows else None
+
+    async def store_snapshot(self, table_id: str, seq: int, version: str, data: bytes) -> None:
+        await within(self._aq(_STORE_SNAPSHOT, (table_id, seq, version, data)), 10 * BOUND)
 
     async def notes(self, listening: Callable[[], Awaitable[None]]) -> AsyncGenerator[Note, None]:
         """Every table another sidecar (or this one) appended to, from ``NOTIFY``, on a connection of its own."""
@@ -671,6 +691,15 @@ class PostgresLedger:
     def request_ids(self, table_id: str) -> list[str]:
         return [r for (r,) in self._q("SELECT request_id FROM requests WHERE table_id=%s", (table_id,))]
 
+    def snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
+        rows = self._q(_SNAPSHOT, (table_id,))
+        return (rows[0][0], rows[0][1], bytes(rows[0][2])) if rows else None
+
+    def delete_snapshots(self, table_id: str | None = None) -> int:
+        if table_id is None:
+            return len(self._q("DELETE FROM snapshots RETURNING 1"))
+        return len(self._q("DELETE FROM snapshots WHERE table_id=%s RETURNING 1", (table_id,)))
+
     def request(self, table_id: str, request_id: str) -> StoredRequest | None:
         rows = self._q(_REQUEST, (table_id, request_id))
         return _stored(rows[0]) if rows else None
@@ -728,6 +757,14 @@ DELETE FROM requests WHERE (table_id, request_id) IN (
         FROM requests
     ) AS w WHERE k > %s LIMIT %s
 ) RETURNING 1
+"""
+_SNAPSHOT = "SELECT seq, version, data FROM snapshots WHERE table_id=%s"
+_STORE_SNAPSHOT = """
+INSERT INTO snapshots (table_id, seq, version, data, created)
+VALUES (%s, %s, %s, %s, extract(epoch FROM clock_timestamp()))
+ON CONFLICT (table_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, data = excluded.data,
+    created = excluded.created
+WHERE excluded.seq > snapshots.seq OR excluded.version <> snapshots.version
 """
 _GIVE_SECRET = "UPDATE tables SET user_secret=%s WHERE id=%s AND user_secret IS NULL"
 _APPEND_MANY = "SELECT verdict_append_many(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
