@@ -81,3 +81,6 @@ HOUSEKEEPING_EVERY = 30.0
 written, idle tables let go), off the request path."""
 SNAPSHOT_EVERY = 1000
 """Events between two snapshots of a table's state (a load reads the newest and the events after it)."""
+IDLE_UNLOAD_AFTER = 600.0
+"""Seconds a table held in memory may go without connections before it is let go (snapshotted first); the
+next join loads it again from its snapshot."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -144,6 +146,10 @@ class TableHub:
     """An append failed and reading the table back from the ledger did too: read it before the next action."""
     snapshotting: asyncio.Task[None] | None = None
     """The task writing a snapshot of the table, while it does."""
+    idle_since: float | None = None
+    """When the housekeeping first found the table without connections (None: it has some)."""
+    gone: bool = False
+    """Let go of (idle): no longer among the hub's tables; a join that still holds it takes it back."""
 
 
 class Hub:
@@ -156,6 +162,11 @@ class Hub:
         self.snapshot_every = config.SNAPSHOT_EVERY
         self.snapshots = 0
         """Snapshots written (counted for tests and metrics)."""
+        self.idle_after = config.IDLE_UNLOAD_AFTER
+        self.unloaded = 0
+        """Tables let go of for being idle (counted for tests and metrics)."""
+        self._gone: weakref.WeakValueDictionary[str, TableHub] = weakref.WeakValueDictionary()
+        """Tables let go of that something still holds (a join under way): taken back, never read twice."""
         self._housekeeper: asyncio.Task[None] | None = None
         self.bus: Any = None
         """The bus (:mod:`.bus`): it applies and tells what others appended to a table in the ledger."""
@@ -172,6 +183,10 @@ class Hub:
         hub = self.tables.get(table_id)
         if hub is not None:
             return hub
+        hub = self._gone.get(table_id)
+        if hub is not None:  # let go of, and still held by a join under way: the same one, taken back
+            hub.gone = False
+            return self.tables.setdefault(table_id, hub)
         if self._housekeeper is None:
             self._housekeeper = asyncio.get_running_loop().create_task(self._housekeep())
         reading = self._reading.get(table_id)
@@ -199,16 +214,42 @@ class Hub:
                 log.exception("housekeeping_failed")
 
     async def housekeeping(self) -> None:
-        """One round: the request ids that left the window forgotten, in memory and in the ledger; a snapshot
-        of each table that went on for :attr:`snapshot_every` events since its last."""
+        """One round: a snapshot of each table that went on for :attr:`snapshot_every` events since its last,
+        the tables idle for :attr:`idle_after` let go of, and the request ids that left the window forgotten,
+        in memory and in the ledger."""
+        now = time.monotonic()
         for hub in list(self.tables.values()):
             hub.known.prune()
             self.snapshot_soon(hub)
             if hub.snapshotting is not None:
                 await asyncio.shield(hub.snapshotting)
+            if hub.connections:
+                hub.idle_since = None
+            elif hub.idle_since is None:
+                hub.idle_since = now
+            elif now - hub.idle_since >= self.idle_after:
+                await self.unload(hub)
         for _ in range(100):  # bounded batches, each its own statement: reads go on between them
             if not await self.ledger.prune_requests():
                 break
+
+    async def unload(self, hub: TableHub) -> bool:
+        """Let go of a table nobody is connected to, its state snapshotted first (the next join loads it from
+        there); False if it is in use after all."""
+        table = hub.table
+        if table.durable > table.snapshot_seq and not hub.broken:
+            await self._snapshot(hub, due=False)
+        async with hub.lock:
+            if hub.connections or hub.queue or hub.drainer is not None or hub.inflight or hub.broken:
+                hub.idle_since = None
+                return False
+            if self.tables.get(table.id) is hub:
+                del self.tables[table.id]
+            hub.gone = True
+            self._gone[table.id] = hub
+        self.unloaded += 1
+        log.info("table_unloaded", table=table.id, head=table.head)
+        return True
 
     def snapshot_soon(self, hub: TableHub) -> None:
         """Write a snapshot of the table in a task of its own if it is due (off the request path)."""
@@ -216,7 +257,7 @@ class Hub:
         if hub.snapshotting is None and table.durable - table.snapshot_seq >= self.snapshot_every:
             hub.snapshotting = asyncio.get_running_loop().create_task(self._snapshot(hub))
 
-    async def _snapshot(self, hub: TableHub) -> None:
+    async def _snapshot(self, hub: TableHub, due: bool = True) -> None:
         table = hub.table
         try:
             async with hub.lock:  # the state at a head the ledger holds, nothing of a batch under way
@@ -230,7 +271,8 @@ class Hub:
         except Exception as exc:  # derived data: the next one is tried later, the events are the truth
             log.warning("snapshot_failed", table=table.id, error=str(exc) or repr(exc))
         finally:
-            hub.snapshotting = None
+            if due:
+                hub.snapshotting = None
 
     def close(self) -> None:
         """Stop the housekeeping (the server is stopping)."""
@@ -369,7 +411,15 @@ class Hub:
 
     async def readable(self, hub: TableHub) -> bool:
         """Read a table back from the ledger if an action may have been applied in part; False if that fails.
-        Whoever reads the table (a join, ``state``, ``verify``) asks first, holding ``hub.lock``."""
+        Whoever reads the table (a join, ``state``, ``verify``) asks first, holding ``hub.lock``. A table let
+        go of while a join waited for it is taken back, and told what others appended meanwhile."""
+        if hub.gone:
+            hub.gone = False
+            self.tables.setdefault(hub.table.id, hub)
+            try:
+                await self.refresh(hub)
+            except LedgerUnavailable:
+                hub.broken = True
         if hub.broken:
             try:
                 # What was stored before the failure, then what others (or an append that timed out and landed

@@ -155,3 +155,31 @@ async def test_a_snapshot_of_another_version_is_not_read_and_a_new_one_replaces_
     async with running(counting, tmp_path) as (hub, url):
         assert await states(url, keys, player_key) == seen
     assert counting.reads == [(30, 0)]
+
+
+async def test_a_postgresql_table_comes_back_from_its_snapshot_and_tail(pg_url: str, tmp_path: Path) -> None:
+    from sidecar.state.ledger_pg import PostgresLedger
+
+    ledger = PostgresLedger(pg_url)
+    keys = ledger.create_table("campaign")
+    player_key = derive_user_key(ledger.user_secret(keys.table), "ann")  # type: ignore[arg-type]
+    async with running(ledger, tmp_path, every=10) as (hub, url):
+        gm = await Client.connect(url, keys.table, keys.gm, user="gm")
+        player = await Client.connect(url, keys.table, player_key, user="ann")
+        for i in range(12):
+            await player.request(m.Roll(id=f"r{i}", check=FacetsCheck(pool=1), mode="self" if i % 2 else "public"))
+        await gm.request(m.Gm(id="u", op=t.Undo(count=1)))
+        await wait_for(lambda: ledger.snapshot(keys.table) is not None, "a snapshot written")
+        at = ledger.snapshot(keys.table)[0]  # type: ignore[index]
+        await player.request(m.Roll(id="tail", check=FacetsCheck(pool=1), mode="self"))
+        await gm.close()
+        await player.close()
+    ledger = PostgresLedger(pg_url)
+    async with running(ledger, tmp_path) as (hub, url):
+        seen = await states(url, keys, player_key)
+        assert hub.tables[keys.table].table.snapshot_seq == at >= 10
+    ledger = PostgresLedger(pg_url)
+    assert ledger.delete_snapshots(keys.table) == 1
+    async with running(ledger, tmp_path) as (hub, url):
+        assert await states(url, keys, player_key) == seen
+        assert hub.tables[keys.table].table.snapshot_seq == 0
