@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 from .common import ROOT, Row, dict_table, machine, raise_nofile, table
 
-FIGURES = ("engine", "rtt", "load", "memory", "odds", "several")
+FIGURES = ("engine", "rtt", "load", "memory", "odds", "several", "growth")
 TITLES = {
     "engine": "1. Engine throughput (complete resolutions per second)",
     "rtt": "2. Round trip over the websocket (roll to rolled, loopback)",
@@ -25,6 +25,7 @@ TITLES = {
     "memory": "4. Memory (resident, idle connections)",
     "odds": "5. Exact odds (cold, first, cached; against icepool)",
     "several": "6. Several sidecars over one PostgreSQL ledger (the load of 3; against one sidecar on SQLite)",
+    "growth": "7. A long campaign's restart (first load and memory from a snapshot; against a full fold)",
 }
 
 

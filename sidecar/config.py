@@ -82,3 +82,17 @@ def data_file(data: Path) -> Path:
 GC_YOUNG = 10_000
 """Allocations between two collections of the youngest objects (Python's default is 700); see
 :func:`sidecar.server.app.tune_gc`."""
+
+# --- growth: what a table keeps as the campaign goes on -----------------------------------------------------
+REQUEST_WINDOW = 1000
+"""Request ids per requester (role and user) per table answered from their first reply: the last this many."""
+REQUEST_WINDOW_AGE = 24 * 3600.0
+"""Seconds a request id is answered from its first reply at most; an older id is a new request."""
+HOUSEKEEPING_EVERY = 30.0
+"""Seconds between two rounds of the hub's housekeeping (request rows out of the window pruned, snapshots
+written, idle tables let go), off the request path."""
+SNAPSHOT_EVERY = 1000
+"""Events between two snapshots of a table's state (a load reads the newest and the events after it)."""
+IDLE_UNLOAD_AFTER = 600.0
+"""Seconds a table held in memory may go without connections before it is let go (snapshotted first); the
+next join loads it again from its snapshot."""

@@ -157,6 +157,7 @@ async def _close_sockets(app: web.Application) -> None:
 
 async def _close_ledger(app: web.Application) -> None:
     app[ODDS]["pool"].shutdown(wait=False, cancel_futures=True)
+    app[HUB].close()
     app[HUB].ledger.close()
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,10 +24,11 @@ import structlog
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1.errors import ErrorCode
+from sidecar import config
 from sidecar.state import hearing
 from sidecar.state.hearing import verified
-from sidecar.state.ledger import Action, Ledger, LedgerUnavailable, Row, StoredRequest
-from sidecar.state.table import ActionError, Pending, Table
+from sidecar.state.ledger import Action, Answered, Ledger, LedgerUnavailable, RequestWindow, Row, StoredRequest
+from sidecar.state.table import SNAPSHOT_VERSION, ActionError, Pending, Table
 from sidecar.state.visibility import Viewer
 
 from .metrics import Metrics
@@ -130,8 +133,9 @@ class TableHub:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     replies: OrderedDict[str, tuple[str, bytes]] = field(default_factory=OrderedDict)
     reply_bytes: int = 0
-    known: set[str] = field(default_factory=set)
-    """Every request id this table has answered: a new id needs no look-up in the ledger."""
+    known: Answered = field(default_factory=lambda: Answered(RequestWindow()))
+    """The request ids this table answered inside its request window: any other id is a new request, and
+    needs no look-up in the ledger."""
     inflight: dict[str, Job] = field(default_factory=dict)
     """Requests being handled, by key: the same id again waits for the first."""
     queue: list[Job] = field(default_factory=list)
@@ -140,6 +144,12 @@ class TableHub:
     """Who takes the table's turns: a task, :data:`INLINE` (a requester, for one turn) or nobody (idle)."""
     broken: bool = False
     """An append failed and reading the table back from the ledger did too: read it before the next action."""
+    snapshotting: asyncio.Task[None] | None = None
+    """The task writing a snapshot of the table, while it does."""
+    idle_since: float | None = None
+    """When the housekeeping first found the table without connections (None: it has some)."""
+    gone: bool = False
+    """Let go of (idle): no longer among the hub's tables; a join that still holds it takes it back."""
 
 
 class Hub:
@@ -148,6 +158,16 @@ class Hub:
         self.metrics = metrics or Metrics()
         self.tables: dict[str, TableHub] = {}
         self._reading: dict[str, asyncio.Future[TableHub | None]] = {}
+        self.housekeeping_every = config.HOUSEKEEPING_EVERY
+        self.snapshot_every = config.SNAPSHOT_EVERY
+        self.snapshots = 0
+        """Snapshots written (counted for tests and metrics)."""
+        self.idle_after = config.IDLE_UNLOAD_AFTER
+        self.unloaded = 0
+        """Tables let go of for being idle (counted for tests and metrics)."""
+        self._gone: weakref.WeakValueDictionary[str, TableHub] = weakref.WeakValueDictionary()
+        """Tables let go of that something still holds (a join under way): taken back, never read twice."""
+        self._housekeeper: asyncio.Task[None] | None = None
         self.bus: Any = None
         """The bus (:mod:`.bus`): it applies and tells what others appended to a table in the ledger."""
 
@@ -163,6 +183,12 @@ class Hub:
         hub = self.tables.get(table_id)
         if hub is not None:
             return hub
+        hub = self._gone.get(table_id)
+        if hub is not None:  # let go of, and still held by a join under way: the same one, taken back
+            hub.gone = False
+            return self.tables.setdefault(table_id, hub)
+        if self._housekeeper is None:
+            self._housekeeper = asyncio.get_running_loop().create_task(self._housekeep())
         reading = self._reading.get(table_id)
         if reading is None:
             reading = self._reading[table_id] = asyncio.ensure_future(self._read(table_id))
@@ -175,7 +201,86 @@ class Hub:
             return None
         table = Table(table_id, self.ledger)
         await table.read()
-        return TableHub(table, known=set(await self.ledger.find_request_ids(table_id)))
+        return TableHub(table, known=Answered(self.ledger.window, await self.ledger.find_window(table_id)))
+
+    # --- housekeeping (off the request path) ----------------------------------------
+
+    async def _housekeep(self) -> None:
+        while True:
+            await asyncio.sleep(self.housekeeping_every)
+            try:
+                await self.housekeeping()
+            except Exception:  # the next round tries again; serving goes on meanwhile
+                log.exception("housekeeping_failed")
+
+    async def housekeeping(self) -> None:
+        """One round: a snapshot of each table that went on for :attr:`snapshot_every` events since its last,
+        the tables idle for :attr:`idle_after` let go of, and the request ids that left the window forgotten,
+        in memory and in the ledger."""
+        now = time.monotonic()
+        for hub in list(self.tables.values()):
+            hub.known.prune()
+            self.snapshot_soon(hub)
+            if hub.snapshotting is not None:
+                await asyncio.shield(hub.snapshotting)
+            if hub.connections:
+                hub.idle_since = None
+            elif hub.idle_since is None:
+                hub.idle_since = now
+            elif now - hub.idle_since >= self.idle_after:
+                await self.unload(hub)
+        for _ in range(100):  # bounded batches, each its own statement: reads go on between them
+            if not await self.ledger.prune_requests():
+                break
+
+    async def unload(self, hub: TableHub) -> bool:
+        """Let go of a table nobody is connected to, its state snapshotted first (the next join loads it from
+        there); False if it is in use after all."""
+        table = hub.table
+        if table.durable > table.snapshot_seq and not hub.broken:
+            await self._snapshot(hub, due=False)
+        async with hub.lock:
+            if hub.connections or hub.queue or hub.drainer is not None or hub.inflight or hub.broken:
+                hub.idle_since = None
+                return False
+            if self.tables.get(table.id) is hub:
+                del self.tables[table.id]
+            hub.gone = True
+            self._gone[table.id] = hub
+        self.unloaded += 1
+        log.info("table_unloaded", table=table.id, head=table.head)
+        return True
+
+    def snapshot_soon(self, hub: TableHub) -> None:
+        """Write a snapshot of the table in a task of its own if it is due (off the request path)."""
+        table = hub.table
+        if hub.snapshotting is None and table.durable - table.snapshot_seq >= self.snapshot_every:
+            hub.snapshotting = asyncio.get_running_loop().create_task(self._snapshot(hub))
+
+    async def _snapshot(self, hub: TableHub, due: bool = True) -> None:
+        table = hub.table
+        try:
+            async with hub.lock:  # the state at a head the ledger holds, nothing of a batch under way
+                if hub.broken or table.head != table.durable or table.head <= table.snapshot_seq:
+                    return
+                seq, data = table.head, table.saved()
+            await self.ledger.store_snapshot(table.id, seq, SNAPSHOT_VERSION, data)
+            table.snapshot_seq = max(table.snapshot_seq, seq)
+            self.snapshots += 1
+            log.info("snapshot_written", table=table.id, seq=seq, bytes=len(data))
+        except Exception as exc:  # derived data: the next one is tried later, the events are the truth
+            log.warning("snapshot_failed", table=table.id, error=str(exc) or repr(exc))
+        finally:
+            if due:
+                hub.snapshotting = None
+
+    def close(self) -> None:
+        """Stop the housekeeping (the server is stopping)."""
+        if self._housekeeper is not None:
+            self._housekeeper.cancel()
+        for hub in self.tables.values():
+            if hub.snapshotting is not None:
+                hub.snapshotting.cancel()
 
     # --- joining ------------------------------------------------------------------
 
@@ -201,8 +306,9 @@ class Hub:
         rid = conn.request_key(msg.id)
         while (same := hub.inflight.get(rid)) is not None:  # the same id is being handled: wait, then answer from it
             await asyncio.shield(same.waited())
-        stored = hub.replies.get(rid)
-        if stored is None and rid in hub.known:
+        held = rid in hub.known  # inside the request window: answered from its first reply
+        stored = hub.replies.get(rid) if held else None
+        if stored is None and held:
             row = await self.ledger.find_request(hub.table.id, rid)
             stored = (row.role, row.reply) if row else None
         if stored is not None:
@@ -259,6 +365,7 @@ class Hub:
             finally:
                 for job in jobs:  # the requester hears its outcome once everything of the turn is sent
                     job.settle(hub)
+        self.snapshot_soon(hub)
 
     async def _batch(self, hub: TableHub, jobs: list[Job]) -> None:
         """Handle a turn's requests at a table as one batch, through the ledger's :meth:`~Ledger.write`.
@@ -304,7 +411,15 @@ class Hub:
 
     async def readable(self, hub: TableHub) -> bool:
         """Read a table back from the ledger if an action may have been applied in part; False if that fails.
-        Whoever reads the table (a join, ``state``, ``verify``) asks first, holding ``hub.lock``."""
+        Whoever reads the table (a join, ``state``, ``verify``) asks first, holding ``hub.lock``. A table let
+        go of while a join waited for it is taken back, and told what others appended meanwhile."""
+        if hub.gone:
+            hub.gone = False
+            self.tables.setdefault(hub.table.id, hub)
+            try:
+                await self.refresh(hub)
+            except LedgerUnavailable:
+                hub.broken = True
         if hub.broken:
             try:
                 # What was stored before the failure, then what others (or an append that timed out and landed
@@ -314,6 +429,8 @@ class Hub:
                 await self.refresh(hub)
                 if await self.ledger.read_events(table.id, table.head):
                     await table.read()
+                # an append that landed after all: its ids are answered from their first reply
+                hub.known = Answered(self.ledger.window, await self.ledger.find_window(table.id))
                 hub.broken = False
             except LedgerUnavailable as exc:
                 log.warning("table_reload_failed", table=hub.table.id, error=str(exc))

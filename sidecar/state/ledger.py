@@ -31,12 +31,14 @@ import concurrent.futures
 import contextlib
 import hashlib
 import hmac
+import json
 import os
 import queue
 import secrets
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +47,7 @@ from typing import Any, Protocol, TypeVar
 import structlog
 
 from protocol.v1.errors import ErrorCode, VerdictError
+from sidecar import config
 
 log = structlog.get_logger("verdict.ledger")
 
@@ -77,8 +80,22 @@ CREATE TABLE IF NOT EXISTS requests (
     request_id TEXT NOT NULL,
     role TEXT NOT NULL,
     reply BLOB NOT NULL,
+    requester TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL DEFAULT 0,
+    seq INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, request_id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+    table_id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    data BLOB NOT NULL,
+    created REAL NOT NULL
+) WITHOUT ROWID;
+"""
+INDEXES = """
+CREATE INDEX IF NOT EXISTS requests_by_requester ON requests (table_id, requester, seq);
+CREATE INDEX IF NOT EXISTS requests_by_age ON requests (created);
 """
 
 ROLES = ("gm", "player", "observer")
@@ -132,6 +149,77 @@ class TableKeys:
 class StoredRequest:
     role: str
     reply: bytes
+
+
+@dataclass(frozen=True)
+class RequestWindow:
+    """Which request ids a table answers from their first reply: per requester (role and user) the last
+    ``count``, none older than ``age`` seconds. An id outside it is a new request; the ledger prunes the rows
+    outside it (:meth:`Ledger.prune_requests`) and a table holds only the ids inside it (:class:`Answered`)."""
+
+    count: int = config.REQUEST_WINDOW
+    age: float = config.REQUEST_WINDOW_AGE
+
+
+def requester_of(key: str) -> str:
+    """Who a stored request key (``[role, user, id]`` in JSON) belongs to: ``[role, user]`` in JSON ('' for a
+    key stored before ids were kept per requester)."""
+    if key.startswith("["):
+        with contextlib.suppress(ValueError):
+            parts = json.loads(key)
+            if isinstance(parts, list) and len(parts) == 3:
+                return requester(parts[0], parts[1])
+    return ""
+
+
+def requester(role: str, user: str | None) -> str:
+    return json.dumps([role, user], separators=(",", ":"))
+
+
+class Answered:
+    """The request ids a table answered that are inside its :class:`RequestWindow`: at most ``count`` per
+    requester, each dropped once older than ``age``. What memory holds of the idempotency store."""
+
+    def __init__(self, window: RequestWindow, ids: Iterable[tuple[str, float]] = ()) -> None:
+        self.window = window
+        self.by: dict[str, OrderedDict[str, float]] = {}
+        for key, created in ids:
+            self.add(key, created)
+
+    def add(self, key: str, created: float | None = None) -> None:
+        who = requester_of(key)
+        ids = self.by.get(who)
+        if ids is None:
+            ids = self.by[who] = OrderedDict()
+        ids[key] = time.time() if created is None else created
+        ids.move_to_end(key)
+        while len(ids) > self.window.count:
+            ids.popitem(last=False)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        ids = self.by.get(requester_of(key))
+        created = ids.get(key) if ids is not None else None
+        if created is None:
+            return False
+        if created < time.time() - self.window.age:
+            del ids[key]  # type: ignore[union-attr]
+            return False
+        return True
+
+    def prune(self, now: float | None = None) -> None:
+        """Drop the ids older than the window (each requester's oldest come first)."""
+        oldest = (time.time() if now is None else now) - self.window.age
+        for who in list(self.by):
+            ids = self.by[who]
+            while ids and next(iter(ids.values())) < oldest:
+                ids.popitem(last=False)
+            if not ids:
+                del self.by[who]
+
+    def __len__(self) -> int:
+        return sum(len(ids) for ids in self.by.values())
 
 
 class LedgerUnavailable(VerdictError):
@@ -254,6 +342,9 @@ class Ledger(Protocol):
     """What the sidecar needs from storage: serving calls are coroutines that never block the event loop
     and fail within :data:`BOUND` with :class:`LedgerUnavailable`; administration calls block."""
 
+    window: RequestWindow
+    """Which stored request ids are answered from their first reply; the rest are pruned."""
+
     # --- serving (the server) -----------------------------------------------------
 
     async def find_table(self, table_id: str) -> TableInfo | None: ...
@@ -287,7 +378,28 @@ class Ledger(Protocol):
         ...
 
     async def find_request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
-    async def find_request_ids(self, table_id: str) -> list[str]: ...
+    async def find_request_ids(self, table_id: str) -> list[str]:
+        """The ids inside the table's request window (:attr:`window`)."""
+        ...
+
+    async def find_window(self, table_id: str) -> list[tuple[str, float]]:
+        """The ids inside the table's request window with when each was stored, oldest first."""
+        ...
+
+    async def prune_requests(self) -> int:
+        """Delete some stored requests outside the window (a bounded batch); how many. Housekeeping: not
+        bounded by :data:`BOUND` nor refused by the guard, and never called on a request's path."""
+        ...
+
+    async def find_snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
+        """The table's newest snapshot: its head, its version and its data (derived from the events)."""
+        ...
+
+    async def store_snapshot(self, table_id: str, seq: int, version: str, data: bytes) -> None:
+        """Keep this snapshot of the table, unless a newer one of the same version is kept. Housekeeping, as
+        :meth:`prune_requests`."""
+        ...
+
     async def write(self, table_id: str, head: int, writer: Writer) -> None:
         """A turn at the table: the writer's actions appended after ``head``, all durable when this returns,
         or none stored (:class:`LedgerUnavailable`). A shared ledger hands the writer what others appended
@@ -314,6 +426,11 @@ class Ledger(Protocol):
     def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]: ...
     def request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
     def request_ids(self, table_id: str) -> list[str]: ...
+    def snapshot(self, table_id: str) -> tuple[int, str, bytes] | None: ...
+    def delete_snapshots(self, table_id: str | None = None) -> int:
+        """Delete the table's snapshot (every table's: None); how many. The next load folds the events."""
+        ...
+
     def append_sync(
         self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
     ) -> None: ...
@@ -362,6 +479,17 @@ class SqliteLedger:
         columns = {row[1] for row in self._read.execute("PRAGMA table_info(tables)")}
         if "user_secret" not in columns:  # a ledger from before per-user keys
             self._read.execute("ALTER TABLE tables ADD COLUMN user_secret TEXT")
+        columns = {row[1] for row in self._read.execute("PRAGMA table_info(requests)")}
+        if "created" not in columns:  # a ledger from before the request window: its ids count from now
+            for column in (
+                "requester TEXT NOT NULL DEFAULT ''",
+                "created REAL NOT NULL DEFAULT 0",
+                "seq INTEGER NOT NULL DEFAULT 0",
+            ):
+                self._read.execute(f"ALTER TABLE requests ADD COLUMN {column}")
+            self._read.execute("UPDATE requests SET created=?", (time.time(),))
+        self._read.executescript(INDEXES)
+        self.window = RequestWindow()
         self._queue: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -418,7 +546,19 @@ class SqliteLedger:
         return await self._off_loop("reading a request", self.request, table_id, request_id)
 
     async def find_request_ids(self, table_id: str) -> list[str]:
-        return await self._off_loop("reading request ids", self.request_ids, table_id)
+        return [key for key, _ in await self.find_window(table_id)]
+
+    async def find_window(self, table_id: str) -> list[tuple[str, float]]:
+        return await self._off_loop("reading request ids", self.request_window, table_id)
+
+    async def prune_requests(self) -> int:
+        return await self._on_reader(self.prune_requests_sync)
+
+    async def find_snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
+        return await self._off_loop("reading a snapshot", self.snapshot, table_id)
+
+    async def store_snapshot(self, table_id: str, seq: int, version: str, data: bytes) -> None:
+        await self._on_reader(self.store_snapshot_sync, table_id, seq, version, data)
 
     async def read_rows(self, table_id: str, since: int) -> list[Row]:
         return []  # nobody else appends to a file of this host's
@@ -554,6 +694,38 @@ class SqliteLedger:
         with self._lock:
             return [r for (r,) in self._read.execute("SELECT request_id FROM requests WHERE table_id=?", (table_id,))]
 
+    def request_window(self, table_id: str) -> list[tuple[str, float]]:
+        """The ids inside the request window, with when each was stored, oldest first."""
+        with self._lock:
+            return self._read.execute(_WINDOW, (table_id, time.time() - self.window.age, self.window.count)).fetchall()
+
+    def prune_requests_sync(self, batch: int = 2000) -> int:
+        """Delete up to ``batch`` stored requests outside the window (too old, or beyond a requester's count)."""
+        with self._lock:
+            cur = self._read.execute(_PRUNE, (time.time() - self.window.age, batch))
+            left = batch - max(cur.rowcount, 0)
+            if left > 0:
+                cur2 = self._read.execute(_PRUNE_COUNT, (self.window.count, left))
+                return batch - left + max(cur2.rowcount, 0)
+            return batch
+
+    def snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
+        with self._lock:
+            row = self._read.execute(
+                "SELECT seq, version, data FROM snapshots WHERE table_id=?", (table_id,)
+            ).fetchone()
+        return (row[0], row[1], bytes(row[2])) if row else None
+
+    def store_snapshot_sync(self, table_id: str, seq: int, version: str, data: bytes) -> None:
+        with self._lock:
+            self._read.execute(_STORE_SNAPSHOT, (table_id, seq, version, data, time.time()))
+
+    def delete_snapshots(self, table_id: str | None = None) -> int:
+        with self._lock:
+            if table_id is None:
+                return self._read.execute("DELETE FROM snapshots").rowcount
+            return self._read.execute("DELETE FROM snapshots WHERE table_id=?", (table_id,)).rowcount
+
     def request(self, table_id: str, request_id: str) -> StoredRequest | None:
         with self._lock:
             row = self._read.execute(
@@ -569,14 +741,23 @@ class SqliteLedger:
             for seq, data in evs:
                 events += (table_id, seq, data, now)
             if request is not None:
-                requests += (table_id, *request)
+                requests += (table_id, *request, requester_of(request[0]), now, evs[0][0] if evs else 0)
         self._check_file()
         db.execute("BEGIN IMMEDIATE")
         try:
             # A few multi-row statements, not a statement per row: each statement is a trip out of
             # and back into the GIL, and the loop thread holds the GIL most of the time under load.
             _insert(db, "INSERT INTO events (table_id, seq, data, created) VALUES ", events)
-            _insert(db, "INSERT OR IGNORE INTO requests (table_id, request_id, role, reply) VALUES ", requests)
+            # an id stored again is one the window let go of: a new request, its reply the one kept
+            _insert(
+                db,
+                "INSERT INTO requests (table_id, request_id, role, reply, requester, created, seq) VALUES ",
+                requests,
+                7,
+                " ON CONFLICT (table_id, request_id) DO UPDATE SET role=excluded.role, reply=excluded.reply,"
+                " requester=excluded.requester, created=excluded.created, seq=excluded.seq"
+                " WHERE excluded.seq > requests.seq",
+            )
             db.execute("COMMIT")
         except BaseException:
             # SQLite may have rolled back already (a full disk does): the error is the first one, not the
@@ -713,12 +894,42 @@ _ROWS = 200
 """Rows per INSERT: 4 parameters each stays under SQLite's oldest limit of 999 variables."""
 
 
-def _insert(db: sqlite3.Connection, head: str, flat: list[object]) -> None:
-    """Insert rows of 4 values given flat, ``_ROWS`` rows per statement."""
-    step = 4 * _ROWS
+def _insert(db: sqlite3.Connection, head: str, flat: list[object], width: int = 4, tail: str = "") -> None:
+    """Insert rows of ``width`` values given flat, ``_ROWS`` rows per statement (fewer for wider rows)."""
+    step = width * (_ROWS * 4 // width)
+    row = "(" + ",".join("?" * width) + ")"
     for i in range(0, len(flat), step):
         chunk = flat[i : i + step]
-        db.execute(head + ",".join(["(?,?,?,?)"] * (len(chunk) // 4)), chunk)
+        db.execute(head + ",".join([row] * (len(chunk) // width)) + tail, chunk)
+
+
+_WINDOW = """
+SELECT request_id, created FROM (
+    SELECT request_id, created, seq,
+           row_number() OVER (PARTITION BY requester ORDER BY seq DESC, created DESC) AS k
+    FROM requests WHERE table_id=? AND created>?
+) WHERE k<=? ORDER BY seq, created
+"""
+_STORE_SNAPSHOT = """
+INSERT INTO snapshots (table_id, seq, version, data, created) VALUES (?,?,?,?,?)
+ON CONFLICT (table_id) DO UPDATE SET seq=excluded.seq, version=excluded.version, data=excluded.data,
+    created=excluded.created
+WHERE excluded.seq > snapshots.seq OR excluded.version <> snapshots.version
+"""
+_PRUNE = """
+DELETE FROM requests WHERE (table_id, request_id) IN (
+    SELECT table_id, request_id FROM requests WHERE created<? LIMIT ?
+)
+"""
+_PRUNE_COUNT = """
+DELETE FROM requests WHERE (table_id, request_id) IN (
+    SELECT table_id, request_id FROM (
+        SELECT table_id, request_id,
+               row_number() OVER (PARTITION BY table_id, requester ORDER BY seq DESC, created DESC) AS k
+        FROM requests
+    ) WHERE k>? LIMIT ?
+)
+"""
 
 
 def _settle_all(futs: list[asyncio.Future[None]], error: BaseException | None) -> None:

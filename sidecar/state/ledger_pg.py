@@ -47,6 +47,7 @@ from .ledger import (
     Guard,
     LedgerUnavailable,
     Note,
+    RequestWindow,
     Row,
     StoredRequest,
     TableInfo,
@@ -56,6 +57,7 @@ from .ledger import (
     hash_key,
     new_key,
     new_table,
+    requester_of,
     within,
 )
 
@@ -213,6 +215,90 @@ BEGIN
 END $$;
 """,
     ),
+    # The request window: a stored id is answered from its first reply while it is among its requester's
+    # last p_count on the table and younger than p_age seconds; outside it, the id is a new request and its
+    # row is replaced (and pruned by the sidecars' housekeeping meanwhile). The append takes the window.
+    (
+        4,
+        """
+ALTER TABLE requests ADD COLUMN requester TEXT NOT NULL DEFAULT '';
+ALTER TABLE requests ADD COLUMN created DOUBLE PRECISION NOT NULL DEFAULT extract(epoch FROM now());
+CREATE INDEX requests_by_requester ON requests (table_id, requester, seq);
+CREATE INDEX requests_by_age ON requests (created);
+CREATE FUNCTION verdict_in_window(p_table TEXT, p_requester TEXT, p_seq BIGINT, p_created DOUBLE PRECISION,
+                                  p_age DOUBLE PRECISION, p_count INT)
+RETURNS BOOLEAN LANGUAGE sql STABLE AS $$
+    SELECT p_created > extract(epoch FROM clock_timestamp()) - p_age
+       AND (SELECT count(*) FROM (SELECT 1 FROM requests q WHERE q.table_id = p_table
+                                  AND q.requester = p_requester AND q.seq > p_seq LIMIT p_count) AS newer) < p_count
+$$;
+DROP FUNCTION verdict_append_many(TEXT, BIGINT, BYTEA[], INT[], TEXT[], TEXT[], BYTEA[]);
+CREATE FUNCTION verdict_append_many(
+    p_table TEXT, p_first BIGINT, p_data BYTEA[], p_sizes INT[], p_requests TEXT[], p_roles TEXT[], p_replies BYTEA[],
+    p_requesters TEXT[], p_age DOUBLE PRECISION, p_count INT
+) RETURNS BIGINT LANGUAGE plpgsql AS $$
+DECLARE
+    cur BIGINT;
+    last BIGINT := p_first + cardinality(p_data) - 1;
+    at INT := 1;
+    first BIGINT;
+    n INT;
+    msg TEXT;
+BEGIN
+    SELECT head INTO cur FROM tables WHERE id = p_table FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        SELECT head INTO cur FROM tables WHERE id = p_table;
+        IF NOT FOUND THEN
+            RETURN NULL;
+        END IF;
+        RETURN -1 - cur;
+    END IF;
+    IF cur <> p_first - 1
+       OR EXISTS (SELECT 1 FROM requests r WHERE r.table_id = p_table AND r.request_id = ANY (p_requests)
+                  AND verdict_in_window(p_table, r.requester, r.seq, r.created, p_age, p_count)) THEN
+        RETURN -1 - cur;
+    END IF;
+    FOR i IN 1 .. cardinality(p_sizes) LOOP
+        n := p_sizes[i];
+        first := p_first + at - 1;
+        INSERT INTO events (table_id, seq, batch, data, created)
+            SELECT p_table, first + k - 1, first, p_data[at + k - 1], extract(epoch FROM clock_timestamp())
+            FROM generate_series(1, n) AS k;
+        IF p_requests[i] IS NOT NULL THEN
+            INSERT INTO requests (table_id, request_id, role, reply, seq, requester, created)
+                VALUES (p_table, p_requests[i], p_roles[i], p_replies[i], first, p_requesters[i],
+                        extract(epoch FROM clock_timestamp()))
+                ON CONFLICT (table_id, request_id) DO UPDATE SET role = excluded.role, reply = excluded.reply,
+                    seq = excluded.seq, requester = excluded.requester, created = excluded.created;
+        END IF;
+        msg := p_table || ':' || (first + n - 1) || ':' || first || ':'
+            || translate(array_to_string(ARRAY(SELECT encode(p_data[at + k - 1], 'base64')
+                                               FROM generate_series(1, n) AS k ORDER BY k), ','), E'\\n', '')
+            || ':' || coalesce(p_requests[i], '');
+        IF octet_length(msg) > 7900 THEN
+            msg := p_table || ':' || (first + n - 1);
+        END IF;
+        PERFORM pg_notify('verdict', msg);
+        at := at + n;
+    END LOOP;
+    UPDATE tables SET head = last WHERE id = p_table;
+    RETURN last;
+END $$;
+""",
+    ),
+    # A snapshot of each table's state (derived data: deleted at will, rebuilt from the events).
+    (
+        5,
+        """
+CREATE TABLE snapshots (
+    table_id TEXT PRIMARY KEY REFERENCES tables (id),
+    seq BIGINT NOT NULL,
+    version TEXT NOT NULL,
+    data BYTEA NOT NULL,
+    created DOUBLE PRECISION NOT NULL
+);
+""",
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x76657264  # advisory lock key: one sidecar migrates at a time
@@ -290,6 +376,7 @@ class PostgresLedger:
         """Turns the database refused because the table had moved on (or an id was taken)."""
         self.turns = 0
         """Turns written with the table's row locked first."""
+        self.window = RequestWindow()
 
     # --- connections ----------------------------------------------------------------
 
@@ -386,10 +473,28 @@ class PostgresLedger:
         return _stored(rows[0]) if rows else None
 
     async def find_request_ids(self, table_id: str) -> list[str]:
+        return [key for key, _ in await self.find_window(table_id)]
+
+    async def find_window(self, table_id: str) -> list[tuple[str, float]]:
         rows = await self.guard.run(
-            self._aq("SELECT request_id FROM requests WHERE table_id=%s", (table_id,)), "reading request ids"
+            self._aq(_WINDOW, (table_id, self.window.age, self.window.count)), "reading request ids"
         )
-        return [r for (r,) in rows]
+        return [(key, created) for key, created in rows]
+
+    async def prune_requests(self, batch: int = 2000) -> int:
+        """Delete up to ``batch`` stored requests outside the window; several sidecars may at once."""
+        old = await within(self._aq(_PRUNE, (self.window.age, batch)), 10 * BOUND)
+        if len(old) >= batch:
+            return len(old)
+        beyond = await within(self._aq(_PRUNE_COUNT, (self.window.count, batch - len(old))), 10 * BOUND)
+        return len(old) + len(beyond)
+
+    async def find_snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
+        rows = await self.guard.run(self._aq(_SNAPSHOT, (table_id,)), "reading a snapshot")
+        return (rows[0][0], rows[0][1], bytes(rows[0][2])) if rows else None
+
+    async def store_snapshot(self, table_id: str, seq: int, version: str, data: bytes) -> None:
+        await within(self._aq(_STORE_SNAPSHOT, (table_id, seq, version, data)), 10 * BOUND)
 
     async def notes(
         self, listening: Callable[[], Awaitable[None]], wanted: Callable[[str], bool] | None = None
@@ -428,7 +533,9 @@ class PostgresLedger:
             actions = await writer.prepare({})
             if not actions:
                 return
-            last = await self.guard.run(self._append_surely(_many_args(table_id, head + 1, actions)), "appending")
+            last = await self.guard.run(
+                self._append_surely(_many_args(table_id, head + 1, actions, self.window)), "appending"
+            )
             if last is None:
                 raise LedgerUnavailable(f"no table {table_id!r} in the ledger")
             if last >= 0:
@@ -512,14 +619,14 @@ class PostgresLedger:
             db = await self.guard.run(pool.getconn(), "taking a connection")
             try:
                 rows, answered = await self.guard.run(
-                    _lock_and_read(db, table_id, head, writer.request_ids), "locking a table"
+                    _lock_and_read(db, table_id, head, writer.request_ids, self.window), "locking a table"
                 )
                 if rows or answered:  # others still write to this table: stay in turns
                     self._contended[table_id] = time.monotonic()
                 await writer.caught_up(rows)
                 actions = await writer.prepare(answered)
                 if actions:
-                    args = _many_args(table_id, (rows[-1].seq if rows else head) + 1, actions)
+                    args = _many_args(table_id, (rows[-1].seq if rows else head) + 1, actions, self.window)
                     last = await self.guard.run(_append_and_commit(db, args), "appending")
                     if last is None or last < 0:  # cannot be, with the row locked: a bug, said as such
                         raise RuntimeError(f"the ledger refused a turn at table {table_id!r} with its row locked")
@@ -589,6 +696,15 @@ class PostgresLedger:
     def request_ids(self, table_id: str) -> list[str]:
         return [r for (r,) in self._q("SELECT request_id FROM requests WHERE table_id=%s", (table_id,))]
 
+    def snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
+        rows = self._q(_SNAPSHOT, (table_id,))
+        return (rows[0][0], rows[0][1], bytes(rows[0][2])) if rows else None
+
+    def delete_snapshots(self, table_id: str | None = None) -> int:
+        if table_id is None:
+            return len(self._q("DELETE FROM snapshots RETURNING 1"))
+        return len(self._q("DELETE FROM snapshots WHERE table_id=%s RETURNING 1", (table_id,)))
+
     def request(self, table_id: str, request_id: str) -> StoredRequest | None:
         rows = self._q(_REQUEST, (table_id, request_id))
         return _stored(rows[0]) if rows else None
@@ -599,7 +715,7 @@ class PostgresLedger:
         """Append on the caller's thread (CLI, tests); refused (ValueError) when the table moved on."""
         if not events:
             return
-        args = _many_args(table_id, events[0][0], [(events, request)])
+        args = _many_args(table_id, events[0][0], [(events, request)], self.window)
         with self._sync.connection() as db:
             last = _appended(db.execute(_APPEND_MANY, args).fetchone())
         if last is None:
@@ -622,9 +738,41 @@ _READ_SINCE = (
 )
 _EVENTS = "SELECT seq, data FROM events WHERE table_id=%s AND seq>%s AND seq<=%s ORDER BY seq"
 _REQUEST = "SELECT role, reply FROM requests WHERE table_id=%s AND request_id=%s"
-_ANSWERED = "SELECT request_id, role, reply FROM requests WHERE table_id=%s AND request_id = ANY(%s)"
+_ANSWERED = (
+    "SELECT request_id, role, reply FROM requests r WHERE table_id=%s AND request_id = ANY(%s)"
+    " AND verdict_in_window(r.table_id, r.requester, r.seq, r.created, %s, %s)"
+)
+_WINDOW = """
+SELECT request_id, created FROM (
+    SELECT request_id, created, seq,
+           row_number() OVER (PARTITION BY requester ORDER BY seq DESC, created DESC) AS k
+    FROM requests WHERE table_id=%s AND created > extract(epoch FROM clock_timestamp()) - %s
+) AS w WHERE k <= %s ORDER BY seq, created
+"""
+_PRUNE = """
+DELETE FROM requests WHERE (table_id, request_id) IN (
+    SELECT table_id, request_id FROM requests WHERE created < extract(epoch FROM clock_timestamp()) - %s LIMIT %s
+) RETURNING 1
+"""
+_PRUNE_COUNT = """
+DELETE FROM requests WHERE (table_id, request_id) IN (
+    SELECT table_id, request_id FROM (
+        SELECT table_id, request_id,
+               row_number() OVER (PARTITION BY table_id, requester ORDER BY seq DESC, created DESC) AS k
+        FROM requests
+    ) AS w WHERE k > %s LIMIT %s
+) RETURNING 1
+"""
+_SNAPSHOT = "SELECT seq, version, data FROM snapshots WHERE table_id=%s"
+_STORE_SNAPSHOT = """
+INSERT INTO snapshots (table_id, seq, version, data, created)
+VALUES (%s, %s, %s, %s, extract(epoch FROM clock_timestamp()))
+ON CONFLICT (table_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, data = excluded.data,
+    created = excluded.created
+WHERE excluded.seq > snapshots.seq OR excluded.version <> snapshots.version
+"""
 _GIVE_SECRET = "UPDATE tables SET user_secret=%s WHERE id=%s AND user_secret IS NULL"
-_APPEND_MANY = "SELECT verdict_append_many(%s, %s, %s, %s, %s, %s, %s)"
+_APPEND_MANY = "SELECT verdict_append_many(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 
 
 def _role(rows: list[tuple[Any, ...]], key: str) -> str | None:
@@ -646,7 +794,7 @@ def _stored(found: tuple[Any, ...] | None) -> StoredRequest | None:
 
 
 async def _lock_and_read(
-    db: psycopg.AsyncConnection, table_id: str, since: int, request_ids: list[str]
+    db: psycopg.AsyncConnection, table_id: str, since: int, request_ids: list[str], window: RequestWindow
 ) -> tuple[list[Row], Mapping[str, StoredRequest]]:
     """In one round trip: the table's row locked (waiting for it), the events after ``since``, and the
     replies stored for these ids."""
@@ -654,7 +802,7 @@ async def _lock_and_read(
         await db.execute("BEGIN")
         head = await db.execute("SELECT head FROM tables WHERE id=%s FOR UPDATE", (table_id,))
         rows = await db.execute(_READ_SINCE, (table_id, since))
-        answered = await db.execute(_ANSWERED, (table_id, request_ids))
+        answered = await db.execute(_ANSWERED, (table_id, request_ids, window.age, window.count))
     if await head.fetchone() is None:
         raise LedgerUnavailable(f"no table {table_id!r} in the ledger")
     stored = {rid: StoredRequest(role, bytes(reply)) for rid, role, reply in await answered.fetchall()}
@@ -683,7 +831,7 @@ def _appended(row: tuple[Any, ...] | None) -> int | None:
     return last
 
 
-def _many_args(table_id: str, first: int, actions: list[Action]) -> tuple[Any, ...]:
+def _many_args(table_id: str, first: int, actions: list[Action], window: RequestWindow) -> tuple[Any, ...]:
     """The arguments of :data:`_APPEND_MANY` for a turn's actions, whose events follow ``first - 1``."""
     data: list[bytes] = []
     sizes: list[int] = []
@@ -701,7 +849,8 @@ def _many_args(table_id: str, first: int, actions: list[Action]) -> tuple[Any, .
         rids.append(rid)
         roles.append(role)
         replies.append(reply)
-    return (table_id, first, data, sizes, rids, roles, replies)
+    requesters = [requester_of(rid) if rid is not None else None for rid in rids]
+    return (table_id, first, data, sizes, rids, roles, replies, requesters, window.age, window.count)
 
 
 def migrate(db: psycopg.Connection) -> int:

@@ -17,6 +17,21 @@ from protocol.v1 import table as t
 from sidecar.engine.registry import TAKEN_DOWN_AT
 
 
+class Folded(msgspec.Struct, array_like=True, gc=False):
+    """A projection's state as a table's snapshot stores it (derived data: rebuilt from the events at will)."""
+
+    seq: int
+    scene: str | None
+    actors: dict[str, t.ActorState]
+    scenes: dict[str, t.SceneState]
+    extended: dict[str, t.ExtendedState]
+    complications: dict[str, t.Complication]
+    lurking: dict[str, t.Lurking]
+    checks: dict[str, t.RollEvent]
+    gathers: dict[str, t.GatherState]
+    undone: list[int]
+
+
 class Projection:
     """Per actor, per scene and per extended check state, plus the checks open to follow-ups.
 
@@ -53,6 +68,30 @@ class Projection:
             p.apply(seq, ev)
         if source is not None:
             p._source, p._log = source, None
+        return p
+
+    def folded(self) -> Folded:
+        """The state, for a snapshot (encoded at once: the structs are the projection's own)."""
+        return Folded(
+            self.seq,
+            self.scene,
+            self.actors,
+            self.scenes,
+            self.extended,
+            self.complications,
+            self.lurking,
+            self.checks,
+            self.gathers,
+            sorted(self.undone),
+        )
+
+    @classmethod
+    def unfolded(cls, state: Folded, source: Callable[[int], Iterable[tuple[int, object]]]) -> Projection:
+        """The projection a snapshot stored (decoded afresh: nothing shared), reading its history from ``source``."""
+        p = cls(source)
+        p.seq, p.scene, p.actors, p.scenes = state.seq, state.scene, state.actors, state.scenes
+        p.extended, p.complications, p.lurking = state.extended, state.complications, state.lurking
+        p.checks, p.gathers, p.undone = state.checks, state.gathers, set(state.undone)
         return p
 
     # --- accessors ----------------------------------------------------------------

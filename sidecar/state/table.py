@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import secrets
+from array import array
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,13 +22,14 @@ import msgspec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.errors import ErrorCode, VerdictError
+from sidecar import __version__
 from sidecar.engine import CheckError, Dice, gather, registry
 from sidecar.engine.ruleset import Prepared, RollContext, Shown, new_id
 
 from . import hearing
 from .hearing import Numbering, seen
 from .ledger import Ledger
-from .projection import Projection
+from .projection import Folded, Projection
 from .visibility import ROLL_VISIBILITY, SECRET, Viewer, may_see, redacted
 
 VIEWS_KEPT = 64
@@ -56,6 +58,32 @@ class Stored(msgspec.Struct, array_like=True, gc=False):
 
 _enc = msgspec.msgpack.Encoder()
 _dec = msgspec.msgpack.Decoder(Stored)
+
+SNAPSHOT_FORMAT = 1
+"""Raised whenever what a snapshot holds, or how events fold into it, changes."""
+SNAPSHOT_VERSION = f"{SNAPSHOT_FORMAT}/{__version__}"
+"""A snapshot written by another version is not read: the table folds its events and writes a new one."""
+
+
+class Saved(msgspec.Struct, array_like=True, gc=False):
+    """A table's state at ``head`` as a snapshot holds it: derived data, the events are the truth."""
+
+    head: int
+    restricted: dict[int, tuple[str, str | None]]
+    roll_seq: dict[str, int]
+    facet_seen: dict[str, tuple[str, str | None]]
+    secret_owners: list[str]
+    gather_secret: list[str]
+    gaps: list[bytes]
+    """The numbering's gaps, of the players' base and of the GMs' (int64 arrays, native order)."""
+    own: list[tuple[bool, str, bytes]]
+    state: Folded
+    views: list[tuple[str | None, Folded]]
+    """The players' projections held when it was written (one asked for later is built from the events)."""
+
+
+_saved_enc = msgspec.msgpack.Encoder()
+_saved_dec = msgspec.msgpack.Decoder(Saved)
 
 
 def decode_stored(data: bytes) -> Stored:
@@ -120,6 +148,8 @@ class Table:
         """Stored events read for the operation under way: (after seq, up to seq, the events)."""
         self.blocking_reads = 0
         """Reads of the ledger that blocked the caller (the plain methods called alone): none while serving."""
+        self.snapshot_seq = 0
+        """The head of the newest snapshot of this table known to be in the ledger (0: none)."""
 
     def load(self) -> None:
         """Read the table from the ledger, blocking (tools, tests): what it holds is all there is."""
@@ -128,11 +158,70 @@ class Table:
 
     async def read(self, upto: int | None = None) -> None:
         """Read the table from the ledger (up to ``upto``) without blocking the loop: what it holds is all
-        there is (what memory held ahead of it goes). Raises :class:`~.ledger.LedgerUnavailable`."""
+        there is (what memory held ahead of it goes): its newest snapshot and the events after it, or all its
+        events when it has no snapshot of this version. Raises :class:`~.ledger.LedgerUnavailable`."""
+        found = await self.ledger.find_snapshot(self.id)
+        if found is not None:
+            seq, version, data = found
+            if version == SNAPSHOT_VERSION and (upto is None or seq <= upto):
+                rows = await self.ledger.read_events(self.id, seq, upto)
+                # an undo in the tail rebuilds from the whole history: read it now, not blocking later
+                before = await self.ledger.read_events(self.id, 0, seq) if _undoes(rows) else None
+                with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                    return self.restore(data, rows, before)
         self._fold(await self.ledger.read_events(self.id, 0, upto))
 
+    def saved(self) -> bytes:
+        """The table's state at its head, encoded for a snapshot: only when all it holds is stored."""
+        if self.head != self.durable:
+            raise ValueError("a snapshot holds only what the ledger holds: the table has events not yet stored")
+        nums = self.numbering
+        return _saved_enc.encode(
+            Saved(
+                self.head,
+                self.restricted,
+                self.roll_seq,
+                self.facet_seen,
+                sorted(self.secret_owners),
+                sorted(self.gather_secret),
+                [nums.gaps[False].tobytes(), nums.gaps[True].tobytes()],
+                [(base, user, seqs.tobytes()) for (base, user), seqs in nums.own.items()],
+                self.state.folded(),
+                [(key, view.folded()) for key, view in self.views.items()],
+            )
+        )
+
+    def restore(
+        self, data: bytes, rows: list[tuple[int, bytes]], before: list[tuple[int, bytes]] | None = None
+    ) -> None:
+        """The table from a snapshot (:meth:`saved`) and the events after it (``rows``); ``before``, the events
+        up to the snapshot, when an undo among ``rows`` rebuilds from them (else read blocking)."""
+        saved = _saved_dec.decode(data)
+        self.head = self.durable = self.snapshot_seq = saved.head
+        self.restricted, self.roll_seq, self.facet_seen = saved.restricted, saved.roll_seq, saved.facet_seen
+        self.secret_owners, self.gather_secret = set(saved.secret_owners), set(saved.gather_secret)
+        self.numbering = Numbering()
+        self.numbering.head = saved.head
+        for base, raw in zip((False, True), saved.gaps):
+            self.numbering.gaps[base] = _seqs(raw)
+        self.numbering.own = {(base, user): _seqs(raw) for base, user, raw in saved.own}
+        self.state = Projection.unfolded(saved.state, self._history_of(None))
+        self.views = OrderedDict(
+            (key, Projection.unfolded(view, self._history_of(Viewer("player", key)))) for key, view in saved.views
+        )
+        self.recent, self._labels = [], OrderedDict()
+        tail = [(seq, _dec.decode(raw)) for seq, raw in rows]
+        if not tail:
+            return
+        hand = tail if before is None else [(seq, _dec.decode(raw)) for seq, raw in before] + tail
+        self._in_hand = (saved.head if before is None else 0, tail[-1][0], hand)
+        try:
+            self.commit(Pending(tail))
+        finally:
+            self._in_hand = None
+
     def _fold(self, rows: list[tuple[int, bytes]]) -> None:
-        self.head = self.durable = 0
+        self.head = self.durable = self.snapshot_seq = 0
         self.restricted, self.roll_seq, self.facet_seen, self.views = {}, {}, {}, OrderedDict()
         self.numbering = Numbering()
         self.secret_owners, self.gather_secret = set(), set()
@@ -157,7 +246,11 @@ class Table:
     async def reading(self, since: int = 0) -> AsyncIterator[None]:
         """The stored events after ``since`` in hand while the block runs, read without blocking the loop
         when memory lacks them: the plain methods called in it read no ledger."""
-        if self._in_hand is not None or not self.durable or (self.recent and self.recent[0][0] <= since + 1):
+        if (
+            self._in_hand is not None
+            or since >= self.durable  # nothing stored after it to read
+            or (self.recent and self.recent[0][0] <= since + 1)
+        ):
             yield
             return
         upto = self.durable
@@ -821,6 +914,16 @@ def _refuse_private_part(msg: m.Roll) -> None:
             f"a `self` roll is a private test that changes nothing at the table, so it cannot be {what}; "
             "roll it `gm` to keep it between you and the GM",
         )
+
+
+def _undoes(rows: list[tuple[int, bytes]]) -> bool:
+    return any(isinstance(_dec.decode(raw).event, t.Undone) for _, raw in rows)
+
+
+def _seqs(raw: bytes) -> array[int]:
+    seqs = array("q")
+    seqs.frombytes(raw)
+    return seqs
 
 
 def _need(value: object, message: str) -> None:

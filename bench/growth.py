@@ -1,0 +1,172 @@
+"""Figure 7: what a long campaign costs a restart: the first load of a table (what its first join reads and
+folds) and the resident memory it then takes, at 1,000, 10,000 and 100,000 events, from its snapshot and the
+events after it, against a full fold of every event (the snapshot deleted: how every load went before);
+and the memory per loaded table.
+
+Each measurement runs in a child process of its own (``python -m bench.growth load PATH TABLE MODE``), so its
+memory is its own. The ledgers are built once in a temporary folder (rolls in every mode, a third of them a
+player's, the table's state growing as a campaign's does: every check stays open to follow-ups).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .common import ROOT, Row
+
+SIZES = (1_000, 10_000, 100_000)
+TAIL = 500
+"""Events after the snapshot (half the default interval between two)."""
+TABLES = 200
+"""Tables loaded in one process for the memory per loaded table."""
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * 4
+
+
+def build(path: Path, events: int, tail: int) -> str:
+    """A ledger holding a table of ``events`` events, snapshotted ``tail`` events before its head."""
+    from protocol.v1 import messages as m
+    from protocol.v1.facets import FacetsCheck
+    from sidecar.state.ledger import SqliteLedger
+    from sidecar.state.table import SNAPSHOT_VERSION, Table
+    from sidecar.state.visibility import Viewer
+
+    ledger = SqliteLedger(path, synchronous="OFF")
+    keys = ledger.create_table("campaign")
+    table = Table(keys.table, ledger)
+    table.load()
+    modes = ["public", "gm", "self", "public"]
+    i = 0
+    while table.head < events:
+        viewer = Viewer("player", "ann") if i % 3 else Viewer("gm", "gm")
+        msg = m.Roll(id="x", check=FacetsCheck(pool=2, dice=[1 + i % 6, 1 + i // 6 % 6]), mode=modes[i % 4])
+        pending = table.prepare_roll(msg, viewer, viewer.user)
+        ledger.append_sync(keys.table, pending.encoded(), None)
+        table.commit(pending)
+        if table.head >= events - tail and table.snapshot_seq == 0:
+            table.snapshot(Viewer("player", None))  # the shared players' view held, as a table with players has
+            ledger.store_snapshot_sync(keys.table, table.head, SNAPSHOT_VERSION, table.saved())
+            table.snapshot_seq = table.head
+        i += 1
+    ledger.close()
+    return keys.table
+
+
+def load(path: str, table_id: str, mode: str) -> dict[str, float]:
+    """In this process: the table's first load (``snapshot``: as it is; ``full``: every event folded)."""
+    from sidecar.state.ledger import SqliteLedger
+    from sidecar.state.table import Table
+
+    ledger = SqliteLedger(path)
+    if mode == "full":
+        ledger.delete_snapshots(table_id)
+    before = _rss_kib()
+
+    async def first_load() -> float:
+        table = Table(table_id, ledger)
+        t0 = time.perf_counter()
+        await table.read()
+        await ledger.find_window(table_id)
+        took = time.perf_counter() - t0
+        globals()["_held"] = table
+        return took
+
+    took = asyncio.run(first_load())
+    return {"ms": took * 1000, "rss_mib": (_rss_kib() - before) / 1024}
+
+
+def per_table(path: str, count: int) -> dict[str, float]:
+    """In this process: the resident memory of ``count`` small tables loaded through the hub, per table."""
+    from sidecar.server.hub import Hub
+    from sidecar.state.ledger import SqliteLedger
+
+    ledger = SqliteLedger(path)
+    ids = [t.id for t in ledger.tables()]
+
+    async def open_all() -> float:
+        hub = Hub(ledger)
+        before = _rss_kib()
+        for table_id in ids:
+            await hub.open_table(table_id)
+        after = _rss_kib()
+        hub.close()
+        return (after - before) / len(ids)
+
+    return {"kib": asyncio.run(open_all())}
+
+
+def _child(*args: str) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.growth", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr)
+    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def run(full: bool = False) -> list[Row]:
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="verdict-growth-") as tmp:
+        smallest: dict[str, float] | None = None
+        for size in SIZES:
+            path = Path(tmp) / f"t{size}.sqlite3"
+            table_id = build(path, size, min(TAIL, size // 2))
+            full_fold = _child("load", str(path), table_id, "full")
+            snap = _child("load", str(path), table_id, "snapshot")
+            smallest = smallest or snap
+            rows.append(
+                Row(
+                    "7",
+                    f"first load at {size:,} events",
+                    snap["ms"],
+                    "full fold",
+                    full_fold["ms"],
+                    "ms",
+                    False,
+                    note=f"{snap['ms'] / smallest['ms']:.2f}× the load at {SIZES[0]:,}",
+                )
+            )
+            rows.append(
+                Row(
+                    "7",
+                    f"its memory at {size:,} events",
+                    snap["rss_mib"],
+                    "full fold",
+                    full_fold["rss_mib"],
+                    "MiB",
+                    False,
+                    note=f"{snap['rss_mib'] / max(smallest['rss_mib'], 0.01):.2f}× at {SIZES[0]:,}",
+                )
+            )
+        path = Path(tmp) / "many.sqlite3"
+        from sidecar.state.ledger import SqliteLedger
+
+        ledger = SqliteLedger(path, synchronous="OFF")
+        for i in range(TABLES):
+            ledger.create_table(f"t{i}")
+        ledger.close()
+        each = _child("tables", str(path), str(TABLES))
+        rows.append(Row("7", f"memory per loaded table ({TABLES} new tables)", each["kib"], "", 0.0, "KiB", False))
+    return rows
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["load"]:
+        print(json.dumps(load(sys.argv[2], sys.argv[3], sys.argv[4])))
+    elif sys.argv[1:2] == ["tables"]:
+        print(json.dumps(per_table(sys.argv[2], int(sys.argv[3]))))
+    else:
+        from .common import table
+
+        print(table(run()))
