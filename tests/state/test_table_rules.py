@@ -1,5 +1,6 @@
-"""The table's side of the second rules pass, on a real ledger without sockets: a devil's bargain on a
-group check's part, the GM's difficulty, the GM's hand on facets and harm, the epic success's removal."""
+"""What the table does with the rules, on a real ledger without sockets: no devil's bargain on a group
+check's part, the GM's difficulty for an extended roll, the GM's hand on facets and harm, the complication an
+epic success removes."""
 
 from __future__ import annotations
 
