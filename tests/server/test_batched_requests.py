@@ -8,12 +8,14 @@ append back (to make requests wait together) or to fail one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
@@ -171,19 +173,10 @@ async def test_many_players_rolling_at_once_hear_every_action_once_in_seq_order(
         heard.append((await gm.next()).seq)
     assert heard == list(range(1, head + 1))  # every roll once, in seq order, no gap
     for p, own in zip(players, mine):
-        others = []
-        while (msg := await _next_or_none(p)) is not None:
-            others.append(msg.seq)
+        others = [msg.seq for msg in await quiet(p)]
         assert sorted(others + own) == list(range(1, head + 1)) and others == sorted(others)
     for c in [gm, *players]:
         await c.close()
-
-
-async def _next_or_none(c: Any) -> Any:
-    try:
-        return await c.next(timeout=0.3)
-    except TimeoutError:
-        return None
 
 
 async def test_a_refusal_that_came_of_a_failed_batch_is_unsaid(held: Sidecar) -> None:
@@ -241,17 +234,15 @@ def fresh_viewer() -> Any:
     return Viewer("gm", None)
 
 
-async def quiet(c: Any, timeout: float = 0.3) -> list[Any]:
-    """Every message ``c`` hears until it hears nothing for ``timeout`` seconds (or its socket closes)."""
+async def quiet(c: Any) -> list[Any]:
+    """Every message the table has told ``c`` so far (up to its socket's close). A ``state`` request waits for the
+    table's lock, which a batch holds until everyone is told: its reply comes after all the batch sent ``c``."""
+    with contextlib.suppress(websockets.ConnectionClosed):
+        await c.request(m.State(id=c.new_id()), timeout=60)
     out = []
-    while True:
-        try:
-            msg = await c.next(timeout=timeout)
-        except TimeoutError:
-            return out
-        if msg is None:
-            return out
+    while not c.inbox.empty() and (msg := c.inbox.get_nowait()) is not None:
         out.append(msg)
+    return out
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -355,7 +346,7 @@ async def test_secrets_in_one_batch_reach_only_their_viewers(held: Sidecar) -> N
     await p2.request(m.Roll(id="warm", check=FacetsCheck(pool=1)))  # the players' shared view exists
     await state(p2)
     for c in (p1, watcher, gm, gm2):
-        await quiet(c, 0.1)
+        await quiet(c)
     first, task = await _blocked(held)
     own = await arrived(held, p1.request(m.Roll(id="own", check=FacetsCheck(pool=3), mode="self")))
     add = await arrived(
