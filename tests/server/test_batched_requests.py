@@ -247,8 +247,8 @@ async def quiet(c: Any) -> list[Any]:
 
 # --------------------------------------------------------------------------------------------------------------
 # Request ids as idempotency keys when requests are batched: the same id twice in one batch, the same id again
-# after its batch failed, and a requester whose socket closes while its batch is in flight. Real websocket clients
-# against the real app, over the real SQLite ledger held back or made to fail as in ``test_batched_requests``.
+# after its batch failed, and a requester whose socket closes while its batch is in flight (on the ``held``
+# sidecar, its appends held back or made to fail).
 # --------------------------------------------------------------------------------------------------------------
 
 
@@ -331,8 +331,7 @@ async def test_a_requester_gone_mid_batch_is_done_once_and_answered_on_retry(hel
 # Secrets in one batch: a player's `self` roll (whose own projection is made from then on), a hidden complication,
 # and an undo of it, handled together. Each viewer hears what a fresh read of the ledger shows them, and no more:
 # nobody but the roller and the GM hears of the self roll, no player of the complication or of its undo; every
-# snapshot is the one a fresh load gives that viewer. Real websocket clients against the real app, over the real
-# SQLite ledger held back as in ``test_batched_requests`` (to make requests wait together).
+# snapshot is the one a fresh load gives that viewer (on the ``held`` sidecar, to make requests wait together).
 # --------------------------------------------------------------------------------------------------------------
 
 
@@ -380,8 +379,8 @@ async def test_secrets_in_one_batch_reach_only_their_viewers(held: Sidecar) -> N
 # An undo batched behind other actions, on a table longer than the events it keeps in memory. An ``undone``
 # rebuilds every projection from the table's history (``Table.stored``). Once a table holds more events than its
 # recent window, that history comes from the ledger, which does not yet hold the actions of the batch applied
-# before the undo: the rebuild drops them from the table's state. Real websocket clients against the real app,
-# over the real SQLite ledger held back as in ``test_batched_requests`` (to make requests wait together).
+# before the undo: the rebuild dropped them from the table's state (on the ``held`` sidecar, to make requests wait
+# together).
 # --------------------------------------------------------------------------------------------------------------
 
 
