@@ -5,6 +5,8 @@ No pytest here: ``bench/`` imports this module too.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import socket
 import subprocess
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sidecar.cli import main as cli_main
 from sidecar.state.ledger import TableKeys
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,25 +95,14 @@ class Process:
         return TableKeys(fields["table"], fields["gm"], fields["player"], fields["observer"])
 
     def user_key(self, user: str) -> str:
-        """The user's key, as a GM gets it: `verdict table user-key`."""
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "sidecar.cli",
-                "table",
-                "--data",
-                str(self.data),
-                "user-key",
-                self.keys().table,
-                user,
-            ],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            check=True,
-        )
-        return out.stdout.strip()
+        """The user's key, as a GM gets it: `verdict table user-key` (run in this process: it only reads the
+        ledger the sidecar writes, so a child process would prove nothing more)."""
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = cli_main(["table", "--data", str(self.data), "user-key", self.keys().table, user])
+        if code != 0:
+            raise RuntimeError(f"verdict table user-key exited {code}")
+        return out.getvalue().strip()
 
     def start(self) -> None:
         log = open(self.log, "ab") if self.log is not None else None

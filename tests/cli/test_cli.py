@@ -1,4 +1,5 @@
-"""The `verdict` command as a user runs it: real processes, exit codes, one-line errors."""
+"""The `verdict` command as a user runs it: exit codes, one-line errors, what it prints (in this process but
+for the program itself and `serve`, which run as processes)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,17 @@ import pytest
 from sidecar.cli import main
 
 from ..serving import serve_command
+from .running import verdict as run
 
 
-def run(*args: str, data=None):
-    cmd = [sys.executable, "-m", "sidecar.cli", *args]
-    env = None
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env)
+def run_process(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sidecar.cli", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_the_module_runs_as_a_program_with_its_exit_codes():
+    """`python -m sidecar.cli` is the command a user runs (the tests below run it in this process)."""
+    r = run_process("roll", "facets", "--kind", "sideways")
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
 def test_read_facets_json_is_the_wire_object():

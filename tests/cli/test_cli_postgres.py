@@ -3,25 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from sidecar.client import Client
 
-from ..conftest import ROOT, Process, free_port
-
-
-def verdict(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sidecar.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        env={**os.environ, **(env or {})},
-    )
+from ..conftest import Process, free_port
+from .running import verdict
 
 
 async def test_tables_on_postgresql_from_the_cli_and_a_sidecar_serving_them(pg_url: str, tmp_path: Path):

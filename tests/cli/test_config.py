@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from sidecar import config
 from sidecar.server.app import Settings
 
-
-def verdict(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    root = Path(__file__).resolve().parents[2]
-    full_env = {k: v for k, v in os.environ.items() if k != config.DATA_ENV}
-    full_env.update(PYTHONPATH=str(root), **(env or {}))
-    return subprocess.run(
-        [sys.executable, "-m", "sidecar.cli", *args], capture_output=True, text=True, timeout=60, env=full_env, cwd=cwd
-    )
+from .running import verdict
 
 
 def test_the_data_directory_comes_from_the_option_then_the_environment_then_the_default(tmp_path: Path) -> None:
@@ -29,7 +19,7 @@ def test_the_data_directory_comes_from_the_option_then_the_environment_then_the_
     r = verdict("table", "create", "B", "--json", env={config.DATA_ENV: str(by_env)})
     assert r.returncode == 0, r.stderr
     assert config.data_file(by_env).is_file()
-    r = verdict("table", "create", "C", "--json", cwd=tmp_path)
+    r = verdict("table", "create", "C", "--json", unset=[config.DATA_ENV], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / config.DATA_DIR / config.DATA_FILE).is_file()
     assert json.loads(r.stdout)["name"] == "C"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import msgspec
 import pytest
 from hypothesis import given, settings
@@ -650,3 +652,226 @@ def test_results_of_one_shape_share_no_lists():
     a.actor.pool.ability = 9
     assert b.types == ["ability", "ability", "boon"] and b.symbols == ["-", "S", "S"] and b.actor.pool.ability == 2
     assert boons.read(check, [1, 2, 3]) == b
+
+
+# =====================================================================================================
+# Cases worked out by hand from docs/rules/boons.md without looking at the engine's answer: faces in, the
+# result fields the text and its rulings name out, with edge cases at every band boundary and ladder step.
+# =====================================================================================================
+
+# Faces by symbol, from the rulings' table (docs/rules/boons.md).
+A = {"-": 1, "S": 2, "SS": 4, "B": 5, "SB": 7, "X": 8}
+BO = {"-": 1, "S": 3, "SB": 4, "BB": 5, "B": 6}
+BA = {"-": 1, "F": 3, "N": 5}
+T = {"-": 1, "F": 2, "FF": 3, "N": 4, "NN": 7, "FN": 8}
+C = {"-": 1, "F": 2, "FF": 4, "N": 6, "FN": 8, "NN": 10, "C": 12}
+
+# (pool, faces) -> (outcome, symbols, net_successes, net_boons, breakthroughs, calamities)
+BOONS_CASES = [
+    ({"ability": 1}, [A["S"]], "success", ["S"], 1, 0, 0, 0),
+    ({"ability": 1}, [A["-"]], "failure", ["-"], 0, 0, 0, 0),
+    ({"ability": 2}, [A["SS"], A["-"]], "improved", ["SS", "-"], 2, 0, 0, 0),
+    ({"ability": 2}, [A["SS"], A["S"]], "improved", ["SS", "S"], 3, 0, 0, 0),
+    ({"ability": 2}, [A["SS"], A["SS"]], "exceptional", ["SS", "SS"], 4, 0, 0, 0),
+    ({"ability": 3}, [A["SS"], A["SS"], A["X"]], "exceptional", ["SS", "SS", "X"], 5, 0, 1, 0),
+    ({"ability": 1, "trial": 1}, [A["SS"], T["F"]], "success", ["SS", "F"], 1, 0, 0, 0),
+    ({"ability": 1, "trial": 1}, [A["S"], T["F"]], "failure", ["S", "F"], 0, 0, 0, 0),
+    ({"ability": 1, "trial": 1}, [A["S"], T["FF"]], "failure", ["S", "FF"], -1, 0, 0, 0),
+    # A breakthrough is a success; a calamity a failure; they never cancel each other.
+    ({"ability": 1}, [A["X"]], "success", ["X"], 1, 0, 1, 0),
+    ({"ability": 1, "crisis": 1}, [A["X"], C["C"]], "failure", ["X", "C"], 0, 0, 1, 1),
+    ({"ability": 2, "crisis": 1}, [A["X"], A["S"], C["C"]], "success", ["X", "S", "C"], 1, 0, 1, 1),
+    # Net boons = boons - banes, negative when banes remain.
+    ({"ability": 1, "boon": 1, "bane": 1}, [A["B"], BO["BB"], BA["N"]], "failure", ["B", "BB", "N"], 0, 2, 0, 0),
+    ({"bane": 2}, [BA["N"], BA["N"]], "failure", ["N", "N"], 0, -2, 0, 0),
+    ({"ability": 1, "trial": 1}, [A["SB"], T["FN"]], "failure", ["SB", "FN"], 0, 0, 0, 0),
+    ({"ability": 1, "trial": 1}, [A["SB"], T["NN"]], "success", ["SB", "NN"], 1, -1, 0, 0),
+    ({"boon": 2, "trial": 1}, [BO["SB"], BO["S"], T["-"]], "improved", ["SB", "S", "-"], 2, 1, 0, 0),
+    (
+        {"ability": 1, "boon": 1, "bane": 1, "trial": 1, "crisis": 1},
+        [A["SS"], BO["S"], BA["F"], T["F"], C["FF"]],
+        "failure",
+        ["SS", "S", "F", "F", "FF"],
+        -1,
+        0,
+        0,
+        0,
+    ),
+    ({"ability": 1, "crisis": 1}, [A["SS"], C["NN"]], "improved", ["SS", "NN"], 2, -2, 0, 0),
+    # An empty pool reads zero net successes: a failure.
+    ({}, [], "failure", [], 0, 0, 0, 0),
+]
+
+
+@pytest.mark.parametrize("pool, faces, outcome, symbols, net, net_boons, breaks, cals", BOONS_CASES)
+def test_boons_cases(pool, faces, outcome, symbols, net, net_boons, breaks, cals):
+    r = boons.read(BoonsCheck(**pool), faces)
+    assert (r.outcome, r.symbols, r.net_successes, r.net_boons, r.breakthroughs, r.calamities) == (
+        outcome,
+        symbols,
+        net,
+        net_boons,
+        breaks,
+        cals,
+    )
+
+
+@pytest.mark.parametrize("die, faces", [("ability", 8), ("boon", 6), ("bane", 6), ("trial", 8), ("crisis", 12)])
+def test_boons_die_sizes(die, faces):
+    assert boons.sizes(BoonsCheck(**{die: 2})) == [faces, faces]
+
+
+def test_boons_upgrade_turns_trial_dice_into_crisis_dice():
+    check = BoonsCheck(ability=1, trial=2, upgrade=1)
+    assert boons.sizes(check) == [8, 8, 12]
+    r = boons.read(check, [A["SS"], T["F"], C["C"]])
+    assert (r.net_successes, r.calamities, r.outcome) == (0, 1, "failure")
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"ability": 11},
+        {"boon": 11},
+        {"bane": 11},
+        {"trial": 11},
+        {"crisis": 11},
+        {"boon": 10, "rank": 1, "assists": [0]},
+        {"bane": 9, "performer_rank": 3, "participant_ranks": [1]},
+    ],
+)
+def test_boons_limit_of_ten_of_each_type(kw):
+    with pytest.raises(CheckError):
+        boons.validate(BoonsCheck(**kw))
+
+
+def test_boons_ten_of_each_type_is_allowed():
+    check = BoonsCheck(ability=10, boon=10, bane=10, trial=10, crisis=0)
+    assert len(boons.sizes(check)) == 40
+
+
+# Assisted: (primary rank, assistants' ranks) -> dice added
+ASSISTS = [
+    (2, [3], ["ability"]),
+    (2, [2], ["boon"]),  # equal ranks are not more ranks
+    (2, [1], ["boon"]),
+    (2, [1, 1], ["boon", "boon"]),
+    (2, [3, 1], ["ability", "boon"]),
+    (2, [1, 3], ["boon", "ability"]),
+    (2, [3, 4], ["ability", "boon"]),  # at most one ability die
+    (0, [1, 1], ["ability", "boon"]),
+]
+
+
+@pytest.mark.parametrize("rank, assists, added", ASSISTS)
+def test_boons_assisted_caps(rank, assists, added):
+    check = BoonsCheck(ability=1, rank=rank, assists=assists)
+    r = boons.read(check, [1] * (1 + len(added)))
+    assert r.assist_dice == added
+    assert r.actor.pool.ability == 1 + added.count("ability") and r.actor.pool.boon == added.count("boon")
+
+
+# Group: (performer, necessary participants) -> bane dice added
+GROUPS = [(3, [1, 2], 2), (3, [3], 0), (1, [3], 0), (4, [0], 4), (2, [2, 0, 1], 2), (2, [], 0)]
+
+
+@pytest.mark.parametrize("performer, others, banes", GROUPS)
+def test_boons_group_bane_dice(performer, others, banes):
+    check = BoonsCheck(ability=2, performer_rank=performer, participant_ranks=others)
+    assert boons.sizes(check) == [8, 8] + [6] * banes
+    r = boons.read(check, [A["SS"], A["S"]] + [BA["F"]] * banes)
+    assert r.group_banes == banes and r.net_successes == 3 - banes
+
+
+# Opposed: (actor faces, defender faces) -> winner, outcome, actor/defender remaining boons and banes
+OPPOSED = [
+    # Tie goes to the defender.
+    ([A["S"]], [A["S"]], "defender", "failure"),
+    ([A["-"]], [A["-"]], "defender", "failure"),
+    ([A["SS"]], [A["S"]], "actor", "success"),
+    ([A["S"]], [A["SS"]], "defender", "failure"),
+    ([A["X"]], [A["-"]], "actor", "success"),
+]
+
+
+@pytest.mark.parametrize("mine, theirs, winner, outcome", OPPOSED)
+def test_boons_opposed(mine, theirs, winner, outcome):
+    r = boons.read(BoonsCheck(ability=1, opponent=BoonsPool(ability=1)), mine + theirs)
+    # The text names no band for an opposed win; only that the initiator wins or loses.
+    assert (r.winner, r.outcome == "failure") == (winner, outcome == "failure")
+
+
+def test_boons_opposed_reports_both_sides_boons_and_banes():
+    check = BoonsCheck(ability=1, bane=1, opponent=BoonsPool(ability=1, boon=1))
+    r = boons.read(check, [A["SB"], BA["N"], A["S"], BO["BB"]])
+    # Actor: S, B, N -> net 1, boons 0 left; defender: S, BB -> net 1, 2 boons. A tie: defender.
+    assert r.winner == "defender" and r.outcome == "failure"
+    assert (r.actor.net_successes, r.actor.remaining_boons, r.actor.remaining_banes) == (1, 0, 0)
+    assert (r.defender.net_successes, r.defender.remaining_boons, r.defender.remaining_banes) == (1, 2, 0)
+    r = boons.read(check, [A["SS"], BA["N"], A["-"], BO["B"]])
+    assert r.winner == "actor" and r.actor.remaining_banes == 1 and r.defender.remaining_boons == 1
+
+
+def test_boons_opposed_has_no_difficulty_dice_for_each_other():
+    with pytest.raises(CheckError):
+        boons.validate(BoonsCheck(ability=1, trial=1, opponent=BoonsPool(ability=1)))
+
+
+# Extended: (threshold, limit, progress, attempts, faces) -> (added, progress, attempts, status)
+EXTENDED = [
+    (3, None, 0, 0, [A["SS"]], 2, 2, 1, "in_progress"),
+    (3, None, 2, 1, [A["S"]], 1, 3, 2, "complete"),
+    (3, None, 2, 1, [A["SS"]], 2, 4, 2, "complete"),
+    (3, None, 2, 1, [A["-"]], 0, 2, 2, "in_progress"),
+    # The last attempt: reaching the threshold completes it; falling short fails it.
+    (3, 3, 1, 2, [A["SS"]], 2, 3, 3, "complete"),
+    (3, 3, 1, 2, [A["S"]], 1, 2, 3, "failed"),
+    (4, 1, 0, 0, [A["SS"]], 2, 2, 1, "failed"),
+    (1, 1, 0, 0, [A["X"]], 1, 1, 1, "complete"),
+]
+
+
+@pytest.mark.parametrize("threshold, limit, progress, attempts, faces, added, after, tries, status", EXTENDED)
+def test_boons_extended(threshold, limit, progress, attempts, faces, added, after, tries, status):
+    check = BoonsCheck(
+        ability=1, threshold=threshold, limit=limit, progress=progress, attempts=attempts, time_unit="hours"
+    )
+    e = boons.read(check, faces).extended
+    assert (e.added, e.progress, e.attempts, e.status) == (added, after, tries, status)
+
+
+def test_boons_extended_negative_roll_adds_nothing():
+    check = BoonsCheck(ability=1, trial=1, threshold=3, progress=2, attempts=1)
+    e = boons.read(check, [A["-"], T["FF"]]).extended
+    assert (e.added, e.progress) == (0, 2)
+
+
+# Every possible roll of small pools against a transcription of the rulings that shares no code with
+# the engine.
+
+_FACES = {
+    "ability": "- S S SS B B SB X".split(),
+    "boon": "- - S SB BB B".split(),
+    "bane": "- - F F N N".split(),
+    "trial": "- F FF N N N NN FN".split(),
+    "crisis": "- F F FF FF N N FN FN NN NN C".split(),
+}
+
+
+def test_boons_random_pools_against_the_face_table():
+    rng = random.Random(20261129)
+    for _ in range(5000):
+        pool = {t: rng.randint(0, 3) for t in _FACES}
+        types = [t for t in ("ability", "boon", "bane", "trial", "crisis") for _ in range(pool[t])]
+        faces = [rng.randint(1, len(_FACES[t])) for t in types]
+        symbols = "".join(_FACES[t][f - 1] for t, f in zip(types, faces))
+        net = symbols.count("S") + symbols.count("X") - symbols.count("F") - symbols.count("C")
+        band = "exceptional" if net >= 4 else "improved" if net >= 2 else "success" if net >= 1 else "failure"
+        r = boons.read(BoonsCheck(**pool), faces)
+        assert (r.outcome, r.net_successes, r.net_boons, r.breakthroughs, r.calamities) == (
+            band,
+            net,
+            symbols.count("B") - symbols.count("N"),
+            symbols.count("X"),
+            symbols.count("C"),
+        ), (pool, faces)

@@ -272,3 +272,162 @@ def test_the_gms_complication_removal_follows_only_an_epic_success_once():
         with pytest.raises(FollowUpError) as e:
             challenge.follow(c, challenge.read(c, faces), ChallengeRemoveComplication(complication="k1"), Dice())
         assert e.value.code == "no_complication_to_remove"
+
+
+# =====================================================================================================
+# Cases worked out by hand from docs/rules/challenge.md without looking at the engine's answer: faces in, the
+# result fields the text and its rulings name out, with edge cases at every band boundary and ladder step.
+# =====================================================================================================
+
+
+def no_dice() -> Dice:
+    """A source that fails the test if a follow-up rolls when its faces were given."""
+
+    def source(n: int) -> bytes:
+        raise AssertionError("rolled a die although the faces were given")
+
+    return Dice(source)
+
+
+@pytest.mark.parametrize(
+    "total, level",
+    [
+        (-7, 0),
+        (-1, 0),
+        (0, 0),
+        (1, 1),
+        (5, 1),
+        (6, 2),
+        (10, 2),
+        (11, 3),
+        (15, 3),
+        (16, 4),
+        (20, 4),
+        (21, 5),
+        (25, 5),
+        (26, 6),
+        (40, 8),
+    ],
+)
+def test_challenge_ladder(total, level):
+    # Put the total on the ladder through a d20 of 10 and a modifier.
+    r = challenge.read(ChallengeCheck(cl=1, modifier=total - 10), [10])
+    assert (r.total, r.level) == (total, level)
+
+
+# (d20, modifier, cl) -> (total, level, margin, outcome, strain, choice, strain_option, condition, complication)
+GC = ["game_changer", "strain"]
+CHALLENGE_CASES = [
+    # Meet the CL (CL2 covers 6-10): success at a cost, one strain, at both ends of the range.
+    (6, 0, 2, 6, 2, 0, "success_at_cost", 1, None, None, False, None),
+    (10, 0, 2, 10, 2, 0, "success_at_cost", 1, None, None, False, None),
+    # Beat by 1: succeeds as planned, no strain.
+    (11, 0, 2, 11, 3, 1, "success", 0, None, None, False, None),
+    (15, 0, 2, 15, 3, 1, "success", 0, None, None, False, None),
+    # Beat by 2 / 3: a choice of +1 game changer or -1 / -2 strain.
+    (16, 0, 2, 16, 4, 2, "success", 0, GC, -1, False, None),
+    (20, 0, 2, 20, 4, 2, "success", 0, GC, -1, False, None),
+    (20, 1, 2, 21, 5, 3, "success", 0, GC, -2, False, None),
+    (20, 5, 2, 25, 5, 3, "success", 0, GC, -2, False, None),
+    # Beat by 4 (or more): epic success, -2 strain, the GM removes a complication.
+    (20, 6, 2, 26, 6, 4, "epic_success", -2, None, None, False, "remove"),
+    (20, 20, 1, 40, 8, 7, "epic_success", -2, None, None, False, "remove"),
+    (16, 0, 0 + 1, 16, 4, 3, "success", 0, GC, -2, False, None),
+    (17, 4, 1, 21, 5, 4, "epic_success", -2, None, None, False, "remove"),
+    # Miss by 1 / 2 / 3: fails with 2 / 3 / 4 strain.
+    (10, 0, 3, 10, 2, -1, "failure", 2, None, None, False, None),
+    (6, 0, 3, 6, 2, -1, "failure", 2, None, None, False, None),
+    (5, 0, 3, 5, 1, -2, "failure", 3, None, None, False, None),
+    (2, -2, 3, 0, 0, -3, "failure", 4, None, None, False, None),
+    (2, -2, 1, 0, 0, -1, "failure", 2, None, None, False, None),
+    # Miss by 4 (or more): epic failure, a new condition, the GM adds a complication.
+    (2, -2, 4, 0, 0, -4, "epic_failure", 0, None, None, True, "add"),
+    (15, 0, 7, 15, 3, -4, "epic_failure", 0, None, None, True, "add"),
+    (16, 0, 7, 16, 4, -3, "failure", 4, None, None, False, None),
+    (3, -20, 6, -17, 0, -6, "epic_failure", 0, None, None, True, "add"),
+    # A natural 1 is an epic failure whatever the total.
+    (1, 30, 1, 31, 7, 6, "epic_failure", 0, None, None, True, "add"),
+    (1, 4, 1, 5, 1, 0, "epic_failure", 0, None, None, True, "add"),
+    # A natural 20 has no special rule.
+    (20, 0, 5, 20, 4, -1, "failure", 2, None, None, False, None),
+    (20, 0, 4, 20, 4, 0, "success_at_cost", 1, None, None, False, None),
+]
+
+
+@pytest.mark.parametrize(
+    "d20, modifier, cl, total, level, margin, outcome, strain, choice, strain_option, condition, complication",
+    CHALLENGE_CASES,
+)
+def test_challenge_cases(
+    d20, modifier, cl, total, level, margin, outcome, strain, choice, strain_option, condition, complication
+):
+    r = challenge.read(ChallengeCheck(cl=cl, modifier=modifier), [d20])
+    got = (
+        r.total,
+        r.level,
+        r.margin,
+        r.outcome,
+        r.strain,
+        r.choice,
+        r.strain_option,
+        r.condition,
+        r.complication,
+        r.natural,
+    )
+    assert got == (total, level, margin, outcome, strain, choice, strain_option, condition, complication, d20)
+    assert r.success == (outcome in ("success_at_cost", "success", "epic_success"))
+
+
+@pytest.mark.parametrize(
+    "d20, modifier, option, strain, game_changers",
+    [(16, 0, "strain", -1, 0), (16, 0, "game_changer", 0, 1), (20, 1, "strain", -2, 0), (20, 1, "game_changer", 0, 1)],
+)
+def test_challenge_choice(d20, modifier, option, strain, game_changers):
+    check = ChallengeCheck(cl=2, modifier=modifier)
+    r = challenge.follow(check, challenge.read(check, [d20]), ChallengeChoice(option=option), no_dice())
+    assert (r.chosen, r.strain, r.game_changers, r.outcome) == (option, strain, game_changers, "success")
+    # Made once.
+    with pytest.raises(FollowUpError):
+        challenge.follow(check, r, ChallengeChoice(option="strain"), no_dice())
+
+
+@pytest.mark.parametrize("d20, modifier", [(6, 0), (11, 0), (20, 6), (10, 0), (1, 15)])
+def test_challenge_no_choice_outside_two_and_three(d20, modifier):
+    check = ChallengeCheck(cl=2, modifier=modifier)
+    with pytest.raises(FollowUpError):
+        challenge.follow(check, challenge.read(check, [d20]), ChallengeChoice(option="game_changer"), no_dice())
+
+
+@pytest.mark.parametrize("d20, removed", [(6, True), (11, True), (20, True), (5, False), (1, False)])
+def test_challenge_addressing_a_complication(d20, removed):
+    # "If they succeed, the complication is removed": a success at a cost is a success.
+    r = challenge.read(ChallengeCheck(cl=2, complication="k1"), [d20])
+    assert r.addresses == "k1" and r.success is removed
+
+
+# Every possible roll of small pools against a transcription of the rulings that shares no code with
+# the engine.
+
+
+@pytest.mark.parametrize("cl", range(1, 8))
+def test_challenge_every_roll(cl):
+    miss_strain = {-1: 2, -2: 3, -3: 4}
+    for d20 in range(1, 21):
+        for modifier in range(-25, 26):
+            total = d20 + modifier
+            level = 0 if total <= 0 else (total + 4) // 5
+            margin = level - cl
+            if d20 == 1 or margin <= -4:
+                expected = ("epic_failure", 0, True, "add")
+            elif margin >= 4:
+                expected = ("epic_success", -2, False, "remove")
+            elif margin == 0:
+                expected = ("success_at_cost", 1, False, None)
+            elif margin > 0:
+                expected = ("success", 0, False, None)
+            else:
+                expected = ("failure", miss_strain[margin], False, None)
+            r = challenge.read(ChallengeCheck(cl=cl, modifier=modifier), [d20])
+            assert (r.outcome, r.strain, r.condition, r.complication) == expected, (d20, modifier)
+            assert (r.level, r.margin) == (level, margin)
+            assert (r.choice is not None) == (r.outcome == "success" and margin in (2, 3))

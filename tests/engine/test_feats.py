@@ -422,3 +422,171 @@ def test_dice_thrown_for_an_automatic_success_change_nothing():
     # "Any task below -8 is so very likely as to be unnecessary to roll for": three 1s thrown anyway still succeed.
     r = feats.read(FeatsCheck(level=-9), [1, 1, 1])
     assert r.success and r.automatic and r.dice == []
+
+
+# =====================================================================================================
+# Cases worked out by hand from docs/rules/feats.md without looking at the engine's answer: faces in, the
+# result fields the text and its rulings name out, with edge cases at every band boundary and ladder step.
+# =====================================================================================================
+
+# (level, faces) -> (success, best_level, worst_level, degree)
+FEATS_CASES = [
+    # The text's example at level +1: white 7 succeeds; white 8 would have succeeded at +2; white and red
+    # 7-8 at +3; three 8s at +8; white 1 or 2 fails at -1; three 1s fail at -8.
+    (1, [7, 1, 1], True, 1, 2, 0),
+    (1, [8, 1, 1], True, 2, 3, 1),
+    (1, [7, 7, 1], True, 3, 2, 2),
+    (1, [8, 8, 8], True, 8, None, 7),
+    (1, [8, 7, 7], True, 6, 5, 5),
+    (1, [6, 8, 8], False, 0, 1, 0),
+    (1, [2, 8, 8], False, -2, -1, -2),
+    (1, [1, 8, 8], False, -3, -2, -3),
+    (1, [1, 1, 1], False, None, -8, -9),
+    # Every row at its own level.
+    (8, [8, 8, 8], True, 8, None, 0),
+    (8, [8, 8, 7], False, 7, 8, 0),
+    (7, [8, 8, 7], True, 7, 8, 0),
+    (7, [8, 7, 7], False, 6, 5, -2),
+    (6, [8, 7, 7], True, 6, 5, 0),
+    (6, [7, 8, 8], False, 3, 2, -4),
+    (5, [8, 8, 1], True, 5, 6, 0),
+    (5, [8, 7, 8], False, 6, 5, 0),
+    (4, [8, 7, 1], True, 4, 5, 0),
+    (4, [7, 8, 8], False, 3, 2, -2),
+    (3, [7, 7, 1], True, 3, 2, 0),
+    (3, [7, 6, 8], False, 1, 2, -1),
+    (2, [8, 1, 1], True, 2, 3, 0),
+    (2, [7, 8, 8], False, 3, 2, 0),
+    (0, [5, 1, 1], True, 0, 1, 0),
+    (0, [4, 8, 8], False, -1, 0, 0),
+    (-1, [3, 1, 1], True, -1, 0, 0),
+    (-1, [2, 8, 8], False, -2, -1, 0),
+    (-2, [2, 1, 1], True, -2, -3, 0),  # the table is not monotone: -3 fails, -4 passes
+    (-2, [1, 8, 8], False, -3, -2, 0),
+    (-3, [1, 3, 1], True, -3, -2, 0),
+    (-3, [2, 2, 8], False, -2, -3, 0),
+    (-4, [2, 1, 1], True, -2, -3, 2),
+    (-4, [1, 2, 8], False, -5, -4, 0),
+    (-5, [1, 2, 1], True, -5, -6, 0),
+    (-5, [1, 1, 8], False, -6, -5, 0),
+    (-6, [1, 1, 3], True, -6, -5, 0),
+    (-6, [1, 2, 2], False, -5, -6, 0),
+    (-7, [1, 2, 2], True, -5, -6, 2),
+    (-7, [1, 1, 2], False, -8, -7, 0),
+    (-8, [1, 1, 2], True, -8, -7, 0),
+    (-8, [1, 1, 1], False, None, -8, 0),
+]
+
+
+@pytest.mark.parametrize("level, faces, success, best, worst, degree", FEATS_CASES)
+def test_feats_cases(level, faces, success, best, worst, degree):
+    r = feats.read(FeatsCheck(level=level), faces)
+    assert (r.success, r.best_level, r.worst_level, r.degree) == (success, best, worst, degree)
+    assert r.outcome == ("success" if success else "failure") and r.level == level and r.dice == faces
+    assert (r.bought, r.cost) == ([], 0)
+
+
+@pytest.mark.parametrize(
+    "kw, level",
+    [
+        ({"ability": 5, "difficulty": 7}, 2),
+        ({"ability": 7, "difficulty": 5}, -2),
+        ({"ability": 5, "opposing": 3}, -2),
+        ({"ability": 3, "opposing": 5}, 2),
+        ({"ability": 4, "difficulty": 4}, 0),
+    ],
+)
+def test_feats_level_from_abilities(kw, level):
+    assert feats.read(FeatsCheck(**kw), [5, 1, 1]).level == level
+
+
+def test_feats_beyond_the_table():
+    high = feats.read(FeatsCheck(level=9, wyrd_feat=True), [])
+    assert (high.success, high.cost, high.dice) == (True, 20, [])
+    low = feats.read(FeatsCheck(level=-9), [])
+    assert (low.success, low.cost, low.dice) == (True, 0, [])
+    with pytest.raises(CheckError):
+        feats.read(FeatsCheck(level=9), [8, 8, 8])
+    assert feats.sizes(FeatsCheck(level=8)) == [8, 8, 8] and feats.sizes(FeatsCheck(level=-8)) == [8, 8, 8]
+
+
+# Wyrd: (kw, rolled faces) -> (full dice, success, best, degree, bought, cost)
+WYRD = [
+    ({"level": 2, "wyrd": 1}, [1, 1], [8, 1, 1], True, 2, 0, ["white"], 5),
+    ({"level": 5, "wyrd": 2}, [1], [8, 8, 1], True, 5, 0, ["white", "red"], 10),
+    ({"level": 5, "wyrd": 2}, [7], [8, 8, 7], True, 7, 2, ["white", "red"], 10),
+    ({"level": 8, "wyrd": 3}, [], [8, 8, 8], True, 8, 0, ["white", "red", "blue"], 15),
+    ({"level": 3, "wyrd": 1, "wyrd_dice": ["red"]}, [7, 1], [7, 8, 1], True, 3, 0, ["red"], 5),
+    ({"level": 3, "wyrd": 1, "wyrd_dice": ["red"]}, [6, 1], [6, 8, 1], False, 0, -2, ["red"], 5),
+    ({"level": 7, "wyrd": 1, "wyrd_dice": ["blue"]}, [8, 8], [8, 8, 8], True, 8, 1, ["blue"], 5),
+    ({"level": 4, "wyrd": 2, "wyrd_dice": ["blue", "white"]}, [6], [8, 6, 8], False, 2, -1, ["white", "blue"], 10),
+]
+
+
+@pytest.mark.parametrize("kw, faces, full, success, best, degree, bought, cost", WYRD)
+def test_feats_wyrd_purchases(kw, faces, full, success, best, degree, bought, cost):
+    r = feats.read(FeatsCheck(**kw), faces)
+    assert (r.dice, r.success, r.best_level, r.degree, r.bought, r.cost) == (full, success, best, degree, bought, cost)
+    # The same purchase given as all three faces on the table (W,R,B), the bought dice showing 8.
+    r3 = feats.read(FeatsCheck(**kw), full)
+    assert (r3.dice, r3.success, r3.best_level, r3.degree, r3.bought, r3.cost) == (
+        full,
+        success,
+        best,
+        degree,
+        bought,
+        cost,
+    )
+
+
+# Every possible roll of small pools against a transcription of the rulings that shares no code with
+# the engine.
+
+
+_R = {k: range(k, 9) for k in range(1, 9)}
+FEAT_TABLE = {  # the rulings' table (docs/rules/feats.md): the counting faces of white, red, blue (None: not listed)
+    8: (_R[8], _R[8], _R[8]),
+    7: (_R[8], _R[8], _R[7]),
+    6: (_R[8], _R[7], _R[7]),
+    5: (_R[8], _R[8], None),
+    4: (_R[8], _R[7], None),
+    3: (_R[7], _R[7], None),
+    2: (_R[8], None, None),
+    1: (_R[7], None, None),
+    0: (_R[5], None, None),
+    -1: (_R[3], None, None),
+    -2: (_R[2], None, None),
+    -3: (_R[3], _R[3], None),
+    -4: (_R[2], _R[3], None),
+    -5: (_R[2], _R[2], None),
+    -6: (_R[2], _R[3], _R[3]),
+    -7: (_R[2], _R[2], _R[3]),
+    -8: (_R[2], _R[2], _R[2]),
+}
+
+
+def _satisfies(level: int, faces: list[int]) -> bool:
+    listed = [f in counting for f, counting in zip(faces, FEAT_TABLE[level]) if counting is not None]
+    return all(listed) if level > 0 else any(listed)
+
+
+@pytest.mark.parametrize("level", range(-8, 9))
+def test_feats_every_roll_and_the_chance(level):
+    wins = 0
+    for faces in itertools.product(range(1, 9), repeat=3):
+        faces = list(faces)
+        ok = _satisfies(level, faces)
+        wins += ok
+        passed = [lv for lv in FEAT_TABLE if _satisfies(lv, faces)]
+        failed = [lv for lv in FEAT_TABLE if not _satisfies(lv, faces)]
+        best, worst = (max(passed) if passed else None), (min(failed) if failed else None)
+        r = feats.read(FeatsCheck(level=level), faces)
+        assert (r.success, r.best_level, r.worst_level, r.degree) == (
+            ok,
+            best,
+            worst,
+            (best - level) if ok else (worst - level),  # type: ignore[operator]
+        ), faces
+    # docs/rules/feats.md: 2^-(n+1) at +n, 1 - 2^-(n+1) at -n.
+    chance = Fraction(1, 2 ** (level + 1)) if level >= 0 else 1 - Fraction(1, 2 ** (-level + 1))
+    assert Fraction(wins, 512) == chance

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import msgspec
@@ -804,3 +805,427 @@ def test_resolve_refuses_what_roll_refuses():
         flairs.resolve(FlairsCheck(rank=-1), Dice())
     group = FlairsCheck(group=[FlairsParticipant(name="a", rank=1), FlairsParticipant(name="b", rank=2)])
     assert flairs.resolve(group, Dice()).group is not None
+
+
+# =====================================================================================================
+# Cases worked out by hand from docs/rules/flairs.md without looking at the engine's answer: faces in, the
+# result fields the text and its rulings name out, with edge cases at every band boundary and ladder step.
+# =====================================================================================================
+
+
+def no_dice() -> Dice:
+    """A source that fails the test if a follow-up rolls when its faces were given."""
+
+    def source(n: int) -> bytes:
+        raise AssertionError("rolled a die although the faces were given")
+
+    return Dice(source)
+
+
+# (rank, edges, cuts, faces) -> (outcome, kept, removed, flairs, trials, tainted, desperate)
+FLAIRS_CASES = [
+    # The text's example: triumph with 4 flairs (two from the 6s, two from the 1s).
+    (6, 0, 0, [6, 6, 1, 6, 1, 1], "triumph", [6, 6, 1, 6, 1, 1], [], 4, 0, 0, False),
+    # Bands of the highest die.
+    (1, 0, 0, [6], "triumph", [6], [], 0, 0, 0, False),
+    (1, 0, 0, [5], "conflict", [5], [], 0, 0, 0, False),
+    (1, 0, 0, [4], "conflict", [4], [], 0, 0, 0, False),
+    (1, 0, 0, [3], "failure", [3], [], 0, 0, 0, False),
+    (1, 0, 0, [1], "failure", [1], [], 0, 0, 0, False),
+    # Pairs: flairs on success, trials on failure; a triple gives 2, four of a kind 3.
+    (3, 0, 0, [4, 4, 2], "conflict", [4, 4, 2], [], 1, 0, 0, False),
+    (3, 0, 0, [3, 3, 1], "failure", [3, 3, 1], [], 0, 1, 0, False),
+    (3, 0, 0, [2, 2, 2], "failure", [2, 2, 2], [], 0, 2, 0, False),
+    (4, 0, 0, [5, 5, 5, 5], "conflict", [5, 5, 5, 5], [], 3, 0, 0, False),
+    (5, 0, 0, [6, 3, 3, 1, 1], "triumph", [6, 3, 3, 1, 1], [], 2, 0, 0, False),
+    # Edges add dice.
+    (1, 2, 0, [2, 6, 2], "triumph", [2, 6, 2], [], 1, 0, 0, False),
+    (0, 1, 0, [5], "conflict", [5], [], 0, 0, 0, False),  # pool 1 from an edge alone: not desperate
+    # Cuts remove the highest remaining die, each.
+    (3, 0, 1, [6, 5, 2], "conflict", [5, 2], [6], 0, 0, 0, False),
+    (3, 0, 2, [6, 5, 2], "failure", [2], [6, 5], 0, 0, 0, False),
+    (4, 0, 1, [6, 3, 3, 2], "failure", [3, 3, 2], [6], 0, 1, 0, False),
+    (4, 0, 1, [6, 4, 4, 2], "conflict", [4, 4, 2], [6], 1, 0, 0, False),
+    # A pair that lost a die to a cut is tainted: trials whatever the outcome.
+    (3, 0, 1, [6, 6, 2], "triumph", [6, 2], [6], 0, 1, 1, False),
+    (2, 0, 1, [6, 6], "triumph", [6], [6], 0, 1, 1, False),
+    (4, 0, 2, [6, 5, 5, 3], "conflict", [5, 3], [6, 5], 0, 1, 1, False),
+    (5, 0, 1, [6, 6, 6, 4, 4], "triumph", [6, 6, 4, 4], [6], 1, 2, 2, False),
+    (5, 1, 2, [6, 6, 1, 6, 1, 1], "triumph", [1, 6, 1, 1], [6, 6], 2, 2, 2, False),
+    (4, 0, 3, [2, 5, 5, 5], "failure", [2], [5, 5, 5], 0, 2, 2, False),
+    (4, 0, 1, [5, 5, 6, 6], "triumph", [5, 5, 6], [6], 1, 1, 1, False),
+    # Cuts equal to or above the pool, or no dice: 2d6, lowest kept, every pair tainted.
+    (0, 0, 0, [3, 5], "failure", [3], [5], 0, 0, 0, True),
+    (0, 0, 0, [5, 4], "conflict", [4], [5], 0, 0, 0, True),
+    (0, 0, 0, [6, 6], "triumph", [6], [6], 0, 1, 1, True),
+    (0, 0, 0, [4, 4], "conflict", [4], [4], 0, 1, 1, True),
+    (0, 0, 0, [1, 1], "failure", [1], [1], 0, 1, 1, True),
+    (2, 0, 2, [6, 2], "failure", [2], [6], 0, 0, 0, True),
+    (2, 0, 2, [6, 6], "triumph", [6], [6], 0, 1, 1, True),
+    (1, 0, 1, [5, 6], "conflict", [5], [6], 0, 0, 0, True),
+    (2, 1, 5, [3, 3], "failure", [3], [3], 0, 1, 1, True),
+    # One cut fewer than the pool is not desperate.
+    (1, 1, 1, [6, 2], "failure", [2], [6], 0, 0, 0, False),
+    (3, 0, 2, [6, 6, 6], "triumph", [6], [6, 6], 0, 2, 2, False),
+]
+
+
+@pytest.mark.parametrize(
+    "rank, edges, cuts, faces, outcome, kept, removed, n_flairs, trials, tainted, desperate", FLAIRS_CASES
+)
+def test_flairs_cases(rank, edges, cuts, faces, outcome, kept, removed, n_flairs, trials, tainted, desperate):
+    r = flairs.read(FlairsCheck(rank=rank, edges=edges, cuts=cuts), faces)
+    assert (r.outcome, sorted(r.kept), sorted(r.removed), r.flairs, r.trials, r.tainted, r.desperate) == (
+        outcome,
+        sorted(kept),
+        sorted(removed),
+        n_flairs,
+        trials,
+        tainted,
+        desperate,
+    )
+    assert r.dice == faces
+
+
+@pytest.mark.parametrize(
+    "rank, cuts, faces, outcome",
+    [
+        (2, 0, [4, 4], "success"),
+        (2, 0, [3, 3], "failure"),
+        (1, 0, [4], "success"),
+        (1, 0, [3], "failure"),
+        (3, 1, [6, 3, 2], "failure"),
+        (3, 1, [6, 4, 2], "success"),
+        (0, 0, [4, 6], "success"),
+        (0, 0, [3, 6], "failure"),
+        (2, 2, [6, 6], "success"),
+    ],
+)
+def test_flairs_simple_check_has_no_flairs_or_trials(rank, cuts, faces, outcome):
+    r = flairs.read(FlairsCheck(rank=rank, cuts=cuts, simple=True), faces)
+    assert (r.outcome, r.flairs, r.trials, r.tainted) == (outcome, 0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    "faces, outcome, n_flairs, trials",
+    [([6, 2], "triumph", 0, 1), ([5, 5], "conflict", 1, 1), ([3, 3], "failure", 0, 2), ([2, 1], "failure", 0, 1)],
+)
+def test_flairs_darkness_adds_one_trial(faces, outcome, n_flairs, trials):
+    r = flairs.read(FlairsCheck(rank=2, darkness=True), faces)
+    assert (r.outcome, r.flairs, r.trials) == (outcome, n_flairs, trials)
+
+
+@pytest.mark.parametrize(
+    "face, trial", list(enumerate(["costly", "slow", "loud", "harmful", "foolish", "chaotic"], start=1))
+)
+def test_flairs_random_trial_is_a_d6_in_order(face, trial):
+    assert flairs.trial_for_face(face) == trial
+    # The same order draws lurking trials after the pool's faces.
+    r = flairs.read(FlairsCheck(rank=1, lurking=1), [2, face])
+    assert r.lurking_trials == [trial] and r.dice == [2]
+
+
+def test_flairs_flair_banishes_its_trial_in_order():
+    pairs = dict(
+        zip(
+            ["careful", "swift", "quiet", "unscathed", "impressive", "composed"],
+            ["costly", "slow", "loud", "harmful", "foolish", "chaotic"],
+        )
+    )
+    for flair, trial in pairs.items():
+        check = FlairsCheck(rank=2, lurking_trials=[trial])
+        r = flairs.read(check, [5, 5])
+        assert r.flairs == 1 and r.trials == 1  # the lurking trial stands until banished
+        done = flairs.follow(check, r, FlairsChoose(flairs=[flair]), no_dice())
+        assert done.banished == [trial] and done.trials == 0 and done.revealed
+
+
+# Lurking trials: (lurking_trials, faces, chosen) -> (trials standing before, after, banished)
+LURKING = [
+    # They apply even on a success (triumph without pairs).
+    (["loud"], [6, 2], [], 1, 1, []),
+    (["loud"], [5, 5], ["quiet"], 1, 0, ["loud"]),
+    (["loud"], [5, 5], ["careful"], 1, 1, []),
+    # A flair applies at most once per result: it banishes one of two equal lurking trials.
+    (["loud", "loud"], [5, 5], ["quiet"], 2, 1, ["loud"]),
+    (["loud", "costly"], [5, 5, 5], ["quiet", "careful"], 2, 0, ["loud", "costly"]),
+    # Lurking trials on a failure stand alongside the pair's trial.
+    (["slow"], [3, 3], [], 2, 2, []),
+]
+
+
+@pytest.mark.parametrize("names, faces, chosen, before, after, banished", LURKING)
+def test_flairs_lurking_trials(names, faces, chosen, before, after, banished):
+    check = FlairsCheck(rank=len(faces), lurking=len(names), lurking_trials=names)
+    r = flairs.read(check, faces)
+    assert r.trials == before and r.lurking == len(names)
+    # Players see only the number until revealed.
+    hidden = flairs.redact(r)
+    assert hidden.lurking == len(names) and hidden.lurking_trials is None
+    assert all(t.name is None for t in hidden.standing if t.source == "lurking")
+    if r.flairs:
+        done = flairs.follow(check, r, FlairsChoose(flairs=chosen), no_dice())
+    else:
+        done = flairs.follow(check, r, FlairsReveal(), no_dice())
+    assert done.trials == after and done.banished == banished and done.revealed
+    assert flairs.redact(done).lurking_trials == names
+
+
+def test_flairs_flairs_do_not_banish_tainted_pair_trials():
+    # A tainted pair's trial is not a lurking trial: choosing its opposite leaves it standing.
+    check = FlairsCheck(rank=4, cuts=1, lurking_trials=["loud"])
+    r = flairs.read(check, [6, 6, 4, 4])  # one 6 cut: kept [6, 4, 4] triumph; 6s tainted, 4s flair
+    assert (r.outcome, r.flairs, r.trials, r.tainted) == ("triumph", 1, 2, 1)
+    done = flairs.follow(check, r, FlairsChoose(flairs=["quiet"]), no_dice())
+    assert (done.trials, done.tainted, done.banished) == (1, 1, ["loud"])
+
+
+@pytest.mark.parametrize(
+    "chosen, earned_faces",
+    [(["quiet", "quiet"], [5, 5, 5]), (["quiet", "careful"], [5, 5]), (["quiet"], [5, 2])],
+)
+def test_flairs_choice_refused(chosen, earned_faces):
+    check = FlairsCheck(rank=len(earned_faces), lurking_trials=["loud"])
+    with pytest.raises(FollowUpError):
+        flairs.follow(check, flairs.read(check, earned_faces), FlairsChoose(flairs=chosen), no_dice())
+
+
+# Devil's bargain: (rank, edges, cuts, faces, trial, die) -> (outcome, kept, flairs, trials, tainted)
+BARGAIN = [
+    # The new die can turn a failure into a triumph; the named trial stands.
+    (2, 0, 0, [3, 1], "slow", 6, "triumph", [3, 1, 6], 0, 1, 0),
+    # The pairs are read again: an untainted pair of 3s gives a flair on the new conflict.
+    (2, 0, 0, [3, 3], "costly", 5, "conflict", [3, 3, 5], 1, 1, 0),
+    # The new die can make a pair on a failure: a trial more.
+    (2, 0, 0, [3, 1], "loud", 3, "failure", [3, 1, 3], 0, 2, 0),
+    (2, 0, 0, [3, 1], "loud", 1, "failure", [3, 1, 1], 0, 2, 0),
+    # Earlier cuts are not re-applied; the new die pairs with a cut die: a tainted group.
+    (3, 0, 1, [6, 2, 1], "harmful", 6, "triumph", [2, 1, 6], 0, 2, 1),
+    (3, 0, 1, [6, 2, 1], "harmful", 4, "conflict", [2, 1, 4], 0, 1, 0),
+    # The new die matching a kept die on a failure: an untainted pair, a trial.
+    (3, 0, 1, [6, 2, 1], "foolish", 2, "failure", [2, 1, 2], 0, 2, 0),
+    # Edges count in the pool; the rank is at least 1.
+    (1, 1, 0, [2, 3], "chaotic", 4, "conflict", [2, 3, 4], 0, 1, 0),
+]
+
+
+@pytest.mark.parametrize("rank, edges, cuts, faces, trial, die, outcome, kept, n_flairs, trials, tainted", BARGAIN)
+def test_flairs_devils_bargain(rank, edges, cuts, faces, trial, die, outcome, kept, n_flairs, trials, tainted):
+    check = FlairsCheck(rank=rank, edges=edges, cuts=cuts)
+    r = flairs.read(check, faces)
+    assert r.outcome == "failure"
+    b = flairs.follow(check, r, FlairsBargain(trial=trial, dice=[die]), no_dice())
+    assert (b.outcome, sorted(b.kept), b.flairs, b.trials, b.tainted) == (
+        outcome,
+        sorted(kept),
+        n_flairs,
+        trials,
+        tainted,
+    )
+    assert b.bargain == trial and b.bargain_die == die and b.dice == faces + [die]
+    assert any(t.source == "bargain" and t.name == trial for t in b.standing)
+    # Once per check.
+    with pytest.raises(FollowUpError):
+        flairs.follow(check, b, FlairsBargain(trial=trial, dice=[6]), no_dice())
+
+
+def test_flairs_bargain_on_a_desperate_roll_adds_to_the_kept_die():
+    # Cuts >= pool with rank 1: desperate. The new die joins the kept (lowest) die; the highest kept is read.
+    check = FlairsCheck(rank=1, cuts=1)
+    r = flairs.read(check, [2, 5])
+    assert (r.outcome, r.kept, r.desperate) == ("failure", [2], True)
+    b = flairs.follow(check, r, FlairsBargain(trial="slow", dice=[4]), no_dice())
+    assert (b.outcome, sorted(b.kept), b.trials) == ("conflict", [2, 4], 1)
+    # Pairs on a desperate roll stay tainted after the bargain.
+    b2 = flairs.follow(check, r, FlairsBargain(trial="slow", dice=[5]), no_dice())
+    assert (b2.outcome, b2.flairs, b2.trials, b2.tainted) == ("conflict", 0, 2, 1)
+
+
+def test_flairs_bargain_may_repeat_the_judges_trial():
+    check = FlairsCheck(rank=2)
+    r = flairs.read(check, [3, 3])
+    named = flairs.follow(check, r, FlairsNameTrials(trials=["slow"]), no_dice())
+    assert [t.name for t in named.standing] == ["slow"]
+    # The bargain names the same trial as one the Judge would choose: allowed (before naming settles it).
+    b = flairs.follow(check, r, FlairsBargain(trial="slow", dice=[2]), no_dice())
+    assert b.outcome == "failure" and b.trials == 2 and b.bargain == "slow"
+
+
+@pytest.mark.parametrize(
+    "kw, faces",
+    [
+        ({"rank": 2}, [4, 1]),  # not a failure
+        ({"rank": 2}, [6, 1]),
+        ({"rank": 0, "edges": 2}, [3, 1]),  # no skill rank
+        ({"rank": 0}, [3, 1]),  # untrained, desperate
+    ],
+)
+def test_flairs_bargain_refused(kw, faces):
+    check = FlairsCheck(**kw)
+    with pytest.raises(FollowUpError):
+        flairs.follow(check, flairs.read(check, faces), FlairsBargain(trial="slow", dice=[6]), no_dice())
+
+
+def test_flairs_bargain_refused_in_a_group_check():
+    check = FlairsCheck(group=[FlairsParticipant(name="a", rank=1), FlairsParticipant(name="b", rank=1)])
+    r = flairs.read(check, [1, 2])
+    assert r.outcome == "failure"
+    with pytest.raises(FollowUpError):
+        flairs.follow(check, r, FlairsBargain(trial="slow", dice=[6]), no_dice())
+
+
+def P(name, rank=1, edges=0, cuts=0):
+    return FlairsParticipant(name=name, rank=rank, edges=edges, cuts=cuts)
+
+
+# Group checks: (participants, faces, trap) -> (outcome, per-participant outcomes, springs)
+GROUP = [
+    # Half or more succeed.
+    ([P("a"), P("b")], [4, 3], False, "success", ["success", "failure"], []),
+    ([P("a"), P("b")], [3, 3], False, "failure", ["failure", "failure"], []),
+    ([P("a"), P("b"), P("c")], [4, 3, 2], False, "failure", ["success", "failure", "failure"], []),
+    ([P("a"), P("b"), P("c")], [4, 5, 2], False, "success", ["success", "success", "failure"], []),
+    (
+        [P("a"), P("b"), P("c"), P("d")],
+        [6, 3, 4, 1],
+        False,
+        "success",
+        ["success", "failure", "success", "failure"],
+        [],
+    ),
+    (
+        [P("a"), P("b"), P("c"), P("d")],
+        [6, 3, 3, 1],
+        False,
+        "failure",
+        ["success", "failure", "failure", "failure"],
+        [],
+    ),
+    ([P("a")], [3], False, "failure", ["failure"], []),
+    ([P("a")], [4], False, "success", ["success"], []),
+    # Each participant's own pool, cuts and desperate roll (simple checks).
+    ([P("a", rank=2, cuts=1), P("b", rank=0)], [6, 3, 2, 5], False, "failure", ["failure", "failure"], []),
+    ([P("a", rank=0, edges=2), P("b", rank=1, cuts=1)], [1, 4, 6, 4], False, "success", ["success", "success"], []),
+    # A room trap: on a failure the lowest result springs it; all tied lowest are named.
+    (
+        [P("a"), P("b"), P("c"), P("d")],
+        [3, 2, 5, 2],
+        True,
+        "failure",
+        ["failure", "failure", "success", "failure"],
+        ["b", "d"],
+    ),
+    ([P("a"), P("b"), P("c")], [3, 1, 2], True, "failure", ["failure", "failure", "failure"], ["b"]),
+    ([P("a"), P("b")], [4, 1], True, "success", ["success", "failure"], []),
+    # a: [1, 6] reads 6, a success; b (desperate) [6, 2] reads 2; one of two is half: no one springs it.
+    ([P("a", rank=2), P("b", rank=0)], [1, 6, 6, 2], True, "success", ["success", "failure"], []),
+]
+
+
+@pytest.mark.parametrize("people, faces, trap, outcome, each, springs", GROUP)
+def test_flairs_group_checks(people, faces, trap, outcome, each, springs):
+    r = flairs.read(FlairsCheck(group=people, trap=trap), faces)
+    assert r.outcome == outcome
+    assert [p.outcome for p in r.group] == each
+    assert r.springs == springs
+    assert r.flairs == 0 and r.trials == 0
+
+
+def test_flairs_room_trap_lowest_result_uses_each_kept_die():
+    # a: rank 2, one cut [6, 3] -> reads 3; b: desperate [5, 2] -> reads 2; c: [1]. c springs it.
+    people = [P("a", rank=2, cuts=1), P("b", rank=0), P("c")]
+    r = flairs.read(FlairsCheck(group=people, trap=True), [6, 3, 5, 2, 1])
+    assert [p.highest for p in r.group] == [3, 2, 1]
+    assert r.outcome == "failure" and r.springs == ["c"]
+
+
+def test_flairs_set_lurking_from_dice_and_the_judges_random_trials():
+    check = FlairsCheck(rank=2, lurking=2)
+    r = flairs.read(check, [5, 5])  # lurking trials not drawn yet
+    assert r.lurking_trials is None and r.lurking == 2
+    r = flairs.follow(check, r, FlairsSetLurking(dice=[3, 6]), no_dice())
+    assert r.lurking_trials == ["loud", "chaotic"] and not r.revealed
+    done = flairs.follow(check, r, FlairsChoose(flairs=["composed"]), no_dice())
+    assert done.banished == ["chaotic"] and [t.name for t in done.standing] == ["loud"]
+
+
+# Every possible roll of small pools against a transcription of the rulings that shares no code with
+# the engine.
+
+
+def _ref_flairs(n: int, cuts: int, faces: list[int]) -> tuple:
+    desperate = n == 0 or cuts >= n
+    if desperate:
+        kept, removed = [min(faces)], [max(faces)]
+    else:
+        ordered = sorted(faces, reverse=True)
+        kept, removed = ordered[cuts:], ordered[:cuts]
+    high = max(kept)
+    outcome = "triumph" if high == 6 else "conflict" if high >= 4 else "failure"
+    got_flairs = trials = tainted = 0
+    for face, count in Counter(faces).items():
+        if count < 2:
+            continue
+        if desperate or face in removed:
+            trials += count - 1
+            tainted += count - 1
+        elif outcome == "failure":
+            trials += count - 1
+        else:
+            got_flairs += count - 1
+    return outcome, sorted(kept), got_flairs, trials, tainted, desperate
+
+
+@pytest.mark.parametrize("rank, edges, cuts", [(r, e, c) for r in range(5) for e in range(2) for c in range(5)])
+def test_flairs_every_roll(rank, edges, cuts):
+    n = rank + edges
+    for faces in itertools.product(range(1, 7), repeat=2 if n == 0 or cuts >= n else n):
+        r = flairs.read(FlairsCheck(rank=rank, edges=edges, cuts=cuts), list(faces))
+        got = (r.outcome, sorted(r.kept), r.flairs, r.trials, r.tainted, r.desperate)
+        assert got == _ref_flairs(n, cuts, list(faces)), faces
+
+
+# --- rule sentences traced to cases: what a flair banishes, and what the bargain's trial does ----------
+
+
+def test_a_flair_never_banishes_the_bargain_trial():
+    # "The player names a trial (it stands and cannot be banished)." No lurking trial to take the hit.
+    check = FlairsCheck(rank=2)
+    r = flairs.read(check, [3, 3])
+    b = flairs.follow(check, r, FlairsBargain(trial="loud", dice=[5]), no_dice())
+    assert (b.outcome, b.flairs, b.trials) == ("conflict", 1, 1)
+    done = flairs.follow(check, b, FlairsChoose(flairs=["quiet"]), no_dice())
+    assert done.banished == [] and [(t.source, t.name) for t in done.standing] == [("bargain", "loud")]
+
+
+def test_a_flair_banishes_only_lurking_trials_not_named_darkness_or_pair_trials():
+    # "each chosen flair banishes its opposite lurking trial": the Judge's named trials stand.
+    dark = FlairsCheck(rank=2, darkness=True)
+    r = flairs.follow(dark, flairs.read(dark, [4, 4]), FlairsNameTrials(trials=["loud"]), no_dice())
+    done = flairs.follow(dark, r, FlairsChoose(flairs=["quiet"]), no_dice())
+    assert done.banished == [] and [(t.source, t.name) for t in done.standing] == [("darkness", "loud")]
+    cut = FlairsCheck(rank=4, cuts=1)
+    r = flairs.read(cut, [6, 6, 4, 4])  # kept 6, 4, 4: a triumph; the 6s tainted (a trial), the 4s a flair
+    assert (r.outcome, r.flairs, r.trials, r.tainted) == ("triumph", 1, 1, 1)
+    r = flairs.follow(cut, r, FlairsNameTrials(trials=["harmful"]), no_dice())
+    done = flairs.follow(cut, r, FlairsChoose(flairs=["unscathed"]), no_dice())
+    assert done.banished == [] and done.trials == 1 and done.standing[0].name == "harmful"
+
+
+def test_lurking_trials_still_wait_after_a_bargain_and_the_new_flairs_banish_them():
+    # The bargain re-reads the result and the pairs; the lurking trial is then met by the flair choice.
+    check = FlairsCheck(rank=2, lurking_trials=["slow"])
+    r = flairs.read(check, [3, 3])
+    assert (r.outcome, r.flairs, r.trials) == ("failure", 0, 2)  # the 3s' trial and the lurking one
+    b = flairs.follow(check, r, FlairsBargain(trial="costly", dice=[6]), no_dice())
+    assert (b.outcome, b.flairs, b.trials, b.revealed) == ("triumph", 1, 2, False)
+    done = flairs.follow(check, b, FlairsChoose(flairs=["swift"]), no_dice())
+    assert done.banished == ["slow"] and [(t.source, t.name) for t in done.standing] == [("bargain", "costly")]
+    assert done.revealed and done.trials == 1
+
+
+def test_a_flair_whose_opposite_is_not_lurking_banishes_nothing():
+    check = FlairsCheck(rank=3, lurking_trials=["loud", "slow"])
+    r = flairs.read(check, [5, 5, 5])
+    done = flairs.follow(check, r, FlairsChoose(flairs=["careful", "composed"]), no_dice())
+    assert done.banished == [] and sorted(t.name for t in done.standing) == ["loud", "slow"]

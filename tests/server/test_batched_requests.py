@@ -8,22 +8,25 @@ append back (to make requests wait together) or to fail one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
 from sidecar.server.app import HUB
 from sidecar.state.ledger import Action, SqliteLedger
-from sidecar.state.table import Table
+from sidecar.state.table import RECENT_KEPT, Table
+from sidecar.state.visibility import Viewer
 
 from ..conftest import Sidecar, serving
-from ..wire import refused, state
+from ..wire import gm_op, refused, state
 
 
 class HeldLedger(SqliteLedger):
@@ -170,19 +173,10 @@ async def test_many_players_rolling_at_once_hear_every_action_once_in_seq_order(
         heard.append((await gm.next()).seq)
     assert heard == list(range(1, head + 1))  # every roll once, in seq order, no gap
     for p, own in zip(players, mine):
-        others = []
-        while (msg := await _next_or_none(p)) is not None:
-            others.append(msg.seq)
+        others = [msg.seq for msg in await quiet(p)]
         assert sorted(others + own) == list(range(1, head + 1)) and others == sorted(others)
     for c in [gm, *players]:
         await c.close()
-
-
-async def _next_or_none(c: Any) -> Any:
-    try:
-        return await c.next(timeout=0.3)
-    except TimeoutError:
-        return None
 
 
 async def test_a_refusal_that_came_of_a_failed_batch_is_unsaid(held: Sidecar) -> None:
@@ -240,14 +234,181 @@ def fresh_viewer() -> Any:
     return Viewer("gm", None)
 
 
-async def quiet(c: Any, timeout: float = 0.3) -> list[Any]:
-    """Every message ``c`` hears until it hears nothing for ``timeout`` seconds (or its socket closes)."""
+async def quiet(c: Any) -> list[Any]:
+    """Every message the table has told ``c`` so far (up to its socket's close). A ``state`` request waits for the
+    table's lock, which a batch holds until everyone is told: its reply comes after all the batch sent ``c``."""
+    with contextlib.suppress(websockets.ConnectionClosed):
+        await c.request(m.State(id=c.new_id()), timeout=60)
     out = []
-    while True:
-        try:
-            msg = await c.next(timeout=timeout)
-        except TimeoutError:
-            return out
-        if msg is None:
-            return out
+    while not c.inbox.empty() and (msg := c.inbox.get_nowait()) is not None:
         out.append(msg)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Request ids as idempotency keys when requests are batched: the same id twice in one batch, the same id again
+# after its batch failed, and a requester whose socket closes while its batch is in flight (on the ``held``
+# sidecar, its appends held back or made to fail).
+# --------------------------------------------------------------------------------------------------------------
+
+
+async def test_the_same_id_twice_in_one_batch_is_one_action(held: Sidecar) -> None:
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    watcher = await held.client("observer")
+    a = await held.client("player", user="p1")
+    b = await held.client("player", user="p1")  # the same player on a second socket
+    first, task = await _blocked(held)
+    one = await arrived(held, a.request(m.Roll(id="same", check=FacetsCheck(pool=3))))
+    two = await arrived(held, b.request(m.Roll(id="same", check=FacetsCheck(pool=3))))
+    assert not one.done() and not two.done()
+    ledger.hold.set()  # type: ignore[union-attr]
+    held_roll = await task
+    r1, r2 = await one, await two
+    assert r1 == r2 and r1.seq == held_roll.seq + 1
+    events = ledger.events(held.keys.table)
+    assert [s for s, _ in events] == [held_roll.seq, r1.seq]
+    heard = [x.seq for x in await quiet(watcher)]
+    assert heard == [held_roll.seq, r1.seq]  # each once, in order
+    for c in [watcher, a, b, first]:
+        await c.close()
+
+
+async def test_the_same_id_after_its_batch_failed_is_done_once(held: Sidecar) -> None:
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    watcher = await held.client("observer")
+    gm = await held.client("gm", user="gm-1")
+    gm2 = await held.client("gm", user="gm-1")  # the same GM user on a second socket
+    first, task = await _blocked(held)
+    ledger.fail = {len(ledger.batches) + 1}
+    op = t.WyrdGrant(actor="Ayla", amount=1)
+    one = await arrived(held, refused(gm.request(m.Gm(id="g", op=op))))
+    # the same id, waiting behind the first: once that is refused, it is a new request in the next turn
+    two = await arrived(held, gm2.request(m.Gm(id="g", op=op)))
+    ledger.hold.set()  # type: ignore[union-attr]
+    held_roll = await task
+    assert await one == "ledger_unavailable"
+    done = await two
+    assert done.seq == held_roll.seq + 1
+    again = await gm.request(m.Gm(id="g", op=op))  # the first socket retries: answered, not done again
+    assert again == done
+    fresh = Table(held.keys.table, held.ledger)
+    fresh.load()
+    assert fresh.head == done.seq and fresh.state.actors["Ayla"].wyrd == 1
+    heard = [x.seq for x in await quiet(watcher)]
+    assert heard == [held_roll.seq, done.seq]
+    for c in [watcher, gm, gm2, first]:
+        await c.close()
+
+
+async def test_a_requester_gone_mid_batch_is_done_once_and_answered_on_retry(held: Sidecar) -> None:
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    watcher = await held.client("observer")
+    p1 = await held.client("player", user="p1")
+    p2 = await held.client("player", user="p2")
+    first, task = await _blocked(held)
+    gone = await arrived(held, p1.request(m.Roll(id="r", check=FacetsCheck(pool=2))))
+    stays = await arrived(held, p2.request(m.Roll(id="r2", check=FacetsCheck(pool=2))))
+    # the requester leaves while its request waits in the batch (its socket cut: the server is not reading it)
+    p1.ws.transport.abort()
+    ledger.hold.set()  # type: ignore[union-attr]
+    held_roll = await task
+    mine = await stays
+    await asyncio.gather(gone, return_exceptions=True)
+    events = ledger.events(held.keys.table)
+    assert len(events) == 3 and ledger.batches[-1] == 2  # both rolls, one batch, durable
+    heard = [x.seq for x in await quiet(watcher)]
+    assert heard == [held_roll.seq, held_roll.seq + 1, held_roll.seq + 2]
+    back = await held.client("player", user="p1", since=held_roll.seq)
+    assert back.welcome is not None and [e.seq for e in back.welcome.events] == [held_roll.seq + 1, held_roll.seq + 2]
+    again = await back.request(m.Roll(id="r", check=FacetsCheck(pool=2)))
+    assert again.seq in (held_roll.seq + 1, held_roll.seq + 2) and again.seq != mine.seq and again.user == "p1"
+    assert len(ledger.events(held.keys.table)) == 3  # answered from the ledger, not rolled again
+    for c in [watcher, p2, back, first]:
+        await c.close()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Secrets in one batch: a player's `self` roll (whose own projection is made from then on), a hidden complication,
+# and an undo of it, handled together. Each viewer hears what a fresh read of the ledger shows them, and no more:
+# nobody but the roller and the GM hears of the self roll, no player of the complication or of its undo; every
+# snapshot is the one a fresh load gives that viewer (on the ``held`` sidecar, to make requests wait together).
+# --------------------------------------------------------------------------------------------------------------
+
+
+async def test_secrets_in_one_batch_reach_only_their_viewers(held: Sidecar) -> None:
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    p1 = await held.client("player", user="p1")
+    p2 = await held.client("player", user="p2")
+    watcher = await held.client("observer")
+    gm = await held.client("gm", user="gm-1")
+    gm2 = await held.client("gm", user="gm-2")
+    await p2.request(m.Roll(id="warm", check=FacetsCheck(pool=1)))  # the players' shared view exists
+    await state(p2)
+    for c in (p1, watcher, gm, gm2):
+        await quiet(c)
+    first, task = await _blocked(held)
+    own = await arrived(held, p1.request(m.Roll(id="own", check=FacetsCheck(pool=3), mode="self")))
+    add = await arrived(
+        held, gm.request(m.Gm(id="hide", op=t.ComplicationAdd(scene="Hall", text="the floor gives", hidden=True)))
+    )
+    undo = await arrived(held, gm2.request(m.Gm(id="undo", op=t.Undo(count=1))))
+    ledger.hold.set()  # type: ignore[union-attr]
+    held_roll = await task
+    mine, added, undone = await own, await add, await undo
+    assert ledger.batches[-1] == 3
+    assert mine.result is not None and undone.events[0].event.seqs == [added.seq]
+
+    p2_heard = await quiet(p2)
+    watcher_heard = await quiet(watcher)
+    for heard in (p2_heard, watcher_heard):
+        # the held GM roll only: not the self roll, not the hidden complication, not its undo
+        assert [x.seq for x in heard] == [held_roll.seq], heard
+    gm_heard = await quiet(gm)
+    assert [x.seq for x in gm_heard] == [held_roll.seq, undone.seq]  # a `self` roll is the roller's alone
+
+    fresh = Table(held.keys.table, held.ledger)
+    fresh.load()
+    for c, viewer in ((p1, Viewer("player", "p1")), (p2, Viewer("player", "p2")), (gm, Viewer("gm", "gm-1"))):
+        assert await state(c) == fresh.snapshot(viewer)
+    assert "Hall" not in (await state(p2)).scenes or not (await state(p2)).scenes["Hall"].complications
+    for c in [p1, p2, watcher, gm, gm2, first]:
+        await c.close()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# An undo batched behind other actions, on a table longer than the events it keeps in memory. An ``undone``
+# rebuilds every projection from the table's history (``Table.stored``). Once a table holds more events than its
+# recent window, that history comes from the ledger, which does not yet hold the actions of the batch applied
+# before the undo: the rebuild dropped them from the table's state (on the ``held`` sidecar, to make requests wait
+# together).
+# --------------------------------------------------------------------------------------------------------------
+
+
+async def test_an_undo_batched_behind_other_actions_keeps_them_on_a_long_table(held: Sidecar) -> None:
+    ledger: HeldLedger = held.ledger  # type: ignore[assignment]
+    gm = await held.client("gm", user="gm-main")
+    for i in range(2 * RECENT_KEPT + 10):  # more than the table keeps in memory
+        await gm_op(gm, t.StrainSet(actor="Filler", strain=i % 4))
+    gms = [await held.client("gm", user=f"gm-{i}") for i in range(3)]
+    first, task = await _blocked(held)
+    # while the table is busy, three GMs ask at once: one batch of [strain, grant, undo the grant]
+    strain = await arrived(held, gms[0].request(m.Gm(id="strain", op=t.StrainSet(actor="Ayla", strain=3))))
+    grant = await arrived(held, gms[1].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Bren", amount=2))))
+    undo = await arrived(held, gms[2].request(m.Gm(id="undo", op=t.Undo(count=1))))
+    ledger.hold.set()  # type: ignore[union-attr]
+    await task
+    s, g, u = await strain, await grant, await undo
+    assert s.seq + 1 == g.seq and g.seq + 1 == u.seq
+    assert ledger.batches[-1] == 3  # they were one batch
+    assert u.events[0].event.seqs == [g.seq]  # the undo took back the grant only
+
+    fresh = Table(held.keys.table, held.ledger)
+    fresh.load()
+    assert fresh.head == u.seq
+    assert fresh.state.actors["Ayla"].strain == 3  # the ledger: the strain stands, the grant is undone
+    snap = await state(gm)
+    assert snap.seq == u.seq
+    # the sidecar's own state must be the ledger's: the strain set in the same batch is still there
+    assert "Ayla" in snap.actors and snap.actors["Ayla"].strain == 3
+    for c in [gm, *gms, first]:
+        await c.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from protocol.v1 import messages as m
+from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck, BoonsPool
 from protocol.v1.challenge import ChallengeChoice
 from protocol.v1.feats import FeatsCheck
@@ -17,6 +18,8 @@ from protocol.v1.flairs import (
     FlairsReveal,
 )
 from sidecar.client import RequestFailed
+
+from ..wire import gm_op, state
 
 
 async def roll(c, check, **kw):
@@ -53,6 +56,51 @@ async def test_devils_bargain(sidecar):
     )
     assert await refused(follow(p, group.check, FlairsBargain(trial="slow"))) == "bargain_in_group_check"
     for c in (p, gm, other):
+        await c.close()
+
+
+# --- no devil's bargain during group checks ---------------------------------------------------------------
+
+
+async def test_a_bargain_on_a_group_checks_part_is_refused(sidecar):
+    gm = await sidecar.client("gm")
+    p = await sidecar.client("player", user="p1")
+    done = await gm_op(
+        gm,
+        t.GatherStart(
+            check=FlairsCheck(group=[FlairsParticipant(name="Ash", rank=2), FlairsParticipant(name="Bree", rank=2)])
+        ),
+    )
+    gid = done.events[0].event.gather
+    part = await roll(p, FlairsCheck(dice=[2, 1]), gather=gid, part="Ash")
+    assert part.result.outcome == "failure"
+    assert await refused(follow(p, part.check, FlairsBargain(trial="loud", dice=[6]))) == "bargain_in_group_check"
+    await roll(gm, FlairsCheck(dice=[5, 1]), gather=gid, part="Bree")
+    snap = await state(gm)
+    g = snap.gathers[gid]
+    assert g.rolled["Ash"] == [2, 1] and g.result.outcome == "success"  # half succeed; the part kept its faces
+    for c in (gm, p):
+        await c.close()
+
+
+# --- a devil's bargain after the Judge chose a trial ----------------------------------------------------
+
+
+async def test_a_bargain_after_the_judge_named_the_trial_stands_it_twice(sidecar):
+    gm = await sidecar.client("gm")
+    p = await sidecar.client("player", user="p1")
+    r = await roll(p, FlairsCheck(rank=3, dice=[3, 3, 1]))
+    await follow(gm, r.check, FlairsNameTrials(trials=["costly"]))
+    b = await follow(p, r.check, FlairsBargain(trial="costly", dice=[2]))
+    assert [(s.source, s.name) for s in b.result.standing] == [("pair", "costly"), ("bargain", "costly")]
+    assert await refused(follow(p, r.check, FlairsBargain(trial="loud", dice=[6]))) == "bargain_twice"
+    # after the lurking trials were revealed too
+    await gm_op(gm, t.LurkingSet(trials=["loud"], actor="Ayla"))
+    lr = await roll(p, FlairsCheck(rank=2, dice=[3, 2]), actor="Ayla")
+    await follow(gm, lr.check, FlairsReveal())
+    b2 = await follow(p, lr.check, FlairsBargain(trial="loud", dice=[1]))
+    assert [(s.source, s.name) for s in b2.result.standing] == [("lurking", "loud"), ("bargain", "loud")]
+    for c in (gm, p):
         await c.close()
 
 

@@ -11,7 +11,6 @@ import websockets
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
-from protocol.v1.flairs import FlairsBargain, FlairsCheck, FlairsParticipant
 from sidecar.client import RequestFailed
 
 from ..wire import follow, gm_op, refused, roll, state
@@ -46,7 +45,7 @@ async def ask(ws, obj, msgpack=False):
             return reply
 
 
-# --- 4. unknown fields ------------------------------------------------------------------------------------
+# --- unknown fields ---------------------------------------------------------------------------------------
 
 UNKNOWN = [
     # (the message, the field's place as the error names it)
@@ -113,54 +112,7 @@ async def test_an_unknown_field_in_hello_is_refused(sidecar):
     await ws.close()
 
 
-# --- 1. no devil's bargain during group checks ------------------------------------------------------------
-
-
-async def test_a_bargain_on_a_group_checks_part_is_refused(sidecar):
-    gm = await sidecar.client("gm")
-    p = await sidecar.client("player", user="p1")
-    done = await gm_op(
-        gm,
-        t.GatherStart(
-            check=FlairsCheck(group=[FlairsParticipant(name="Ash", rank=2), FlairsParticipant(name="Bree", rank=2)])
-        ),
-    )
-    gid = done.events[0].event.gather
-    part = await roll(p, FlairsCheck(dice=[2, 1]), gather=gid, part="Ash")
-    assert part.result.outcome == "failure"
-    assert await refused(follow(p, part.check, FlairsBargain(trial="loud", dice=[6]))) == "bargain_in_group_check"
-    await roll(gm, FlairsCheck(dice=[5, 1]), gather=gid, part="Bree")
-    snap = await state(gm)
-    g = snap.gathers[gid]
-    assert g.rolled["Ash"] == [2, 1] and g.result.outcome == "success"  # half succeed; the part kept its faces
-    for c in (gm, p):
-        await c.close()
-
-
-# --- 2. a devil's bargain after the Judge chose a trial -------------------------------------------------
-
-
-async def test_a_bargain_after_the_judge_named_the_trial_stands_it_twice(sidecar):
-    from protocol.v1.flairs import FlairsNameTrials, FlairsReveal
-
-    gm = await sidecar.client("gm")
-    p = await sidecar.client("player", user="p1")
-    r = await roll(p, FlairsCheck(rank=3, dice=[3, 3, 1]))
-    await follow(gm, r.check, FlairsNameTrials(trials=["costly"]))
-    b = await follow(p, r.check, FlairsBargain(trial="costly", dice=[2]))
-    assert [(s.source, s.name) for s in b.result.standing] == [("pair", "costly"), ("bargain", "costly")]
-    assert await refused(follow(p, r.check, FlairsBargain(trial="loud", dice=[6]))) == "bargain_twice"
-    # after the lurking trials were revealed too
-    await gm_op(gm, t.LurkingSet(trials=["loud"], actor="Ayla"))
-    lr = await roll(p, FlairsCheck(rank=2, dice=[3, 2]), actor="Ayla")
-    await follow(gm, lr.check, FlairsReveal())
-    b2 = await follow(p, lr.check, FlairsBargain(trial="loud", dice=[1]))
-    assert [(s.source, s.name) for s in b2.result.standing] == [("lurking", "loud"), ("bargain", "loud")]
-    for c in (gm, p):
-        await c.close()
-
-
-# --- 3. the GM's difficulty stands --------------------------------------------------------------------
+# --- the GM's difficulty stands -----------------------------------------------------------------------
 
 
 async def test_the_gms_cl_stands_for_a_converted_complication(sidecar):
@@ -211,7 +163,7 @@ async def test_an_extended_roll_cannot_replace_the_gms_difficulty(sidecar):
         await c.close()
 
 
-# --- 5. the GM's hand on facets and harm ----------------------------------------------------------------
+# --- the GM's hand on facets and harm -------------------------------------------------------------------
 
 
 async def test_the_gm_writes_and_corrects_facets_and_harm_over_the_wire(sidecar):
@@ -248,7 +200,7 @@ async def test_the_gm_writes_and_corrects_facets_and_harm_over_the_wire(sidecar)
         await c.close()
 
 
-# --- 6. an epic success: the GM removes a complication -----------------------------------------------------
+# --- an epic success: the GM removes a complication --------------------------------------------------------
 
 
 async def test_the_gm_removes_a_complication_after_an_epic_success(sidecar):

@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +30,8 @@ from sidecar.server.app import HUB, Settings, create_app
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import TableKeys, open_ledger
 
-from ..conftest import ROOT, Process, free_port
+from ..cli.running import verdict
+from ..conftest import Process, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -240,10 +239,9 @@ async def test_a_sidecar_whose_listening_connection_dropped_catches_up_when_it_r
         sc.ledgers[1]._listener = gated
         with psycopg.connect(pg_url, autocommit=True) as db:  # the network blips: the listening connections die
             db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'verdict-bus'")
-        for _ in range(100):
-            if not bus1.listening.is_set():
-                break
-            await asyncio.sleep(0.05)
+        deadline = asyncio.get_running_loop().time() + 30
+        while bus1.listening.is_set() and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
         assert not bus1.listening.is_set()
         rolled = await gm.request(m.Roll(id="while-away", check=FacetsCheck(pool=2)))
         with pytest.raises(asyncio.TimeoutError):  # sidecar 1 missed the notification
@@ -277,12 +275,6 @@ async def test_a_sidecar_that_hears_nothing_catches_up_periodically(pg_url: str,
     finally:
         for s in sc.servers:
             await s.close()
-
-
-def verdict(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sidecar.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=60
-    )
 
 
 async def test_kill_9_one_sidecar_in_a_burst_clients_move_to_the_other_and_miss_nothing(pg_url: str, tmp_path: Path):
@@ -409,20 +401,22 @@ async def test_a_join_that_reads_a_table_from_the_database_does_not_hold_up_the_
     reads: list[str] = []
     events = ledger.read_events
 
+    reading, answer = asyncio.Event(), asyncio.Event()
+
     async def slow_events(table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         reads.append(table_id)
-        await asyncio.sleep(1.5)  # a database far away
+        reading.set()
+        await answer.wait()  # a database far away, answering only when the test says so
         return await events(table_id, since, upto)
 
     ledger.read_events = slow_events
     url = pair.url(0)
     joins = [asyncio.create_task(Client.connect(url, other.table, other.gm, user=f"gm-{i}")) for i in range(3)]
-    await asyncio.sleep(0.1)
-    loop = asyncio.get_running_loop()
-    start = loop.time()
+    await asyncio.wait_for(reading.wait(), 30)
     assert isinstance(await busy.request(m.Ping(id="meanwhile")), m.Pong)
     rolled = await busy.request(m.Roll(id="meanwhile-roll", check=FacetsCheck(pool=2)))
-    assert loop.time() - start < 1.0 and rolled.seq == 1  # not behind the join's 1.5 s read
+    assert rolled.seq == 1 and not any(j.done() for j in joins)  # served while the join's read is unanswered
+    answer.set()
     joined = await asyncio.gather(*joins)
     assert reads == [other.table]  # three joins, one read
     assert all(c.welcome.table == other.table for c in joined)

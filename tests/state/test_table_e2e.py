@@ -57,7 +57,7 @@ class RawPlayer:
     def text(self) -> str:
         return "\n".join(self.frames)
 
-    async def wait_for(self, text: str, timeout: float = 5.0) -> None:
+    async def wait_for(self, text: str, timeout: float = 30.0) -> None:
         deadline = asyncio.get_running_loop().time() + timeout
         while text not in self.text():
             assert asyncio.get_running_loop().time() < deadline, f"{text!r} never reached the player"

@@ -1,40 +1,24 @@
 """Rule sentences traced to cases, read through the command line as a table would use it.
 
-Each case below was worked out by hand from docs/rules/*.md (the rules and their rulings). Where the sentence concerns
-options of `verdict read` the case runs the CLI in a subprocess and reads its ``--json``; follow-ups,
-which the CLI does not offer, go through the engine. The comment above each group quotes the sentence.
+Each case below was worked out by hand from docs/rules/*.md (the rules and their rulings): it runs `verdict
+read` in this process (``running.verdict``) and reads its ``--json``. The follow-ups, which the CLI does not
+offer, are traced in the rule sets' own files under tests/engine/. The comment above each group quotes the
+sentence.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from protocol.v1.flairs import (
-    FlairsBargain,
-    FlairsCheck,
-    FlairsChoose,
-    FlairsNameTrials,
-)
-from sidecar.engine import Dice, flairs
+from .running import Ran, verdict
 
-ROOT = Path(__file__).resolve().parents[2]
 TRIALS = ["costly", "slow", "loud", "harmful", "foolish", "chaotic"]
 
 
-def _run(system: str, args: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sidecar.cli", "read", system, *args, "--json"],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-    )
+def _run(system: str, args: list[str]) -> Ran:
+    return verdict("read", system, *args, "--json")
 
 
 def cli(system: str, *args: str) -> dict:
@@ -55,13 +39,6 @@ def cli_refused(system: str, *args: str) -> str:
 
 def pick(obj: dict, want: dict) -> dict:
     return {k: obj[k] for k in want}
-
-
-def no_dice() -> Dice:
-    def source(n: int) -> bytes:
-        raise AssertionError("rolled a die although the faces were given")
-
-    return Dice(source)
 
 
 # =====================================================================================================
@@ -183,52 +160,6 @@ def test_flairs_cli_group_and_room_trap(people, dice, trap, outcome, springs):
 def test_flairs_cli_refusals():
     assert "group" in cli_refused("flairs", "--rank", "1", "--trap", "--dice", "3")
     assert "negative" in cli_refused("flairs", "--rank", "-1", "--dice", "3,3")
-
-
-# --- follow-ups (not on the CLI): what a flair banishes, and what the bargain's trial does -------------
-
-
-def test_a_flair_never_banishes_the_bargain_trial():
-    # "The player names a trial (it stands and cannot be banished)." No lurking trial to take the hit.
-    check = FlairsCheck(rank=2)
-    r = flairs.read(check, [3, 3])
-    b = flairs.follow(check, r, FlairsBargain(trial="loud", dice=[5]), no_dice())
-    assert (b.outcome, b.flairs, b.trials) == ("conflict", 1, 1)
-    done = flairs.follow(check, b, FlairsChoose(flairs=["quiet"]), no_dice())
-    assert done.banished == [] and [(t.source, t.name) for t in done.standing] == [("bargain", "loud")]
-
-
-def test_a_flair_banishes_only_lurking_trials_not_named_darkness_or_pair_trials():
-    # "each chosen flair banishes its opposite lurking trial": the Judge's named trials stand.
-    dark = FlairsCheck(rank=2, darkness=True)
-    r = flairs.follow(dark, flairs.read(dark, [4, 4]), FlairsNameTrials(trials=["loud"]), no_dice())
-    done = flairs.follow(dark, r, FlairsChoose(flairs=["quiet"]), no_dice())
-    assert done.banished == [] and [(t.source, t.name) for t in done.standing] == [("darkness", "loud")]
-    cut = FlairsCheck(rank=4, cuts=1)
-    r = flairs.read(cut, [6, 6, 4, 4])  # kept 6, 4, 4: a triumph; the 6s tainted (a trial), the 4s a flair
-    assert (r.outcome, r.flairs, r.trials, r.tainted) == ("triumph", 1, 1, 1)
-    r = flairs.follow(cut, r, FlairsNameTrials(trials=["harmful"]), no_dice())
-    done = flairs.follow(cut, r, FlairsChoose(flairs=["unscathed"]), no_dice())
-    assert done.banished == [] and done.trials == 1 and done.standing[0].name == "harmful"
-
-
-def test_lurking_trials_still_wait_after_a_bargain_and_the_new_flairs_banish_them():
-    # The bargain re-reads the result and the pairs; the lurking trial is then met by the flair choice.
-    check = FlairsCheck(rank=2, lurking_trials=["slow"])
-    r = flairs.read(check, [3, 3])
-    assert (r.outcome, r.flairs, r.trials) == ("failure", 0, 2)  # the 3s' trial and the lurking one
-    b = flairs.follow(check, r, FlairsBargain(trial="costly", dice=[6]), no_dice())
-    assert (b.outcome, b.flairs, b.trials, b.revealed) == ("triumph", 1, 2, False)
-    done = flairs.follow(check, b, FlairsChoose(flairs=["swift"]), no_dice())
-    assert done.banished == ["slow"] and [(t.source, t.name) for t in done.standing] == [("bargain", "costly")]
-    assert done.revealed and done.trials == 1
-
-
-def test_a_flair_whose_opposite_is_not_lurking_banishes_nothing():
-    check = FlairsCheck(rank=3, lurking_trials=["loud", "slow"])
-    r = flairs.read(check, [5, 5, 5])
-    done = flairs.follow(check, r, FlairsChoose(flairs=["careful", "composed"]), no_dice())
-    assert done.banished == [] and sorted(t.name for t in done.standing) == ["loud", "slow"]
 
 
 # =====================================================================================================
@@ -572,3 +503,81 @@ def test_facets_cli_harm_rows_per_kind(kind, outcome):
     opponent, character = _CONFLICT[outcome] if kind in ("opposition", "interpersonal") else ([], [])
     assert r["harm"] == {"opponent": opponent, "character": character}
     assert r["discord"] == (_MYSTICAL[outcome] if kind == "mystical" else None)
+
+
+# =====================================================================================================
+# The fields each rule set's text names, in what `verdict read --json` prints
+# =====================================================================================================
+
+GC = ["game_changer", "strain"]
+
+CLI = [
+    (
+        ["challenge", "--modifier", "3", "--cl", "2", "--dice", "13"],
+        {
+            "total": 16,
+            "level": 4,
+            "margin": 2,
+            "outcome": "success",
+            "strain": 0,
+            "choice": GC,
+            "condition": False,
+            "complication": None,
+            "natural": 13,
+        },
+    ),
+    (
+        ["challenge", "--modifier", "30", "--cl", "1", "--dice", "1"],
+        {"outcome": "epic_failure", "condition": True, "complication": "add", "natural": 1},
+    ),
+    (
+        ["flairs", "--rank", "3", "--cuts", "1", "--dice", "6,6,2"],
+        {
+            "outcome": "triumph",
+            "kept": [6, 2],
+            "removed": [6],
+            "flairs": 0,
+            "trials": 1,
+            "tainted": 1,
+            "desperate": False,
+        },
+    ),
+    (["flairs", "--rank", "2", "--simple", "--dice", "4,4"], {"outcome": "success", "flairs": 0, "trials": 0}),
+    (
+        ["flairs", "--rank", "0", "--lurking", "1", "--darkness", "--dice", "2,2"],
+        {"outcome": "failure", "desperate": True, "kept": [2], "removed": [2], "trials": 3, "tainted": 1},
+    ),
+    (
+        ["feats", "--ability", "5", "--difficulty", "6", "--dice", "7,1,1"],
+        {"level": 1, "success": True, "best_level": 1, "worst_level": 2, "degree": 0, "bought": [], "cost": 0},
+    ),
+    (
+        ["feats", "--level", "2", "--wyrd", "1", "--dice", "1,1"],
+        {"level": 2, "success": True, "degree": 0, "bought": ["white"], "cost": 5},
+    ),
+    (
+        ["feats", "--level", "2", "--wyrd", "1", "--dice", "8,1,1"],
+        {"level": 2, "success": True, "degree": 0, "bought": ["white"], "cost": 5, "dice": [8, 1, 1]},
+    ),
+    (
+        ["boons", "--ability", "1", "--crisis", "1", "--dice", "8,12"],
+        {
+            "outcome": "failure",
+            "symbols": ["X", "C"],
+            "net_successes": 0,
+            "net_boons": 0,
+            "breakthroughs": 1,
+            "calamities": 1,
+        },
+    ),
+    (["facets", "--pool", "3", "--dice", "5,1,1"], {"outcome": "costly_success"}),
+]
+
+
+@pytest.mark.parametrize("args, fields", CLI)
+def test_read_json_names_the_fields_of_each_text(args, fields):
+    ran = verdict("read", *args, "--json")
+    assert ran.returncode == 0, ran.stderr
+    obj = json.loads(ran.stdout)
+    assert obj["system"] == args[0] and "dice" in obj
+    assert {k: obj[k] for k in fields} == fields

@@ -1,5 +1,6 @@
-"""The table's side of the second rules pass, on a real ledger without sockets: a devil's bargain on a
-group check's part, the GM's difficulty, the GM's hand on facets and harm, the epic success's removal."""
+"""What the table does with the rules, on a real ledger without sockets: no devil's bargain on a group
+check's part, the GM's difficulty for an extended roll, the GM's hand on facets and harm, the complication an
+epic success removes."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def refused(fn, *args, **kw) -> str:
     return e.value.code
 
 
-# --- 1. no devil's bargain during group checks ------------------------------------------------------------
+# --- no devil's bargain during group checks ------------------------------------------------------------
 
 
 def test_no_bargain_on_a_part_of_a_group_check(table):
@@ -77,7 +78,7 @@ def test_no_bargain_on_a_part_of_a_group_check(table):
     assert follow(table, alone.check_id, FlairsBargain(trial="loud", dice=[6])).result.outcome == "success"
 
 
-# --- 3. the GM's difficulty stands --------------------------------------------------------------------
+# --- the GM's difficulty stands --------------------------------------------------------------------
 
 
 def _complication(tb: Table, hidden=False, cl=None) -> str:
@@ -134,7 +135,7 @@ def test_an_extended_roll_takes_the_gms_difficulty(table):
     assert r.result.extended.progress == 4 and r.result.extended.attempts == 2
 
 
-# --- 5. the GM's hand on facets and harm ----------------------------------------------------------------
+# --- the GM's hand on facets and harm ----------------------------------------------------------------
 
 
 def _facets(tb: Table, viewer=GM, actor=None, scene=None):
@@ -217,7 +218,7 @@ def test_the_gms_facet_and_harm_operations_are_exported(table):
     assert {"facet_renamed", "facet_removed", "harm_healed"} <= set(kinds)
 
 
-# --- 6. an epic success: the GM removes a complication -----------------------------------------------------
+# --- an epic success: the GM removes a complication -----------------------------------------------------
 
 
 def test_the_gm_removes_a_chosen_complication_after_an_epic_success(table):
