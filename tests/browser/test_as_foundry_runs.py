@@ -100,7 +100,7 @@ def test_taken_down_is_foundrys_defeated_status(table):
     gm.wait_for_selector("#combatants .combatant[data-token='tokBram'].defeated", timeout=15000)
 
 
-def test_two_worlds_on_one_server_keep_their_own_gm_keys(browser, standin, web, sidecar_process, generation):
+def test_two_worlds_on_one_server_keep_their_own_gm_keys(browser, standin, web, sidecar_process, generation, shot):
     """One GM browser, two campaigns on one Foundry server: each world has its own table and GM key, kept in
     that world's user setting; an old client-scope key is moved once, into one world, and shown nowhere."""
     from .conftest import Table
@@ -130,6 +130,7 @@ def test_two_worlds_on_one_server_keep_their_own_gm_keys(browser, standin, web, 
         form = page_b.locator("#verdict-gm-key")
         form.wait_for(timeout=15000)
         assert form.locator("input[name=key]").get_attribute("type") == "password"
+        shot(page_b, "#verdict-gm-key", f"settings-gm-key-{generation}.png")
         form.locator("input[name=key]").fill(sidecar_process.gm_key)
         form.locator("button[type=submit]").click()
         connected(page_b)
