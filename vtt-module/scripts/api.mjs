@@ -46,7 +46,7 @@ export class VerdictApi {
   async roll(req = {}) {
     const actor = req.actor ?? game.user?.character?.id ?? null;
     if (req.dialog === false) {
-      const system = req.system ?? (setting("system") || "facets");
+      const system = req.system ?? (setting("system") || SYSTEMS[0]);
       const actorDoc = actorById(actor);
       const remembered = /** @type {Record<string, any>} */ (actorDoc?.getFlag(MODULE_ID, "defaults")?.[system] ?? {});
       const values = { ...defaults(system), ...remembered, ...fieldsFromActor(system, actorDoc, undefined, req.skill ?? null).values, ...(req.values ?? {}) };
@@ -117,8 +117,8 @@ export class VerdictApi {
   }
 
   /**
-   * GM: post a prepared check to chosen players as a card with a Roll button; a gathered check (a
-   * `flairs` group check, a `boons` opposed check) is started on the table first.
+   * GM: post a prepared check to chosen players as a card with a Roll button; a gathered check (one whose
+   * rule set's vocabulary says how it gathers: a group check, an opposed check) is started on the table first.
    * @param {import("./requests.mjs").RequestSpec} req
    */
   postRequest(req) {

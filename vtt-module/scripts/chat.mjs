@@ -18,9 +18,9 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { isRelay } from "./client.mjs";
-import { DIE_SIZE } from "./lib/systems.mjs";
+import { DIE_SIZE, EXTENDED, extendedOf, followupOf } from "./lib/systems.mjs";
 import { VOCABULARY } from "./generated/vocabulary.mjs";
-import { complicationChoices } from "./lib/card-model.mjs";
+import { complicationChoices, offerOf, openFollowups } from "./lib/card-model.mjs";
 import { fromMarkup, make } from "./lib/dom.mjs";
 import { renderCard, t } from "./render.mjs";
 import { actorById, findMessage } from "./documents.mjs";
@@ -779,15 +779,24 @@ function attach(_message, root, card, ok) {
       else send(action, "[data-verdict-follow]");
     });
   });
+  // The card's forms name the follow-up they send and the field their selection fills (the card model's
+  // choose and bargain); the follow-up's other parameters are left unset for the sidecar to fill.
+  const formAction = (/** @type {HTMLElement} */ form, /** @type {any} */ value) => {
+    const { action = "", field = "" } = form.dataset;
+    const params = followupOf(action)?.params ?? [];
+    return { action, ...Object.fromEntries(params.map((p) => [p.name, null])), [field]: value };
+  };
   root.querySelector("[data-verdict-choose]")?.addEventListener("click", (ev) => {
     ev.preventDefault();
-    const flairs = [...root.querySelectorAll(".verdict-choose input[name=flair]:checked")].map((el) => /** @type {HTMLInputElement} */ (el).value);
-    send({ action: "flairs_choose", flairs });
+    const form = /** @type {HTMLElement} */ (root.querySelector(".verdict-choose"));
+    const chosen = [...form.querySelectorAll("input[type=checkbox]:checked")].map((el) => /** @type {HTMLInputElement} */ (el).value);
+    send(formAction(form, chosen));
   });
   root.querySelector("[data-verdict-bargain]")?.addEventListener("click", (ev) => {
     ev.preventDefault();
-    const trial = /** @type {HTMLSelectElement|null} */ (root.querySelector("select[name=bargain-trial]"))?.value;
-    if (trial) send({ action: "flairs_bargain", trial, dice: null });
+    const form = /** @type {HTMLElement} */ (root.querySelector(".verdict-bargain"));
+    const picked = /** @type {HTMLSelectElement|null} */ (form.querySelector("select"))?.value;
+    if (picked) send(formAction(form, picked));
   });
   const removal = /** @type {HTMLElement|null} */ (root.querySelector(".verdict-remove-complication"));
   if (removal && isGM) {
@@ -816,7 +825,10 @@ function attach(_message, root, card, ok) {
     select.addEventListener("focus", fill);
     confirm.addEventListener("click", (ev) => {
       ev.preventDefault();
-      if (select.value) send({ action: "challenge_remove_complication", complication: select.value });
+      // The open follow-up that takes a value from the table (the GM's removal of a complication).
+      const open = openFollowups(/** @type {any} */ (card)).find((o) => offerOf(o)?.how === "table");
+      const param = open ? offerOf(open)?.param : null;
+      if (select.value && open && param) send({ action: open.action, [param.name]: select.value });
     });
   }
   root.querySelector("[data-verdict-apply]")?.addEventListener("click", async (ev) => {
@@ -840,11 +852,16 @@ function attach(_message, root, card, ok) {
 function openExtendedNext(card) {
   const client = game.modules?.get(MODULE_ID)?.api?.client;
   const x = card.extended ? client?.snapshot?.extended?.[card.extended] : null;
+  const system = EXTENDED.includes(card.result?.system) ? card.result.system : EXTENDED[0];
+  const joins = extendedOf(system);
+  if (!joins) return;
+  // The extended check fills its fields of the roll (from the table's entry; without one, the roll's pool).
+  const filled = Object.entries(joins.fill).map(([field, from]) => [field, x?.[from] ?? card.result?.actor?.pool?.[field] ?? 0]);
   new RollDialog({
-    system: "boons",
+    system,
     actor: card.actor ?? null,
-    values: { check_type: "simple", trial: x?.trial ?? card.result?.actor?.pool?.trial ?? 0, crisis: x?.crisis ?? 0 },
-    locked: ["system", "trial", "crisis"],
+    values: { ...joins.values, ...Object.fromEntries(filled) },
+    locked: ["system", ...Object.keys(joins.fill)],
     label: card.label ?? x?.name ?? null,
     extended: card.extended ?? null,
   }).render({ force: true });

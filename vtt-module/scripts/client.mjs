@@ -26,6 +26,7 @@ import { fromRelay, pickRelay } from "./lib/relay.mjs";
 import { sha256 } from "./lib/sha256.mjs";
 import { diagnose } from "./lib/local-network.mjs";
 import { setting } from "./settings.mjs";
+import { EXTENDED } from "./lib/systems.mjs";
 
 /** @typedef {{state: string, reason: string|null}} Status */
 
@@ -478,7 +479,8 @@ export class VerdictClient extends Emitter {
     }
     if (msg.type === "event") this._learn(msg.event);
     if (["rolled", "followed", "done", "event"].includes(msg.type)) {
-      if (msg.type !== "rolled" || (msg.events ?? []).length || msg.result?.system === "boons") this._scheduleRefresh(source === "own" ? "own" : "relay");
+      // A roll into an extended check moves its progress, which only the snapshot shows.
+      if (msg.type !== "rolled" || (msg.events ?? []).length || EXTENDED.includes(msg.result?.system)) this._scheduleRefresh(source === "own" ? "own" : "relay");
     }
     if (msg.type === "state" && msg.snapshot) this._setSnapshot(msg.snapshot, source);
     this.emit("message", msg, source, reply);

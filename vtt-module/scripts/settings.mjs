@@ -99,7 +99,7 @@ export function registerSettings() {
     config: true,
     type: String,
     choices: Object.fromEntries(SYSTEMS.map((s) => [s, `VERDICT.System.${s}`])),
-    default: "facets",
+    default: SYSTEMS[0],
   });
 }
 

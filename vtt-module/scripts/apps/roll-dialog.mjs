@@ -8,7 +8,7 @@
 import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { oddsSegments, succeeds } from "../lib/odds.mjs";
 import { ROLL_MODES } from "../lib/protocol.mjs";
-import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive } from "../lib/systems.mjs";
+import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive, labelOf } from "../lib/systems.mjs";
 import { setting } from "../settings.mjs";
 import { t } from "../render.mjs";
 import { actorById, actorName } from "../documents.mjs";
@@ -28,7 +28,7 @@ const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
  * @property {string[]} [locked]               fields the GM's request fixed
  * @property {string} [mode]                   roll mode
  * @property {string|null} [label]
- * @property {string|null} [extended]          extended check id (boons)
+ * @property {string|null} [extended]          extended check id (a rule set of EXTENDED)
  * @property {string|null} [request]           the request card's message id
  * @property {string|null} [gather]            the gathered check this roll is a part of
  * @property {string|null} [part]              which part
@@ -56,7 +56,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     super({});
     /** @type {RollDialogConfig} */
     this.config = config;
-    this.system = config.system && SYSTEMS.includes(/** @type {any} */ (config.system)) ? config.system : setting("system") || "facets";
+    this.system = config.system && SYSTEMS.includes(/** @type {any} */ (config.system)) ? config.system : setting("system") || SYSTEMS[0];
     const actor = actorById(config.actor);
     const remembered = /** @type {Record<string, any>} */ (actor?.getFlag(MODULE_ID, "defaults")?.[this.system] ?? {});
     // The character's own numbers where the world maps a field (a mapping that does not resolve for this
@@ -90,7 +90,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       const value = this.values[f.name];
       return {
         name: f.name,
-        label: t(`VERDICT.Field.${this.system}.${f.name}`),
+        label: labelOf(this.system, f, t),
         hint: game.i18n?.has(`VERDICT.Hint.${this.system}.${f.name}`) ? t(`VERDICT.Hint.${this.system}.${f.name}`) : null,
         isNumber: f.type === "int" || f.type === "optint",
         isBool: f.type === "bool",

@@ -124,12 +124,6 @@ export const TYPE_SIZES = /** @type {Record<string, Record<string, number>>} */ 
 })));
 
 /**
- * The sizes per die type of the one rule set whose dice come in types, under the name chat.mjs imports
- * (it should read TYPE_SIZES by the result's rule set; this goes when it does).
- */
-export const BOONS_DIE_SIZE = /** @type {Record<string, number>} */ ({ ...Object.values(TYPE_SIZES)[0] });
-
-/**
  * How a request of this rule set gathers several people's rolls into one check, or null.
  * @param {string} system
  * @returns {Record<string, any>|null}
