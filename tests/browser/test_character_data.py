@@ -276,5 +276,7 @@ def test_the_request_card_starts_from_the_rolling_players_character(table):
     )
     climbs = _rolls(table, "Scale the tower")
     assert [(r["check"]["rank"], r["check"]["edges"]) for r in climbs] == [(3, 2)]
-    requests = [m["flags"]["verdict"]["request"] for m in table.messages() if "request" in m["flags"].get("verdict", {})]
+    requests = [
+        m["flags"]["verdict"]["request"] for m in table.messages() if "request" in m["flags"].get("verdict", {})
+    ]
     assert [r["fromCharacter"] for r in requests] == [["rank"]]

@@ -19,6 +19,7 @@ import { isRelay } from "./client.mjs";
 import { FIELDS, fieldActive, gatherOf, labelOf, toneOf } from "./lib/systems.mjs";
 import { gatherCheck, gatherModel, gatherable, gathersGroup, partRoll, partValues, resolvedOf, sidesOf } from "./lib/gather.mjs";
 import { signed } from "./lib/card-model.mjs";
+import { requestForCharacter } from "./lib/mapping.mjs";
 import { newId } from "./lib/protocol.mjs";
 import { renderMessage, t } from "./render.mjs";
 import { findMessage, messageById } from "./documents.mjs";
@@ -308,31 +309,19 @@ export function decorateRequest(message, html, request) {
   if (!invited) html.querySelectorAll("[data-request-roll]").forEach((el) => el.remove());
   html.querySelector("[data-verdict-request-roll]")?.addEventListener("click", (ev) => {
     ev.preventDefault();
-    const own = characterOwn(request);
+    // The fields the GM left to the character: the dialog fills them from this player's character.
+    const own = requestForCharacter(request.values, request.fromCharacter, locked);
     new RollDialog({
       system: request.system,
       actor: game.user?.character?.id ?? null,
       values: own.values,
-      locked: locked.filter((name) => !own.left.has(name)),
+      locked: own.locked,
       mode: request.mode,
       label: request.label,
       request: message.id,
       onRolled: (rolled) => api?.requestRolled(/** @type {string} */ (message.id), rolled),
     }).render({ force: true });
   });
-}
-
-/**
- * What a request card fixes for the player who rolls it: the GM's values, without the fields the GM left to the
- * character (the dialog fills those from the rolling player's character through the world's mapping, else
- * from what that character used last, and the player may set them).
- * @param {Record<string, any>} request
- * @returns {{values: Record<string, any>, left: Set<string>}}
- */
-export function characterOwn(request) {
-  const left = new Set(/** @type {string[]} */ (request.fromCharacter ?? []));
-  const values = Object.fromEntries(Object.entries(request.values ?? {}).filter(([name]) => !left.has(name)));
-  return { values, left };
 }
 
 /**

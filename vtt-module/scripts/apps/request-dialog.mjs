@@ -11,6 +11,7 @@ import { FIELDS, defaults, gatherOf, labelOf } from "../lib/systems.mjs";
 import { t } from "../render.mjs";
 import { worldMapping } from "../character.mjs";
 import { make } from "../lib/dom.mjs";
+import { leftToCharacter } from "../lib/mapping.mjs";
 import { RollDialog } from "./roll-dialog.mjs";
 
 /** @typedef {{checked: boolean} & Record<string, any>} PlayerRow  a player's row: taking part, and their part's fields */
@@ -39,10 +40,7 @@ export class RequestDialog extends RollDialog {
    */
   leftToCharacter() {
     if (this.gathered) return [];
-    const mapping = worldMapping()[this.system] ?? {};
-    return this._shownFields()
-      .filter((f) => (f.type === "int" || f.type === "optint") && String(mapping[f.name] ?? "").trim() && !this.asSet.edited.has(f.name))
-      .map((f) => f.name);
+    return leftToCharacter(this._shownFields(), worldMapping()[this.system], this.asSet.edited);
   }
 
   /** Does the request gather every roll into one check? */
