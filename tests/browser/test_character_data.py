@@ -183,3 +183,100 @@ def test_the_dialog_offers_the_characters_skills(table):
     ayla.wait_for_function(
         "document.querySelector(\".verdict-roll-dialog [name='field.rank']\").value === '3'", timeout=15000
     )
+
+
+def _rolls(table, label: str) -> list[dict]:
+    """The roll requests the table's relay (the GM's browser) sent the sidecar under ``label``."""
+    rolls = [json.loads(f) for f in table.sent.get("gm1", []) if '"type":"roll"' in f.replace(" ", "")]
+    return [r for r in rolls if r.get("label") == label]
+
+
+def test_the_token_hud_rolls_from_the_tokens_own_numbers(table):
+    table.open("gm1", "flairs")  # the world exists
+    world = table.world
+    # the goblins' base actor has athletics 1; the first goblin's token (unlinked) has its own 4 in its delta
+    table.standin.call(world.actors["actorGoblin"].__setitem__, "system", {"skills": {"athletics": {"value": 1}}})
+    table.standin.call(world.tokens["tokGob1"]["delta"].__setitem__, "system", {"skills": {"athletics": {"value": 4}}})
+    table.standin.call(world.settings.__setitem__, "verdict.mapping", {"flairs": {"rank": "@skills.athletics.value"}})
+    gm = table.pages["gm1"]
+    gm.reload()
+    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
+    connected(gm)
+    gm.evaluate(
+        """() => {
+          for (const [i, id] of ["tokGob1", "tokGob2"].entries()) {
+            const token = canvas.tokens.placeables.find((t) => t.id === id);
+            const hud = document.createElement("div");
+            hud.id = "hud-" + id;
+            hud.style.cssText = `position: fixed; left: ${420 + 100 * i}px; top: 320px; z-index: 10000`;
+            hud.innerHTML = '<div class="col left"></div>';
+            document.body.append(hud);
+            Hooks.callAll("renderTokenHUD", {object: token, actor: token.actor}, hud);
+          }
+        }"""
+    )
+    for token, rank, label in (("tokGob1", "4", "Ears climbs"), ("tokGob2", "1", "Nose climbs")):
+        gm.locator(f"#hud-{token} [data-action='verdictRoll']").click()
+        dialog = gm.locator(".verdict-roll-dialog")
+        dialog.wait_for(timeout=15000)
+        assert dialog.locator("[name='field.rank']").input_value() == rank
+        dialog.locator("[name=label]").fill(label)
+        dialog.locator("button[type=submit]").click()
+        gm.locator(f".verdict-card:has(.verdict-label:has-text('{label}'))").wait_for(timeout=15000)
+        dialog.wait_for(state="detached")
+    # the sidecar received each goblin's own rank, for that token's synthetic actor, typed by no one
+    ears, nose = _rolls(table, "Ears climbs"), _rolls(table, "Nose climbs")
+    assert [(r["check"]["rank"], r["actor"]) for r in ears] == [(4, "Scene.scene1.Token.tokGob1")]
+    assert [(r["check"]["rank"], r["actor"]) for r in nose] == [(1, "Scene.scene1.Token.tokGob2")]
+
+
+def test_the_request_card_starts_from_the_rolling_players_character(table):
+    table.open("gm1", "flairs")
+    table.standin.call(
+        table.world.settings.__setitem__,
+        "verdict.mapping",
+        {"flairs": {"rank": "@skills.athletics.value", "edges": "@skills.stealth.value"}},
+    )
+    gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
+    gm.reload()
+    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
+    connected(gm, ayla)
+    gm.click("#scene-controls [data-tool='verdict-request']")
+    dialog = gm.locator(".verdict-roll-dialog")
+    dialog.wait_for(timeout=15000)
+    # both mapped fields are left to the character until the GM sets one: edges 2 is the GM's
+    dialog.locator(".verdict-from-character").nth(1).wait_for(timeout=15000)
+    edges = dialog.locator("[name='field.edges']")
+    edges.fill("2")
+    edges.dispatch_event("change")
+    gm.wait_for_function("document.querySelectorAll('.verdict-roll-dialog .verdict-from-character').length === 1")
+    rank = dialog.locator("[name='field.rank']")
+    note = rank.get_attribute("aria-describedby")
+    assert note and "character" in dialog.locator(f"[id='{note}']").inner_text()
+    dialog.locator("[name=label]").fill("Scale the tower")
+    dialog.locator("button[type=submit]").click()
+    dialog.wait_for(state="detached")
+    card = ayla.locator(".verdict-request:has(.verdict-label:has-text('Scale the tower'))")
+    card.wait_for(timeout=15000)
+    assert "the character's" in card.inner_text()
+    card.locator("[data-verdict-request-roll]").click()
+    mine = ayla.locator(".verdict-roll-dialog")
+    mine.wait_for(timeout=15000)
+    # rank from Ayla's athletics (3), edges the GM's 2 (not her stealth), fixed by the request
+    assert mine.locator("[name='field.rank']").input_value() == "3"
+    assert not mine.locator("[name='field.rank']").is_disabled()
+    assert mine.locator("[name='field.edges']").input_value() == "2"
+    assert mine.locator("[name='field.edges']").is_disabled()
+    mine.locator(".verdict-odds-legend li").first.wait_for(timeout=15000)
+    mine.locator("button[type=submit]").click()
+    mine.wait_for(state="detached")
+    gm.wait_for_selector(
+        ".verdict-request:has(.verdict-label:has-text('Scale the tower')) li[data-user='p1'] .verdict-outcome-chip",
+        timeout=15000,
+    )
+    climbs = _rolls(table, "Scale the tower")
+    assert [(r["check"]["rank"], r["check"]["edges"]) for r in climbs] == [(3, 2)]
+    requests = [
+        m["flags"]["verdict"]["request"] for m in table.messages() if "request" in m["flags"].get("verdict", {})
+    ]
+    assert [r["fromCharacter"] for r in requests] == [["rank"]]

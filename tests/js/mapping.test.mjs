@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { arithmetic, mappedValues, numericPaths, presetMapping, resolveMapping } from "../../vtt-module/scripts/lib/mapping.mjs";
+import { arithmetic, leftToCharacter, mappedValues, numericPaths, presetMapping, requestForCharacter, resolveMapping } from "../../vtt-module/scripts/lib/mapping.mjs";
 import { FIELDS } from "../../vtt-module/scripts/lib/systems.mjs";
 
 const DATA = { rank: 2, skills: { athletics: { value: 3, label: "Athletics" }, stealth: { value: "4" } }, bonus: 1, name: "Ayla", list: [1, 2] };
@@ -42,4 +42,20 @@ test("numeric keys to pick from, and the presets", () => {
   assert.deepEqual(presetMapping("worldbuilding", FIELDS.flairs), { rank: "@rank", edges: "@edges", cuts: "@cuts", lurking: "@lurking" });
   assert.deepEqual(presetMapping("none", FIELDS.flairs), {});
   assert.equal(arithmetic("max(1, 2) + min(3, 4) * 2"), 8);
+});
+
+test("a request leaves to the character the mapped numbers the GM did not set", () => {
+  const fields = FIELDS.flairs;
+  const mapping = { rank: "@skills.athletics.value", edges: "@skills.climb.value", cuts: "  " };
+  assert.deepEqual(leftToCharacter(fields, mapping, new Set()), ["rank", "edges"]);
+  assert.deepEqual(leftToCharacter(fields, mapping, new Set(["edges"])), ["rank"]); // the GM's edges stay the GM's
+  assert.deepEqual(leftToCharacter(fields, undefined, new Set()), []); // a world that maps nothing: all the GM's
+  assert.deepEqual(leftToCharacter(fields.filter((f) => f.name !== "rank"), mapping, new Set()), ["edges"]); // shown fields only
+});
+
+test("the player's dialog gets the GM's values, without the character's fields, and those not locked", () => {
+  const own = requestForCharacter({ rank: 1, edges: 2, lurking: true }, ["rank"], ["system", "rank", "edges", "lurking"]);
+  assert.deepEqual(own, { values: { edges: 2, lurking: true }, locked: ["system", "edges", "lurking"] });
+  // a card posted before requests could leave fields to the character: everything is the GM's
+  assert.deepEqual(requestForCharacter({ rank: 1 }, undefined, ["system", "rank"]), { values: { rank: 1 }, locked: ["system", "rank"] });
 });

@@ -19,6 +19,7 @@ import { isRelay } from "./client.mjs";
 import { FIELDS, fieldActive, gatherOf, labelOf, toneOf } from "./lib/systems.mjs";
 import { gatherCheck, gatherModel, gatherable, gathersGroup, partRoll, partValues, resolvedOf, sidesOf } from "./lib/gather.mjs";
 import { signed } from "./lib/card-model.mjs";
+import { requestForCharacter } from "./lib/mapping.mjs";
 import { newId } from "./lib/protocol.mjs";
 import { renderMessage, t } from "./render.mjs";
 import { findMessage, messageById } from "./documents.mjs";
@@ -28,6 +29,8 @@ import { RollDialog } from "./apps/roll-dialog.mjs";
  * @typedef {object} RequestSpec
  * @property {string} system
  * @property {Record<string, any>} values
+ * @property {string[]} [fromCharacter]  fields the GM left to each roller's character (the world's mapping fills
+ *   them from the rolling player's character; `values` holds the GM's own for the rest)
  * @property {string} [mode]
  * @property {string|null} [label]
  * @property {string[]} users   who is asked to roll (a request that does not gather)
@@ -44,7 +47,9 @@ import { RollDialog } from "./apps/roll-dialog.mjs";
  */
 export async function postRequest(client, req) {
   const gms = game.users?.filter((u) => u.isGM).map((u) => u.id) ?? [];
-  const base = { id: newId(), system: req.system, values: req.values, mode: req.mode ?? "public", label: req.label ?? null };
+  const names = new Set((FIELDS[req.system] ?? []).map((f) => f.name));
+  const fromCharacter = [...new Set((req.fromCharacter ?? []).filter((name) => names.has(name)))];
+  const base = { id: newId(), system: req.system, values: req.values, fromCharacter, mode: req.mode ?? "public", label: req.label ?? null };
   /** @type {Record<string, any>} */
   let request;
   if (req.group && gatherable(req.system, req.values)) {
@@ -210,6 +215,7 @@ export async function renderRequest(request) {
   const system = request.system;
   const values = request.values ?? {};
   const gathered = Boolean(request.gather);
+  const character = new Set(/** @type {string[]} */ (request.fromCharacter ?? []));
   /** @type {Array<{label: string, text: string}>} */
   let facts;
   if (gathered && gathersGroup(system)) {
@@ -221,7 +227,11 @@ export async function renderRequest(request) {
       .filter((f) => !(Array.isArray(values[f.name]) && !values[f.name].length))
       // A count left at its default of none says nothing worth a line.
       .filter((f) => !(values[f.name] === 0 && f.default === 0) && values[f.name] !== false)
-      .map((f) => ({ label: labelOf(system, f, t), text: f.options ? t(`VERDICT.Option.${f.name}.${values[f.name]}`) : String(values[f.name]) }));
+      .map((f) => ({
+        label: labelOf(system, f, t),
+        text: character.has(f.name) ? t("VERDICT.Request.fromCharacter")
+          : f.options ? t(`VERDICT.Option.${f.name}.${values[f.name]}`) : String(values[f.name]),
+      }));
   }
   const participants = gathered ? [] : request.users.map((/** @type {string} */ id) => {
     const roll = request.rolls?.[id];
@@ -299,11 +309,13 @@ export function decorateRequest(message, html, request) {
   if (!invited) html.querySelectorAll("[data-request-roll]").forEach((el) => el.remove());
   html.querySelector("[data-verdict-request-roll]")?.addEventListener("click", (ev) => {
     ev.preventDefault();
+    // The fields the GM left to the character: the dialog fills them from this player's character.
+    const own = requestForCharacter(request.values, request.fromCharacter, locked);
     new RollDialog({
       system: request.system,
       actor: game.user?.character?.id ?? null,
-      values: request.values,
-      locked,
+      values: own.values,
+      locked: own.locked,
       mode: request.mode,
       label: request.label,
       request: message.id,

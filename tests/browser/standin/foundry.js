@@ -231,7 +231,9 @@
     get actor() {
       const base = actors.get(this.actorId);
       if (!base || this.actorLink) return base ?? null;
-      this._synthetic ??= new Actor({ id: base.id, name: base.name, owner: base.owner, flags: base.flags, system: base.system }, this);
+      // The token's ActorDelta may hold system data of its own (a stronger goblin): it overrides the base actor's.
+      const system = mergeObject(deepClone(base.system ?? {}), deepClone(this.delta.system ?? {}));
+      this._synthetic ??= new Actor({ id: base.id, name: base.name, owner: base.owner, flags: base.flags, system }, this);
       return this._synthetic;
     }
     get object() { return canvas.tokens.placeables.find((t) => t.document === this) ?? null; }

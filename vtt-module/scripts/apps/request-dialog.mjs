@@ -7,8 +7,11 @@
 
 import { MODULE_ID } from "../constants.mjs";
 import { gatherCheck, gatherable, gathersGroup, sidesOf } from "../lib/gather.mjs";
-import { FIELDS, gatherOf, labelOf } from "../lib/systems.mjs";
+import { FIELDS, defaults, gatherOf, labelOf } from "../lib/systems.mjs";
 import { t } from "../render.mjs";
+import { worldMapping } from "../character.mjs";
+import { make } from "../lib/dom.mjs";
+import { leftToCharacter } from "../lib/mapping.mjs";
 import { RollDialog } from "./roll-dialog.mjs";
 
 /** @typedef {{checked: boolean} & Record<string, any>} PlayerRow  a player's row: taking part, and their part's fields */
@@ -22,6 +25,22 @@ export class RequestDialog extends RollDialog {
      * @type {{group: boolean, trap: boolean, players: Record<string, PlayerRow>, sides: Record<string, string>}}
      */
     this.prep = { group: false, trap: false, players: {}, sides: {} };
+    /**
+     * The fields the GM has set in this dialog (for its rule set): a field the world maps to a character and
+     * the GM leaves alone is left to each roller's character.
+     * @type {{system: string, values: Record<string, any>, edited: Set<string>}}
+     */
+    this.asSet = { system: this.system, values: { ...this.values }, edited: new Set() };
+  }
+
+  /**
+   * The fields this request leaves to each roller's character: those the world maps for the rule set, shown,
+   * and not set by the GM. A gathered check's pools are the GM's (each part's own row).
+   * @returns {string[]}
+   */
+  leftToCharacter() {
+    if (this.gathered) return [];
+    return leftToCharacter(this._shownFields(), worldMapping()[this.system], this.asSet.edited);
   }
 
   /** Does the request gather every roll into one check? */
@@ -73,6 +92,12 @@ export class RequestDialog extends RollDialog {
    * @param {HTMLFormElement} form
    */
   _readExtra(form) {
+    // A change of rule set resets the values to its defaults: the GM's edits are counted from those.
+    if (this.asSet.system !== this.system) this.asSet = { system: this.system, values: defaults(this.system), edited: new Set() };
+    for (const f of FIELDS[this.system] ?? []) {
+      if (JSON.stringify(this.values[f.name] ?? null) !== JSON.stringify(this.asSet.values[f.name] ?? null)) this.asSet.edited.add(f.name);
+    }
+    this.asSet.values = { ...this.values };
     const group = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=group]"));
     if (group) this.prep.group = group.checked;
     const trap = /** @type {HTMLInputElement|null} */ (form.querySelector("input[name=trap]"));
@@ -94,6 +119,50 @@ export class RequestDialog extends RollDialog {
 
   _layoutKey() {
     return this.gathered;
+  }
+
+  /**
+   * @param {any} context
+   * @param {any} options
+   */
+  async _onRender(context, options) {
+    await super._onRender(context, options);
+    const form = /** @type {HTMLFormElement} */ (this.element);
+    this.#markLeft(form);
+    if (!form.dataset.verdictLeftBound) {
+      form.dataset.verdictLeftBound = "1";
+      // After the dialog has read the change (its own listener was added first).
+      form.addEventListener("change", () => this.#markLeft(form));
+    }
+  }
+
+  /**
+   * Say beside each field left to the character that each player's character fills it.
+   * @param {HTMLFormElement} form
+   */
+  #markLeft(form) {
+    const left = new Set(this.leftToCharacter());
+    for (const f of FIELDS[this.system] ?? []) {
+      const input = /** @type {HTMLInputElement|null} */ (form.querySelector(`[name="field.${f.name}"]`));
+      if (!input) continue;
+      const id = `${this.id}-from-character-${f.name}`;
+      let note = form.querySelector(`#${CSS.escape(id)}`);
+      if (!left.has(f.name)) {
+        note?.remove();
+        input.removeAttribute("aria-describedby");
+        delete input.dataset.fromCharacter;
+        continue;
+      }
+      if (!note) {
+        note = make(form, "small");
+        note.id = id;
+        note.className = "verdict-from-character";
+        note.textContent = t("VERDICT.Request.fromCharacterHint");
+        input.after(note);
+      }
+      input.setAttribute("aria-describedby", id);
+      input.dataset.fromCharacter = "1";
+    }
   }
 
   /** The wire check: a request that gathers asks for the whole check. */
@@ -144,7 +213,7 @@ export class RequestDialog extends RollDialog {
     const sides = gathered && sidesOf(this.system).length ? this.#sides() : {};
     try {
       await game.modules?.get(MODULE_ID)?.api?.postRequest({
-        system: this.system, values: this.values, mode: this.mode, label: this.label, users, group: gathered,
+        system: this.system, values: this.values, fromCharacter: this.leftToCharacter(), mode: this.mode, label: this.label, users, group: gathered,
         participants, trap: this.prep.trap, sides, scene: canvas?.scene?.id ?? game.scenes?.viewed?.id ?? null,
       });
     } catch (err) {

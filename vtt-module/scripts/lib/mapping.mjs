@@ -174,3 +174,33 @@ export function presetMapping(preset, fields) {
   if (preset !== "worldbuilding") return {};
   return Object.fromEntries(fields.filter((f) => f.type === "int" || f.type === "optint").map((f) => [f.name, `@${f.name}`]));
 }
+
+/**
+ * The numeric fields a GM's request leaves to each roller's character: those the world maps (a non-empty path
+ * or formula) and the GM has not set.
+ * @param {Array<{name: string, type: string}>} fields  the fields the request shows
+ * @param {Record<string, string>|undefined} mapping  field -> path or formula
+ * @param {Set<string>} edited  the fields the GM set
+ * @returns {string[]}
+ */
+export function leftToCharacter(fields, mapping, edited) {
+  return fields
+    .filter((f) => (f.type === "int" || f.type === "optint") && String(mapping?.[f.name] ?? "").trim() && !edited.has(f.name))
+    .map((f) => f.name);
+}
+
+/**
+ * What a request card fixes for the player who rolls it: the GM's values, without the fields left to the
+ * character (the roll dialog fills those from the rolling player's character, and they are not locked).
+ * @param {Record<string, any>|undefined} values  the GM's values
+ * @param {string[]|undefined} fromCharacter  the fields left to the character
+ * @param {string[]} locked  the fields a request fixes
+ * @returns {{values: Record<string, any>, locked: string[]}}
+ */
+export function requestForCharacter(values, fromCharacter, locked) {
+  const left = new Set(fromCharacter ?? []);
+  return {
+    values: Object.fromEntries(Object.entries(values ?? {}).filter(([name]) => !left.has(name))),
+    locked: locked.filter((name) => !left.has(name)),
+  };
+}
