@@ -68,19 +68,7 @@ def _players_markdown(ledger: Ledger, table_id: str) -> str:
     table.load()
     told = table.visible(0, Viewer("player", None))
     lines = _heading(ledger, table_id, "players")
-    undone = {s for e in told if isinstance(e.event, t.Undone) for s in e.event.seqs}
-    facets: dict[str, str] = {}
-    for e in told:
-        ev = e.event
-        text = _line(ev, facets)
-        if isinstance(ev, t.FacetCreated):
-            facets[ev.id or f"f{e.seq}"] = ev.facet
-        elif isinstance(ev, t.FacetRenamed):
-            facets[ev.facet] = ev.text
-        if text is None:
-            continue
-        mark = " *(undone)*" if e.seq in undone else ""
-        lines.append(f"- **#{e.seq}**{mark} {text}")
+    lines += _entries([(e.seq, e.seq, e.event, "") for e in told])
     lines.append("")
     return "\n".join(lines)
 
@@ -88,33 +76,36 @@ def _players_markdown(ledger: Ledger, table_id: str) -> str:
 def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> str:
     """The GM's recap: every event the GM was told of, numbered as the GM numbers it, each marked with who
     saw it. A ``self`` roll is its roller's private test, which no GM socket hears: it is not in it either."""
-    lines = _heading(ledger, table_id, "gm")
     gm = Viewer("gm", None)
-    number: dict[int, int] = {}  # ledger seq -> the GM's own number for it
-    for seq, st in rows:
-        if may_see(st.vis, None, gm):
-            number[seq] = len(number) + 1
-    undone = {s for _, st in rows if isinstance(st.event, t.Undone) for s in st.event.seqs}
+    told = [(seq, st) for seq, st in rows if may_see(st.vis, None, gm)]
+    number = {seq: n for n, (seq, _) in enumerate(told, 1)}  # ledger seq -> the GM's own number for it
+    entries = []
+    for seq, st in told:
+        seen_by = SEEN_BY.get(st.vis)
+        if isinstance(st.event, t.RollEvent) and st.event.mode != "public":
+            seen_by = f"{st.event.mode} roll: {seen_by}" if seen_by else f"{st.event.mode} roll"
+        entries.append((seq, number[seq], st.event, f" *({seen_by})*" if seen_by else ""))
+    lines = _heading(ledger, table_id, "gm")
+    lines += _entries(entries)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _entries(events: list[tuple[int, int, Any, str]]) -> list[str]:
+    """The recap's lines for (seq the events name each other by, number shown, event, mark) in order: facets
+    named as last written, undone ones marked, events that say nothing to a reader left out."""
+    undone = {s for _, _, ev, _ in events if isinstance(ev, t.Undone) for s in ev.seqs}
     facets: dict[str, str] = {}  # facet id -> its name as last written, for the GM's renames and removals
-    for seq, st in rows:
-        if seq not in number:
-            continue
-        ev = st.event
+    lines = []
+    for seq, shown, ev, mark in events:
         text = _line(ev, facets)
         if isinstance(ev, t.FacetCreated):
             facets[ev.id or f"f{seq}"] = ev.facet
         elif isinstance(ev, t.FacetRenamed):
             facets[ev.facet] = ev.text
-        if text is None:
-            continue
-        mark = " *(undone)*" if seq in undone else ""
-        seen_by = SEEN_BY.get(st.vis)
-        if isinstance(ev, t.RollEvent) and ev.mode != "public":
-            seen_by = f"{ev.mode} roll: {seen_by}" if seen_by else f"{ev.mode} roll"
-        hidden = f" *({seen_by})*" if seen_by else ""
-        lines.append(f"- **#{number[seq]}**{hidden}{mark} {text}")
-    lines.append("")
-    return "\n".join(lines)
+        if text is not None:
+            lines.append(f"- **#{shown}**{mark}{' *(undone)*' if seq in undone else ''} {text}")
+    return lines
 
 
 def _who(ev: Any) -> str:
