@@ -38,6 +38,17 @@ Cuts = Annotated[
 ]
 
 
+NamedTrials = Annotated[
+    list[FlairsTrialName] | None,
+    Meta(
+        description="The trials' names in order (unset: each drawn at random).",
+        extra={"label": "VERDICT.Trial.{value}"},
+    ),
+]
+TrialDice = Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")]
+"""The trials the Judge names or sets, and the d6s that draw them when they are left to chance."""
+
+
 class FlairsParticipant(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     """One character in a group check: their own pool, rolled as a simple check."""
 
@@ -261,14 +272,8 @@ class FlairsSetLurking(Action, tag="flairs_set_lurking"):
     table). They stay secret until the flair choice or the Judge's reveal.
     """
 
-    trials: Annotated[
-        list[FlairsTrialName] | None,
-        Meta(
-            description="The trials' names in order (unset: each drawn at random).",
-            extra={"label": "VERDICT.Trial.{value}"},
-        ),
-    ] = None
-    dice: Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")] = None
+    trials: NamedTrials = None
+    dice: TrialDice = None
 
 
 class FlairsNameTrials(Action, tag="flairs_name_trials"):
@@ -279,11 +284,5 @@ class FlairsNameTrials(Action, tag="flairs_name_trials"):
     pair, only the trials still unnamed are named.
     """
 
-    trials: Annotated[
-        list[FlairsTrialName] | None,
-        Meta(
-            description="The trials' names in order (unset: each drawn at random).",
-            extra={"label": "VERDICT.Trial.{value}"},
-        ),
-    ] = None
-    dice: Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")] = None
+    trials: NamedTrials = None
+    dice: TrialDice = None
