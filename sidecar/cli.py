@@ -45,7 +45,6 @@ except ImportError as exc:
 from sidecar import __version__, config
 
 CHECKS: dict[str, type] = dict(zip(SYSTEMS, CHECK_TYPES, strict=True))
-DEFAULT_DATA = config.DATA_DIR
 
 
 class CliError(VerdictError):
@@ -59,20 +58,11 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def _data_dir(value: str | None) -> Path:
-    return config.data_dir(value)
-
-
-def _ledger_url(value: str | None) -> str | None:
-    return value or os.environ.get(config.LEDGER_ENV) or None
-
-
-def _open_ledger(args: argparse.Namespace) -> Any:
+def _open_ledger(ledger_url: str | None, data: Path) -> Any:
     from .state.ledger import LedgerUnavailable, open_ledger
 
-    data = _data_dir(args.data)
     try:
-        return open_ledger(_ledger_url(args.ledger), data)
+        return open_ledger(ledger_url, data)
     except (ValueError, ImportError, LedgerUnavailable, RuntimeError) as exc:
         raise CliError(ErrorCode.USAGE, f"--ledger: {exc}") from None
     except (OSError, sqlite3.Error) as exc:
@@ -80,6 +70,86 @@ def _open_ledger(args: argparse.Namespace) -> Any:
         raise CliError(
             ErrorCode.USAGE, f"--data {data}: the data folder cannot be used ({reason}); choose another with --data"
         ) from None
+
+
+# --- serve's options from the knobs -------------------------------------------------
+
+
+KNOBS = {k.name: k for k in config.KNOBS}
+
+
+def _knob_help(knob: config.Knob) -> str:
+    """An option's help: the knob's line, then its default (and the variable read first) in its unit."""
+    default = knob.said(knob.default)
+    if knob.env:
+        default = f"${knob.env}, else {default}"
+    repeatable = "repeatable; " if knob.repeat else ""
+    return f"{knob.help} ({repeatable}default: {default})".replace("%", "%%")
+
+
+def _knob_reader(knob: config.Knob) -> Callable[[str], Any]:
+    """How one value of the option is read: a number within the knob's bounds, a path, or text."""
+    if knob.kind not in (int, float):
+        return knob.kind
+    what = f"a {'whole ' if knob.kind is int else ''}number" + (f" of {knob.unit}" if knob.unit else "")
+
+    def read(text: str) -> Any:
+        try:
+            value = knob.kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        out = knob.check(value)
+        if out is not None:
+            raise argparse.ArgumentTypeError(f"expected {what}, {out}; got {text!r}")
+        return value
+
+    return read
+
+
+def _add_knob(parser: argparse.ArgumentParser | Any, knob: config.Knob) -> None:
+    metavar = knob.metavar or {
+        "bytes": "BYTES",
+        "seconds": "SECONDS",
+    }.get(knob.unit, "N" if knob.kind in (int, float) else "DIR" if knob.kind is Path else None)
+    parser.add_argument(
+        knob.option,
+        dest=knob.name,
+        type=_knob_reader(knob),
+        action="append" if knob.repeat else "store",
+        choices=knob.choices or None,
+        metavar=None if knob.choices else metavar,
+        default=None,
+        help=_knob_help(knob),
+    )
+
+
+def _knob_value(args: argparse.Namespace, knob: config.Knob) -> Any:
+    """What the option gave, else the knob's environment variable, else ``None`` (the knob's default)."""
+    given = getattr(args, knob.name, None)
+    if given is None and knob.env:
+        given = os.environ.get(knob.env) or None
+        if given is not None and knob.kind is Path:
+            given = Path(given)
+    if isinstance(given, list):
+        given = tuple(given)
+    return given
+
+
+def _data_dir(args: argparse.Namespace) -> Path:
+    data: Path | None = _knob_value(args, KNOBS["data"])
+    return data if data is not None else config.DEFAULTS.data
+
+
+def serve_settings(args: argparse.Namespace) -> Any:
+    """The :class:`~sidecar.server.settings.Settings` ``verdict serve``'s options (and the environment) give."""
+    from .server.settings import Settings
+
+    given = {k.name: _knob_value(args, k) for k in config.KNOBS}
+    given["public_url"] = _public_url(args.public_url)
+    given["trusted_proxies"] = _trusted_proxies(args.trusted_proxies)
+    return Settings(**{name: value for name, value in given.items() if value is not None})
 
 
 # --- check options from the Struct --------------------------------------------------
@@ -348,27 +418,8 @@ def _trusted_proxies(values: list[str] | None) -> tuple[str, ...] | None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .server.run import serve
 
-    public_url = _public_url(args.public_url)
-    trusted = _trusted_proxies(args.trust_proxy)
-    ledger = _open_ledger(args)
-    return serve(
-        host=args.host,
-        port=args.port,
-        data=_data_dir(args.data),
-        log_format=args.log_format,
-        allow_origins=tuple(args.allow_origin) if args.allow_origin else None,
-        metrics_token=args.metrics_token or os.environ.get("VERDICT_METRICS_TOKEN") or None,
-        limits={
-            "rate": args.rate,
-            "burst": 2 * args.rate if args.rate else None,
-            "hello_timeout": args.hello_timeout,
-            "max_connections": args.max_connections,
-            "max_per_address": args.max_per_address,
-            "trusted_proxies": trusted,
-        },
-        ledger=ledger,
-        public_url=public_url,
-    )
+    settings = serve_settings(args)
+    return int(serve(settings, _open_ledger(settings.ledger_url, settings.data)))
 
 
 def cmd_module(args: argparse.Namespace) -> int:
@@ -399,7 +450,7 @@ def cmd_module(args: argparse.Namespace) -> int:
 def cmd_table(args: argparse.Namespace) -> int:
     from .tables import export_table, print_keys
 
-    ledger = _open_ledger(args)
+    ledger = _open_ledger(_knob_value(args, KNOBS["ledger_url"]), _data_dir(args))
     try:
         if args.table_cmd == "create":
             keys = ledger.create_table(args.name)
@@ -431,10 +482,10 @@ def cmd_table(args: argparse.Namespace) -> int:
             info = ledger.table(args.id)
             print_keys(info.name if info else args.id, keys)
         elif args.table_cmd == "user-key":
-            from .state.keys import MAX_USER, derive_user_key
+            from .state.keys import derive_user_key
 
-            if not args.user or len(args.user) > MAX_USER:
-                raise CliError(ErrorCode.USAGE, f"USER is a Foundry user id of 1 to {MAX_USER} characters")
+            if not args.user or len(args.user) > config.MAX_USER:
+                raise CliError(ErrorCode.USAGE, f"USER is a Foundry user id of 1 to {config.MAX_USER} characters")
             secret = ledger.user_secret(args.id)
             if secret is None:
                 raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`")
@@ -461,71 +512,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the sidecar",
         description="Run the sidecar: websocket at /ws, /healthz, /metrics, the Foundry module at /module/module.json.",
     )
-    serve.add_argument("--host", default=config.HOST, help=f"address to listen on (default: {config.HOST})")
-    serve.add_argument("--port", type=int, default=config.PORT, help=f"port (default: {config.PORT})")
-    serve.add_argument(
-        "--public-url",
-        metavar="URL",
-        help="where Foundry and players reach the sidecar, e.g. https://verdict.example.org behind a TLS proxy: "
-        f"the module's manifest and zip carry absolute URLs on it (default: ${config.PUBLIC_URL_ENV}, else the "
-        "address each request came in on, with a trusted proxy's X-Forwarded-Proto and -Host)",
-    )
-    serve.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
-    serve.add_argument(
-        "--ledger",
-        metavar="URL",
-        help="where tables and events are kept: postgresql://USER:PASSWORD@HOST/DB, shared by several "
-        "sidecars (default: $VERDICT_LEDGER, else SQLite in the data directory)",
-    )
-    serve.add_argument(
-        "--log-format",
-        choices=("json", "console"),
-        default=None,
-        help="log format (default: console on a terminal, json otherwise)",
-    )
-    serve.add_argument(
-        "--allow-origin",
-        action="append",
-        metavar="ORIGIN",
-        help="a browser origin allowed to connect, e.g. https://foundry.example.org (repeatable; "
-        "default: the local Foundry origins on loopback, none on other addresses)",
-    )
-    serve.add_argument(
-        "--metrics-token",
-        metavar="TOKEN",
-        help="let clients off loopback read /metrics with `Authorization: Bearer TOKEN` "
-        "(default: $VERDICT_METRICS_TOKEN; without it /metrics answers loopback only)",
-    )
-    serve.add_argument(
-        "--rate",
-        type=float,
-        metavar="N",
-        help="requests per second one socket may sustain (default: 20; a requester over all its sockets: "
-        "twice that; one address: 8 times)",
-    )
-    serve.add_argument(
-        "--hello-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="close connections that have not finished their websocket upgrade and said hello by then (default: 10)",
-    )
-    serve.add_argument(
-        "--max-connections",
-        type=int,
-        metavar="N",
-        help="open websockets at most (default: 1000, fewer if the open-file limit is lower)",
-    )
-    serve.add_argument(
-        "--max-per-address", type=int, metavar="N", help="open websockets from one remote address at most (default: 64)"
-    )
-    serve.add_argument(
-        "--trust-proxy",
-        action="append",
-        metavar="ADDR",
-        help="address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client "
-        "(for the per-address limits and /metrics) and whose X-Forwarded-Proto and -Host give the module's "
-        "URLs when --public-url is not set; name the proxy only (repeatable; default: none)",
-    )
+    for group, about in config.GROUPS.items():
+        options = serve.add_argument_group(f"{group}: {about}")
+        for knob in config.KNOBS:
+            if knob.group == group:
+                _add_knob(options, knob)
     serve.set_defaults(func=cmd_serve)
 
     module = sub.add_parser(
@@ -558,10 +549,8 @@ def build_parser() -> argparse.ArgumentParser:
             sp.set_defaults(func=func)
 
     table = sub.add_parser("table", help="manage tables and their keys")
-    table.add_argument("--data", help=f"data directory (default: $VERDICT_DATA or ./{DEFAULT_DATA})")
-    table.add_argument(
-        "--ledger", metavar="URL", help="a PostgreSQL ledger, postgresql://... (default: $VERDICT_LEDGER, else SQLite)"
-    )
+    _add_knob(table, KNOBS["data"])
+    _add_knob(table, KNOBS["ledger_url"])
     tsub = table.add_subparsers(dest="table_cmd", required=True, metavar="ACTION", parser_class=Parser)
     create = tsub.add_parser("create", help="create a table and print its keys (once)")
     create.add_argument("name")

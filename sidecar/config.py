@@ -1,17 +1,28 @@
-"""The sidecar's defaults, in one place: where it listens, where it keeps its data, its limits and timeouts.
+"""The sidecar's defaults and limits, in one place.
 
-``verdict serve`` options and :class:`sidecar.server.app.Settings` start from these; the README's
-Security section states the same numbers.
+Two kinds of number live here:
+
+- **knobs**, an operator's choices: each is declared once, as a field of :class:`Knobs` (its name, default,
+  unit, one line of help, its ``verdict serve`` option and environment variable, the bounds the command line
+  holds it to). ``verdict serve``'s options and their ``--help`` (:mod:`sidecar.cli`), the server's
+  :class:`~sidecar.server.settings.Settings` (a :class:`Knobs` with methods) and the table of limits in the
+  README's Security section (``make schema``) are made from these declarations;
+- **constants** that are not an operator's choice (what the protocol allows, bounds of the ledger, caches):
+  plain names with a docstring, imported from here by the modules that use them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import typing
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
-# --- where ----------------------------------------------------------------------------------------------
-HOST = "127.0.0.1"
-PORT = 8765
+T = TypeVar("T")
+
+# --- where: the plain names ---------------------------------------------------------------------------------
 DATA_DIR = "var"
 """The data directory when neither ``--data`` nor ``$VERDICT_DATA`` names one."""
 DATA_ENV = "VERDICT_DATA"
@@ -22,6 +33,8 @@ LEDGER_ENV = "VERDICT_LEDGER"
 PUBLIC_URL_ENV = "VERDICT_PUBLIC_URL"
 """Names the public URL (where clients reach the sidecar, e.g. ``https://verdict.example.org``) when
 ``--public-url`` does not; the module's manifest and zip carry absolute URLs on it."""
+METRICS_TOKEN_ENV = "VERDICT_METRICS_TOKEN"
+"""Gives the metrics token when ``--metrics-token`` does not."""
 KEYS_FILE = "default-table.keys"
 """Where the first table's keys are written once, inside the data directory."""
 LOCAL_FOUNDRY_ORIGINS = (
@@ -31,41 +44,6 @@ LOCAL_FOUNDRY_ORIGINS = (
     "https://127.0.0.1:30000",
 )
 """Browsers allowed by default when serving on loopback (Foundry's own port)."""
-
-# --- limits ---------------------------------------------------------------------------------------------
-MAX_FRAME = 64 * 1024
-"""Bytes in one websocket frame at most (``frame_too_large``)."""
-RATE = 20.0
-"""Requests per second a connection may sustain."""
-BURST = 40.0
-MAX_CONNECTIONS = 1000
-"""Open websockets at most (503 beyond, once no socket that has not said hello is left to give its seat up)."""
-MAX_PER_ADDRESS = 64
-"""Open websockets from one remote address at most, for sockets that are no one in particular (see MAX_GUESTS)."""
-MAX_GUESTS = 250
-"""Sockets that are no one in particular at most: observers and the table-wide player key (a hello beyond is
-refused, ``too_many_connections``). With sockets that have not said hello yet (the oldest of which gives its
-seat up when the sidecar or an address is full) they never take the seats of the GM and user-keyed players:
-a quarter of MAX_CONNECTIONS (at least 8) stays theirs even when a low file limit lowers it."""
-MAX_UNFINISHED_BYTES = 32 * 1024 * 1024
-"""Bytes held for messages begun and not finished (fragments, a frame in flight), over all sockets of the
-process: a peer whose bytes would go beyond is cut off (1009) before they are held. A message that arrives
-whole in one read (every request of a few KiB) is never held, so never cut for it."""
-SEND_BUFFER = 64 * 1024
-"""The kernel's send buffer per socket."""
-ODDS_QUEUE = 32
-"""Odds requests waiting for the odds worker at most (``busy`` beyond)."""
-
-# --- timeouts (seconds) ---------------------------------------------------------------------------------
-HELLO_TIMEOUT = 10.0
-"""A socket that has not said ``hello`` this long after opening is closed (4408)."""
-FRAME_TIMEOUT = 10.0
-"""A frame or a message begun and not finished this long is a stalled peer (4408): it runs from the message's
-first fragment, and pings or pongs between its fragments do not reset it."""
-SHUTDOWN_TIMEOUT = 5.0
-"""On SIGINT or SIGTERM, how long open sockets get to close."""
-WARN_INTERVAL = 10.0
-"""Resource warnings are logged at most once per this interval, with a count of those left out."""
 
 
 def data_dir(value: str | Path | None = None) -> Path:
@@ -78,21 +56,363 @@ def data_file(data: Path) -> Path:
     return data / DATA_FILE
 
 
+# --- knobs: how one is declared ---------------------------------------------------------------------------------
+WHERE, LIMITS, TIMEOUTS, GROWTH = "where", "limits", "timeouts", "growth"
+GROUPS = {
+    WHERE: "where it listens, who may reach it, where it keeps its data",
+    LIMITS: "what protects it from its peers",
+    TIMEOUTS: "how long it waits",
+    GROWTH: "what a table keeps as the campaign goes on",
+}
+"""The knobs' groups, in the order ``verdict serve --help`` and the README list them."""
+
+KIB, MIB = 1024, 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One operator's choice: what :func:`knob` declares on a field of :class:`Knobs`, with the field's name,
+    type and default filled in (see :data:`KNOBS`)."""
+
+    group: str
+    help: str
+    """One line: what the knob is, without its default (``--help`` adds it)."""
+    unit: str = ""
+    """``bytes``, ``seconds`` or what is counted (``requests per second``, ``events``); empty for text."""
+    flag: str = ""
+    """The ``verdict serve`` option; empty: ``--`` and the name with dashes."""
+    env: str | None = None
+    """The environment variable read when the option is not given."""
+    low: float | None = None
+    high: float | None = None
+    """Bounds (inclusive) the command line holds a value to; code that builds settings is trusted."""
+    choices: tuple[str, ...] = ()
+    repeat: bool = False
+    """The option may be given several times; the knob is then a tuple of them."""
+    unset: str = ""
+    """What a default of ``None`` means, as ``--help`` says it (``twice --rate``)."""
+    metavar: str = ""
+    name: str = ""
+    kind: type = str
+    """``int``, ``float``, ``str`` or ``Path``: what one value on the command line is read as."""
+    default: Any = None
+
+    @property
+    def option(self) -> str:
+        return self.flag or "--" + self.name.replace("_", "-")
+
+    def said(self, value: Any) -> str:
+        """A value as ``--help`` and the README say it: with its unit, bytes in KiB or MiB when whole."""
+        if value is None:
+            return self.unset or "none"
+        if isinstance(value, tuple):
+            return ", ".join(map(str, value)) or "none"
+        if isinstance(value, Path) and not value.is_absolute():
+            return f"./{value}"
+        if self.unit == "bytes" and isinstance(value, int):
+            for size, name in ((MIB, "MiB"), (KIB, "KiB")):
+                if value >= size and value % size == 0:
+                    return f"{value // size} {name}"
+        if self.unit == "seconds":
+            for size, name in ((3600, "h"), (60, "min")):
+                if value >= size and value % size == 0:
+                    return f"{value // size:g} {name}"
+            return f"{value:g} s"
+        if isinstance(value, float):
+            return f"{value:g} {self.unit}".strip()
+        return f"{value} {self.unit}".strip()
+
+    def check(self, value: float) -> str | None:
+        """Why ``value`` is out of the knob's bounds, or ``None`` when it is within them."""
+        if self.low is not None and value < self.low:
+            return f"at least {self.said(self.kind(self.low))}"
+        if self.high is not None and value > self.high:
+            return f"at most {self.said(self.kind(self.high))}"
+        return None
+
+
+_KNOB = "verdict.knob"
+
+
+def knob(
+    default: T,
+    group: str,
+    help: str,  # noqa: A002 -- argparse's word for it
+    unit: str = "",
+    *,
+    flag: str = "",
+    env: str | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    choices: tuple[str, ...] = (),
+    repeat: bool = False,
+    unset: str = "",
+    metavar: str = "",
+) -> T:
+    """Declare a field of :class:`Knobs` as a knob (typed as its default, as a dataclass field is)."""
+    declared = Knob(group, help, unit, flag, env, low, high, choices, repeat, unset, metavar)
+    made: T = field(default=default, metadata={_KNOB: declared})
+    return made
+
+
+# --- knobs: every one ---------------------------------------------------------------------------------------------
+@dataclass
+class Knobs:
+    """Every operator's choice, with its default. :class:`~sidecar.server.settings.Settings` is one of these."""
+
+    # where
+    host: str = knob("127.0.0.1", WHERE, "address to listen on", metavar="HOST")
+    port: int = knob(8765, WHERE, "port to listen on", low=0, high=65535, metavar="PORT")
+    public_url: str | None = knob(
+        None,
+        WHERE,
+        "where Foundry and players reach the sidecar, e.g. https://verdict.example.org behind a TLS proxy: "
+        "the module's manifest and zip carry absolute URLs on it",
+        env=PUBLIC_URL_ENV,
+        unset="the address each request came in on, with a trusted proxy's X-Forwarded-Proto and -Host",
+        metavar="URL",
+    )
+    data: Path = knob(
+        Path(DATA_DIR), WHERE, "data directory: the SQLite ledger and the first table's keys", env=DATA_ENV
+    )
+    ledger_url: str | None = knob(
+        None,
+        WHERE,
+        "where tables and events are kept: postgresql://USER:PASSWORD@HOST/DB, shared by several sidecars",
+        flag="--ledger",
+        env=LEDGER_ENV,
+        unset="SQLite in the data directory",
+        metavar="URL",
+    )
+    allow_origins: tuple[str, ...] | None = knob(
+        None,
+        WHERE,
+        "a browser origin allowed to connect, e.g. https://foundry.example.org",
+        flag="--allow-origin",
+        repeat=True,
+        unset="the local Foundry origins on loopback, none on other addresses",
+        metavar="ORIGIN",
+    )
+    trusted_proxies: tuple[str, ...] = knob(
+        (),
+        WHERE,
+        "address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client (for the per-address "
+        "limits and /metrics) and whose X-Forwarded-Proto and -Host give the module's URLs when --public-url is not "
+        "set; name the proxy only",
+        flag="--trust-proxy",
+        repeat=True,
+        metavar="ADDR",
+    )
+    metrics_token: str | None = knob(
+        None,
+        WHERE,
+        "let clients off loopback read /metrics with `Authorization: Bearer TOKEN`",
+        env=METRICS_TOKEN_ENV,
+        unset="none: /metrics answers loopback only",
+        metavar="TOKEN",
+    )
+    log_format: str | None = knob(
+        None, WHERE, "log format", choices=("json", "console"), unset="console on a terminal, json otherwise"
+    )
+
+    # limits
+    max_frame: int = knob(
+        64 * KIB,
+        LIMITS,
+        "bytes in one websocket frame at most: a larger one is charged as several and refused (frame_too_large)",
+        "bytes",
+        low=1 * KIB,
+        high=16 * MIB,
+    )
+    rate: float = knob(20.0, LIMITS, "requests one socket may sustain", "requests per second", low=0.1)
+    burst: float | None = knob(
+        None, LIMITS, "requests one socket may send at once beyond its rate", "requests", low=1, unset="twice --rate"
+    )
+    key_rate: float | None = knob(
+        None,
+        LIMITS,
+        "requests one requester (the GM, a player's user) may sustain over all its sockets, so reconnecting does "
+        "not refill",
+        "requests per second",
+        low=0.1,
+        unset="twice --rate",
+    )
+    address_rate: float | None = knob(
+        None,
+        LIMITS,
+        "requests one remote address may sustain over all its sockets",
+        "requests per second",
+        low=0.1,
+        unset="8 times --rate",
+    )
+    max_connections: int = knob(
+        1000,
+        LIMITS,
+        "open websockets at most (fewer when the open-file limit is lower); a full sidecar first closes a socket "
+        "that has not said hello, else refuses (503)",
+        "sockets",
+        low=8,
+    )
+    max_per_address: int = knob(
+        64,
+        LIMITS,
+        "open websockets from one remote address at most (the GM and user-keyed players still get in)",
+        "sockets",
+        low=1,
+    )
+    max_guests: int = knob(
+        250,
+        LIMITS,
+        "observers and sockets of the table-wide player key at most, never more than three quarters of "
+        "--max-connections (a hello beyond: too_many_connections)",
+        "sockets",
+        low=0,
+    )
+    max_unfinished_bytes: int = knob(
+        32 * MIB,
+        LIMITS,
+        "bytes held for messages begun and not finished, over all sockets: a peer whose bytes would go beyond is "
+        "cut off (1009)",
+        "bytes",
+        low=64 * KIB,
+    )
+    send_buffer: int = knob(
+        64 * KIB,
+        LIMITS,
+        "the kernel's send buffer per socket: with the slow-peer check it bounds what an unread peer holds",
+        "bytes",
+        low=4 * KIB,
+        high=16 * MIB,
+    )
+    odds_queue: int = knob(
+        32, LIMITS, "odds requests waiting for the odds worker at most (busy beyond)", "requests", low=0
+    )
+
+    # timeouts
+    hello_timeout: float = knob(
+        10.0,
+        TIMEOUTS,
+        "a connection that has not finished its websocket upgrade and said hello by then is closed (4408)",
+        "seconds",
+        low=0.1,
+        high=3600,
+    )
+    frame_timeout: float = knob(
+        10.0,
+        TIMEOUTS,
+        "a frame or message begun and not finished this long, from its first fragment, is a stalled peer: cut (4408)",
+        "seconds",
+        low=0.1,
+        high=3600,
+    )
+    shutdown_timeout: float = knob(
+        5.0, TIMEOUTS, "on SIGINT or SIGTERM, how long open sockets get to close", "seconds", low=0, high=600
+    )
+
+    # growth
+    request_window: int = knob(
+        1000,
+        GROWTH,
+        "request ids per requester per table answered from their first reply: the last this many",
+        "ids",
+        low=1,
+    )
+    request_window_age: float = knob(
+        24 * 3600.0,
+        GROWTH,
+        "a request id older than this is a new request",
+        "seconds",
+        low=1,
+    )
+    housekeeping_every: float = knob(
+        30.0,
+        GROWTH,
+        "between two rounds of housekeeping, off the request path: request ids out of the window pruned, "
+        "snapshots written, idle tables let go",
+        "seconds",
+        low=0.1,
+    )
+    snapshot_every: int = knob(
+        1000,
+        GROWTH,
+        "events between two snapshots of a table (a load reads the newest and the events after it)",
+        "events",
+        low=1,
+    )
+    idle_unload_after: float = knob(
+        600.0,
+        GROWTH,
+        "how long a table held in memory may go without connections before it is let go (snapshotted first)",
+        "seconds",
+        low=1,
+    )
+
+
+def _declared() -> tuple[Knob, ...]:
+    hints = typing.get_type_hints(Knobs)
+    declared = []
+    for f in dataclasses.fields(Knobs):
+        tp = hints[f.name]
+        args = [a for a in typing.get_args(tp) if a is not type(None)] or [tp]
+        kind = args[0]
+        if typing.get_origin(kind) is tuple:
+            kind = typing.get_args(kind)[0]
+        declared.append(dataclasses.replace(f.metadata[_KNOB], name=f.name, kind=kind, default=f.default))
+    return tuple(declared)
+
+
+KNOBS: tuple[Knob, ...] = _declared()
+"""Every knob, in the order of :data:`GROUPS` and of their declaration."""
+DEFAULTS = Knobs()
+"""Every knob at its default."""
+
+# --- constants: what the protocol allows --------------------------------------------------------------------------
+MAX_REQUEST_ID = 128
+"""Longest request id a state-changing request may carry (it is stored with its reply, per requester)."""
+MAX_USER = 128
+"""Longest Foundry user id a ``hello``, a ``user_key`` request or ``verdict table user-key`` may name (Foundry's
+are 16 characters)."""
+HEARTBEAT = 30.0
+"""Seconds between two pings the sidecar sends an idle socket (aiohttp's heartbeat)."""
+MESSAGE_FRAMES = 16
+"""A whole message may be this many times ``--max-frame`` before aiohttp refuses it; larger frames than one
+``--max-frame`` are refused politely, with ``frame_too_large``, before that."""
+
+# --- constants: the ledger ----------------------------------------------------------------------------------------
+LEDGER_BOUND = 2.0
+"""Seconds a serving call of the ledger may take before it is refused with ``ledger_unavailable``."""
+LEDGER_PROBE_EVERY = 0.25
+"""Seconds between two probes of a store known to be down."""
+
+# --- constants: what the server keeps -----------------------------------------------------------------------------
+REPLY_CACHE = 4096
+REPLY_CACHE_BYTES = 8 * MIB
+"""Replies kept in memory per table, by count and by bytes; older ones are read back from the ledger."""
+SLOW_PEER_BYTES = 32 * KIB
+"""A peer with this much unread is dropped before a send could wait on it under a table's lock."""
+ODDS_CACHE = 4096
+ODDS_CACHE_BYTES = 16 * MIB
+"""Odds answers cached at most, by count and by the bytes of their keys and answers as encoded: a client's odds
+of large checks cannot make the cache grow without bound."""
+LIMITER_NAMES = 10_000
+"""Token buckets a limiter keeps (requesters, addresses) before it forgets the full and idle ones."""
+WARN_INTERVAL = 10.0
+"""Resource warnings are logged at most once per this interval, with a count of those left out."""
+FILE_LIMIT_WANTED = 65536
+"""Open files the sidecar raises its soft limit to when the hard limit is unlimited."""
+
 # --- the runtime ------------------------------------------------------------------------------------------
 GC_YOUNG = 10_000
 """Allocations between two collections of the youngest objects (Python's default is 700); see
 :func:`sidecar.server.app.tune_gc`."""
 
 # --- growth: what a table keeps as the campaign goes on -----------------------------------------------------
-REQUEST_WINDOW = 1000
-"""Request ids per requester (role and user) per table answered from their first reply: the last this many."""
-REQUEST_WINDOW_AGE = 24 * 3600.0
-"""Seconds a request id is answered from its first reply at most; an older id is a new request."""
-HOUSEKEEPING_EVERY = 30.0
-"""Seconds between two rounds of the hub's housekeeping (request rows out of the window pruned, snapshots
-written, idle tables let go), off the request path."""
-SNAPSHOT_EVERY = 1000
-"""Events between two snapshots of a table's state (a load reads the newest and the events after it)."""
-IDLE_UNLOAD_AFTER = 600.0
+# The growth knobs' defaults by name, for where no Settings are handed (the state layer's request window, a
+# Hub built alone); the knobs themselves are declared, with their help, in Knobs.
+REQUEST_WINDOW = DEFAULTS.request_window
+REQUEST_WINDOW_AGE = DEFAULTS.request_window_age
+HOUSEKEEPING_EVERY = DEFAULTS.housekeeping_every
+SNAPSHOT_EVERY = DEFAULTS.snapshot_every
+IDLE_UNLOAD_AFTER = DEFAULTS.idle_unload_after
 """Seconds a table held in memory may go without connections before it is let go (snapshotted first); the
 next join loads it again from its snapshot."""

@@ -17,16 +17,13 @@ from typing import Any
 import msgspec
 
 from protocol.v1.odds import AnyOdds
+from sidecar.config import ODDS_CACHE as CACHE_SIZE
+from sidecar.config import ODDS_CACHE_BYTES as CACHE_BYTES
 
 from .errors import CheckError, ErrorCode
 from .odds_core import TABLES
 from .odds_describe import describe
 from .registry import RULESETS
-
-CACHE_SIZE = 4096
-CACHE_BYTES = 16 * 1024 * 1024
-"""The cache holds at most this many bytes of keys and answers (as encoded): a client's odds of large
-checks cannot make it grow without bound."""
 
 _cache: dict[tuple[str, bytes, bytes | None], tuple[AnyOdds, int]] = {}
 _cache_bytes = 0

@@ -104,12 +104,14 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     metrics = Metrics()
     app[SETTINGS] = settings
     app[METRICS] = metrics
-    app[HUB] = Hub(ledger, metrics)
+    app[HUB] = hub = Hub(ledger, metrics)
+    hub.housekeeping_every, hub.snapshot_every = settings.housekeeping_every, settings.snapshot_every
+    hub.idle_after = settings.idle_unload_after
     Bus(app[HUB], ledger).attach(app)  # what others append to the same tables, if anybody does
     app[SOCKETS] = set()
     app[LIMITS] = {
-        "key": Limiter(settings.key_rate or 2 * settings.rate, 2 * settings.burst),
-        "address": Limiter(settings.address_rate or 8 * settings.rate, 8 * settings.burst),
+        "key": Limiter(settings.key_rate or 2 * settings.rate, 2 * settings.bucket()),
+        "address": Limiter(settings.address_rate or 8 * settings.rate, 8 * settings.bucket()),
     }
     app[PEERS] = {}
     app[WAITING] = {}
@@ -249,10 +251,10 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         on_over=too_much_unfinished,
         protocols=(SUBPROTOCOL, SUBPROTOCOL_MSGPACK),
         compress=False,  # permessage-deflate costs tens of KiB per connection and time on small frames
-        heartbeat=30.0,
+        heartbeat=config.HEARTBEAT,
         autoping=False,  # pings and pongs come to dispatch.serve, to be charged as every frame is
         decode_text=False,  # text frames as their bytes: msgspec reads UTF-8, and text that is not gets `bad_frame`
-        max_msg_size=settings.max_frame * 16,  # larger frames are refused politely, in dispatch
+        max_msg_size=settings.max_frame * config.MESSAGE_FRAMES,  # larger frames are refused politely, in dispatch
     )
     peers[remote] = peers.get(remote, 0) + 1
     app[SOCKETS].add(ws)
@@ -260,7 +262,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         ws=ws,
         msgpack=False,
         transport=request.transport,
-        tokens=settings.burst,
+        tokens=settings.bucket(),
         remote=remote,
         throttled=app[THROTTLED],
         url_table=",".join(request.query.getall("table", [])) or None,  # as the proxy joins repeated values

@@ -13,7 +13,8 @@ from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1.codec import ProtocolError
 from protocol.v1.errors import ErrorCode, VerdictError
-from sidecar.state.keys import MAX_USER, derive_user_key
+from sidecar.config import MAX_USER
+from sidecar.state.keys import derive_user_key
 from sidecar.state.table import ActionError
 
 from .appkeys import HUB, METRICS, ODDS, SETTINGS, THROTTLED

@@ -25,6 +25,7 @@ from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1.errors import ErrorCode
 from sidecar import config
+from sidecar.config import MAX_REQUEST_ID, REPLY_CACHE, REPLY_CACHE_BYTES, SLOW_PEER_BYTES
 from sidecar.state import hearing
 from sidecar.state.hearing import verified
 from sidecar.state.ledger import Action, Answered, Ledger, LedgerUnavailable, RequestWindow, Row, StoredRequest
@@ -36,12 +37,6 @@ from .metrics import Metrics
 __all__ = ["Connection", "Hub", "TableHub", "client_request_id", "verified", "ws_frame"]
 
 log = structlog.get_logger("verdict.hub")
-
-MAX_REQUEST_ID = 128
-"""Longest request id a state-changing request may carry (it is stored with its reply, per requester)."""
-REPLY_CACHE = 4096
-REPLY_CACHE_BYTES = 8 * 1024 * 1024
-"""Replies kept in memory per table, by count and by bytes; older ones are read back from the ledger."""
 
 
 @dataclass(eq=False)
@@ -630,10 +625,6 @@ def _may_act(conn: Connection, msg: Any) -> None:
             f"this connection uses the table-wide player key, which binds to no user and cannot {what}; "
             "ask the GM for your user key",
         )
-
-
-SLOW_PEER_BYTES = 32 * 1024
-"""A peer with this much unread is dropped before a send could wait on it under a table's lock."""
 
 
 async def _safe_send(conn: Connection, data: bytes) -> None:

@@ -26,7 +26,7 @@ log = structlog.get_logger("verdict.server")
 class Limiter:
     """Token buckets by name (a requester, a remote address), forgotten once full and idle."""
 
-    def __init__(self, rate: float, burst: float, max_names: int = 10_000) -> None:
+    def __init__(self, rate: float, burst: float, max_names: int = config.LIMITER_NAMES) -> None:
         self.rate, self.burst, self.max_names = rate, burst, max_names
         self.buckets: dict[object, list[float]] = {}
 
@@ -97,7 +97,7 @@ async def watchdog(app: web.Application) -> None:
 def take_token(app: web.Application, sock: Socket, settings: Settings, cost: int = 1) -> bool:
     """Charge the socket, its remote address (not a GM's) and (after hello) its requester; all must have tokens."""
     now = time.monotonic()
-    sock.tokens = min(settings.burst, sock.tokens + (now - sock.refreshed) * settings.rate)
+    sock.tokens = min(settings.bucket(), sock.tokens + (now - sock.refreshed) * settings.rate)
     sock.refreshed = now
     if sock.tokens < 1:
         return False
@@ -122,7 +122,8 @@ def charge_control(app: web.Application, sock: Socket, settings: Settings) -> bo
     socket's budget into debt, so that the keepalive ping of a client spending its whole budget on requests
     is still answered. A socket a whole burst in debt sent that many control frames beyond its budget."""
     now = time.monotonic()
-    sock.tokens = min(settings.burst, sock.tokens + (now - sock.refreshed) * settings.rate) - 1
+    burst = settings.bucket()
+    sock.tokens = min(burst, sock.tokens + (now - sock.refreshed) * settings.rate) - 1
     sock.refreshed = now
     limits = app[LIMITS]
     conn = sock.conn
@@ -130,7 +131,7 @@ def charge_control(app: web.Application, sock: Socket, settings: Settings) -> bo
         limits["address"].charge(sock.remote, 1, now)
     if conn is not None and conn.user is not None:
         limits["key"].charge((sock.hub.table.id, conn.role, conn.user), 1, now)
-    return sock.tokens >= -settings.burst
+    return sock.tokens >= -burst
 
 
 CONTROL_FLOOD = 4429

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import logging
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ from aiohttp import web
 
 from sidecar import __version__, config
 from sidecar.state.keys import print_keys
-from sidecar.state.ledger import Ledger, SqliteLedger
+from sidecar.state.ledger import Ledger, RequestWindow, SqliteLedger
 
 from . import module as vtt_module
 from .app import Settings, create_app
@@ -110,7 +112,7 @@ def file_limit() -> int:
         return NO_FILE_LIMIT
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard == resource.RLIM_INFINITY or hard > soft:
-        target = 65536 if hard == resource.RLIM_INFINITY else hard
+        target = config.FILE_LIMIT_WANTED if hard == resource.RLIM_INFINITY else hard
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
             soft = target
@@ -181,38 +183,27 @@ def _keys_table(keys_path: Path) -> str | None:
     return None
 
 
-def serve(
-    host: str,
-    port: int,
-    data: Path,
-    log_format: str | None,
-    allow_origins: tuple[str, ...] | None,
-    metrics_token: str | None = None,
-    limits: dict[str, Any] | None = None,
-    ledger: Ledger | None = None,
-    public_url: str | None = None,
-) -> int:
-    configure_logging(log_format)
+def serve(settings: Settings, ledger: Ledger | None = None) -> int:
+    """Serve until SIGINT or SIGTERM with ``settings`` over ``ledger`` (else SQLite in the data directory);
+    the exit status: 0, or 2 when the sidecar cannot start (said on stderr)."""
+    configure_logging(settings.log_format)
+    data = settings.data
     data.mkdir(parents=True, exist_ok=True)
     ledger = ledger or SqliteLedger(config.data_file(data))
+    ledger.window = RequestWindow(settings.request_window, settings.request_window_age)
     try:
         ensure_default_table(ledger, data)
     except StartRefused as exc:
         ledger.close()
         print(f"verdict: {exc}", file=sys.stderr)
         return 2
-    settings = Settings(
-        host=host,
-        port=port,
-        data=data,
-        allow_origins=allow_origins,
-        metrics_token=metrics_token,
-        public_url=public_url,
-        **{k: v for k, v in (limits or {}).items() if v is not None},
-    )
-    settings.max_connections = connection_cap(file_limit(), settings.max_connections)
+    settings = dataclasses.replace(settings, max_connections=connection_cap(file_limit(), settings.max_connections))
     app = create_app(settings, ledger)
-    listening = f"verdict {__version__} listening on ws://{host}:{port}/ws (Foundry manifest: {manifest_url(host, port, public_url)})"
+    host, port = settings.host, settings.port
+    listening = (
+        f"verdict {__version__} listening on ws://{host}:{port}/ws "
+        f"(Foundry manifest: {manifest_url(host, port, settings.public_url)})"
+    )
     # run_app handles SIGINT and SIGTERM: on_shutdown closes sockets with 1001, on_cleanup closes the ledger.
     try:
         # `print` is called once the socket is bound: only then is the sidecar listening.
@@ -221,12 +212,15 @@ def serve(
             host=host,
             port=port,
             print=lambda _: print(listening, flush=True),
-            shutdown_timeout=config.SHUTDOWN_TIMEOUT,
+            shutdown_timeout=settings.shutdown_timeout,
             # A TCP connection that has not finished an HTTP request (the websocket upgrade) by the hello
             # timeout is closed, as a socket that has not said hello is: a silent or trickling peer
             # cannot hold a file descriptor for aiohttp's default 75 s.
             keepalive_timeout=settings.hello_timeout,
             access_log=None,
+            # Signals reach the main thread only: a sidecar served from another thread (embedded in a
+            # program, or a test) is stopped by that program.
+            handle_signals=threading.current_thread() is threading.main_thread(),
         )
     except OSError as exc:
         reason = (

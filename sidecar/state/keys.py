@@ -16,11 +16,9 @@ from typing import IO
 
 from protocol.v1.errors import ErrorCode, VerdictError
 from protocol.v1.messages import Role
+from sidecar.config import MAX_USER
 
 from .ledger import Ledger, TableKeys
-
-MAX_USER = 128
-"""Longest Foundry user id accepted (Foundry's are 16 characters)."""
 
 
 def derive_user_key(secret: bytes, user: str) -> str:

@@ -51,10 +51,8 @@ from sidecar import config
 
 log = structlog.get_logger("verdict.ledger")
 
-BOUND = 2.0
-"""Seconds a serving call of the ledger may take before it is refused with :class:`LedgerUnavailable`."""
-PROBE_EVERY = 0.25
-"""Seconds between two probes of a store known to be down."""
+BOUND = config.LEDGER_BOUND
+PROBE_EVERY = config.LEDGER_PROBE_EVERY
 
 T = TypeVar("T")
 

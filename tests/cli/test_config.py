@@ -27,11 +27,8 @@ def test_the_data_directory_comes_from_the_option_then_the_environment_then_the_
 
 def test_settings_start_from_the_config() -> None:
     s = Settings()
-    assert (s.host, s.port, s.data) == (config.HOST, config.PORT, Path(config.DATA_DIR))
-    assert (s.hello_timeout, s.frame_timeout, s.max_frame, s.rate) == (
-        config.HELLO_TIMEOUT,
-        config.FRAME_TIMEOUT,
-        config.MAX_FRAME,
-        config.RATE,
-    )
+    assert (s.host, s.port, s.data) == ("127.0.0.1", 8765, Path(config.DATA_DIR))
+    for knob in config.KNOBS:
+        assert getattr(s, knob.name) == knob.default == getattr(config.DEFAULTS, knob.name), knob.name
+    assert s.bucket() == 2 * s.rate
     assert s.origins() == frozenset(config.LOCAL_FOUNDRY_ORIGINS)
