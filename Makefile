@@ -16,7 +16,7 @@ help:
 	@echo "make bench    run the benchmarks against their anchors"
 	@echo "make package PUBLIC_URL=https://verdict.example.org"
 	@echo "              write dist/verdict.zip and dist/module.json, the Foundry module, updating from that sidecar"
-	@echo "make schema   regenerate protocol/schema/v1.json, the golden vectors' index and the module's rule vocabulary"
+	@echo "make schema   regenerate protocol/schema/v1.json, the golden vectors' index, the module's rule vocabulary and the README's table of limits"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,7 @@ bench: $(STAMP)
 schema: $(STAMP)
 	$(BIN)/python -m protocol.generate
 	$(BIN)/python -m sidecar.vocabulary
+	$(BIN)/python -m sidecar.knob_table
 
 clean:
 	rm -rf $(VENV) node_modules dist build *.egg-info
