@@ -1,6 +1,6 @@
 """`verdict`: the sidecar's command line.
 
-    verdict serve [--host H] [--port P] [--public-url URL] [--data DIR] [--ledger URL] [--allow-origin O ...] ...
+    verdict serve [--host H] [--port P] [--data DIR] [--ledger URL] ... [--max-frame BYTES] [--hello-timeout S] ...
     verdict module --public-url URL [--zip PATH] [--manifest PATH]   write the Foundry module's release files
     verdict roll SYSTEM [options] [--json]      roll a check here, with the sidecar's dice
     verdict read SYSTEM --dice F,F,... [options] [--json]   read faces rolled by hand
@@ -10,7 +10,8 @@
 The ledger is SQLite in the data directory unless ``--ledger`` (or ``$VERDICT_LEDGER``) names a
 PostgreSQL database, ``postgresql://USER:PASSWORD@HOST/DB``, which several sidecars may share.
 
-The options of roll, read and odds come from the rule set's check: `verdict roll facets --help`.
+The options of serve are sidecar/config.py's knobs (``verdict serve --help`` lists them by group, with their
+defaults); those of roll, read and odds come from the rule set's check: `verdict roll facets --help`.
 Bad arguments exit with status 2 and one line on stderr.
 """
 
@@ -22,6 +23,7 @@ import os
 import re
 import sqlite3
 import sys
+import textwrap
 import types
 import typing
 from collections.abc import Callable
@@ -123,6 +125,13 @@ def _add_knob(parser: argparse.ArgumentParser | Any, knob: config.Knob) -> None:
         default=None,
         help=_knob_help(knob),
     )
+
+
+class KeepOptionsWhole(argparse.HelpFormatter):
+    """Wraps help between words only: an option named in a help (``--max-connections``) stays whole."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 
 def _knob_value(args: argparse.Namespace, knob: config.Knob) -> Any:
@@ -511,6 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         help="run the sidecar",
         description="Run the sidecar: websocket at /ws, /healthz, /metrics, the Foundry module at /module/module.json.",
+        formatter_class=KeepOptionsWhole,
     )
     for group, about in config.GROUPS.items():
         options = serve.add_argument_group(f"{group}: {about}")

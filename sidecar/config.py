@@ -396,6 +396,13 @@ ODDS_CACHE_BYTES = 16 * MIB
 of large checks cannot make the cache grow without bound."""
 LIMITER_NAMES = 10_000
 """Token buckets a limiter keeps (requesters, addresses) before it forgets the full and idle ones."""
+CLOSE_GRACE = 0.5
+"""Seconds a socket the sidecar closes has to answer the close frame before its connection is cut."""
+RETRY_AFTER = 5
+"""Seconds a full sidecar's 503 tells the client to wait (``Retry-After``)."""
+ZIP_CACHE = 16
+"""Module zips kept, one per public URL: one URL in a configured deployment, a few when trusted proxies name
+several (one past the cache costs a module.json, not the archive)."""
 WARN_INTERVAL = 10.0
 """Resource warnings are logged at most once per this interval, with a count of those left out."""
 FILE_LIMIT_WANTED = 65536

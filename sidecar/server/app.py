@@ -238,7 +238,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
                 "message": "the sidecar has as many connections as it takes; try again later",
             },
             status=503,
-            headers={"Retry-After": "5"},
+            headers={"Retry-After": str(config.RETRY_AFTER)},
         )
     sock: Socket
 

@@ -31,6 +31,8 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from sidecar.config import ZIP_CACHE
+
 CHECKOUT_DIR = Path(__file__).resolve().parents[2] / "vtt-module"
 """The module's working tree in a source checkout (absent where the sidecar is installed)."""
 PACKAGE = "sidecar.foundry_module"
@@ -45,9 +47,6 @@ VOCABULARY = "scripts/generated/vocabulary.mjs"
 MANIFEST_PATH = "/module/module.json"
 ZIP_PATH = "/module/verdict.zip"
 NOT_BUNDLED = "the Foundry module is not bundled with this sidecar"
-ZIP_CACHE = 16
-"""Zips kept, one per public URL: one URL in a configured deployment, a few when trusted proxies name several
-(one past the cache costs a module.json, not the archive)."""
 
 
 class ModuleMissing(FileNotFoundError):

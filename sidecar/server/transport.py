@@ -30,6 +30,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1.errors import ErrorCode
+from sidecar import config
 
 from .appkeys import METRICS
 from .hub import Connection
@@ -211,7 +212,7 @@ class Socket:
         if transport is not None:
             if at_once:
                 loop.call_soon(transport.close)  # after the close frame is written (the task runs first)
-            loop.call_later(0.5, transport.abort)
+            loop.call_later(config.CLOSE_GRACE, transport.abort)
 
     async def drop(self) -> None:
         if self.throttled is not None:
