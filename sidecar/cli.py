@@ -28,7 +28,7 @@ import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -45,6 +45,9 @@ except ImportError as exc:
     raise SystemExit(2) from None
 
 from sidecar import __version__, config
+
+if TYPE_CHECKING:
+    from sidecar.server.settings import Settings
 
 CHECKS: dict[str, type] = dict(zip(SYSTEMS, CHECK_TYPES, strict=True))
 
@@ -110,7 +113,7 @@ def _knob_reader(knob: config.Knob) -> Callable[[str], Any]:
     return read
 
 
-def _add_knob(parser: argparse.ArgumentParser | Any, knob: config.Knob) -> None:
+def _add_knob(parser: argparse._ActionsContainer, knob: config.Knob) -> None:
     metavar = knob.metavar or {
         "bytes": "BYTES",
         "seconds": "SECONDS",
@@ -151,7 +154,7 @@ def _data_dir(args: argparse.Namespace) -> Path:
     return data if data is not None else config.DEFAULTS.data
 
 
-def serve_settings(args: argparse.Namespace) -> Any:
+def serve_settings(args: argparse.Namespace) -> Settings:
     """The :class:`~sidecar.server.settings.Settings` ``verdict serve``'s options (and the environment) give."""
     from .server.settings import Settings
 
@@ -428,7 +431,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .server.run import serve
 
     settings = serve_settings(args)
-    return int(serve(settings, _open_ledger(settings.ledger_url, settings.data)))
+    return serve(settings, _open_ledger(settings.ledger_url, settings.data))
 
 
 def cmd_module(args: argparse.Namespace) -> int:

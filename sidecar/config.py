@@ -14,7 +14,6 @@ Two kinds of number live here:
 from __future__ import annotations
 
 import dataclasses
-import os
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,11 +43,6 @@ LOCAL_FOUNDRY_ORIGINS = (
     "https://127.0.0.1:30000",
 )
 """Browsers allowed by default when serving on loopback (Foundry's own port)."""
-
-
-def data_dir(value: str | Path | None = None) -> Path:
-    """The data directory: ``value``, else ``$VERDICT_DATA``, else ``./var``."""
-    return Path(value or os.environ.get(DATA_ENV) or DATA_DIR)
 
 
 def data_file(data: Path) -> Path:
