@@ -59,3 +59,9 @@ PROSE = [
 @pytest.mark.parametrize("said, what", PROSE, ids=[w for _, w in PROSE])
 def test_the_prose_states_the_defaults(said: str, what: str) -> None:
     assert said in _security(), f"the README's Security section no longer says {said!r} ({what})"
+
+
+def test_when_the_ledger_is_down_states_its_bounds() -> None:
+    text = " ".join(knob_table.README.read_text().split())
+    assert f"`ledger_unavailable` within about {config.LEDGER_BOUND:g} seconds" in text
+    assert f"(a probe every {config.LEDGER_PROBE_EVERY:g} s)" in text

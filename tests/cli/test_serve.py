@@ -69,6 +69,21 @@ def test_a_value_out_of_bounds_is_refused_naming_the_option(knob: config.Knob, t
     assert not (tmp_path / config.DATA_FILE).exists()  # refused before anything was opened
 
 
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--trust-proxy", "the-proxy"], "verdict: --trust-proxy: 'the-proxy' is not an IP address or network"),
+        (["--public-url", "ftp://x"], "verdict: --public-url: "),
+        (["--log-format", "xml"], "verdict serve: argument --log-format: invalid choice: 'xml'"),
+        (["--port", "65536"], "verdict serve: argument --port: expected a whole number, at most 65535; got '65536'"),
+    ],
+)
+def test_a_bad_place_is_refused_naming_the_option(args: list[str], says: str, tmp_path: Path) -> None:
+    r = verdict("serve", "--data", str(tmp_path), *args)
+    assert r.returncode == 2 and r.stderr.startswith(says) and len(r.stderr.splitlines()) == 1, r.stderr
+    assert not (tmp_path / config.DATA_FILE).exists()
+
+
 def test_the_bounds_say_what_is_allowed() -> None:
     r = verdict("serve", "--max-frame", "100")
     assert "--max-frame: expected a whole number of bytes, at least 1 KiB; got '100'" in r.stderr
