@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
-import { fromRelay, pickRelay } from "../../vtt-module/scripts/lib/relay.mjs";
+import { fromRelay, pickRelay } from "../../vtt-module/scripts/relay/relay.mjs";
 import { sha256 } from "../../vtt-module/scripts/lib/sha256.mjs";
 import { escapeHTML, inert } from "../../vtt-module/scripts/lib/inert.mjs";
 import { elementOf, fromMarkup, isElement, make } from "../../vtt-module/scripts/lib/dom.mjs";

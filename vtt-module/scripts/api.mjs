@@ -7,6 +7,7 @@ import { RollDialog } from "./apps/roll-dialog.mjs";
 import { RequestDialog } from "./apps/request-dialog.mjs";
 import { Tracker } from "./apps/tracker.mjs";
 import { isRelay } from "./client.mjs";
+import { sendFrame } from "./relay/relay.mjs";
 import { SYSTEMS, buildCheck, defaults } from "./lib/systems.mjs";
 import { t } from "./render.mjs";
 import { postRequest, requestRolled } from "./requests.mjs";
@@ -82,7 +83,7 @@ export class VerdictApi {
     if (isRelay()) {
       actorById(actorId)?.setFlag(MODULE_ID, "defaults", { [system]: values });
     } else {
-      game.socket?.emit(`module.${MODULE_ID}`, { t: "defaults", actor: actorId, system, values });
+      sendFrame("defaults", { actor: actorId, system, values });
     }
   }
 

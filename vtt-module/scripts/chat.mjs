@@ -18,6 +18,7 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { isRelay } from "./client.mjs";
+import { sendFrame } from "./relay/relay.mjs";
 import { DIE_SIZE, EXTENDED, extendedOf, followupOf } from "./lib/systems.mjs";
 import { VOCABULARY } from "./generated/vocabulary.mjs";
 import { complicationChoices, offerOf, openFollowups } from "./lib/card-model.mjs";
@@ -836,7 +837,7 @@ function attach(_message, root, card, ok) {
     const ids = [card.actor, card.target].filter((id) => typeof id === "string" && id);
     if (!isRelay()) {
       // Only the relay writes tokens: ask it.
-      game.socket?.emit(`module.${MODULE_ID}`, { t: "apply", actors: ids });
+      sendFrame("apply", { actors: ids });
       ui.notifications?.info(t("VERDICT.Card.applyRelayed"));
       return;
     }
