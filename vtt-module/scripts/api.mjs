@@ -30,7 +30,7 @@ import { rollScene } from "./scenes.mjs";
 export class VerdictApi {
   /**
    * @param {import("./client.mjs").VerdictClient} client
-   * @param {import("./chat.mjs").ChatCards|null} cards
+   * @param {import("./relay/writer.mjs").ChatCards|null} cards
    */
   constructor(client, cards) {
     this.client = client;

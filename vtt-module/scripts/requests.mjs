@@ -89,7 +89,7 @@ function serial(work) {
 
 /**
  * A participant rolled for a request card that does not gather: the active GM records it.
- * @param {import("./chat.mjs").ChatCards|null} cards
+ * @param {import("./relay/writer.mjs").ChatCards|null} cards
  * @param {string} messageId
  * @param {Record<string, any>} rolled
  * @param {string|null} userId
