@@ -268,7 +268,7 @@ def spends(rs: RuleSet[Any, Any]) -> dict[str, str] | None:
     actor = {f.name: f.type for f in msgspec.structs.fields(ActorState)}
     if actor.get(resource) is not int:
         raise TypeError(f"{rs.name}: the card spends {resource!r}, which is no whole-number field of ActorState")
-    odds = typing.get_type_hints(type(rs).odds).get("return")
+    odds: Any = typing.get_type_hints(type(rs).odds).get("return")
     if _is_struct(odds) and typing.get_type_hints(odds).get(cost) is not int:
         raise TypeError(f"{rs.name}: the card's cost {cost!r} is no whole-number field of {odds.__name__}")
     return {"resource": resource, "cost": cost, "title": str(spent.get("title") or resource)}
