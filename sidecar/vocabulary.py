@@ -9,7 +9,8 @@ one is written here from the engine's rule sets (:data:`~sidecar.engine.registry
   options, kind, and the title and description written once on the Struct); the dialog's fields (presets,
   bounds, which show for which kind of check); its dice (sizes, faces, how they are marked); the facts a card
   shows; its numbers (the dice limits and the rest of its rules); whether and how its checks gather several
-  people's rolls; whether they can be extended, and how a roll joins one;
+  people's rolls; whether they can be extended, and how a roll joins one; what a check spends of the actor's
+  resources (the dialog shows the cost beside the odds);
 - the follow-ups, as a union tagged by the action: whose each is, its parameters (their values and labels) and
   which field of the open follow-up offers them;
 - the trials the GM may set lurking (those a check's ``lurking_trials`` names).
@@ -31,6 +32,7 @@ from typing import Any
 import msgspec
 
 from protocol.v1.messages import OpenFollowup
+from protocol.v1.table import ActorState
 from sidecar.engine.registry import EXTENDED, RULESETS
 from sidecar.engine.ruleset import EXTENDED_NEXT, RuleSet
 
@@ -255,6 +257,23 @@ def followups() -> dict[str, Any]:
     return out
 
 
+def spends(rs: RuleSet[Any, Any]) -> dict[str, str] | None:
+    """What a check of this rule set spends of the actor's resources (:attr:`Card.spends`), or ``None``: the
+    actor's field and the odds' field it names are checked here, so a card that names a field the table or the
+    odds do not have fails when the vocabulary is written, not in a browser."""
+    spent = rs.card.spends
+    if spent is None:
+        return None
+    resource, cost = str(spent["resource"]), str(spent["cost"])
+    actor = {f.name: f.type for f in msgspec.structs.fields(ActorState)}
+    if actor.get(resource) is not int:
+        raise TypeError(f"{rs.name}: the card spends {resource!r}, which is no whole-number field of ActorState")
+    odds: Any = typing.get_type_hints(type(rs).odds).get("return")
+    if _is_struct(odds) and typing.get_type_hints(odds).get(cost) is not int:
+        raise TypeError(f"{rs.name}: the card's cost {cost!r} is no whole-number field of {odds.__name__}")
+    return {"resource": resource, "cost": cost, "title": str(spent.get("title") or resource)}
+
+
 def vocabulary() -> dict[str, Any]:
     systems: dict[str, Any] = {}
     for name, rs in RULESETS.items():
@@ -272,6 +291,7 @@ def vocabulary() -> dict[str, Any]:
             "gmFollowups": [a.__struct_config__.tag for a in rs.gm_followups],
             "gather": card.gather,
             "extended": card.extended if rs.extended else None,
+            "spends": spends(rs),
         }
     return {
         "systems": systems,

@@ -23,17 +23,7 @@ MODULE = ROOT / "vtt-module"
 
 # Known exceptions, listed exactly (file, the line's text), so any other line that names a rule set, there or
 # anywhere, fails; each says what the vocabulary lacks for it. Remove an entry when its line goes.
-KNOWN: frozenset[tuple[str, str]] = frozenset(
-    {
-        # the Wyrd cost: a rule set's own dialog extra (what the check buys costs, of which of the actor's
-        # resources); the vocabulary says nothing of it yet
-        (
-            "scripts/apps/roll-dialog.mjs",
-            "/** `feats`: what the Wyrd bought in the dialog costs, and what the actor has. */",
-        ),
-        ("scripts/apps/roll-dialog.mjs", 'if (this.system !== "feats") return null;'),
-    }
-)
+KNOWN: frozenset[tuple[str, str]] = frozenset()
 
 TABLE_WORDS = frozenset(
     f.name

@@ -3,11 +3,14 @@ the checked-in file is what `make schema` writes, and it says what the engine an
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import re
 import typing
 
 import msgspec
+import pytest
 
 from protocol.v1.facets import FacetsCheck
 from protocol.v1.flairs import FlairsTrialName
@@ -161,3 +164,18 @@ def test_the_followups_are_a_union_tagged_by_action():
             or any(p["required"] and p.get("offered") for p in params)
             or all(not p["required"] for p in params)
         ), tag
+
+
+def test_what_a_check_spends_names_the_actors_field_and_the_odds_field():
+    data = _data()
+    spending = {name: s["spends"] for name, s in data["systems"].items() if s["spends"]}
+    assert spending == {"feats": {"resource": "wyrd", "cost": "cost", "title": "Wyrd cost"}}
+    rs = RULESETS["feats"]
+    for wrong, said in (
+        ({"resource": "mana", "cost": "cost"}, "ActorState"),
+        ({"resource": "wyrd", "cost": "price"}, "FeatsOdds"),
+    ):
+        bad = copy.copy(rs)
+        bad.card = dataclasses.replace(rs.card, spends=wrong)
+        with pytest.raises(TypeError, match=said):
+            vocabulary.spends(bad)

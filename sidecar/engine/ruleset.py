@@ -199,6 +199,11 @@ class Card:
     extended: Mapping[str, Any] | None = None
     """Only where the rule set is extended: the roll into an extended check (``values`` of the dialog,
     ``fill``: check field from the extended check's field) and the fields the GM starts one with (``start``)."""
+    spends: Mapping[str, Any] | None = None
+    """Where a check spends one of the actor's own resources: the dialog shows, beside the odds, what the check
+    as set costs and what the actor has. ``resource``: the actor's field holding it (``ActorState`` in
+    ``protocol/v1/table.py``); ``cost``: the field of the check's odds answer holding what the check costs;
+    ``title``: what the cost is called (``VERDICT.Spend.<name>`` where the language has it)."""
 
 
 def new_id(prefix: str) -> str:

@@ -100,8 +100,10 @@ def test_wyrd_bought_in_the_dialog(table, shot):
     dialog = player.locator(".verdict-roll-dialog")
     dialog.wait_for()
     dialog.locator(".verdict-odds-legend li").first.wait_for(timeout=15000)
-    assert dialog.locator("[data-wyrd-have]").inner_text() == "12"
-    assert dialog.locator("[data-wyrd-cost]").inner_text() == "0"
+    # What the check spends, as the rule set's vocabulary names it: the actor's Wyrd, priced by the odds.
+    assert dialog.locator(".verdict-odds-spend").inner_text().strip() == "Wyrd cost: 0 / available: 12"
+    assert dialog.locator("[data-spend-have]").inner_text() == "12"
+    assert dialog.locator("[data-spend-cost]").inner_text() == "0"
     # A feat three levels up: 1 in 16 without Wyrd.
     dialog.locator("[name='field.difficulty']").fill("13")
     player.wait_for_selector(
@@ -111,7 +113,7 @@ def test_wyrd_bought_in_the_dialog(table, shot):
     dialog.locator("[name='field.wyrd']").fill("1")
     dialog.locator("[name='field.wyrd_dice'][value=red]").check()
     # The sidecar prices the purchase and the odds change with it.
-    player.wait_for_selector(".verdict-roll-dialog [data-wyrd-cost]:text-is('5')", timeout=15000)
+    player.wait_for_selector(".verdict-roll-dialog [data-spend-cost]:text-is('5')", timeout=15000)
     assert dialog.locator(".verdict-odds-legend").inner_text() != before
     assert dialog.locator(".verdict-odds-legend li[data-outcome=success] .exact").inner_text() == "1/4"
     shot(player, ".verdict-roll-dialog", "dialog-feats-wyrd.png")

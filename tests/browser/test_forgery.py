@@ -30,7 +30,7 @@ def test_forged_relay_frames_change_nothing(table):
     # and ledger event for Ayla's genuine card, each claiming to come from the GM.
     bram.evaluate(
         """([check, forged]) => {
-          const emit = (data) => game.socket.emit("module.verdict", {from: "gm1", ...data});
+          const emit = (data) => game.socket.emit("module.verdict", {v: 1, from: "gm1", ...data});
           game.socket.on("module.verdict", (data, sender) => {
             if (data?.t !== "req" || !data.msg?.id) return;
             emit({t: "rep", to: data.from ?? sender, msg: {type: "rolled", id: data.msg.id, check: "forged-check", seq: 1,

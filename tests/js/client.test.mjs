@@ -4,6 +4,7 @@
 import { test, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { sha256 } from "../../vtt-module/scripts/lib/sha256.mjs";
+import { SOCKET_VERSION } from "../../vtt-module/scripts/relay/relay.mjs";
 
 /** A small Foundry: users (with `query` delivered to a handler table per user), settings, the socket. */
 function world(me, { gmKeyFor = [], mode = "local" } = {}) {
@@ -48,7 +49,7 @@ test("a player believes relay frames only from the relay's user id as Foundry na
   const w = world("p1", { gmKeyFor: ["gm1"] });
   const client = new VerdictClient();
   client.start();
-  client._onSocket({ t: "key", has: true }, "gm1");
+  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm1");
   assert.equal(client.relayId, "gm1");
   const seen = { status: 0, snapshot: 0, message: 0 };
   client.on("status", () => seen.status++);
@@ -57,21 +58,21 @@ test("a player believes relay frames only from the relay's user id as Foundry na
   const before = { ...client.status };
   // Another player forges every kind of relay frame, with a `from` naming the GM.
   for (const t of ["status", "snapshot", "bc"]) {
-    client._onSocket({ t, from: "gm1", status: { state: "open", reason: null }, snapshot: { seq: 99 }, msg: { type: "rolled", check: "x", result: { dice: [6] } } }, "p2");
+    client._onSocket({ v: SOCKET_VERSION, t, from: "gm1", status: { state: "open", reason: null }, snapshot: { seq: 99 }, msg: { type: "rolled", check: "x", result: { dice: [6] } } }, "p2");
   }
   // A frame without a sender, and an old-style reply.
-  client._onSocket({ t: "status", status: { state: "open" } }, null);
-  client._onSocket({ t: "rep", to: "p1", msg: { id: "r1", type: "rolled" } }, "gm1");
+  client._onSocket({ v: SOCKET_VERSION, t: "status", status: { state: "open" } }, null);
+  client._onSocket({ v: SOCKET_VERSION, t: "rep", to: "p1", msg: { id: "r1", type: "rolled" } }, "gm1");
   assert.deepEqual(seen, { status: 0, snapshot: 0, message: 0 });
   assert.deepEqual(client.status, before);
   assert.equal(client.snapshot, null);
   // A player cannot make itself a key holder, nor the relay.
-  client._onSocket({ t: "key", has: true }, "p2");
+  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "p2");
   assert.equal(client.relayId, "gm1");
   // The real relay is believed.
-  client._onSocket({ t: "status", status: { state: "open", reason: null } }, "gm1");
+  client._onSocket({ v: SOCKET_VERSION, t: "status", status: { state: "open", reason: null } }, "gm1");
   assert.equal(client.status.state, "open");
-  client._onSocket({ t: "snapshot", snapshot: { seq: 3 } }, "gm1");
+  client._onSocket({ v: SOCKET_VERSION, t: "snapshot", snapshot: { seq: 3 } }, "gm1");
   assert.equal(client.snapshot?.seq, 3);
   void w;
 });
@@ -80,8 +81,8 @@ test("a player's request goes to the relay alone, and moves to the next relay wi
   const w = world("p1", { gmKeyFor: ["gm1", "gm2"] });
   const client = new VerdictClient();
   client.start();
-  client._onSocket({ t: "key", has: true }, "gm1");
-  client._onSocket({ t: "key", has: true }, "gm2");
+  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm1");
+  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm2");
   assert.equal(client.relayId, "gm1");
   // The hello carries only the hash of the page's secret; the secret travels in queries to the relay.
   const hello = w.emitted.find((e) => e.data.t === "hello");
@@ -127,13 +128,13 @@ test("the relay names a query's asker only by a secret whose hash that user's ow
   relay.relayId = "gm1";
   relay.started = true;
   const secret = "s".repeat(40);
-  relay._onSocket({ t: "hello", commit: sha256(secret) }, "p1");
-  relay._onSocket({ t: "hello", commit: sha256(secret) }, "p1");
+  relay._onSocket({ v: SOCKET_VERSION, t: "hello", commit: sha256(secret) }, "p1");
+  relay._onSocket({ v: SOCKET_VERSION, t: "hello", commit: sha256(secret) }, "p1");
   assert.equal(relay._asker(secret), "p1");
   // p2 cannot know p1's secret, only copy p1's hash: then the hash names nobody (p1 picks a new secret).
   const other = "o".repeat(40);
-  relay._onSocket({ t: "hello", commit: sha256(other) }, "p1");
-  relay._onSocket({ t: "hello", commit: sha256(other) }, "p2");
+  relay._onSocket({ v: SOCKET_VERSION, t: "hello", commit: sha256(other) }, "p1");
+  relay._onSocket({ v: SOCKET_VERSION, t: "hello", commit: sha256(other) }, "p2");
   assert.equal(relay._asker(other), null);
   assert.equal(relay._asker("x".repeat(40)), null);
   const unknown = await relay._answerRequest({ secret: "y".repeat(40), msg: { type: "roll", id: "r1" } });

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
-import { fromRelay, pickRelay } from "../../vtt-module/scripts/lib/relay.mjs";
+import { Election, fromRelay, pickRelay } from "../../vtt-module/scripts/relay/relay.mjs";
 import { sha256 } from "../../vtt-module/scripts/lib/sha256.mjs";
 import { escapeHTML, inert } from "../../vtt-module/scripts/lib/inert.mjs";
 import { elementOf, fromMarkup, isElement, make } from "../../vtt-module/scripts/lib/dom.mjs";
@@ -25,6 +25,24 @@ test("the relay is a connected GM with the key, by role then id; else Foundry's 
   // A player listed as a holder is never chosen.
   assert.equal(pickRelay([PL("p1"), GM("gm1")], new Set(["p1"]), "gm1"), "gm1");
   assert.equal(pickRelay([PL("p1")], new Set(), null), null);
+});
+
+test("an election remembers who said they hold the key, forgets who left, and says when the relay changed", () => {
+  const election = new Election();
+  assert.equal(election.holds("gm2", true), true);
+  assert.equal(election.holds("gm2", true), false, "said again: no news");
+  const users = [GM("gm1"), GM("gm2", 3), PL("p1")];
+  assert.equal(election.elect(users, "gm1"), true);
+  assert.equal(election.relayId, "gm2");
+  assert.equal(election.elect(users, "gm1"), false);
+  // gm2 leaves: forgotten as a holder, and Foundry's active GM relays.
+  assert.equal(election.elect([GM("gm1"), GM("gm2", 3, false), PL("p1")], "gm1"), true);
+  assert.equal(election.relayId, "gm1");
+  assert.deepEqual([...election.holders], []);
+  // A player who claims the key is never elected, and is forgotten at the next election.
+  election.holds("p1", true);
+  assert.equal(election.elect(users, "gm1"), false);
+  assert.deepEqual([...election.holders], []);
 });
 
 test("relay frames count only from the relay's user id as Foundry names the sender", () => {

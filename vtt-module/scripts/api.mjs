@@ -7,6 +7,7 @@ import { RollDialog } from "./apps/roll-dialog.mjs";
 import { RequestDialog } from "./apps/request-dialog.mjs";
 import { Tracker } from "./apps/tracker.mjs";
 import { isRelay } from "./client.mjs";
+import { sendFrame } from "./relay/relay.mjs";
 import { SYSTEMS, buildCheck, defaults } from "./lib/systems.mjs";
 import { t } from "./render.mjs";
 import { postRequest, requestRolled } from "./requests.mjs";
@@ -29,7 +30,7 @@ import { rollScene } from "./scenes.mjs";
 export class VerdictApi {
   /**
    * @param {import("./client.mjs").VerdictClient} client
-   * @param {import("./chat.mjs").ChatCards|null} cards
+   * @param {import("./relay/writer.mjs").ChatCards|null} cards
    */
   constructor(client, cards) {
     this.client = client;
@@ -82,7 +83,7 @@ export class VerdictApi {
     if (isRelay()) {
       actorById(actorId)?.setFlag(MODULE_ID, "defaults", { [system]: values });
     } else {
-      game.socket?.emit(`module.${MODULE_ID}`, { t: "defaults", actor: actorId, system, values });
+      sendFrame("defaults", { actor: actorId, system, values });
     }
   }
 

@@ -1,7 +1,9 @@
 /**
- * The module's one client of the sidecar. Exactly one browser, the relay, holds the connections the
- * others depend on and writes the chat cards: the connected GM whose browser has the GM key (Foundry's
- * active-GM rule among them), re-chosen whenever a user connects or leaves (see lib/relay.mjs).
+ * The module's one client of the sidecar: the connection plan, the snapshot cache and the answers to users'
+ * queries. Exactly one browser, the relay, holds the connections the others depend on and writes the chat
+ * cards: the connected GM whose browser has the GM key (Foundry's active-GM rule among them), re-chosen
+ * whenever a user connects or leaves. Who that is and the module-socket frames the pages exchange are
+ * declared in relay/relay.mjs; this file acts on them.
  *
  * - local mode: only GM browsers with the GM key connect. The relay also opens a "player view" (the
  *   table-wide player key, bound to no user: what every player may see) and, for each user who asks it
@@ -18,11 +20,11 @@
  * the sender of socket frames but not of queries); see `hello` below.
  */
 
-import { CLIENT_NAME, MODULE_ID, SOCKET } from "./constants.mjs";
+import { CLIENT_NAME, MODULE_ID } from "./constants.mjs";
 import { Connection, RequestError } from "./lib/connection.mjs";
 import { Emitter } from "./lib/emitter.mjs";
 import { newId, wsUrl } from "./lib/protocol.mjs";
-import { fromRelay, pickRelay } from "./lib/relay.mjs";
+import { Election, listen, receive, sendFrame } from "./relay/relay.mjs";
 import { sha256 } from "./lib/sha256.mjs";
 import { diagnose } from "./lib/local-network.mjs";
 import { setting } from "./settings.mjs";
@@ -53,7 +55,7 @@ function t(key) {
   return game.i18n?.localize(key) ?? key;
 }
 
-/** @returns {import("./lib/relay.mjs").RelayUser[]} */
+/** @returns {import("./relay/relay.mjs").RelayUser[]} */
 function foundryUsers() {
   return (game.users?.contents ?? []).map((u) => ({ id: u.id ?? "", isGM: Boolean(u.isGM), active: Boolean(u.active), role: Number(u.role ?? 0) }));
 }
@@ -85,10 +87,8 @@ export class VerdictClient extends Emitter {
     this.known = new Map();
     /** @type {Map<string, {msg: Record<string, any>, resolve: Function, reject: Function, timer: any, sentTo: string|null}>} */
     this.relayed = new Map();
-    /** @type {string|null} the relay's user id */
-    this.relayId = null;
-    /** @type {Set<string>} GM users whose browser says it has the GM key */
-    this.holders = new Set();
+    /** who relays, as this page has heard the GMs say whether they hold the GM key */
+    this.election = new Election();
     /** @type {Map<string, string>} commitment (hash of a user's secret) -> user id, as their socket frames said */
     this.commits = new Map();
     /** This page's secret: its hash goes out in `hello`, the secret itself only in queries to the relay. */
@@ -121,6 +121,20 @@ export class VerdictClient extends Emitter {
     return game.user?.id ?? null;
   }
 
+  /** @returns {string|null} the relay's user id */
+  get relayId() {
+    return this.election.relayId;
+  }
+
+  set relayId(id) {
+    this.election.relayId = id;
+  }
+
+  /** @returns {Set<string>} GM users whose browser says it has the GM key */
+  get holders() {
+    return this.election.holders;
+  }
+
   get isRelay() {
     return this.relayId !== null && this.relayId === this.me;
   }
@@ -139,7 +153,7 @@ export class VerdictClient extends Emitter {
     this._registerQueries();
     if (this.hasGmKey) this.holders.add(/** @type {string} */ (this.me));
     this._announce();
-    this._socketEmit({ t: "hello", commit: this.commit, fresh: true });
+    sendFrame("hello", { commit: this.commit, fresh: true });
     this.evaluate();
   }
 
@@ -181,16 +195,13 @@ export class VerdictClient extends Emitter {
    */
   evaluate() {
     if (!this.started) return;
-    const before = this.relayId;
-    const users = foundryUsers();
-    for (const id of [...this.holders]) if (!users.some((u) => u.id === id && u.active && u.isGM)) this.holders.delete(id);
-    this.relayId = pickRelay(users, this.holders, game.users?.activeGM?.id ?? null);
+    const changed = this.election.elect(foundryUsers(), game.users?.activeGM?.id ?? null);
     this._reconcile();
-    if (before !== this.relayId) {
+    if (changed) {
       this.emit("relay", this.relayId);
       if (this.isRelay) {
         this._broadcastStatus();
-        if (this.playerSnapshot) this._socketEmit({ t: "snapshot", snapshot: this.playerSnapshot });
+        if (this.playerSnapshot) sendFrame("snapshot", { snapshot: this.playerSnapshot });
       }
       // Requests in flight go to the new relay with the same ids: the sidecar answers a repeat with its
       // first reply, so a handover neither loses nor repeats a roll.
@@ -377,19 +388,19 @@ export class VerdictClient extends Emitter {
   }
 
   _broadcastStatus() {
-    if (this.isRelay) this._socketEmit({ t: "status", status: this._playerStatus() });
+    if (this.isRelay) sendFrame("status", { status: this._playerStatus() });
   }
 
   /** A fresh secret for this page, its hash announced (the relay will know the asker by it). */
   _newSecret() {
     this.secret = newId() + newId();
     this.commit = sha256(this.secret);
-    this._socketEmit({ t: "hello", commit: this.commit, fresh: false });
+    sendFrame("hello", { commit: this.commit, fresh: false });
   }
 
   /** Tell everyone whether this GM browser has the GM key (the relay rule prefers those that do). */
   _announce() {
-    if (game.user?.isGM) this._socketEmit({ t: "key", has: this.hasGmKey });
+    if (game.user?.isGM) sendFrame("key", { has: this.hasGmKey });
   }
 
   // --- what arrives on the connections --------------------------------------------------------------
@@ -422,7 +433,7 @@ export class VerdictClient extends Emitter {
   _setSnapshot(snapshot, source) {
     if (source === "player-view") {
       this.playerSnapshot = snapshot;
-      if (this.mode === "local" && this.isRelay) this._socketEmit({ t: "snapshot", snapshot });
+      if (this.mode === "local" && this.isRelay) sendFrame("snapshot", { snapshot });
       if (this.own) return;
     }
     this.snapshot = snapshot;
@@ -495,7 +506,7 @@ export class VerdictClient extends Emitter {
     this.emit("player-message", msg);
     if (["rolled", "followed", "done", "event"].includes(msg.type)) this._scheduleRefresh("player-view");
     if (!reply && this.mode === "local" && this.isRelay && !["pong", "welcome", "state"].includes(msg.type)) {
-      this._socketEmit({ t: "bc", msg });
+      sendFrame("bc", { msg });
     }
   }
 
@@ -775,76 +786,61 @@ export class VerdictClient extends Emitter {
     }
   }
 
-  // --- the module socket ----------------------------------------------------------------------------
-
-  /** @param {Record<string, any>} data */
-  _socketEmit(data) {
-    game.socket?.emit(SOCKET, data);
-  }
+  // --- the module socket (its frames: relay/relay.mjs) ---------------------------------------------
 
   _bindSocket() {
-    if (this._socketBound || !game.socket) return;
-    this._socketBound = true;
-    game.socket.on(SOCKET, (/** @type {Record<string, any>} */ data, /** @type {any} */ senderId) => this._onSocket(data, typeof senderId === "string" ? senderId : null));
+    if (this._socketBound) return;
+    this._socketBound = listen((data, sender) => this._onSocket(data, sender));
   }
 
   /**
-   * @param {Record<string, any>} data
-   * @param {string|null} sender  the sender's user id as Foundry passes it; frames without one are dropped
+   * A module-socket frame as it came: admitted by the protocol (version, type, sender, fields), else ignored
+   * and logged.
+   * @param {unknown} data
+   * @param {unknown} sender  the sender's user id as Foundry passes it; frames without one are dropped
    */
   _onSocket(data, sender) {
-    if (!data || typeof data !== "object" || !sender) {
-      console.warn(`${MODULE_ID} | dropped a module-socket frame without a sender`);
-      return;
-    }
-    const senderUser = game.users?.get(sender);
-    if (!senderUser) return;
-    const relayFrame = ["status", "snapshot", "bc"].includes(data.t);
-    if (relayFrame && !fromRelay(sender, this.relayId)) {
-      console.warn(`${MODULE_ID} | dropped a "${data.t}" frame from ${sender}: only the relay (${this.relayId}) sends it`);
-      return;
-    }
+    const here = { relay: this.relayId, isRelay: this.isRelay, user: (/** @type {string} */ id) => game.users?.get(id) };
+    return receive(data, sender, here, (f, from) => this._onFrame(f, from));
+  }
+
+  /**
+   * An admitted frame: what this page does with it (frames for the relay go to the module's listeners).
+   * @param {import("./relay/relay.mjs").Frame} data
+   * @param {string} sender
+   */
+  _onFrame(data, sender) {
     switch (data.t) {
-      case "hello":
-        if (typeof data.commit === "string" && /^[0-9a-f]{64}$/.test(data.commit)) {
-          // One commitment, one user: a second user repeating it (a copy of someone's frame) makes it
-          // name nobody, and its owner picks a new secret when the relay says it does not know the asker.
-          const owner = this.commits.get(data.commit);
-          this.commits.set(data.commit, owner === undefined || owner === sender ? sender : "");
-        }
+      case "hello": {
+        // One commitment, one user: a second user repeating it (a copy of someone's frame) makes it
+        // name nobody, and its owner picks a new secret when the relay says it does not know the asker.
+        const owner = this.commits.get(data.commit);
+        this.commits.set(data.commit, owner === undefined || owner === sender ? sender : "");
         // A page that just started learns everyone's commitment and who holds the key.
-        if (data.fresh === true && senderUser.isGM) this._socketEmit({ t: "hello", commit: this.commit, fresh: false });
+        if (data.fresh === true && game.users?.get(sender)?.isGM) sendFrame("hello", { commit: this.commit, fresh: false });
         this._announce();
         if (this.isRelay) {
           this._broadcastStatus();
-          if (this.mode === "local" && this.playerSnapshot) this._socketEmit({ t: "snapshot", snapshot: this.playerSnapshot });
+          if (this.mode === "local" && this.playerSnapshot) sendFrame("snapshot", { snapshot: this.playerSnapshot });
         }
         break;
-      case "key": {
-        if (!senderUser.isGM) return;
-        const had = this.holders.has(sender);
-        if (data.has === true) this.holders.add(sender);
-        else this.holders.delete(sender);
-        if (had !== this.holders.has(sender)) this.evaluate();
-        break;
       }
+      case "key":
+        if (this.election.holds(sender, data.has)) this.evaluate();
+        break;
       case "status":
         if (this.own) break;
         this._relayStatusFrom = sender;
-        this._setStatus(String(data.status?.state ?? "offline"), data.status?.reason ?? null);
+        this._setStatus(data.status.state, data.status.reason ?? null);
         break;
       case "snapshot":
-        if (!this.own && this.mode === "local" && data.snapshot) this._setSnapshot(data.snapshot, "relay");
+        if (!this.own && this.mode === "local") this._setSnapshot(data.snapshot, "relay");
         break;
       case "bc":
-        if (!this.own && this.mode === "local" && data.msg) this._onMessage(data.msg, "relay", false);
-        break;
-      case "rep":
-      case "req":
-        // The frames of an older module: replies now travel as query answers, requests as queries.
-        console.warn(`${MODULE_ID} | dropped a "${data.t}" frame from ${sender}`);
+        if (!this.own && this.mode === "local") this._onMessage(data.msg, "relay", false);
         break;
       default:
+        // Frames the relay acts on for the module (request cards, remembered values, tokens): see hooks/ready.mjs.
         this.emit("socket", data, sender);
     }
   }

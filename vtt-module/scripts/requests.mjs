@@ -16,6 +16,7 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { isRelay } from "./client.mjs";
+import { sendFrame } from "./relay/relay.mjs";
 import { FIELDS, fieldActive, gatherOf, labelOf, toneOf } from "./lib/systems.mjs";
 import { gatherCheck, gatherModel, gatherable, gathersGroup, partRoll, partValues, resolvedOf, sidesOf } from "./lib/gather.mjs";
 import { signed } from "./lib/card-model.mjs";
@@ -88,7 +89,7 @@ function serial(work) {
 
 /**
  * A participant rolled for a request card that does not gather: the active GM records it.
- * @param {import("./chat.mjs").ChatCards|null} cards
+ * @param {import("./relay/writer.mjs").ChatCards|null} cards
  * @param {string} messageId
  * @param {Record<string, any>} rolled
  * @param {string|null} userId
@@ -98,8 +99,8 @@ export function requestRolled(cards, messageId, rolled, userId) {
     // The frame reaches every client: a secret roll's outcome stays out of it (the request's mode, or the
     // mode the roller chose in the dialog).
     const open = !secretRequest(messageById(messageId)?.getFlag(MODULE_ID, "request")) && (rolled.mode ?? "public") === "public";
-    game.socket?.emit(`module.${MODULE_ID}`, {
-      t: "request-rolled", message: messageId, check: rolled.check, mode: rolled.mode ?? "public",
+    sendFrame("request-rolled", {
+      message: messageId, check: rolled.check, mode: rolled.mode ?? "public",
       outcome: open ? rolled.result?.outcome : undefined, system: open ? rolled.result?.system : undefined,
     });
     return Promise.resolve();

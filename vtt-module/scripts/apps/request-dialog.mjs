@@ -53,8 +53,8 @@ export class RequestDialog extends RollDialog {
     return this.gathered && gathersGroup(this.system) ? [] : super._shownFields();
   }
 
-  /** Wyrd is the roller's to buy, not the GM's to ask for. */
-  _wyrd() {
+  /** What a check spends is the roller's to pay, not the GM's to ask for. */
+  _spend() {
     return null;
   }
 

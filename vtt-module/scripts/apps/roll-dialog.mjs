@@ -8,7 +8,7 @@
 import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { oddsSegments, succeeds } from "../lib/odds.mjs";
 import { ROLL_MODES } from "../lib/protocol.mjs";
-import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive, labelOf } from "../lib/systems.mjs";
+import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive, labelOf, systemOf } from "../lib/systems.mjs";
 import { setting } from "../settings.mjs";
 import { t } from "../render.mjs";
 import { actorById, actorName } from "../documents.mjs";
@@ -18,6 +18,27 @@ import { make } from "../lib/dom.mjs";
 import { rollScene } from "../scenes.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
+
+/**
+ * What a rule set's checks spend of the actor's resources, as its vocabulary says, or null.
+ * @param {string} system
+ * @returns {{resource: string, cost: string, title: string}|null}
+ */
+function spendsOf(system) {
+  return systemOf(system).spends ?? null;
+}
+
+/**
+ * What a check costs by its odds answer (the field the rule set's `spends` names), or null.
+ * @param {string} system
+ * @param {Record<string, any>|undefined} odds
+ * @returns {number|null}
+ */
+function costOf(system, odds) {
+  const field = spendsOf(system)?.cost;
+  const cost = field ? odds?.[field] : undefined;
+  return typeof cost === "number" ? cost : null;
+}
 
 /**
  * @typedef {object} RollDialogConfig
@@ -118,7 +139,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       oddsError: this.odds.error,
       oddsLoading: this.odds.loading,
       oddsSucceeds: this.odds.succeeds ?? null,
-      wyrd: this._wyrd(),
+      spend: this._spend(),
       busy: this.busy,
       canHotbar: Boolean(this.config.actor),
       prepare: false,
@@ -143,14 +164,21 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     return {};
   }
 
-  /** `feats`: what the Wyrd bought in the dialog costs, and what the actor has. */
-  _wyrd() {
-    if (this.system !== "feats") return null;
+  /**
+   * What the check as set spends of the actor's own resources, and what the actor has: where the rule set's
+   * vocabulary says its checks spend one (`spends`: the actor's field, the odds' field of the cost, its title).
+   * @returns {{cost: number, have: number|null, short: boolean, label: string}|null}
+   */
+  _spend() {
+    const spends = spendsOf(this.system);
+    if (!spends) return null;
     const snap = game.modules?.get(MODULE_ID)?.api?.client?.snapshot;
-    const have = this.config.actor ? snap?.actors?.[this.config.actor]?.wyrd ?? 0 : null;
+    const have = this.config.actor ? snap?.actors?.[this.config.actor]?.[spends.resource] ?? 0 : null;
     const cost = this.odds.cost ?? null;
     if (!cost && have === null) return null;
-    return { cost: cost ?? 0, have, short: have !== null && (cost ?? 0) > have };
+    const key = `VERDICT.Spend.${this.system}`;
+    const label = game.i18n?.has(key) ? t(key) : spends.title;
+    return { cost: cost ?? 0, have, short: have !== null && (cost ?? 0) > have, label };
   }
 
   /**
@@ -266,7 +294,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       if (mine !== this._oddsSeq) return;
       this.odds = {
         segments: oddsSegments(this.system, reply.odds), error: null, loading: false, succeeds: succeeds(reply.odds),
-        cost: typeof reply.odds?.cost === "number" ? reply.odds.cost : null,
+        cost: costOf(this.system, reply.odds),
       };
     } catch (err) {
       if (mine !== this._oddsSeq) return;

@@ -190,7 +190,8 @@ export const VOCABULARY = /** @type {const} */ ({
       "followups": [],
       "gmFollowups": [],
       "gather": null,
-      "extended": null
+      "extended": null,
+      "spends": null
     },
     "challenge": {
       "outcomes": [
@@ -386,7 +387,8 @@ export const VOCABULARY = /** @type {const} */ ({
         "challenge_remove_complication"
       ],
       "gather": null,
-      "extended": null
+      "extended": null,
+      "spends": null
     },
     "flairs": {
       "outcomes": [
@@ -656,7 +658,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "simple": true
         }
       },
-      "extended": null
+      "extended": null,
+      "spends": null
     },
     "feats": {
       "outcomes": [
@@ -1102,7 +1105,12 @@ export const VOCABULARY = /** @type {const} */ ({
       "followups": [],
       "gmFollowups": [],
       "gather": null,
-      "extended": null
+      "extended": null,
+      "spends": {
+        "resource": "wyrd",
+        "cost": "cost",
+        "title": "Wyrd cost"
+      }
     },
     "boons": {
       "outcomes": [
@@ -1691,7 +1699,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "limit",
           "time_unit"
         ]
-      }
+      },
+      "spends": null
     }
   },
   "extended": [

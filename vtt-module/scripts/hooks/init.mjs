@@ -3,7 +3,8 @@ import { VerdictApi } from "../api.mjs";
 import { VerdictClient } from "../client.mjs";
 import { registerSettings } from "../settings.mjs";
 import { registerStatusEffects } from "../tokens.mjs";
-import { ChatCards, watchCopies } from "../chat.mjs";
+import { watchCopies } from "../chat.mjs";
+import { ChatCards } from "../relay/writer.mjs";
 import { redrawSections } from "../sheet-section.mjs";
 
 /**

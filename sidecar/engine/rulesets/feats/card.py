@@ -22,4 +22,6 @@ CARD = Card(
         {"key": "bought", "when": "bought", "text": "{bought|@FeatDie}"},
         {"key": "wyrdCost", "when": "cost", "text": "{cost}"},
     ),
+    # Wyrd bought in the dialog (8s, the feat whole) is paid from the actor's Wyrd Points: the odds say how many.
+    spends={"resource": "wyrd", "cost": "cost", "title": "Wyrd cost"},
 )
