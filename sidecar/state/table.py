@@ -21,12 +21,13 @@ import msgspec
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
-from protocol.v1.errors import ErrorCode, VerdictError
+from protocol.v1.errors import ErrorCode
 from sidecar import __version__
 from sidecar.engine import CheckError, Dice, gather, registry
-from sidecar.engine.ruleset import Prepared, RollContext, Shown, new_id
+from sidecar.engine.ruleset import Prepared, RollContext, Shown
 
-from . import hearing
+from . import gm_ops, hearing
+from .errors import ActionError as ActionError
 from .hearing import Numbering, seen
 from .ledger import Ledger
 from .projection import Folded, Projection
@@ -42,10 +43,6 @@ RECENT_KEPT = 256
 LABELS_KEPT = 256
 """Labels of rolls older than the recent window kept once read back for ``verify`` (a reload draws the same
 cards again in every browser): at most this many, of at most ``MAX_TEXT`` characters each."""
-
-
-class ActionError(VerdictError):
-    """An action the table refuses: nothing of it is applied."""
 
 
 class Stored(msgspec.Struct, array_like=True, gc=False):
@@ -641,11 +638,6 @@ class Table:
             else:
                 add(c, vis, owner)
 
-    def _add_condition(self, actor: str, scene: str | None) -> Iterable[object]:
-        """A condition the GM adds, and what it sets off under the rule sets (a fourth one takes a hero down)."""
-        yield t.ConditionAdded(actor=actor, condition=new_id("c"))
-        yield from registry.condition_consequences(actor, scene, self.state)
-
     # --- follow-ups ---------------------------------------------------------------
 
     def prepare_follow(self, msg: m.Follow, viewer: Viewer, user: str | None) -> Pending:
@@ -708,151 +700,11 @@ class Table:
     # --- GM operations ------------------------------------------------------------
 
     def prepare_op(self, op: object) -> Pending:
+        """A GM operation's events (:mod:`.gm_ops`), numbered after the table's head."""
         pending, add = self._pend()
-        st = self.state
-        match op:
-            case t.ComplicationAdd():
-                _need(op.text.strip(), "a complication needs a text")
-                add(
-                    t.ComplicationAdded(
-                        complication=new_id("k"), scene=op.scene, text=op.text, origin="gm", hidden=op.hidden
-                    ),
-                    "gm" if op.hidden else "all",
-                )
-            case t.ComplicationEdit():
-                c = self._complication(op.complication)
-                add(t.ComplicationEdited(complication=c.id, text=op.text), "gm" if c.hidden else "all")
-            case t.ComplicationReveal():
-                c = self._complication(op.complication)
-                if not c.hidden:
-                    raise ActionError(ErrorCode.ALREADY_REVEALED, f"complication {c.id} is already revealed")
-                add(t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
-            case t.ComplicationRemove():
-                c = self._complication(op.complication)
-                add(t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
-            case t.ComplicationConvert():
-                c = self._complication(op.complication)
-                if op.cl < 1:
-                    raise ActionError(ErrorCode.INVALID_OP, "a Challenge Level is 1 or more")
-                if c.hidden:  # addressing it brings it on-screen
-                    add(t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
-                add(t.ComplicationConverted(complication=c.id, cl=op.cl))
-            case t.StrainSet():
-                if op.strain < 0:
-                    raise ActionError(ErrorCode.INVALID_OP, "strain never goes below 0")
-                add(t.StrainChanged(actor=op.actor, set=op.strain))
-            case t.ConditionAdd():
-                for ev in self._add_condition(op.actor, st.scene):
-                    if isinstance(ev, t.ConditionAdded):
-                        ev.text = op.text
-                    add(ev, "gm" if isinstance(ev, t.ComplicationAdded) else "all")
-            case t.ConditionRemove():
-                a = st.actors.get(op.actor)
-                if a is None or all(c.id != op.condition for c in a.conditions):
-                    raise ActionError(ErrorCode.UNKNOWN_CONDITION, f"{op.actor} has no condition {op.condition!r}")
-                add(t.ConditionRemoved(actor=op.actor, condition=op.condition))
-            case t.FacetAdd():
-                _need(op.facet.strip(), "a facet needs a name")
-                if op.actor is not None and op.scene is not None:
-                    raise ActionError(
-                        ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene, not both: name one"
-                    )
-                scene = op.scene if op.actor is not None or op.scene is not None else st.scene
-                if op.actor is None and scene is None:
-                    raise ActionError(
-                        ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene: name one (or activate a scene)"
-                    )
-                add(t.FacetCreated(facet=op.facet, nature=op.nature, actor=op.actor, scene=scene, id=new_id("f")))
-            case t.FacetRename():
-                _need(op.text.strip(), "a facet needs a name")
-                vis, owner = self._facet_seen(op.facet)
-                add(t.FacetRenamed(facet=op.facet, text=op.text), vis, owner)
-            case t.FacetRemove():
-                vis, owner = self._facet_seen(op.facet)
-                add(t.FacetRemoved(facet=op.facet), vis, owner)
-            case t.HarmHeal():
-                if op.count < 1:
-                    raise ActionError(ErrorCode.INVALID_OP, "heal at least 1")
-                a = st.actors.get(op.actor, t.ActorState())
-                have = a.wounds if op.harm == "wound" else a.scratches
-                if have < op.count:
-                    raise ActionError(
-                        ErrorCode.NO_SUCH_HARM,
-                        f"{op.actor} has {have} {op.harm}{'s' if have != 1 else ''}; cannot heal {op.count}",
-                    )
-                add(t.HarmHealed(actor=op.actor, harm=op.harm, count=op.count))
-            case t.WyrdGrant():
-                have = st.actors.get(op.actor, t.ActorState()).wyrd
-                if have + op.amount < 0:
-                    raise ActionError(ErrorCode.INSUFFICIENT_WYRD, f"{op.actor} has only {have} Wyrd Points")
-                add(t.WyrdChanged(actor=op.actor, delta=op.amount))
-            case t.ExtendedStart():
-                if op.threshold < 1:
-                    raise ActionError(ErrorCode.INVALID_OP, "an extended check's threshold is 1 or more net successes")
-                if op.limit is not None and op.limit < 1:
-                    raise ActionError(ErrorCode.INVALID_OP, "an attempt limit is 1 or more")
-                for name in registry.EXTENDED:
-                    try:
-                        registry.RULESETS[name].validate_extended(op)
-                    except CheckError as exc:
-                        raise ActionError(exc.code, f"the extended check's difficulty: {exc.message}") from None
-                add(
-                    t.ExtendedStarted(
-                        extended=new_id("x"),
-                        name=op.name,
-                        threshold=op.threshold,
-                        time_unit=op.time_unit,
-                        limit=op.limit,
-                        trial=op.trial,
-                        crisis=op.crisis,
-                        actor=op.actor,
-                        scene=op.scene,
-                    )
-                )
-            case t.SceneActivate():
-                add(t.SceneActivated(scene=op.scene))
-            case t.GatherStart():
-                try:
-                    names = [name for name, _ in gather.parts(op.check)]
-                except CheckError as exc:
-                    raise ActionError(exc.code, exc.message) from None
-                add(
-                    t.GatherStarted(
-                        gather=new_id("g"), name=op.name, check=op.check, parts=names, scene=op.scene or st.scene
-                    )
-                )
-            case t.Undo():
-                if op.count < 1:
-                    raise ActionError(ErrorCode.INVALID_OP, "undo at least 1 action")
-                seqs = self._last_events(op.count) if op.events else self._last_actions(op.count)
-                if not seqs:
-                    raise ActionError(ErrorCode.NOTHING_TO_UNDO, "there is nothing left to undo")
-                add(t.Undone(seqs=seqs))
-            case _:
-                rules = registry.owns_op(op)
-                if rules is None:
-                    raise ActionError(ErrorCode.UNKNOWN_OP, "unknown GM operation")
-                try:
-                    events = rules.prepare_op(op, st)
-                except CheckError as exc:
-                    raise ActionError(exc.code, exc.message) from None
-                for ev in events:
-                    add(ev)
+        for ev, vis, owner in gm_ops.prepare(op, self.state, self.facet_seen, self._backwards, self.state.undone):
+            add(ev, vis, owner)
         return pending
-
-    def _facet_seen(self, fid: str) -> tuple[str, str | None]:
-        """Who saw the facet created (a facet from a blind roll stays the GM's): its changes go to them."""
-        if self.state.facet(fid) is None:
-            raise ActionError(
-                ErrorCode.UNKNOWN_FACET, f"no facet {fid!r} on this table (see the snapshot's facets for their ids)"
-            )
-        return self.facet_seen.get(fid, ("all", None))
-
-    def _complication(self, cid: str) -> t.Complication:
-        c = self.state.complications.get(cid)
-        if c is None:
-            raise ActionError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {cid!r}")
-        return c
 
     def _backwards(self) -> Iterable[tuple[int, Stored]]:
         """The committed events, newest first: the recent window, then the ledger in growing chunks."""
@@ -861,41 +713,6 @@ class Table:
             since = max(0, upto - chunk)
             yield from reversed(self.stored(since, upto))
             upto, chunk = since, chunk * 4
-
-    def _last_events(self, count: int) -> list[int]:
-        live: list[int] = []
-        for seq, st in self._backwards():
-            if len(live) == count:
-                break
-            if (
-                st.vis != "roller"  # a `self` roll is no action of the GM's view: undoing it would tell of it
-                and not isinstance(st.event, t.Undone)
-                and seq not in self.state.undone
-                and getattr(st.event, "cause", 0) not in self.state.undone
-            ):
-                live.append(seq)
-        return sorted(live)
-
-    def _last_actions(self, count: int) -> list[int]:
-        """Seqs of the last ``count`` actions not yet undone, each with its consequences."""
-        actions: dict[int, list[int]] = {}
-        floor = 0
-        for seq, st in self._backwards():
-            # an action's events all come at or after its first (its cause): once ``count`` actions
-            # begin after this seq, none of them has an event further back
-            if seq < floor:
-                break
-            ev = st.event
-            if isinstance(ev, t.Undone) or seq in self.state.undone or st.vis == "roller":
-                continue  # (a `self` roll is no action of the GM's view: undoing it would tell of it)
-            cause = getattr(ev, "cause", 0) or seq
-            if cause not in actions:
-                actions[cause] = []
-                if len(actions) > count:
-                    floor = sorted(actions)[-count]
-            actions[cause].append(seq)
-        chosen = sorted(actions)[-count:]
-        return sorted(s for c in chosen for s in actions[c])
 
 
 def _refuse_private_part(msg: m.Roll) -> None:
@@ -924,8 +741,3 @@ def _seqs(raw: bytes) -> array[int]:
     seqs = array("q")
     seqs.frombytes(raw)
     return seqs
-
-
-def _need(value: object, message: str) -> None:
-    if not value:
-        raise ActionError(ErrorCode.INVALID_OP, message)
