@@ -660,10 +660,6 @@ class Table:
             finally:
                 self._rebase = None
 
-    def needs_history(self, op: object) -> bool:
-        """Whether preparing this GM operation reads the table's history (an undo looks back for its actions)."""
-        return isinstance(op, t.Undo)
-
     def commit(self, pending: Pending, durable: bool = True) -> None:
         """Apply an action's events: durable in the ledger already, or (``durable=False``) about to be, in a
         batch; the table is then read back from the ledger (:meth:`read`) should the batch fail."""
