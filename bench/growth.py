@@ -3,20 +3,24 @@ folds) and the resident memory it then takes, at 1,000, 10,000 and 100,000 event
 events after it, against a full fold of every event (the snapshot deleted: how every load went before);
 and the memory per loaded table.
 
-Each measurement runs in a child process of its own (``python -m bench.growth load PATH TABLE MODE``), so its
+Each measurement runs in a child process of its own (``python -m bench.growth load WHERE TABLE MODE``), so its
 memory is its own. The ledgers are built once in a temporary folder (rolls in every mode, a third of them a
-player's, the table's state growing as a campaign's does: every check stays open to follow-ups).
+player's; checks without follow-ups, which the table no longer holds once rolled); then the same events, and
+the same snapshot, are copied into a shared PostgreSQL ledger (a real server, as ``tests/pgserver.py``
+starts one) and loaded from there the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from .common import ROOT, Row
 
@@ -62,27 +66,53 @@ def build(path: Path, events: int, tail: int) -> str:
     return keys.table
 
 
-def load(path: str, table_id: str, mode: str) -> dict[str, float]:
+def copy_to_postgres(path: Path, table_id: str, url: str) -> str:
+    """The table of the SQLite ledger at ``path`` copied, events and snapshot, into a new table at ``url``."""
+    from sidecar.state.ledger import SqliteLedger, open_ledger
+
+    source = SqliteLedger(path)
+    target = open_ledger(url, Path("."))
+    copy = target.create_table("campaign").table
+    events = source.events(table_id)
+    for at in range(0, len(events), 1000):
+        target.append_sync(copy, events[at : at + 1000], None)
+    found = source.snapshot(table_id)
+    assert found is not None
+    asyncio.run(_store(target, copy, found))
+    source.close()
+    target.close()
+    return copy
+
+
+async def _store(ledger: Any, table_id: str, found: tuple[int, str, bytes]) -> None:
+    await ledger.store_snapshot(table_id, *found)
+    await ledger.aclose()
+
+
+def load(where: str, table_id: str, mode: str) -> dict[str, float]:
     """In this process: the table's first load (``snapshot``: as it is; ``full``: every event folded)."""
-    from sidecar.state.ledger import SqliteLedger
+    from sidecar.state.ledger import SqliteLedger, open_ledger
     from sidecar.state.table import Table
 
-    ledger = SqliteLedger(path)
+    ledger: Any = open_ledger(where, Path(".")) if where.startswith("postgresql:") else SqliteLedger(where)
     if mode == "full":
         ledger.delete_snapshots(table_id)
     before = _rss_kib()
 
-    async def first_load() -> float:
+    async def first_load() -> dict[str, float]:
         table = Table(table_id, ledger)
         t0 = time.perf_counter()
         await table.read()
         await ledger.find_window(table_id)
         took = time.perf_counter() - t0
-        globals()["_held"] = table
-        return took
+        rss = (_rss_kib() - before) / 1024
+        held = len(table.state.checks) + sum(len(view.checks) for view in table.views.values())
+        await ledger.aclose()
+        return {"ms": took * 1000, "rss_mib": rss, "checks_held": held}
 
-    took = asyncio.run(first_load())
-    return {"ms": took * 1000, "rss_mib": (_rss_kib() - before) / 1024}
+    figures = asyncio.run(first_load())
+    ledger.close()
+    return figures
 
 
 def per_table(path: str, count: int) -> dict[str, float]:
@@ -115,40 +145,61 @@ def _child(*args: str) -> dict[str, float]:
     return result
 
 
+def _figures(
+    rows: list[Row], where: str, size: int, table_id: str, smallest: dict[str, float] | None, ledger: str
+) -> dict[str, float]:
+    snap = _child("load", where, table_id, "snapshot")
+    full_fold = _child("load", where, table_id, "full")  # (it deletes the snapshot: after)
+    smallest = smallest or snap
+    rows.append(
+        Row(
+            "7",
+            f"first load at {size:,} events, {ledger}",
+            snap["ms"],
+            "full fold",
+            full_fold["ms"],
+            "ms",
+            False,
+            note=f"{snap['ms'] / smallest['ms']:.2f}× the load at {SIZES[0]:,}; checks held {snap['checks_held']:.0f}",
+        )
+    )
+    rows.append(
+        Row(
+            "7",
+            f"its memory at {size:,} events, {ledger}",
+            snap["rss_mib"],
+            "full fold",
+            full_fold["rss_mib"],
+            "MiB",
+            False,
+            note=f"{snap['rss_mib'] / max(smallest['rss_mib'], 0.01):.2f}× at {SIZES[0]:,}",
+        )
+    )
+    return smallest
+
+
 def run(full: bool = False) -> list[Row]:
+    from tests.pgserver import PgServer, bin_dir
+
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="verdict-growth-") as tmp:
-        smallest: dict[str, float] | None = None
-        for size in SIZES:
-            path = Path(tmp) / f"t{size}.sqlite3"
-            table_id = build(path, size, min(TAIL, size // 2))
-            full_fold = _child("load", str(path), table_id, "full")
-            snap = _child("load", str(path), table_id, "snapshot")
-            smallest = smallest or snap
-            rows.append(
-                Row(
-                    "7",
-                    f"first load at {size:,} events",
-                    snap["ms"],
-                    "full fold",
-                    full_fold["ms"],
-                    "ms",
-                    False,
-                    note=f"{snap['ms'] / smallest['ms']:.2f}× the load at {SIZES[0]:,}",
-                )
-            )
-            rows.append(
-                Row(
-                    "7",
-                    f"its memory at {size:,} events",
-                    snap["rss_mib"],
-                    "full fold",
-                    full_fold["rss_mib"],
-                    "MiB",
-                    False,
-                    note=f"{snap['rss_mib'] / max(smallest['rss_mib'], 0.01):.2f}× at {SIZES[0]:,}",
-                )
-            )
+        pg = PgServer().start() if bin_dir() is not None else None
+        try:
+            smallest: dict[str, float] | None = None
+            shared: dict[str, float] | None = None
+            copies = []
+            for size in SIZES:
+                path = Path(tmp) / f"t{size}.sqlite3"
+                table_id = build(path, size, min(TAIL, size // 2))
+                if pg is not None:  # copied before the full fold's load deletes the snapshot
+                    url = pg.create_database()
+                    copies.append((size, url, copy_to_postgres(path, table_id, url)))
+                smallest = _figures(rows, str(path), size, table_id, smallest, "SQLite")
+            for size, url, copy in copies:
+                shared = _figures(rows, url, size, copy, shared, "PostgreSQL")
+        finally:
+            if pg is not None:
+                pg.stop()
         path = Path(tmp) / "many.sqlite3"
         from sidecar.state.ledger import SqliteLedger
 
@@ -163,7 +214,8 @@ def run(full: bool = False) -> list[Row]:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["load"]:
-        print(json.dumps(load(sys.argv[2], sys.argv[3], sys.argv[4])))
+        print(json.dumps(load(sys.argv[2], sys.argv[3], sys.argv[4])), flush=True)
+        os._exit(0)  # (nothing left to wait for: a pool's threads are not)
     elif sys.argv[1:2] == ["tables"]:
         print(json.dumps(per_table(sys.argv[2], int(sys.argv[3]))))
     else:

@@ -417,3 +417,15 @@ SNAPSHOT_EVERY = DEFAULTS.snapshot_every
 IDLE_UNLOAD_AFTER = DEFAULTS.idle_unload_after
 """Seconds a table held in memory may go without connections before it is let go (snapshotted first); the
 next join loads it again from its snapshot."""
+CHECKS_HELD = 1000
+"""Checks still open to follow-ups a table holds in memory at most (the newest). A check its rule set closes
+leaves at once; one a rule leaves open (the GM's removal of a complication after an epic success waits for a
+complication; an extended check's roll while it is in progress) leaves once this many newer ones are held.
+Either way its events stay in the ledger, and a follow-up or ``verify`` naming it reads them back and is
+answered as before: this bounds memory, not what a client may do."""
+CHECKS_LATEST = 16
+"""The last checks rolled a table holds whether or not they are still open (the cards just drawn, which every
+browser drawing them verifies); older ones are held only while open (:data:`CHECKS_HELD`)."""
+OLD_CHECKS_KEPT = 256
+"""Checks no longer held (closed, or out of :data:`CHECKS_HELD`) kept once read back from the ledger, for a
+follow-up or ``verify`` that names them again (a reload of the chat log verifies every card it draws)."""

@@ -10,7 +10,6 @@ may see of it, each connection in one write. The hub renders nothing itself.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 import weakref
@@ -544,11 +543,7 @@ class _Turn:
                 self.hub.known.add(job.rid)
                 job.stored = (found.role, found.reply)
                 continue
-            history = (
-                table.reading(0)
-                if isinstance(job.msg, m.Gm) and table.needs_history(job.msg.op)
-                else contextlib.nullcontext()
-            )
+            history = table.reading_for(job.msg)  # an undo's history, an old check a follow-up names
             try:
                 async with history:
                     if not self._stage(job):

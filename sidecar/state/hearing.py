@@ -70,8 +70,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections import ChainMap
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -151,6 +150,67 @@ def _owners(st: Stored, restricted: Restricted) -> set[str]:
 # --- numbering ------------------------------------------------------------------------------------------
 
 
+def _holds(seqs: array[int], seq: int) -> bool:
+    i = bisect.bisect_left(seqs, seq)
+    return i < len(seqs) and seqs[i] == seq
+
+
+class Secrets(Mapping[int, tuple[str, str | None]]):
+    """Who may know of each event not seen by all (:data:`Restricted`), read from the numbering rather than
+    kept beside it: an event the players' base is not told of is a secret; the GMs' base not told of it
+    either makes it a ``self`` roll's (``roller``), else a ``gm`` or ``roller_gm`` one as a user is told of
+    it beyond the base or not. What :func:`.visibility.may_see` answers from it is what it answers from the
+    stored visibility and owner; the owner of a ``gm`` event (a blind roll's roller, told nothing) is not
+    kept, since it changes no answer (``verify`` reads the roll's own)."""
+
+    def __init__(self, numbering: Numbering) -> None:
+        self.numbering = numbering
+
+    def get(self, seq: int, default: Any = None) -> Any:
+        nums = self.numbering
+        if not _holds(nums.gaps[False], seq):
+            return default
+        owner = next((user for (base, user), seqs in nums.own.items() if not base and _holds(seqs, seq)), None)
+        if _holds(nums.gaps[True], seq):
+            return ("roller", owner)
+        return ("roller_gm", owner) if owner is not None else ("gm", None)
+
+    def __getitem__(self, seq: int) -> tuple[str, str | None]:
+        got: tuple[str, str | None] | None = self.get(seq)
+        if got is None:
+            raise KeyError(seq)
+        return got
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.numbering.gaps[False])
+
+    def __len__(self) -> int:
+        return len(self.numbering.gaps[False])
+
+
+class _Ahead(Mapping[int, tuple[str, str | None]]):
+    """The events of an action not yet committed (``mine``: its secret ones) over the table's."""
+
+    def __init__(self, mine: dict[int, tuple[str, str | None]], table: Restricted) -> None:
+        self.mine, self.table = mine, table
+
+    def get(self, seq: int, default: Any = None) -> Any:
+        got = self.mine.get(seq)
+        return got if got is not None else self.table.get(seq, default)
+
+    def __getitem__(self, seq: int) -> tuple[str, str | None]:
+        got: tuple[str, str | None] | None = self.get(seq)
+        if got is None:
+            raise KeyError(seq)
+        return got
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(sorted({*self.mine, *self.table}))
+
+    def __len__(self) -> int:
+        return len({*self.mine, *self.table})
+
+
 class Numbering:
     """Each viewer's own numbering of the table's events, kept from the ledger's seqs in ``O(secret events)``.
 
@@ -166,6 +226,8 @@ class Numbering:
         """Per base (``True``: the GM's), the seqs of the events it is not told of (8 bytes each)."""
         self.own: dict[tuple[bool, str], array[int]] = {}
         """Per (base, user), the seqs of the events told to the user that the base is not told of."""
+        self.restricted = Secrets(self)
+        """Who may know of each event not seen by all, from the two above."""
 
     def add(self, seq: int, st: Stored, restricted: Restricted) -> None:
         """Number the committed event at ``seq`` (after the last one numbered)."""
@@ -227,7 +289,7 @@ class Lens:
         self.restricted: Restricted = table.restricted
         if self.ahead:
             mine = {s: (st.vis, st.owner) for s, st in self.ahead if st.vis != "all"}
-            self.restricted = ChainMap(mine, table.restricted) if mine else table.restricted
+            self.restricted = _Ahead(mine, table.restricted) if mine else table.restricted
 
     def number(self, seq: int, viewer: Viewer) -> int:
         nums = self.table.numbering
@@ -321,11 +383,10 @@ def verified(table: Table, msg: m.Verify, viewer: Viewer) -> m.Verified:
     """The ledger's word on a check to ``viewer``: ``found: false`` for one it may not see (as for one that
     does not exist), the roller of a blind roll told only that it exists, with its label; else the result as it
     now stands, its label and the follow-ups open to the viewer."""
-    rec = table.state.checks.get(msg.check)
-    seq = table.roll_seq.get(msg.check)
-    if rec is None or seq is None:
+    found = table.check(msg.check)
+    if found is None:
         return m.Verified(id=msg.id, check=msg.check, found=False)
-    vis, owner = table.restricted.get(seq, ("all", None))
+    seq, rec, vis, owner = found.seq, found.rec, found.vis, found.owner
     ev = view(rec, vis, owner, viewer)
     if ev is None and (vis != "gm" or owner is None or owner != viewer.user):  # (a blind roll's roller: found)
         return m.Verified(id=msg.id, check=msg.check, found=False)
@@ -476,7 +537,8 @@ def _followed(lens: Lens, action: Action, ev: t.FollowEvent, viewer: Viewer, req
     shown = seen(st0, lens.restricted, sight)
     rest = action.pending.events[1:]
     table = lens.table
-    rec = table.state.checks.get(ev.check_id)
+    found = table.check(ev.check_id)
+    rec = found.rec if found is not None else None
     if not _told(shown, viewer, ev.user, requester, rec.mode if rec is not None else "public"):
         return [m.EventBroadcast(seq=s.seq, event=s.event) for s in lens.events(rest, viewer)]
     return [

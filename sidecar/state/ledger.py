@@ -362,6 +362,12 @@ class Ledger(Protocol):
         """The events others appended after ``since``, grouped by action (an embedded ledger has no others)."""
         ...
 
+    async def read_check(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
+        """The events whose bytes hold ``check_id`` (its roll, its follow-ups, and perhaps an event that
+        merely quotes it: the caller decodes them), in seq order: a check the table no longer holds, read back.
+        The database reads the table's events for it; nothing of the history comes to the sidecar."""
+        ...
+
     async def heads(self, table_ids: list[str]) -> dict[str, int]:
         """The heads of these tables as others may have moved them (an embedded ledger: none)."""
         ...
@@ -422,6 +428,10 @@ class Ledger(Protocol):
     def table(self, table_id: str) -> TableInfo | None: ...
     def user_secret(self, table_id: str) -> bytes | None: ...
     def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]: ...
+    def check_events(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
+        """:meth:`read_check`, blocking."""
+        ...
+
     def request(self, table_id: str, request_id: str) -> StoredRequest | None: ...
     def request_ids(self, table_id: str) -> list[str]: ...
     def snapshot(self, table_id: str) -> tuple[int, str, bytes] | None: ...
@@ -539,6 +549,9 @@ class SqliteLedger:
 
     async def read_events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         return await self._off_loop("reading events", self.events, table_id, since, upto)
+
+    async def read_check(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
+        return await self._off_loop("reading a check", self.check_events, table_id, check_id)
 
     async def find_request(self, table_id: str, request_id: str) -> StoredRequest | None:
         return await self._off_loop("reading a request", self.request, table_id, request_id)
@@ -686,6 +699,13 @@ class SqliteLedger:
             return self._read.execute(
                 "SELECT seq, data FROM events WHERE table_id=? AND seq>? AND seq<=? ORDER BY seq",
                 (table_id, since, upto),
+            ).fetchall()
+
+    def check_events(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
+        with self._lock:  # a byte search in SQLite's own loop, off the event loop when served (read_check)
+            return self._read.execute(
+                "SELECT seq, data FROM events WHERE table_id=? AND instr(data, ?) > 0 ORDER BY seq",
+                (table_id, check_id.encode()),
             ).fetchall()
 
     def request_ids(self, table_id: str) -> list[str]:

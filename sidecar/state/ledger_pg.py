@@ -459,6 +459,10 @@ class PostgresLedger:
         )
         return [(s, bytes(d)) for s, d in rows]
 
+    async def read_check(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
+        rows = await self.guard.run(self._aq(_CHECK, (table_id, check_id.encode())), "reading a check")
+        return [(s, bytes(d)) for s, d in rows]
+
     async def read_rows(self, table_id: str, since: int) -> list[Row]:
         return _rows(await self.guard.run(self._aq(_READ_SINCE, (table_id, since)), "reading events"))
 
@@ -693,6 +697,9 @@ class PostgresLedger:
     def events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         return [(s, bytes(d)) for s, d in self._q(_EVENTS, (table_id, since, upto if upto is not None else 2**62))]
 
+    def check_events(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
+        return [(s, bytes(d)) for s, d in self._q(_CHECK, (table_id, check_id.encode()))]
+
     def request_ids(self, table_id: str) -> list[str]:
         return [r for (r,) in self._q("SELECT request_id FROM requests WHERE table_id=%s", (table_id,))]
 
@@ -737,6 +744,7 @@ _READ_SINCE = (
     " WHERE e.table_id=%s AND e.seq>%s ORDER BY e.seq"
 )
 _EVENTS = "SELECT seq, data FROM events WHERE table_id=%s AND seq>%s AND seq<=%s ORDER BY seq"
+_CHECK = "SELECT seq, data FROM events WHERE table_id=%s AND position(%s::bytea IN data) > 0 ORDER BY seq"
 _REQUEST = "SELECT role, reply FROM requests WHERE table_id=%s AND request_id=%s"
 _ANSWERED = (
     "SELECT request_id, role, reply FROM requests r WHERE table_id=%s AND request_id = ANY(%s)"

@@ -5,6 +5,15 @@ player may see), so a player's snapshot can hold nothing the player was not told
 Undone actions are skipped: an ``undone`` event rebuilds the fold without them. A
 projection given a ``source`` reads the events back from it for that rebuild instead of
 keeping them: it holds the state, not the history.
+
+The checks it holds are the last :data:`~sidecar.config.CHECKS_LATEST` rolled and, older, those still open
+to follow-ups, at most :data:`~sidecar.config.CHECKS_HELD` of them: a check its rule set closes (no follow-up
+open on its result, :meth:`~sidecar.engine.ruleset.RuleSet.open_on`) leaves once it is not among the last,
+and beyond the window the oldest goes (a rule that never closes, like the GM's
+removal of a complication after an epic success, would keep it for good). What leaves is never lost: its roll
+and follow-up events are in the ledger, and the table reads them back for whoever names the check
+(:meth:`.table.Table.check`), answering exactly as it did while it was held. Which checks are held is a
+function of the events alone, so a snapshot and its tail hold the same ones a full fold does.
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from collections.abc import Callable, Iterable
 import msgspec
 
 from protocol.v1 import table as t
+from sidecar import config
+from sidecar.engine import registry
 from sidecar.engine.registry import TAKEN_DOWN_AT
 
 
@@ -28,6 +39,8 @@ class Folded(msgspec.Struct, array_like=True, gc=False):
     complications: dict[str, t.Complication]
     lurking: dict[str, t.Lurking]
     checks: dict[str, t.RollEvent]
+    rolls: dict[str, int]
+    latest: list[str]
     gathers: dict[str, t.GatherState]
     undone: list[int]
 
@@ -37,7 +50,14 @@ class Projection:
 
     It is the :class:`~sidecar.engine.ruleset.TableView` the rule sets read their consequences from."""
 
-    def __init__(self, source: Callable[[int], Iterable[tuple[int, object]]] | None = None) -> None:
+    def __init__(
+        self, source: Callable[[int], Iterable[tuple[int, object]]] | None = None, holds_checks: bool = True
+    ) -> None:
+        self.holds_checks = holds_checks
+        """Whether it holds the checks open to follow-ups: the GM's does (follow-ups and ``verify`` read it);
+        a player's view need not, since nothing reads its checks."""
+        self.checks_held = config.CHECKS_HELD
+        self.checks_latest = config.CHECKS_LATEST
         self._source = source
         """The events up to a seq, for a rebuild after an undo; without one, the events are kept here."""
         self._log: list[tuple[int, object]] | None = None if source is not None else []
@@ -53,6 +73,12 @@ class Projection:
         self.complications: dict[str, t.Complication] = {}
         self.lurking: dict[str, t.Lurking] = {}
         self.checks: dict[str, t.RollEvent] = {}
+        """The checks open to follow-ups, oldest first, as they stand (their results after follow-ups)."""
+        self.rolls: dict[str, int] = {}
+        """The seq of each held check's roll event."""
+        self.latest: list[str] = []
+        """The last checks rolled (``CHECKS_LATEST``), held open or closed: the cards just drawn, verified
+        again by every browser that draws them."""
         self.gathers: dict[str, t.GatherState] = {}
         self.undone: set[int] = set()
 
@@ -61,9 +87,10 @@ class Projection:
         cls,
         events: Iterable[tuple[int, object]],
         source: Callable[[int], Iterable[tuple[int, object]]] | None = None,
+        holds_checks: bool = True,
     ) -> Projection:
         """Fold ``events``; with a ``source``, the events kept while folding are let go at the end."""
-        p = cls()
+        p = cls(holds_checks=holds_checks)
         for seq, ev in events:
             p.apply(seq, ev)
         if source is not None:
@@ -81,17 +108,22 @@ class Projection:
             self.complications,
             self.lurking,
             self.checks,
+            self.rolls,
+            self.latest,
             self.gathers,
             sorted(self.undone),
         )
 
     @classmethod
-    def unfolded(cls, state: Folded, source: Callable[[int], Iterable[tuple[int, object]]]) -> Projection:
+    def unfolded(
+        cls, state: Folded, source: Callable[[int], Iterable[tuple[int, object]]], holds_checks: bool = True
+    ) -> Projection:
         """The projection a snapshot stored (decoded afresh: nothing shared), reading its history from ``source``."""
-        p = cls(source)
+        p = cls(source, holds_checks)
         p.seq, p.scene, p.actors, p.scenes = state.seq, state.scene, state.actors, state.scenes
         p.extended, p.complications, p.lurking = state.extended, state.complications, state.lurking
-        p.checks, p.gathers, p.undone = state.checks, state.gathers, set(state.undone)
+        p.checks, p.rolls, p.gathers, p.undone = state.checks, state.rolls, state.gathers, set(state.undone)
+        p.latest = state.latest
         return p
 
     # --- accessors ----------------------------------------------------------------
@@ -160,6 +192,14 @@ class Projection:
             gathers=dict(self.gathers),
         )
 
+    def _open(self, rec: t.RollEvent) -> bool:
+        """Whether a follow-up may still be made on the check as it stands (its rule set's word, on the table
+        as it is at this event): a ``self`` roll and a check of a rule set without follow-ups never are."""
+        if rec.mode == "self":
+            return False
+        rules = registry.ruleset_of(rec.check)
+        return rules.offers and bool(rules.open_on(rec, self))
+
     # --- the fold -----------------------------------------------------------------
 
     def apply(self, seq: int, ev: object) -> None:
@@ -171,6 +211,23 @@ class Projection:
             self._rebuild()
             return
         self._fold(seq, ev)
+
+    def rebuild_from(self, base: Folded, events: Iterable[tuple[int, object]], seq: int, ev: t.Undone) -> None:
+        """Apply the ``undone`` ``ev`` at ``seq`` by rebuilding from ``base`` (a snapshot's state, decoded for
+        this projection alone) and ``events``, those after it up to ``seq``: what :meth:`apply` does from the
+        first event, when nothing undone since ``base`` is behind it (the caller's to know)."""
+        self.seq = max(self.seq, seq)
+        if self._log is not None:
+            self._log.append((seq, ev))
+        undone, at = self.undone | set(ev.seqs), self.seq
+        self._reset()
+        self.scene, self.actors, self.scenes = base.scene, base.actors, base.scenes
+        self.extended, self.complications, self.lurking = base.extended, base.complications, base.lurking
+        self.checks, self.rolls, self.latest, self.gathers = base.checks, base.rolls, base.latest, base.gathers
+        self.undone, self.seq = undone, at
+        for s, e in events:
+            if s <= at and not isinstance(e, t.Undone):
+                self._fold(s, e)
 
     def _rebuild(self) -> None:
         undone, seq = self.undone, self.seq
@@ -190,12 +247,25 @@ class Projection:
             return
         match ev:
             case t.RollEvent():
-                # the label is the roll's history, not state a follow-up reads: let it go with the event
-                self.checks[ev.check_id] = msgspec.structs.replace(ev, label=None) if ev.label is not None else ev
+                if self.holds_checks:
+                    # the label is the roll's history, not state a follow-up reads: let it go with the event
+                    self.checks[ev.check_id] = msgspec.structs.replace(ev, label=None) if ev.label is not None else ev
+                    self.rolls[ev.check_id] = seq
+                    self.latest.append(ev.check_id)
+                    if len(self.latest) > self.checks_latest:  # no longer among the last: held while open
+                        gone = self.latest.pop(0)
+                        rec = self.checks.get(gone)
+                        if rec is not None and not self._open(rec):
+                            del self.checks[gone], self.rolls[gone]
+                    if len(self.checks) > self.checks_held:  # the oldest goes: the ledger answers for it
+                        oldest = next(iter(self.checks))
+                        del self.checks[oldest], self.rolls[oldest]
             case t.FollowEvent():
                 rec = self.checks.get(ev.check_id)
                 if rec is not None:
-                    self.checks[ev.check_id] = msgspec.structs.replace(rec, result=ev.result)
+                    rec = self.checks[ev.check_id] = msgspec.structs.replace(rec, result=ev.result)
+                    if not self._open(rec) and ev.check_id not in self.latest:  # closed: nothing more can follow
+                        del self.checks[ev.check_id], self.rolls[ev.check_id]
             case t.StrainChanged():
                 a = self.actor(ev.actor)
                 value = ev.set if ev.set is not None else a.strain + (ev.delta or 0)

@@ -11,22 +11,25 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import dataclasses
 import secrets
 from array import array
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import msgspec
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
-from protocol.v1.errors import ErrorCode, VerdictError
+from protocol.v1.errors import ErrorCode
 from sidecar import __version__
+from sidecar.config import OLD_CHECKS_KEPT
 from sidecar.engine import CheckError, Dice, gather, registry
-from sidecar.engine.ruleset import Prepared, RollContext, Shown, new_id
+from sidecar.engine.ruleset import Prepared, RollContext, Shown
 
-from . import hearing
+from . import gm_ops, hearing
+from .errors import ActionError as ActionError
 from .hearing import Numbering, seen
 from .ledger import Ledger
 from .projection import Folded, Projection
@@ -44,10 +47,6 @@ LABELS_KEPT = 256
 cards again in every browser): at most this many, of at most ``MAX_TEXT`` characters each."""
 
 
-class ActionError(VerdictError):
-    """An action the table refuses: nothing of it is applied."""
-
-
 class Stored(msgspec.Struct, array_like=True, gc=False):
     """An event as the ledger keeps it: who may see it, whose it is, and the event."""
 
@@ -59,7 +58,7 @@ class Stored(msgspec.Struct, array_like=True, gc=False):
 _enc = msgspec.msgpack.Encoder()
 _dec = msgspec.msgpack.Decoder(Stored)
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 """Raised whenever what a snapshot holds, or how events fold into it, changes."""
 SNAPSHOT_VERSION = f"{SNAPSHOT_FORMAT}/{__version__}"
 """A snapshot written by another version is not read: the table folds its events and writes a new one."""
@@ -69,8 +68,6 @@ class Saved(msgspec.Struct, array_like=True, gc=False):
     """A table's state at ``head`` as a snapshot holds it: derived data, the events are the truth."""
 
     head: int
-    restricted: dict[int, tuple[str, str | None]]
-    roll_seq: dict[str, int]
     facet_seen: dict[str, tuple[str, str | None]]
     secret_owners: list[str]
     gather_secret: list[str]
@@ -89,6 +86,17 @@ _saved_dec = msgspec.msgpack.Decoder(Saved)
 def decode_stored(data: bytes) -> Stored:
     """An event as the ledger holds it (``Stored``), from its bytes."""
     return _dec.decode(data)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check as the table answers for it: its roll's seq, who may see it (its roll event's visibility and
+    owner), and its record as it stands (the roll event with its result after every follow-up, no label)."""
+
+    seq: int
+    vis: str
+    owner: str | None
+    rec: t.RollEvent
 
 
 @dataclass
@@ -122,15 +130,16 @@ class Table:
         self.recent: list[tuple[int, Stored]] = []
         """The last ``2 * recent_kept`` events at most: the table holds its state, not its history."""
         self.state = Projection(self._history_of(None))
+        """The GM's projection: the table's state, with the checks still open to follow-ups."""
         self.head = 0
         self.durable = 0
         """The last seq known to be in the ledger: events after it are applied here, not yet stored (a batch)."""
-        self.restricted: dict[int, tuple[str, str | None]] = {}
-        """(visibility, owner) of every event not seen by all: what an ``undone`` may show of its seqs."""
         self.numbering = Numbering()
-        """Each viewer's own numbering of the events (:mod:`.hearing`): the seqs a connection is told."""
-        self.roll_seq: dict[str, int] = {}
-        """The seq of each check's roll event."""
+        """Each viewer's own numbering of the events (:mod:`.hearing`): the seqs a connection is told, and who
+        may know of each event not seen by all (:attr:`restricted`)."""
+        self._old: OrderedDict[str, Check | None] = OrderedDict()
+        """Checks the projection no longer holds, read back from the ledger (None: no such check), the last
+        ``OLD_CHECKS_KEPT`` named."""
         self.facet_seen: dict[str, tuple[str, str | None]] = {}
         """(visibility, owner) of the event that created each facet: who its changes go to."""
         self._undoing: list[tuple[int, Stored]] | None = None
@@ -150,6 +159,19 @@ class Table:
         """Reads of the ledger that blocked the caller (the plain methods called alone): none while serving."""
         self.snapshot_seq = 0
         """The head of the newest snapshot of this table known to be in the ledger (0: none)."""
+        self._rebase: tuple[int, bytes] | None = None
+        """A snapshot (its head, its data) an undo being committed may rebuild from, with the events after it in
+        hand: read with them for the operation under way."""
+
+    @property
+    def restricted(self) -> hearing.Restricted:
+        """(visibility, owner) of every event not seen by all: what an ``undone`` may show of its seqs."""
+        return self.numbering.restricted
+
+    @property
+    def roll_seq(self) -> dict[str, int]:
+        """The seq of each held check's roll event (an older check's: :meth:`check`)."""
+        return self.state.rolls
 
     def load(self) -> None:
         """Read the table from the ledger, blocking (tools, tests): what it holds is all there is."""
@@ -165,8 +187,9 @@ class Table:
             seq, version, data = found
             if version == SNAPSHOT_VERSION and (upto is None or seq <= upto):
                 rows = await self.ledger.read_events(self.id, seq, upto)
-                # an undo in the tail rebuilds from the whole history: read it now, not blocking later
-                before = await self.ledger.read_events(self.id, 0, seq) if _undoes(rows) else None
+                # an undo in the tail rebuilds from the snapshot and the tail; one that reaches behind the
+                # snapshot, from the whole history: read it now, not blocking later
+                before = await self.ledger.read_events(self.id, 0, seq) if _undoes_behind(rows, data) else None
                 with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
                     return self.restore(data, rows, before)
         self._fold(await self.ledger.read_events(self.id, 0, upto))
@@ -179,8 +202,6 @@ class Table:
         return _saved_enc.encode(
             Saved(
                 self.head,
-                self.restricted,
-                self.roll_seq,
                 self.facet_seen,
                 sorted(self.secret_owners),
                 sorted(self.gather_secret),
@@ -194,11 +215,12 @@ class Table:
     def restore(
         self, data: bytes, rows: list[tuple[int, bytes]], before: list[tuple[int, bytes]] | None = None
     ) -> None:
-        """The table from a snapshot (:meth:`saved`) and the events after it (``rows``); ``before``, the events
-        up to the snapshot, when an undo among ``rows`` rebuilds from them (else read blocking)."""
+        """The table from a snapshot (:meth:`saved`) and the events after it (``rows``). An undo among ``rows``
+        rebuilds from the snapshot and the events after it, or, when it undoes what the snapshot holds, from
+        the history: ``before``, the events up to the snapshot (else read blocking)."""
         saved = _saved_dec.decode(data)
         self.head = self.durable = self.snapshot_seq = saved.head
-        self.restricted, self.roll_seq, self.facet_seen = saved.restricted, saved.roll_seq, saved.facet_seen
+        self.facet_seen, self._old = saved.facet_seen, OrderedDict()
         self.secret_owners, self.gather_secret = set(saved.secret_owners), set(saved.gather_secret)
         self.numbering = Numbering()
         self.numbering.head = saved.head
@@ -207,7 +229,8 @@ class Table:
         self.numbering.own = {(base, user): _seqs(raw) for base, user, raw in saved.own}
         self.state = Projection.unfolded(saved.state, self._history_of(None))
         self.views = OrderedDict(
-            (key, Projection.unfolded(view, self._history_of(Viewer("player", key)))) for key, view in saved.views
+            (key, Projection.unfolded(view, self._history_of(Viewer("player", key)), holds_checks=False))
+            for key, view in saved.views
         )
         self.recent, self._labels = [], OrderedDict()
         tail = [(seq, _dec.decode(raw)) for seq, raw in rows]
@@ -215,14 +238,15 @@ class Table:
             return
         hand = tail if before is None else [(seq, _dec.decode(raw)) for seq, raw in before] + tail
         self._in_hand = (saved.head if before is None else 0, tail[-1][0], hand)
+        self._rebase = (saved.head, data)
         try:
             self.commit(Pending(tail))
         finally:
-            self._in_hand = None
+            self._in_hand = self._rebase = None
 
     def _fold(self, rows: list[tuple[int, bytes]]) -> None:
         self.head = self.durable = self.snapshot_seq = 0
-        self.restricted, self.roll_seq, self.facet_seen, self.views = {}, {}, {}, OrderedDict()
+        self.facet_seen, self.views, self._old = {}, OrderedDict(), OrderedDict()
         self.numbering = Numbering()
         self.secret_owners, self.gather_secret = set(), set()
         self.recent = []
@@ -274,12 +298,9 @@ class Table:
         return [(seq, _dec.decode(data)) for seq, data in self.ledger.events(self.id, since, upto)]
 
     def _index(self, seq: int, st: Stored) -> None:
-        if st.vis != "all":
-            self.restricted[seq] = (st.vis, st.owner)
-            if st.vis in SECRET and st.owner is not None:
-                self.secret_owners.add(st.owner)
+        if st.vis in SECRET and st.owner is not None:
+            self.secret_owners.add(st.owner)
         if isinstance(st.event, t.RollEvent):
-            self.roll_seq[st.event.check_id] = seq
             if st.event.gather is not None and st.vis != "all":
                 self.gather_secret.add(st.event.gather)
         elif isinstance(st.event, t.FacetCreated):
@@ -370,7 +391,9 @@ class Table:
         p = self.views.get(key)
         if p is None:
             p = self.views[key] = Projection.build(
-                self._history_of(Viewer("player", key))(self.head), self._history_of(Viewer("player", key))
+                self._history_of(Viewer("player", key))(self.head),
+                self._history_of(Viewer("player", key)),
+                holds_checks=False,
             )
             while len(self.views) > VIEWS_KEPT:
                 del self.views[next(iter(self.views))]  # the least recently used; rebuilt if asked again
@@ -391,8 +414,10 @@ class Table:
         return self._label(seq)
 
     async def verify_read(self, msg: m.Verify, viewer: Viewer) -> m.Verified:
-        """:meth:`verify`, an old roll's label read without blocking the loop."""
-        seq = self.roll_seq.get(msg.check)
+        """:meth:`verify`, an old check and its roll's label read without blocking the loop."""
+        await self.check_read(msg.check)
+        found = self.check(msg.check)
+        seq = found.seq if found is not None else None
         if seq is not None and not self._label_held(seq):
             label = None
             for s, data in await self.ledger.read_events(self.id, seq - 1, seq):
@@ -428,6 +453,189 @@ class Table:
         self._hold_label(seq, label)
         return label
 
+    # --- checks ---------------------------------------------------------------------
+
+    def check(self, check_id: str) -> Check | None:
+        """The check as it stands (None: no such check, or it was undone). The projection holds those still
+        open to follow-ups; an older one comes from the last read back, else the recent window, else the
+        ledger (what :meth:`check_read` put in hand; called alone, a blocking read)."""
+        rec = self.state.checks.get(check_id)
+        if rec is not None:
+            seq = self.state.rolls[check_id]
+            return Check(seq, self.restricted.get(seq, ("all", None))[0], rec.user, rec)
+        if check_id in self._old:
+            self._old.move_to_end(check_id)
+            return self._old[check_id]
+        if not check_id.startswith(f"{self.id}-") or len(check_id) <= len(self.id) + 1:
+            return None  # no check id this table ever gave: no read for it
+        recent = self._recent_check(check_id)
+        if recent is not None:
+            return recent
+        rows = None
+        if self._in_hand is not None and self._in_hand[0] == 0 and self._in_hand[1] >= self.durable:
+            rows = self._in_hand[2]
+        else:
+            self.blocking_reads += 1
+            rows = [(seq, _dec.decode(data)) for seq, data in self.ledger.check_events(self.id, check_id)]
+        found = self._rebuilt(check_id, rows)
+        self._hold_old(check_id, found)
+        return found
+
+    async def check_read(self, check_id: str) -> None:
+        """Put the check in hand for :meth:`check` (a follow-up or ``verify`` naming it), read without blocking
+        the loop when the table holds it nowhere: its events found by the ledger, never the history."""
+        if (
+            check_id in self.state.checks
+            or check_id in self._old
+            or not check_id.startswith(f"{self.id}-")
+            or len(check_id) <= len(self.id) + 1
+            or self._recent_check(check_id) is not None
+        ):
+            return
+        rows = await self.ledger.read_check(self.id, check_id)
+        self._hold_old(check_id, self._rebuilt(check_id, [(seq, _dec.decode(data)) for seq, data in rows]))
+
+    def reading_for(self, msg: object) -> contextlib.AbstractAsyncContextManager[None]:
+        """What preparing the request ``msg`` reads from the ledger, read without blocking the loop while the
+        block runs: an undo's history, the check a follow-up names; else nothing."""
+        if isinstance(msg, m.Gm) and isinstance(msg.op, t.Undo):
+            return self._undo_reading(msg.op)
+        if isinstance(msg, m.Follow):
+            return self._checking(msg.check)
+        return contextlib.nullcontext()
+
+    @contextlib.asynccontextmanager
+    async def _checking(self, check_id: str) -> AsyncIterator[None]:
+        await self.check_read(check_id)
+        yield
+
+    def _recent_check(self, check_id: str) -> Check | None:
+        """The check from the recent window, when its roll is there (its follow-ups then are too)."""
+        for i, (_, st) in enumerate(self.recent):
+            if isinstance(st.event, t.RollEvent) and st.event.check_id == check_id:
+                return self._rebuilt(check_id, self.recent[i:])
+        return None
+
+    def _rebuilt(self, check_id: str, rows: Iterable[tuple[int, Stored]]) -> Check | None:
+        """The check as the projection would hold it, from its events among ``rows`` (the ledger's, then those
+        of a batch not stored yet): its roll, each follow-up's result, what was undone left out."""
+        undone = self.state.undone
+        tail = [row for row in self.recent if row[0] > self.durable]
+        found = None
+        for seq, st in [*(row for row in rows if row[0] <= self.durable), *tail]:
+            ev = st.event
+            if seq > self.head or seq in undone or getattr(ev, "cause", 0) in undone:
+                continue  # (beyond the head: another sidecar's, not this table's yet)
+            if isinstance(ev, t.RollEvent) and ev.check_id == check_id:
+                found = Check(seq, st.vis, st.owner, msgspec.structs.replace(ev, label=None))
+            elif found is not None and isinstance(ev, t.FollowEvent) and ev.check_id == check_id:
+                found = dataclasses.replace(found, rec=msgspec.structs.replace(found.rec, result=ev.result))
+        return found
+
+    def _hold_old(self, check_id: str, found: Check | None) -> None:
+        self._old[check_id] = found
+        self._old.move_to_end(check_id)
+        while len(self._old) > OLD_CHECKS_KEPT:
+            del self._old[next(iter(self._old))]
+
+    def _committed_check(self, seq: int, st: Stored, held: Check | None) -> None:
+        """Keep the old checks read back current with an event just applied: a roll's id is a check now (the
+        projection's, or one closed at once); a follow-up moves its check's result, and one that closed a
+        held check keeps it here, so that telling it reads nothing; an undo may bring back any."""
+        ev = st.event
+        if isinstance(ev, t.RollEvent):
+            self._old.pop(ev.check_id, None)
+        elif isinstance(ev, t.FollowEvent):
+            old = self._old.get(ev.check_id) if held is None else held
+            if old is not None and ev.check_id not in self.state.checks:
+                self._hold_old(
+                    ev.check_id, dataclasses.replace(old, rec=msgspec.structs.replace(old.rec, result=ev.result))
+                )
+        elif isinstance(ev, t.Undone):
+            self._old.clear()
+
+    # --- undoing ---------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _undo_reading(self, op: t.Undo) -> AsyncIterator[None]:
+        """What an undo reads, in hand while the block runs: the events it looks back through for its actions
+        (newest first, chunk by chunk, as far as they go), and what it rebuilds from: the newest snapshot and
+        the events after it, or, when it undoes what the snapshot holds (or there is none), the history."""
+        if self._in_hand is not None:
+            yield
+            return
+        upto = self.durable
+        rows = [row for row in self.recent if row[0] <= upto]  # what memory holds of the stored events
+        ahead = [row for row in self.recent if row[0] > upto]  # a batch's, not stored yet (only memory has them)
+        lo = (rows[0][0] - 1 if rows[0][0] > 1 else 0) if rows else upto
+        chunk = max(self.recent_kept, 64)
+        while True:
+            looked = _Looked(rows + ahead)
+            chosen = (
+                gm_ops.last_events(looked, self.state.undone, op.count)
+                if op.events
+                else gm_ops.last_actions(looked, self.state.undone, op.count)
+            )
+            if not looked.reached or lo == 0:
+                break
+            since = max(0, lo - chunk)
+            rows = [(seq, _dec.decode(data)) for seq, data in await self.ledger.read_events(self.id, since, lo)] + rows
+            lo, chunk = since, chunk * 4
+        rebase = await self._rebase_for(chosen)
+        floor = lo if not chosen else rebase[0] if rebase is not None else 0  # a refused undo rebuilds nothing
+        if lo > floor:
+            rows = [(seq, _dec.decode(data)) for seq, data in await self.ledger.read_events(self.id, floor, lo)] + rows
+            lo = floor
+        self._in_hand, self._rebase = (lo, upto, rows), rebase
+        try:
+            yield
+        finally:
+            self._in_hand = self._rebase = None
+
+    async def _rebase_for(self, undone: Iterable[int]) -> tuple[int, bytes] | None:
+        """The newest snapshot, when an undo of the seqs ``undone`` may rebuild from it (none of them, nor of
+        those undone since it was written, is behind it)."""
+        undone = list(undone)
+        if self.snapshot_seq == 0 or not undone or min(undone) <= self.snapshot_seq:
+            return None
+        found = await self.ledger.find_snapshot(self.id)
+        if found is None or found[1] != SNAPSHOT_VERSION or found[0] > self.durable:
+            return None
+        try:
+            base = _saved_dec.decode(found[2]).state
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        if min(undone) <= base.seq or not _fits(base, self.state.undone, found[0]):
+            return None
+        return found[0], found[2]
+
+    def _undo_from_snapshot(self, seq: int, st: Stored) -> bool:
+        """Rebuild every projection for the ``undone`` at ``seq`` from the snapshot in hand and the events
+        after it, when it may (else False: the caller rebuilds from the history). A players' view the snapshot
+        did not hold is let go, and built afresh when next asked for."""
+        ev = st.event
+        if self._rebase is None or not isinstance(ev, t.Undone):
+            return False
+        head, data = self._rebase
+        saved = _saved_dec.decode(data)  # decoded afresh: the projections own what they fold into
+        if not _fits(saved.state, self.state.undone | set(ev.seqs), head):
+            return False
+        rows = self.stored(head, seq)
+        self.state.rebuild_from(saved.state, [(s, r.event) for s, r in rows], seq, ev)
+        bases = dict(saved.views)
+        for key in list(self.views):
+            viewer = Viewer("player", key)
+            shown = self._viewed(seq, st, viewer)
+            if not isinstance(shown, t.Undone):
+                continue  # told of none of it: its view is as it was
+            base = bases.get(key)
+            if base is None or not _fits(base, self.views[key].undone | set(shown.seqs), head):
+                del self.views[key]
+                continue
+            seen_rows = [(s, e) for s, r in rows if (e := self._viewed(s, r, viewer)) is not None]
+            self.views[key].rebuild_from(base, seen_rows, seq, shown)
+        return True
+
     # --- committing ---------------------------------------------------------------
 
     def stored_up_to(self, seq: int) -> None:
@@ -435,16 +643,22 @@ class Table:
         self.durable = max(self.durable, seq)
 
     async def commit_read(self, pending: Pending, durable: bool = True) -> None:
-        """:meth:`commit`, the history an undo rebuilds from read without blocking the loop."""
-        if any(isinstance(st.event, t.Undone) for _, st in pending.events):
-            async with self.reading(0):
-                self.commit(pending, durable)
-        else:
+        """:meth:`commit`, what an undo rebuilds from (the snapshot and the events after it, else the history),
+        and the old checks follow-ups name (for telling them), read without blocking the loop."""
+        for _, st in pending.events:
+            if isinstance(st.event, t.FollowEvent):
+                await self.check_read(st.event.check_id)
+        undone = [s for _, st in pending.events if isinstance(st.event, t.Undone) for s in st.event.seqs]
+        if not undone:
             self.commit(pending, durable)
-
-    def needs_history(self, op: object) -> bool:
-        """Whether preparing this GM operation reads the table's history (an undo looks back for its actions)."""
-        return isinstance(op, t.Undo)
+            return
+        rebase = await self._rebase_for(undone) if self._in_hand is None else None
+        async with self.reading(rebase[0] if rebase is not None else 0):
+            self._rebase = rebase
+            try:
+                self.commit(pending, durable)
+            finally:
+                self._rebase = None
 
     def commit(self, pending: Pending, durable: bool = True) -> None:
         """Apply an action's events: durable in the ledger already, or (``durable=False``) about to be, in a
@@ -452,15 +666,22 @@ class Table:
         for seq, st in pending.events:
             self._keep(seq, st)
             self._index(seq, st)
-            if isinstance(st.event, t.Undone):  # every projection rebuilds: read the history once for them all
+            held = None
+            if isinstance(st.event, t.FollowEvent) and st.event.check_id in self.state.checks:
+                held = self.check(st.event.check_id)
+            rebuilt = self._undo_from_snapshot(seq, st)
+            if isinstance(st.event, t.Undone) and not rebuilt:
+                # every projection rebuilds: read the history once for them all
                 self._undoing = self.stored(0, seq)
             try:
-                self.state.apply(seq, st.event)
-                if self.views:
-                    self._apply_views(seq, st)
+                if not rebuilt:
+                    self.state.apply(seq, st.event)
+                    if self.views:
+                        self._apply_views(seq, st)
             finally:
                 self._undoing = None
             self.head = max(self.head, seq)
+            self._committed_check(seq, st, held)
         if durable:
             self.durable = self.head
 
@@ -641,15 +862,11 @@ class Table:
             else:
                 add(c, vis, owner)
 
-    def _add_condition(self, actor: str, scene: str | None) -> Iterable[object]:
-        """A condition the GM adds, and what it sets off under the rule sets (a fourth one takes a hero down)."""
-        yield t.ConditionAdded(actor=actor, condition=new_id("c"))
-        yield from registry.condition_consequences(actor, scene, self.state)
-
     # --- follow-ups ---------------------------------------------------------------
 
     def prepare_follow(self, msg: m.Follow, viewer: Viewer, user: str | None) -> Pending:
-        rec = self.state.checks.get(msg.check)
+        found = self.check(msg.check)
+        rec = found.rec if found is not None else None
         # A check hidden from the requester does not exist for them: the same answer as one that never did.
         # A `self` roll is hidden from every GM socket (the GM's own too): only its roller's player sockets see it.
         if rec is None or not (
@@ -708,194 +925,24 @@ class Table:
     # --- GM operations ------------------------------------------------------------
 
     def prepare_op(self, op: object) -> Pending:
+        """A GM operation's events (:mod:`.gm_ops`), numbered after the table's head."""
         pending, add = self._pend()
-        st = self.state
-        match op:
-            case t.ComplicationAdd():
-                _need(op.text.strip(), "a complication needs a text")
-                add(
-                    t.ComplicationAdded(
-                        complication=new_id("k"), scene=op.scene, text=op.text, origin="gm", hidden=op.hidden
-                    ),
-                    "gm" if op.hidden else "all",
-                )
-            case t.ComplicationEdit():
-                c = self._complication(op.complication)
-                add(t.ComplicationEdited(complication=c.id, text=op.text), "gm" if c.hidden else "all")
-            case t.ComplicationReveal():
-                c = self._complication(op.complication)
-                if not c.hidden:
-                    raise ActionError(ErrorCode.ALREADY_REVEALED, f"complication {c.id} is already revealed")
-                add(t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
-            case t.ComplicationRemove():
-                c = self._complication(op.complication)
-                add(t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
-            case t.ComplicationConvert():
-                c = self._complication(op.complication)
-                if op.cl < 1:
-                    raise ActionError(ErrorCode.INVALID_OP, "a Challenge Level is 1 or more")
-                if c.hidden:  # addressing it brings it on-screen
-                    add(t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
-                add(t.ComplicationConverted(complication=c.id, cl=op.cl))
-            case t.StrainSet():
-                if op.strain < 0:
-                    raise ActionError(ErrorCode.INVALID_OP, "strain never goes below 0")
-                add(t.StrainChanged(actor=op.actor, set=op.strain))
-            case t.ConditionAdd():
-                for ev in self._add_condition(op.actor, st.scene):
-                    if isinstance(ev, t.ConditionAdded):
-                        ev.text = op.text
-                    add(ev, "gm" if isinstance(ev, t.ComplicationAdded) else "all")
-            case t.ConditionRemove():
-                a = st.actors.get(op.actor)
-                if a is None or all(c.id != op.condition for c in a.conditions):
-                    raise ActionError(ErrorCode.UNKNOWN_CONDITION, f"{op.actor} has no condition {op.condition!r}")
-                add(t.ConditionRemoved(actor=op.actor, condition=op.condition))
-            case t.FacetAdd():
-                _need(op.facet.strip(), "a facet needs a name")
-                if op.actor is not None and op.scene is not None:
-                    raise ActionError(
-                        ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene, not both: name one"
-                    )
-                scene = op.scene if op.actor is not None or op.scene is not None else st.scene
-                if op.actor is None and scene is None:
-                    raise ActionError(
-                        ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene: name one (or activate a scene)"
-                    )
-                add(t.FacetCreated(facet=op.facet, nature=op.nature, actor=op.actor, scene=scene, id=new_id("f")))
-            case t.FacetRename():
-                _need(op.text.strip(), "a facet needs a name")
-                vis, owner = self._facet_seen(op.facet)
-                add(t.FacetRenamed(facet=op.facet, text=op.text), vis, owner)
-            case t.FacetRemove():
-                vis, owner = self._facet_seen(op.facet)
-                add(t.FacetRemoved(facet=op.facet), vis, owner)
-            case t.HarmHeal():
-                if op.count < 1:
-                    raise ActionError(ErrorCode.INVALID_OP, "heal at least 1")
-                a = st.actors.get(op.actor, t.ActorState())
-                have = a.wounds if op.harm == "wound" else a.scratches
-                if have < op.count:
-                    raise ActionError(
-                        ErrorCode.NO_SUCH_HARM,
-                        f"{op.actor} has {have} {op.harm}{'s' if have != 1 else ''}; cannot heal {op.count}",
-                    )
-                add(t.HarmHealed(actor=op.actor, harm=op.harm, count=op.count))
-            case t.WyrdGrant():
-                have = st.actors.get(op.actor, t.ActorState()).wyrd
-                if have + op.amount < 0:
-                    raise ActionError(ErrorCode.INSUFFICIENT_WYRD, f"{op.actor} has only {have} Wyrd Points")
-                add(t.WyrdChanged(actor=op.actor, delta=op.amount))
-            case t.ExtendedStart():
-                if op.threshold < 1:
-                    raise ActionError(ErrorCode.INVALID_OP, "an extended check's threshold is 1 or more net successes")
-                if op.limit is not None and op.limit < 1:
-                    raise ActionError(ErrorCode.INVALID_OP, "an attempt limit is 1 or more")
-                for name in registry.EXTENDED:
-                    try:
-                        registry.RULESETS[name].validate_extended(op)
-                    except CheckError as exc:
-                        raise ActionError(exc.code, f"the extended check's difficulty: {exc.message}") from None
-                add(
-                    t.ExtendedStarted(
-                        extended=new_id("x"),
-                        name=op.name,
-                        threshold=op.threshold,
-                        time_unit=op.time_unit,
-                        limit=op.limit,
-                        trial=op.trial,
-                        crisis=op.crisis,
-                        actor=op.actor,
-                        scene=op.scene,
-                    )
-                )
-            case t.SceneActivate():
-                add(t.SceneActivated(scene=op.scene))
-            case t.GatherStart():
-                try:
-                    names = [name for name, _ in gather.parts(op.check)]
-                except CheckError as exc:
-                    raise ActionError(exc.code, exc.message) from None
-                add(
-                    t.GatherStarted(
-                        gather=new_id("g"), name=op.name, check=op.check, parts=names, scene=op.scene or st.scene
-                    )
-                )
-            case t.Undo():
-                if op.count < 1:
-                    raise ActionError(ErrorCode.INVALID_OP, "undo at least 1 action")
-                seqs = self._last_events(op.count) if op.events else self._last_actions(op.count)
-                if not seqs:
-                    raise ActionError(ErrorCode.NOTHING_TO_UNDO, "there is nothing left to undo")
-                add(t.Undone(seqs=seqs))
-            case _:
-                rules = registry.owns_op(op)
-                if rules is None:
-                    raise ActionError(ErrorCode.UNKNOWN_OP, "unknown GM operation")
-                try:
-                    events = rules.prepare_op(op, st)
-                except CheckError as exc:
-                    raise ActionError(exc.code, exc.message) from None
-                for ev in events:
-                    add(ev)
+        for ev, vis, owner in gm_ops.prepare(op, self.state, self.facet_seen, self._backwards, self.state.undone):
+            add(ev, vis, owner)
         return pending
 
-    def _facet_seen(self, fid: str) -> tuple[str, str | None]:
-        """Who saw the facet created (a facet from a blind roll stays the GM's): its changes go to them."""
-        if self.state.facet(fid) is None:
-            raise ActionError(
-                ErrorCode.UNKNOWN_FACET, f"no facet {fid!r} on this table (see the snapshot's facets for their ids)"
-            )
-        return self.facet_seen.get(fid, ("all", None))
-
-    def _complication(self, cid: str) -> t.Complication:
-        c = self.state.complications.get(cid)
-        if c is None:
-            raise ActionError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {cid!r}")
-        return c
-
     def _backwards(self) -> Iterable[tuple[int, Stored]]:
-        """The committed events, newest first: the recent window, then the ledger in growing chunks."""
+        """The committed events, newest first: the recent window and what is in hand, then the ledger in growing
+        chunks."""
         upto, chunk = self.head, max(self.recent_kept, 64)
+        if self._in_hand is not None and self._in_hand[1] >= self.durable:
+            since = self._in_hand[0]
+            yield from reversed(self.stored(since, upto))
+            upto = since
         while upto > 0:
             since = max(0, upto - chunk)
             yield from reversed(self.stored(since, upto))
             upto, chunk = since, chunk * 4
-
-    def _last_events(self, count: int) -> list[int]:
-        live: list[int] = []
-        for seq, st in self._backwards():
-            if len(live) == count:
-                break
-            if (
-                st.vis != "roller"  # a `self` roll is no action of the GM's view: undoing it would tell of it
-                and not isinstance(st.event, t.Undone)
-                and seq not in self.state.undone
-                and getattr(st.event, "cause", 0) not in self.state.undone
-            ):
-                live.append(seq)
-        return sorted(live)
-
-    def _last_actions(self, count: int) -> list[int]:
-        """Seqs of the last ``count`` actions not yet undone, each with its consequences."""
-        actions: dict[int, list[int]] = {}
-        floor = 0
-        for seq, st in self._backwards():
-            # an action's events all come at or after its first (its cause): once ``count`` actions
-            # begin after this seq, none of them has an event further back
-            if seq < floor:
-                break
-            ev = st.event
-            if isinstance(ev, t.Undone) or seq in self.state.undone or st.vis == "roller":
-                continue  # (a `self` roll is no action of the GM's view: undoing it would tell of it)
-            cause = getattr(ev, "cause", 0) or seq
-            if cause not in actions:
-                actions[cause] = []
-                if len(actions) > count:
-                    floor = sorted(actions)[-count]
-            actions[cause].append(seq)
-        chosen = sorted(actions)[-count:]
-        return sorted(s for c in chosen for s in actions[c])
 
 
 def _refuse_private_part(msg: m.Roll) -> None:
@@ -916,16 +963,37 @@ def _refuse_private_part(msg: m.Roll) -> None:
         )
 
 
-def _undoes(rows: list[tuple[int, bytes]]) -> bool:
-    return any(isinstance(_dec.decode(raw).event, t.Undone) for _, raw in rows)
+class _Looked:
+    """Events newest first, for an undo's look back, saying whether it went through all of them."""
+
+    def __init__(self, rows: list[tuple[int, Stored]]) -> None:
+        self.rows, self.reached = rows, False
+
+    def __iter__(self) -> Iterator[tuple[int, Stored]]:
+        yield from reversed(self.rows)
+        self.reached = True
+
+
+def _undoes_behind(rows: list[tuple[int, bytes]], data: bytes) -> bool:
+    """Whether an undo among the events after a snapshot undoes what the snapshot holds (so that the
+    projections rebuild from the history, not from the snapshot)."""
+    undone = [s for _, raw in rows if isinstance(ev := _dec.decode(raw).event, t.Undone) for s in ev.seqs]
+    if not undone:
+        return False
+    try:
+        saved = _saved_dec.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return True
+    return not _fits(saved.state, set(undone), saved.head)
+
+
+def _fits(base: Folded, undone: set[int], head: int) -> bool:
+    """Whether a projection that has ``undone`` these seqs may be rebuilt from ``base``, a snapshot's at ``head``:
+    every seq undone since it was written is after it."""
+    return all(s > head for s in undone.difference(base.undone))
 
 
 def _seqs(raw: bytes) -> array[int]:
     seqs = array("q")
     seqs.frombytes(raw)
     return seqs
-
-
-def _need(value: object, message: str) -> None:
-    if not value:
-        raise ActionError(ErrorCode.INVALID_OP, message)

@@ -145,6 +145,18 @@ async def test_append_read_and_requests(backend: Backend):
     await _closed(ledger)
 
 
+async def test_a_check_is_found_by_the_bytes_of_its_id(backend: Backend):
+    ledger = backend.open()
+    k, other = ledger.create_table("t"), ledger.create_table("other")
+    await _write(ledger, k.table, 0, ([b"roll t-ab12", b"a consequence"], None), ([b"follow t-ab12 \x00\xff"], None))
+    await _write(ledger, k.table, 3, ([b"roll t-cd34"], None))
+    await _write(ledger, other.table, 0, ([b"roll t-ab12"], None))
+    assert await ledger.read_check(k.table, "t-ab12") == [(1, b"roll t-ab12"), (3, b"follow t-ab12 \x00\xff")]
+    assert ledger.check_events(k.table, "t-ab12") == await ledger.read_check(k.table, "t-ab12")
+    assert await ledger.read_check(k.table, "t-ab99") == [] and await ledger.read_check("nope", "t-ab12") == []
+    await _closed(ledger)
+
+
 async def test_a_turn_from_a_head_the_table_left_stores_nothing_of_it_or_is_prepared_again(backend: Backend):
     """SQLite has one writer: a turn from a stale head is a fault, refused whole (nothing of it stored). On a
     ledger sidecars share it is another sidecar's append: the turn is the ledger's to take again, the table's
