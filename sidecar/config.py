@@ -415,8 +415,24 @@ REQUEST_WINDOW_AGE = DEFAULTS.request_window_age
 HOUSEKEEPING_EVERY = DEFAULTS.housekeeping_every
 SNAPSHOT_EVERY = DEFAULTS.snapshot_every
 IDLE_UNLOAD_AFTER = DEFAULTS.idle_unload_after
-"""Seconds a table held in memory may go without connections before it is let go (snapshotted first); the
-next join loads it again from its snapshot."""
+
+# --- what a loaded table holds in memory (the rest is read back from the ledger when named) ----------------
+VIEWS_KEPT = 64
+"""Projections of what players see kept current (the shared one and those of users with secrets of their own);
+one asked for after it was let go is rebuilt from the ledger."""
+
+RECENT_KEPT = 256
+"""Events kept in memory for reconnects with a recent ``since``; older ones are read back from the ledger."""
+
+LABELS_KEPT = 256
+"""Labels of rolls older than the recent window kept once read back for ``verify`` (a reload draws the same
+cards again in every browser): at most this many, of at most ``MAX_TEXT`` characters each."""
+
+RESYNC_LIMIT = 1000
+"""A client further behind than this many of its events gets a snapshot instead of the events."""
+RESYNC_READ = 16 * RESYNC_LIMIT
+"""Nor is a catch-up read past this many ledger events (most of them hidden from the viewer): a snapshot
+costs less then."""
 CHECKS_HELD = 1000
 """Checks still open to follow-ups a table holds in memory at most (the newest). A check its rule set closes
 leaves at once; one a rule leaves open (the GM's removal of a complication after an epic success waits for a

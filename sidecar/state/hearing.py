@@ -78,6 +78,8 @@ import msgspec
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
+from sidecar.config import RESYNC_LIMIT as RESYNC_LIMIT
+from sidecar.config import RESYNC_READ as RESYNC_READ
 from sidecar.engine import registry
 from sidecar.engine.ruleset import Seat
 
@@ -337,13 +339,6 @@ def events_for(
 
 
 # --- reading: welcome, snapshot, verify, open follow-ups -------------------------------------------------
-
-
-RESYNC_LIMIT = 1000
-"""A client further behind than this many of its events gets a snapshot instead of the events."""
-RESYNC_READ = 16 * RESYNC_LIMIT
-"""Nor is a catch-up read past this many ledger events (most of them hidden from the viewer): a snapshot
-costs less then."""
 
 
 def welcome(table: Table, viewer: Viewer, role: m.Role, since: int | None, server: str) -> m.Welcome:

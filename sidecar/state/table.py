@@ -28,23 +28,13 @@ from sidecar.config import OLD_CHECKS_KEPT
 from sidecar.engine import CheckError, Dice, gather, registry
 from sidecar.engine.ruleset import Prepared, RollContext, Shown
 
+from ..config import LABELS_KEPT, RECENT_KEPT, VIEWS_KEPT
 from . import gm_ops, hearing
 from .errors import ActionError as ActionError
 from .hearing import Numbering, seen
 from .ledger import Ledger
 from .projection import Folded, Projection
 from .visibility import ROLL_VISIBILITY, SECRET, Viewer, may_see, redacted
-
-VIEWS_KEPT = 64
-"""Projections of what players see kept current (the shared one and those of users with secrets of their own);
-one asked for after it was let go is rebuilt from the ledger."""
-
-RECENT_KEPT = 256
-"""Events kept in memory for reconnects with a recent ``since``; older ones are read back from the ledger."""
-
-LABELS_KEPT = 256
-"""Labels of rolls older than the recent window kept once read back for ``verify`` (a reload draws the same
-cards again in every browser): at most this many, of at most ``MAX_TEXT`` characters each."""
 
 
 class Stored(msgspec.Struct, array_like=True, gc=False):
