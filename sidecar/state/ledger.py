@@ -34,6 +34,7 @@ import hmac
 import json
 import os
 import queue
+import re
 import secrets
 import sqlite3
 import threading
@@ -41,6 +42,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -83,6 +85,12 @@ CREATE TABLE IF NOT EXISTS requests (
     seq INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, request_id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS check_events (
+    table_id TEXT NOT NULL,
+    check_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (table_id, check_id, seq)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS snapshots (
     table_id TEXT PRIMARY KEY,
     seq INTEGER NOT NULL,
@@ -97,6 +105,30 @@ CREATE INDEX IF NOT EXISTS requests_by_age ON requests (created);
 """
 
 ROLES = ("gm", "player", "observer")
+
+
+@lru_cache(maxsize=256)
+def _check_id_pattern(table_id: str) -> re.Pattern[bytes]:
+    # a msgpack fixstr header (0xa0 | length), then the table's id and a dash: the start of a check id
+    return re.compile(rb"[\xa1-\xbf]" + re.escape(table_id.encode()) + rb"-")
+
+
+def check_ids(table_id: str, data: bytes) -> set[str]:
+    """The check ids of the table an event's bytes hold, each as a whole string: what the ledger indexes so
+    that :meth:`Ledger.read_check` is one lookup, not a search through the table's history.
+
+    An event is msgpack (:class:`sidecar.state.table.Stored`): a check id (``<table>-<16 hex>``, or
+    ``<table>-<seq>`` in tables from before random ids) is a whole short string there, its length in the
+    byte before it. A text that merely quotes an id is no string of that shape and is not indexed."""
+    found: set[str] = set()
+    for match in _check_id_pattern(table_id).finditer(data):
+        start = match.start() + 1
+        end = start + data[match.start()] - 0xA0
+        token = data[match.end() : end]
+        if end <= len(data) and token and all(c in b"0123456789abcdef" for c in token):
+            found.add(data[start:end].decode())
+    return found
+
 
 Action = tuple[list[tuple[int, bytes]], "tuple[str, str, bytes] | None"]
 """An action as a ledger appends it: its events (seq, encoded) and its request (id, role, reply), if any."""
@@ -363,9 +395,9 @@ class Ledger(Protocol):
         ...
 
     async def read_check(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
-        """The events whose bytes hold ``check_id`` (its roll, its follow-ups, and perhaps an event that
-        merely quotes it: the caller decodes them), in seq order: a check the table no longer holds, read back.
-        The database reads the table's events for it; nothing of the history comes to the sidecar."""
+        """The events that hold ``check_id`` as a string (its roll, its follow-ups, and perhaps an event that
+        names it otherwise: the caller decodes them), in seq order: a check the table no longer holds, read
+        back. One index lookup (:func:`check_ids` says what is indexed); nothing of the history is read."""
         ...
 
     async def heads(self, table_ids: list[str]) -> dict[str, int]:
@@ -483,7 +515,10 @@ class SqliteLedger:
         self._read = self._connect()
         self._identity = _identity(self.path)
         """The device and inode of the file opened: a file at the path that is not this one is not the ledger."""
+        indexed = self._read.execute("SELECT 1 FROM sqlite_master WHERE name='check_events'").fetchone()
         self._read.executescript(SCHEMA)
+        if indexed is None:  # a ledger from before the check index (or a new one): index what it holds
+            self._index_checks()
         columns = {row[1] for row in self._read.execute("PRAGMA table_info(tables)")}
         if "user_secret" not in columns:  # a ledger from before per-user keys
             self._read.execute("ALTER TABLE tables ADD COLUMN user_secret TEXT")
@@ -508,6 +543,28 @@ class SqliteLedger:
         """Appends handed to the writer thread and not yet settled (read and written on the loop's thread)."""
         self._reader: concurrent.futures.ThreadPoolExecutor | None = None
         self.guard = Guard("ledger", (sqlite3.Error, OSError), self._probe)
+
+    def _index_checks(self) -> None:
+        """Index the check ids of every event stored, once, in one transaction (a ledger from before the
+        index; a new one holds none)."""
+        rows = 0
+        self._read.execute("BEGIN IMMEDIATE")
+        try:
+            cur = self._read.execute("SELECT table_id, seq, data FROM events")
+            while chunk := cur.fetchmany(1000):
+                flat: list[object] = []
+                for table_id, seq, data in chunk:
+                    for check_id in check_ids(table_id, data):
+                        flat += (table_id, check_id, seq)
+                rows += len(flat) // 3
+                _insert(self._read, "INSERT OR IGNORE INTO check_events (table_id, check_id, seq) VALUES ", flat, 3)
+            self._read.execute("COMMIT")
+        except BaseException:
+            if self._read.in_transaction:
+                self._read.execute("ROLLBACK")
+            raise
+        if rows:
+            log.info("ledger_checks_indexed", path=str(self.path), rows=rows)
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -702,10 +759,11 @@ class SqliteLedger:
             ).fetchall()
 
     def check_events(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
-        with self._lock:  # a byte search in SQLite's own loop, off the event loop when served (read_check)
+        with self._lock:  # one index lookup, off the event loop when served (read_check)
             return self._read.execute(
-                "SELECT seq, data FROM events WHERE table_id=? AND instr(data, ?) > 0 ORDER BY seq",
-                (table_id, check_id.encode()),
+                "SELECT e.seq, e.data FROM check_events c JOIN events e ON e.table_id=c.table_id AND e.seq=c.seq"
+                " WHERE c.table_id=? AND c.check_id=? ORDER BY c.seq",
+                (table_id, check_id),
             ).fetchall()
 
     def request_ids(self, table_id: str) -> list[str]:
@@ -755,9 +813,12 @@ class SqliteLedger:
         now = time.time()
         events: list[object] = []
         requests: list[object] = []
+        checks: list[object] = []
         for table_id, evs, request in batch:
             for seq, data in evs:
                 events += (table_id, seq, data, now)
+                for check_id in check_ids(table_id, data):
+                    checks += (table_id, check_id, seq)
             if request is not None:
                 requests += (table_id, *request, requester_of(request[0]), now, evs[0][0] if evs else 0)
         self._check_file()
@@ -766,6 +827,7 @@ class SqliteLedger:
             # A few multi-row statements, not a statement per row: each statement is a trip out of
             # and back into the GIL, and the loop thread holds the GIL most of the time under load.
             _insert(db, "INSERT INTO events (table_id, seq, data, created) VALUES ", events)
+            _insert(db, "INSERT OR IGNORE INTO check_events (table_id, check_id, seq) VALUES ", checks, 3)
             # an id stored again is one the window let go of: a new request, its reply the one kept
             _insert(
                 db,

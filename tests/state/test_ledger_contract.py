@@ -7,9 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
-from sidecar.state.ledger import Action, LedgerUnavailable, Row, SqliteLedger, StoredRequest, open_ledger
+from sidecar.state.ledger import Action, LedgerUnavailable, Row, SqliteLedger, StoredRequest, check_ids, open_ledger
 
 
 class Backend:
@@ -145,16 +146,40 @@ async def test_append_read_and_requests(backend: Backend):
     await _closed(ledger)
 
 
-async def test_a_check_is_found_by_the_bytes_of_its_id(backend: Backend):
+async def test_a_check_is_found_by_its_id_as_a_whole_string(backend: Backend):
     ledger = backend.open()
     k, other = ledger.create_table("t"), ledger.create_table("other")
-    await _write(ledger, k.table, 0, ([b"roll t-ab12", b"a consequence"], None), ([b"follow t-ab12 \x00\xff"], None))
-    await _write(ledger, k.table, 3, ([b"roll t-cd34"], None))
-    await _write(ledger, other.table, 0, ([b"roll t-ab12"], None))
-    assert await ledger.read_check(k.table, "t-ab12") == [(1, b"roll t-ab12"), (3, b"follow t-ab12 \x00\xff")]
-    assert ledger.check_events(k.table, "t-ab12") == await ledger.read_check(k.table, "t-ab12")
-    assert await ledger.read_check(k.table, "t-ab99") == [] and await ledger.read_check("nope", "t-ab12") == []
+    ab, cd, old = f"{k.table}-00112233445566ab", f"{k.table}-00112233445566cd", f"{k.table}-12"
+    pack = msgspec.msgpack.encode
+    await _write(
+        ledger,
+        k.table,
+        0,
+        ([pack(["roll", ab]), b"a consequence"], None),
+        ([pack(["follow", ab, 7, b"\x00\xff"])], None),
+    )
+    await _write(ledger, k.table, 3, ([pack(["roll", cd]), pack({"text": f"quoting {ab} in a text"})], None))
+    await _write(ledger, k.table, 5, ([pack(["roll", old, 1])], None))  # an id from before random ids
+    await _write(ledger, other.table, 0, ([pack(["roll", ab])], None))
+    found = [s for s, _ in await ledger.read_check(k.table, ab)]
+    assert found in ([1, 3], [1, 3, 5])  # the text that quotes it may come too: the table decodes and skips it
+    assert ledger.check_events(k.table, ab) == await ledger.read_check(k.table, ab)
+    assert [s for s, _ in await ledger.read_check(k.table, old)] == [6]
+    assert await ledger.read_check(k.table, f"{k.table}-00112233445566ef") == []
+    assert await ledger.read_check("nope", ab) == []
     await _closed(ledger)
+
+
+def test_the_check_ids_an_event_holds_are_its_whole_strings_of_the_tables_shape():
+    pack = msgspec.msgpack.encode
+    assert check_ids("abcd0123", pack(["roll", "abcd0123-00112233445566ab", "abcd0123-7"])) == {
+        "abcd0123-00112233445566ab",
+        "abcd0123-7",
+    }
+    assert check_ids("abcd0123", pack(["roll", "ffff0000-00112233445566ab"])) == set()  # another table's
+    assert check_ids("abcd0123", pack({"text": "see abcd0123-00112233445566ab"})) == set()  # quoted in a text
+    assert check_ids("abcd0123", pack(["abcd0123-xyz", "abcd0123-"])) == set()  # not an id's shape
+    assert check_ids("abcd0123", b"\xb9abcd0123-00") == set()  # cut short
 
 
 async def test_a_turn_from_a_head_the_table_left_stores_nothing_of_it_or_is_prepared_again(backend: Backend):

@@ -7,6 +7,9 @@ them, read back from the ledger without blocking the loop.
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import pytest
 
 from protocol.v1 import messages as m
@@ -205,3 +208,23 @@ async def test_old_checks_answer_every_viewer_as_while_they_were_held(
     assert table.blocking_reads == reads  # serving, none
     for c in clients.values():
         await c.close()
+
+
+def test_a_ledger_from_before_the_check_index_is_indexed_when_opened(tmp_path: Path) -> None:
+    """An old check is one index lookup, in a ledger written before the index too: opening it indexes what
+    it holds, once, and every check reads back the events it did before."""
+    path = tmp_path / "old.sqlite3"
+    ledger = SqliteLedger(path)
+    keys = ledger.create_table("campaign")
+    table = Table(keys.table, ledger)
+    ids = [_roll(table, GM, FacetsCheck(pool=3), mode) for mode in ("public", "gm", "blind", "self") * 5]
+    before = {cid: ledger.check_events(keys.table, cid) for cid in ids}
+    assert all(before.values())
+    ledger.close()
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE check_events")  # as a ledger written before the index was
+    db.commit()
+    db.close()
+    reopened = SqliteLedger(path)
+    assert {cid: reopened.check_events(keys.table, cid) for cid in ids} == before
+    reopened.close()
