@@ -42,7 +42,6 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -107,10 +106,7 @@ CREATE INDEX IF NOT EXISTS requests_by_age ON requests (created);
 ROLES = ("gm", "player", "observer")
 
 
-@lru_cache(maxsize=256)
-def _check_id_pattern(table_id: str) -> re.Pattern[bytes]:
-    # a msgpack fixstr header (0xa0 | length), then the table's id and a dash: the start of a check id
-    return re.compile(rb"[\xa1-\xbf]" + re.escape(table_id.encode()) + rb"-")
+_HEX = re.compile(rb"[0-9a-f]+")
 
 
 def check_ids(table_id: str, data: bytes) -> set[str]:
@@ -121,12 +117,14 @@ def check_ids(table_id: str, data: bytes) -> set[str]:
     ``<table>-<seq>`` in tables from before random ids) is a whole short string there, its length in the
     byte before it. A text that merely quotes an id is no string of that shape and is not indexed."""
     found: set[str] = set()
-    for match in _check_id_pattern(table_id).finditer(data):
-        start = match.start() + 1
-        end = start + data[match.start()] - 0xA0
-        token = data[match.end() : end]
-        if end <= len(data) and token and all(c in b"0123456789abcdef" for c in token):
-            found.add(data[start:end].decode())
+    prefix = table_id.encode() + b"-"
+    at = data.find(prefix)
+    while at >= 0:
+        length = data[at - 1] - 0xA0 if at else 0  # a fixstr's header: the string's length
+        end = at + length
+        if len(prefix) < length < 32 and end <= len(data) and _HEX.fullmatch(data, at + len(prefix), end):
+            found.add(data[at:end].decode())
+        at = data.find(prefix, at + len(prefix))
     return found
 
 

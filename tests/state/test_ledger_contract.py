@@ -180,6 +180,7 @@ def test_the_check_ids_an_event_holds_are_its_whole_strings_of_the_tables_shape(
     assert check_ids("abcd0123", pack({"text": "see abcd0123-00112233445566ab"})) == set()  # quoted in a text
     assert check_ids("abcd0123", pack(["abcd0123-xyz", "abcd0123-"])) == set()  # not an id's shape
     assert check_ids("abcd0123", b"\xb9abcd0123-00") == set()  # cut short
+    assert check_ids("abcd0123", b"abcd0123-7\xaaabcd0123-7") == {"abcd0123-7"}  # not at the start: no header
 
 
 async def test_a_turn_from_a_head_the_table_left_stores_nothing_of_it_or_is_prepared_again(backend: Backend):
