@@ -295,6 +295,46 @@ def routed(
     return out
 
 
+def bystanders(extra: int = 3, connections: int = 400, duration: float = 10.0) -> dict[str, Any]:
+    """What sidecars that hold no table pay for another's rolls: one sidecar serves every connection in a
+    closed loop while ``extra`` others only listen to the ledger; their CPU per roll of the busy one (with
+    a channel per table, nothing reaches them), and the busy sidecar's and the database's."""
+    from tests.pgserver import PgServer
+
+    pg = PgServer(durable=True).start()
+    try:
+        url = pg.create_database()
+        dirs = [data_dir("disk") for _ in range(1 + extra)]
+        servers: list[Any] = []
+        try:
+            servers.append(start_server("verdict", data=dirs[0].path, tables=connections // 8, ledger=url))
+            for i in range(extra):
+                servers.append(start_server("verdict", data=dirs[i + 1].path, tables=0, ledger=url))
+            time.sleep(0.5)  # the buses connect
+            idle0, db0 = sum(s.cpu() for s in servers[1:]), _cluster_cpu(pg)
+            load_before = os.getloadavg()[0]
+            r = _load(Group(servers[:1], None), connections, duration, "table")
+            done = r["rate"] * r["window"]
+            record = {
+                "bystanders": extra,
+                "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+                "rate": round(r["rate"], 1),
+                "errors": r["errors"],
+                "bystanders_us": round((sum(s.cpu() for s in servers[1:]) - idle0) / done * 1e6, 1),
+                "busy_sidecar_us": round(r["cpu"] / r["rate"] * 1e6),
+                "database_us": round((_cluster_cpu(pg) - db0) / done * 1e6),
+            }
+            print(json.dumps(record), flush=True)
+            return record
+        finally:
+            for s in servers:
+                s.stop()
+            for x in dirs:
+                x.cleanup()
+    finally:
+        pg.stop()
+
+
 def summary(records: list[dict[str, Any]]) -> str:
     """The medians of :func:`routed`'s records per number of sidecars, against one sidecar's."""
     by: dict[int, list[dict[str, Any]]] = {}
@@ -325,6 +365,11 @@ if __name__ == "__main__":
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--pace", type=float, default=0.0, help="seconds between a connection's rolls (0: closed loop)")
     p.add_argument("--sidecars", default="1,2,4")
+    p.add_argument("--bystanders", type=int, default=0, help="instead: one busy sidecar and this many holding no table")
     a = p.parse_args()
+    if a.bystanders:
+        for _ in range(a.repeats):
+            bystanders(a.bystanders, a.connections, a.duration)
+        raise SystemExit(0)
     records = routed(a.connections, a.duration, a.repeats, a.pace, tuple(int(x) for x in a.sidecars.split(",")))
     print(summary(records))

@@ -3,7 +3,7 @@
 The proxy in front of several sidecars (deploy/Caddyfile.several) hashes the URL (``/ws?table=ID``) with
 each sidecar's address and sends the socket to the highest (rendezvous hashing, :mod:`bench.routing`). These
 tests route their clients the same way, against real sidecars over a real PostgreSQL, and hold that the
-routing costs nothing in correctness: a sidecar without a connection at a table decodes none of its
+routing costs nothing in correctness: a sidecar without a connection at a table hears none of its
 notifications, and when a sidecar is killed its tables' clients reconnect with ``since`` to the one the
 proxy picks next, missing nothing and hearing nothing twice.
 """
