@@ -232,3 +232,36 @@ async def test_a_join_while_another_sidecar_appends_misses_nothing_without_the_p
     finally:
         for s in sc.servers:
             await s.close()
+
+
+async def test_a_listening_connection_that_came_back_listens_to_every_table_it_held(pg_url: str, monkeypatch):
+    async def never(self: Any) -> None:
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(bus_module.Bus, "_periodic", never)  # only notifications (and the reconnection's check)
+    sc = await start(pg_url)
+    try:
+        tables = [sc.ledgers[0].create_table(f"t{i}") for i in range(3)]
+        watchers = [await sc.player(1, k.table, "w") for k in tables]
+        rollers = [await sc.player(0, k.table, "r") for k in tables]
+        assert sc.ledgers[1].listened == {k.table for k in tables}
+        bus1, listens = sc.bus(1), sc.bus(1).listens
+        with psycopg.connect(pg_url, autocommit=True) as db:  # the network blips: the listening connections die
+            db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'verdict-bus'")
+        await until(lambda: bus1.listens == listens + 1 and bus1.listening.is_set())
+        with psycopg.connect(pg_url, autocommit=True) as db:  # the new connection listens to all three again
+            rows = db.execute(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = 'verdict-bus' AND state = 'idle'"
+            ).fetchall()
+        assert len(rows) == 2
+        received = dict(sc.ledgers[1].received)
+        for roller, watcher in zip(rollers, watchers):
+            sent = await roller.request(roll("after"))
+            got = await watcher.next(timeout=30)  # told from the notification: there is no other way now
+            assert isinstance(got, m.Rolled) and got.seq == sent.seq
+        assert all(sc.ledgers[1].received[k.table] == received.get(k.table, 0) + 1 for k in tables)
+        for c in (*watchers, *rollers):
+            await c.close()
+    finally:
+        for s in sc.servers:
+            await s.close()
