@@ -18,7 +18,9 @@ that the rolls spread over the sidecars correctly more than how far they scale.
 
 from __future__ import annotations
 
+import json
 import os
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -222,3 +224,152 @@ def run(full: bool = False, connections: int = 1000) -> list[Row]:
         )
     )
     return rows
+
+
+def _commits(pg: Any, url: str) -> int:
+    """Transactions committed in the benchmark's database so far (PostgreSQL's own count)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        row = db.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()").fetchone()
+    return int(row[0]) if row else 0
+
+
+def routed(
+    connections: int = 400,
+    duration: float = 10.0,
+    repeats: int = 2,
+    pace: float = 0.0,
+    sidecars: tuple[int, ...] = SIDECARS,
+) -> list[dict[str, Any]]:
+    """Each of ``sidecars`` routed by table, ``repeats`` times (the configurations alternate, so drift on a
+    shared machine hits each alike): one record per run with the load average around it, the CPU of the
+    sidecars and of the database per roll, and the commits per roll. For the 1.3x figure on a loaded
+    machine, where one run of each says little and the medians say more."""
+    from tests.pgserver import PgServer
+
+    tables = connections // 8
+    out: list[dict[str, Any]] = []
+    for rep in range(repeats):
+        for n in sidecars:
+            pg = PgServer(durable=True).start()
+            try:
+                url = pg.create_database()
+                dirs = [data_dir("disk") for _ in range(n)]
+                servers: list[Any] = []
+                try:
+                    servers.append(start_server("verdict", data=dirs[0].path, tables=tables, ledger=url))
+                    for i in range(1, n):
+                        servers.append(start_server("verdict", data=dirs[i].path, tables=0, ledger=url))
+                        servers[-1].info["tables"] = servers[0].info["tables"]
+                    time.sleep(0.5)  # the buses connect
+                    group = Group(servers, pg)
+                    load_before = os.getloadavg()[0]
+                    commits = _commits(pg, url)
+                    r = _load(group, connections, duration, "table", pace)
+                    commits = _commits(pg, url) - commits
+                    sidecar_cpu, database_cpu = group.split()
+                    done = r["rate"] * r["window"]
+                    record = {
+                        "repeat": rep,
+                        "sidecars": n,
+                        "pace": pace,
+                        "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+                        "rate": round(r["rate"], 1),
+                        "errors": r["errors"],
+                        "cpu_us": round(r["cpu"] / r["rate"] * 1e6),
+                        "sidecars_us": round(sidecar_cpu / done * 1e6),
+                        "database_us": round(database_cpu / done * 1e6),
+                        "commits_per_roll": round(commits / done, 2),
+                        "p50_ms": round(r["p50"] / 1000, 1),
+                    }
+                    print(json.dumps(record), flush=True)
+                    out.append(record)
+                finally:
+                    for s in servers:
+                        s.stop()
+                    for x in dirs:
+                        x.cleanup()
+            finally:
+                pg.stop()
+    return out
+
+
+def bystanders(extra: int = 3, connections: int = 400, duration: float = 10.0) -> dict[str, Any]:
+    """What sidecars that hold no table pay for another's rolls: one sidecar serves every connection in a
+    closed loop while ``extra`` others only listen to the ledger; their CPU per roll of the busy one (with
+    a channel per table, nothing reaches them), and the busy sidecar's and the database's."""
+    from tests.pgserver import PgServer
+
+    pg = PgServer(durable=True).start()
+    try:
+        url = pg.create_database()
+        dirs = [data_dir("disk") for _ in range(1 + extra)]
+        servers: list[Any] = []
+        try:
+            servers.append(start_server("verdict", data=dirs[0].path, tables=connections // 8, ledger=url))
+            for i in range(extra):
+                servers.append(start_server("verdict", data=dirs[i + 1].path, tables=0, ledger=url))
+            time.sleep(0.5)  # the buses connect
+            idle0, db0 = sum(s.cpu() for s in servers[1:]), _cluster_cpu(pg)
+            load_before = os.getloadavg()[0]
+            r = _load(Group(servers[:1], None), connections, duration, "table")
+            done = r["rate"] * r["window"]
+            record = {
+                "bystanders": extra,
+                "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+                "rate": round(r["rate"], 1),
+                "errors": r["errors"],
+                "bystanders_us": round((sum(s.cpu() for s in servers[1:]) - idle0) / done * 1e6, 1),
+                "busy_sidecar_us": round(r["cpu"] / r["rate"] * 1e6),
+                "database_us": round((_cluster_cpu(pg) - db0) / done * 1e6),
+            }
+            print(json.dumps(record), flush=True)
+            return record
+        finally:
+            for s in servers:
+                s.stop()
+            for x in dirs:
+                x.cleanup()
+    finally:
+        pg.stop()
+
+
+def summary(records: list[dict[str, Any]]) -> str:
+    """The medians of :func:`routed`'s records per number of sidecars, against one sidecar's."""
+    by: dict[int, list[dict[str, Any]]] = {}
+    for r in records:
+        by.setdefault(r["sidecars"], []).append(r)
+    one = statistics.median(r["cpu_us"] for r in by.get(1, records))
+    lines = [
+        "| sidecars | runs | rolls/s | CPU per roll (sidecars + database) | against 1 sidecar | commits per roll |"
+    ]
+    lines.append("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for n, rs in sorted(by.items()):
+        cost = statistics.median(r["cpu_us"] for r in rs)
+        lines.append(
+            f"| {n} | {len(rs)} | {statistics.median(r['rate'] for r in rs):,.0f} | {cost:,.0f} µs "
+            f"({statistics.median(r['sidecars_us'] for r in rs):,.0f} + "
+            f"{statistics.median(r['database_us'] for r in rs):,.0f}) | {cost / one:.2f}× "
+            f"| {statistics.median(r['commits_per_roll'] for r in rs):.2f} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m bench.several", description="figure 6 routed by table, repeated")
+    p.add_argument("--connections", type=int, default=400)
+    p.add_argument("--duration", type=float, default=10.0)
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--pace", type=float, default=0.0, help="seconds between a connection's rolls (0: closed loop)")
+    p.add_argument("--sidecars", default="1,2,4")
+    p.add_argument("--bystanders", type=int, default=0, help="instead: one busy sidecar and this many holding no table")
+    a = p.parse_args()
+    if a.bystanders:
+        for _ in range(a.repeats):
+            bystanders(a.bystanders, a.connections, a.duration)
+        raise SystemExit(0)
+    records = routed(a.connections, a.duration, a.repeats, a.pace, tuple(int(x) for x in a.sidecars.split(",")))
+    print(summary(records))

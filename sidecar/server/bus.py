@@ -9,12 +9,16 @@ tell its own connections exactly what it would have told them had the action bee
 visible event for a GM operation, rendered from the stored events by :mod:`sidecar.state.hearing`
 (:meth:`Hub.tell`).
 
-A sidecar pays for the events of the tables its sockets are at, and for nothing else: a notification
-of a table it has no connection at is passed on undecoded, and such a table is not checked
-periodically either. A join reads what it missed first (:meth:`Hub.refresh`), so a table held without
-connections is brought up to date when someone comes back to it. (With the proxy routing a table's
-sockets to one sidecar, the others never decode its events: a roll's cost stays flat in the number of
-sidecars; see docs/architecture/several-sidecars.md.)
+A sidecar pays for the events of the tables its sockets are at, and for nothing else. With the PostgreSQL
+ledger each table notifies on a channel of its own, and a sidecar listens only to the tables it has
+connections at: a join listens before it reads what it missed (:meth:`Bus.follow`, from
+:meth:`Hub.refresh`), so every later commit is notified, and each periodic check stops listening to the
+tables nobody is connected to any more (:meth:`Bus.check_all`). Another sidecar's commits at other tables
+never reach this one. A notification of a table listened to but left (until that check) is passed on
+undecoded, and such a table is not checked periodically either; a table held without connections is
+brought up to date by the next join's read. (With the proxy routing a table's sockets to one sidecar, the
+others never hear of its events: a roll's cost stays flat in the number of sidecars; see
+docs/architecture/several-sidecars.md.)
 
 Notifications are only a hint. A sidecar that missed some (its listening connection dropped, the
 network blipped) catches up by seq: every table it holds when the listening connection comes back,
@@ -61,6 +65,11 @@ class Bus:
         """Catch-ups made from the events notifications carried, without a read."""
         self.passed = 0
         """Notifications of tables this sidecar has no connection at, passed on without decoding them."""
+        self.unlistened = 0
+        """Tables this sidecar stopped listening to, nobody being connected to them here any more."""
+        self._listen_to = getattr(ledger, "listen", None)
+        self._unlisten = getattr(ledger, "unlisten", None)
+        """The ledger's per-table listening (a shared one's; an embedded ledger has nobody to hear)."""
         self._tasks: list[asyncio.Task[None]] = []
         self._dirty: dict[str, asyncio.Task[None]] = {}
         self._want: dict[str, int | None] = {}
@@ -84,6 +93,23 @@ class Bus:
         await self.ledger.aclose()
 
     # --- catching up --------------------------------------------------------------
+
+    async def follow(self, hub: TableHub) -> None:
+        """Listen to the table's notifications before a join reads what it missed, so that whatever is
+        committed after that read is notified here (and whatever before, read); a table listened to already
+        costs nothing. The caller holds ``hub.lock``, which keeps the table from being let go meanwhile."""
+        if self._listen_to is not None:
+            await self._listen_to(hub.table.id)
+
+    def let_go(self) -> None:
+        """Stop listening to the tables this sidecar has no connection at any more (none held, or held
+        without connections): their commits then wake it no longer. A join listens again first."""
+        if self._unlisten is None:
+            return
+        for table_id in self.ledger.listened:
+            if not self.heard(table_id):
+                self._unlisten(table_id)
+                self.unlistened += 1
 
     async def catch_up(self, hub: TableHub, rows: Any = None) -> int:
         """Apply and tell what the ledger holds beyond ``hub``'s head (or these rows of it, read under
@@ -166,7 +192,9 @@ class Bus:
             self._dirty[table_id] = asyncio.create_task(self._catch_up_locked(table_id))
 
     async def check_all(self) -> None:
-        """Compare every table this sidecar has connections at with the ledger's head; catch up those behind."""
+        """Compare every table this sidecar has connections at with the ledger's head; catch up those behind.
+        Stop listening to the others first."""
+        self.let_go()
         ids = [table_id for table_id in self.hub.tables if self.heard(table_id)]
         if not ids:
             return

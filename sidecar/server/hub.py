@@ -166,8 +166,10 @@ class Hub:
         """The bus (:mod:`.bus`): it applies and tells what others appended to a table in the ledger."""
 
     async def refresh(self, hub: TableHub) -> None:
-        """Apply and tell what others appended to this table; the caller holds ``hub.lock``."""
+        """Apply and tell what others appended to this table; the caller holds ``hub.lock``. The bus listens
+        to the table first (a join's refresh), so nothing committed after this read goes unheard."""
         if self.bus is not None:
+            await self.bus.follow(hub)
             await self.bus.catch_up(hub)
 
     async def open_table(self, table_id: str) -> TableHub | None:

@@ -1,8 +1,10 @@
 """The PostgreSQL ledger: several sidecars over one database, any sidecar serving any table.
 
 PostgreSQL keeps each table's order, its request ids and their durability; ``LISTEN``/``NOTIFY``
-tells every sidecar that a table has new events (:meth:`PostgresLedger.notes`, which
-:mod:`sidecar.server.bus` listens to).
+tells the sidecars that a table has new events (:meth:`PostgresLedger.notes`, which
+:mod:`sidecar.server.bus` listens to). Each table notifies on a channel of its own (:func:`channel`), and a
+sidecar listens only to the tables it has connections at (:meth:`PostgresLedger.listen`,
+:meth:`PostgresLedger.unlisten`): another sidecar's commits at other tables never reach it.
 
 A turn's append (:meth:`PostgresLedger.write`) is one call of ``verdict_append_many`` in the committing
 transaction: it locks the table's row, refuses the whole turn when the row is locked by another sidecar
@@ -26,10 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import hmac
 import re
 import secrets
 import time
+from collections import Counter, deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -62,8 +66,17 @@ from .ledger import (
 )
 
 CHANNEL = "verdict"
-"""The ``NOTIFY`` channel. The payload is ``<table>:<head>:<first seq>:<events, base64, comma-separated>:<request id>``
+"""The ``NOTIFY`` channel every table shared before schema 6; now the prefix of each table's own
+(:func:`channel`). The payload is ``<table>:<head>:<first seq>:<events, base64, comma-separated>:<request id>``
 (see :func:`parse_note`), or only ``<table>:<head>`` when the events do not fit in a notification."""
+
+
+def channel(table_id: str) -> str:
+    """The ``NOTIFY`` channel of one table: ``verdict_`` and the MD5 of its id (UTF-8) in hex, as
+    ``verdict_append_many`` names it. Safe for any id (a channel is an identifier of at most 63 bytes);
+    two ids that share a channel only wake each other's listeners, who read the table id in the payload."""
+    return f"{CHANNEL}_{hashlib.md5(table_id.encode(), usedforsecurity=False).hexdigest()}"
+
 
 WRITERS = 2
 """Batches of appends in flight at once (each one transaction, one round trip, one commit)."""
@@ -299,6 +312,65 @@ CREATE TABLE snapshots (
 );
 """,
     ),
+    # Each table notifies on a channel of its own (ledger_pg.channel): a sidecar listens only to the tables
+    # it has connections at, and no other sidecar's commit wakes it. (A sidecar of an older version, still
+    # listening to the shared channel, then catches up by its periodic check alone.)
+    (
+        6,
+        """
+CREATE OR REPLACE FUNCTION verdict_append_many(
+    p_table TEXT, p_first BIGINT, p_data BYTEA[], p_sizes INT[], p_requests TEXT[], p_roles TEXT[], p_replies BYTEA[],
+    p_requesters TEXT[], p_age DOUBLE PRECISION, p_count INT
+) RETURNS BIGINT LANGUAGE plpgsql AS $$
+DECLARE
+    cur BIGINT;
+    last BIGINT := p_first + cardinality(p_data) - 1;
+    at INT := 1;
+    first BIGINT;
+    n INT;
+    msg TEXT;
+BEGIN
+    SELECT head INTO cur FROM tables WHERE id = p_table FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        SELECT head INTO cur FROM tables WHERE id = p_table;
+        IF NOT FOUND THEN
+            RETURN NULL;
+        END IF;
+        RETURN -1 - cur;
+    END IF;
+    IF cur <> p_first - 1
+       OR EXISTS (SELECT 1 FROM requests r WHERE r.table_id = p_table AND r.request_id = ANY (p_requests)
+                  AND verdict_in_window(p_table, r.requester, r.seq, r.created, p_age, p_count)) THEN
+        RETURN -1 - cur;
+    END IF;
+    FOR i IN 1 .. cardinality(p_sizes) LOOP
+        n := p_sizes[i];
+        first := p_first + at - 1;
+        INSERT INTO events (table_id, seq, batch, data, created)
+            SELECT p_table, first + k - 1, first, p_data[at + k - 1], extract(epoch FROM clock_timestamp())
+            FROM generate_series(1, n) AS k;
+        IF p_requests[i] IS NOT NULL THEN
+            INSERT INTO requests (table_id, request_id, role, reply, seq, requester, created)
+                VALUES (p_table, p_requests[i], p_roles[i], p_replies[i], first, p_requesters[i],
+                        extract(epoch FROM clock_timestamp()))
+                ON CONFLICT (table_id, request_id) DO UPDATE SET role = excluded.role, reply = excluded.reply,
+                    seq = excluded.seq, requester = excluded.requester, created = excluded.created;
+        END IF;
+        msg := p_table || ':' || (first + n - 1) || ':' || first || ':'
+            || translate(array_to_string(ARRAY(SELECT encode(p_data[at + k - 1], 'base64')
+                                               FROM generate_series(1, n) AS k ORDER BY k), ','), E'\\n', '')
+            || ':' || coalesce(p_requests[i], '');
+        IF octet_length(msg) > 7900 THEN
+            msg := p_table || ':' || (first + n - 1);
+        END IF;
+        PERFORM pg_notify('verdict_' || md5(convert_to(p_table, 'UTF8')), msg);
+        at := at + n;
+    END LOOP;
+    UPDATE tables SET head = last WHERE id = p_table;
+    RETURN last;
+END $$;
+""",
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x76657264  # advisory lock key: one sidecar migrates at a time
@@ -365,6 +437,11 @@ class PostgresLedger:
         self._contended: dict[str, float] = {}
         """Tables refused lately, and when: written in turns until :data:`CONTENDED_FOR` has passed."""
         self._closed = False
+        self._listening: _Listener | None = None
+        self._listened: dict[str, asyncio.Future[None] | None] = {}
+        """The tables listened to, each with its ``LISTEN`` while that is under way (None once answered)."""
+        self.received: Counter[str] = Counter()
+        """Notifications that reached this sidecar, per table (read or passed on)."""
         # Unreachable (no connection to be had, one that broke): down until a probe connects again.
         self.guard = Guard(
             "PostgreSQL ledger",
@@ -503,33 +580,80 @@ class PostgresLedger:
     async def notes(
         self, listening: Callable[[], Awaitable[None]], wanted: Callable[[str], bool] | None = None
     ) -> AsyncGenerator[Note, None]:
-        """Every table another sidecar (or this one) appended to, from ``NOTIFY``, on a connection of its own;
-        a notification of a table ``wanted`` refuses is passed on undecoded (only its table id is read)."""
+        """The tables this sidecar listens to (:meth:`listen`) as they are appended to, by another sidecar or
+        this one, from ``NOTIFY``, on a connection of its own; a notification of a table ``wanted`` refuses
+        is passed on undecoded (only its table id is read)."""
         try:  # bounded, but not through the guard: a bus that cannot listen yet holds no request up
             db = await within(self._listener(), BOUND)
         except (TimeoutError, psycopg.Error, OSError) as exc:
             raise LedgerUnavailable(f"the PostgreSQL ledger cannot be listened to: {first_line(exc)}") from None
+        listener = self._listening = _Listener(db)
         try:
+            # every table listened to before (a connection that dropped and came back): then the caller
+            # catches up on what was committed while nobody listened
+            if self._listened:
+                await listener.command(" ".join(f"LISTEN {_channel_sql(t)};" for t in self._listened))
             await listening()
-            async for note in db.notifies():
-                if wanted is not None and not wanted(note.payload.partition(":")[0]):
-                    continue
-                yield parse_note(note.payload)
-            raise LedgerUnavailable("the PostgreSQL ledger's notifications ended")
+            while True:
+                for payload in await listener.payloads():
+                    table_id = payload.partition(":")[0]
+                    self.received[table_id] += 1
+                    if wanted is not None and not wanted(table_id):
+                        continue
+                    yield parse_note(payload)
         except psycopg.Error as exc:
             raise LedgerUnavailable(f"the PostgreSQL ledger stopped notifying: {first_line(exc)}") from None
         finally:
+            if self._listening is listener:
+                self._listening = None
+            listener.close()
             try:
                 await within(db.close(), BOUND)
             except (Exception, asyncio.CancelledError):
                 pass
 
     async def _listener(self) -> psycopg.AsyncConnection:
-        db = await psycopg.AsyncConnection.connect(
+        return await psycopg.AsyncConnection.connect(
             self.url, **{**self._kwargs, "connect_timeout": max(2, int(BOUND)), "application_name": "verdict-bus"}
         )
-        await db.execute(f"LISTEN {CHANNEL}")
-        return db
+
+    @property
+    def listened(self) -> frozenset[str]:
+        """The tables this sidecar listens to (or will, once its listening connection is back)."""
+        return frozenset(self._listened)
+
+    async def listen(self, table_id: str) -> None:
+        """Hear the table's notifications from now on: when this returns, every commit at the table after
+        the ledger's answer to ``LISTEN`` will be notified (a caller reads what came before). A table
+        listened to already costs nothing; while the listening connection is down, the table is listened to
+        when it comes back (the bus then catches up by head). Never raises: a listening connection that
+        fails is the bus's to reconnect."""
+        if table_id in self._listened:
+            pending = self._listened[table_id]
+            if pending is None:
+                return
+        else:
+            listener = self._listening
+            if listener is None:
+                self._listened[table_id] = None
+                return
+            pending = self._listened[table_id] = listener.command(f"LISTEN {_channel_sql(table_id)}")
+        try:
+            await asyncio.shield(pending)
+        except Exception:  # the connection broke: it is listened to again on the next one
+            pass
+        finally:
+            if self._listened.get(table_id) is pending:
+                self._listened[table_id] = None
+
+    def unlisten(self, table_id: str) -> None:
+        """Stop hearing the table (this sidecar has no connection at it any more); sent after any ``LISTEN``
+        asked before, so a join that comes meanwhile listens again after it."""
+        if table_id not in self._listened:
+            return
+        del self._listened[table_id]
+        if self._listening is not None:
+            self._listening.command(f"UNLISTEN {_channel_sql(table_id)}")
 
     async def write(self, table_id: str, head: int, writer: Writer) -> None:
         if self._contended.get(table_id, -CONTENDED_FOR) < time.monotonic() - CONTENDED_FOR:
@@ -859,6 +983,125 @@ def _many_args(table_id: str, first: int, actions: list[Action], window: Request
         replies.append(reply)
     requesters = [requester_of(rid) if rid is not None else None for rid in rids]
     return (table_id, first, data, sizes, rids, roles, replies, requesters, window.age, window.count)
+
+
+def _seen(fut: asyncio.Future[None]) -> None:
+    if not fut.cancelled():
+        fut.exception()
+
+
+def _channel_sql(table_id: str) -> str:
+    """The table's channel as ``LISTEN`` and ``UNLISTEN`` take it: a quoted identifier."""
+    return '"' + channel(table_id) + '"'  # hex digits and an underscore: nothing to escape
+
+
+class _Listener:
+    """The listening connection: notifications read off its socket as they arrive, without a statement
+    in flight (libpq's ``PQconsumeInput`` and ``PQnotifies``, as psycopg's own ``notifies()`` does),
+    and ``LISTEN``/``UNLISTEN`` sent between reads, in the order asked, several in one round trip."""
+
+    def __init__(self, db: psycopg.AsyncConnection) -> None:
+        self.db = db
+        self._fd = db.fileno()
+        self._encoding = db.info.encoding
+        self._ready: deque[str] = deque()
+        self._wake: asyncio.Future[None] | None = None
+        self._error: BaseException | None = None
+        self._asked: list[tuple[str, asyncio.Future[None]]] = []
+        self._sending: asyncio.Task[None] | None = None
+        self._loop = asyncio.get_running_loop()
+        # what psycopg reads while a command runs, it hands here
+        db.add_notify_handler(lambda n: self._arrived(n.payload))
+        self._loop.add_reader(self._fd, self._readable)
+
+    def _arrived(self, payload: str) -> None:
+        self._ready.append(payload)
+        self._wakeup()
+
+    def _wakeup(self) -> None:
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+
+    def _readable(self) -> None:
+        pgconn = self.db.pgconn
+        try:
+            pgconn.consume_input()
+        except psycopg.Error as exc:
+            self._fail(exc)
+            return
+        while (n := pgconn.notifies()) is not None:
+            self._ready.append(n.extra.decode(self._encoding))
+        if self._ready:
+            self._wakeup()
+
+    def _fail(self, exc: BaseException) -> None:
+        if self._error is None:
+            self._error = exc
+        self._loop.remove_reader(self._fd)
+        self._wakeup()
+
+    async def payloads(self) -> list[str]:
+        """The payloads arrived since the last call, waiting for one; raises what broke the connection."""
+        while not self._ready:
+            if isinstance(self._error, LedgerUnavailable):
+                raise self._error
+            if self._error is not None:
+                raise LedgerUnavailable(f"the PostgreSQL ledger stopped notifying: {first_line(self._error)}")
+            self._wake = self._loop.create_future()
+            await self._wake
+        out = list(self._ready)
+        self._ready.clear()
+        return out
+
+    def command(self, sql: str) -> asyncio.Future[None]:
+        """Send ``sql`` (``LISTEN``, ``UNLISTEN``) after whatever was asked before; done once answered."""
+        fut: asyncio.Future[None] = self._loop.create_future()
+        fut.add_done_callback(_seen)  # an UNLISTEN's outcome is nobody's to await
+        if self._error is not None:
+            fut.set_exception(LedgerUnavailable("the PostgreSQL ledger's listening connection broke"))
+            return fut
+        self._asked.append((sql, fut))
+        if self._sending is None:
+            self._sending = self._loop.create_task(self._send())
+        return fut
+
+    async def _send(self) -> None:
+        try:
+            while self._asked and self._error is None:
+                asked, self._asked = self._asked, []
+                self._loop.remove_reader(self._fd)  # psycopg reads the socket itself while the statement runs
+                try:
+                    await within(self.db.execute(" ".join(sql.rstrip(";") + ";" for sql, _ in asked)), BOUND)
+                except (TimeoutError, psycopg.Error, OSError) as exc:
+                    self._fail(exc)
+                    for _, fut in asked:
+                        if not fut.done():
+                            fut.set_exception(LedgerUnavailable(f"listening failed: {first_line(exc)}"))
+                    break
+                self._loop.add_reader(self._fd, self._readable)
+                self._readable()  # what came with the answer
+                for _, fut in asked:
+                    if not fut.done():
+                        fut.set_result(None)
+        finally:
+            self._sending = None
+            for _, fut in self._asked:
+                if not fut.done():
+                    fut.set_exception(LedgerUnavailable("the PostgreSQL ledger's listening connection broke"))
+            if self._error is not None:
+                self._asked = []
+
+    def close(self) -> None:
+        if self._error is None:
+            self._error = LedgerUnavailable("the listening connection was closed")
+        self._loop.remove_reader(self._fd)
+        if self._sending is not None:
+            self._sending.cancel()
+        for _, fut in self._asked:
+            if not fut.done():
+                fut.set_exception(LedgerUnavailable("the PostgreSQL ledger's listening connection was closed"))
+        self._asked = []
+        self._wakeup()
 
 
 def migrate(db: psycopg.Connection) -> int:
