@@ -37,6 +37,8 @@ from collections import Counter, deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 
+import structlog
+
 try:
     import psycopg
     from psycopg.pq import TransactionStatus
@@ -57,6 +59,7 @@ from .ledger import (
     TableInfo,
     TableKeys,
     Writer,
+    check_ids,
     first_line,
     hash_key,
     new_key,
@@ -371,6 +374,73 @@ BEGIN
 END $$;
 """,
     ),
+    # The check ids each event holds, indexed (ledger.check_ids): an old check is one lookup, not a search
+    # through the table's history; what a ledger held before is indexed by migrate() once.
+    (
+        7,
+        """
+CREATE TABLE check_events (
+    table_id TEXT NOT NULL,
+    check_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    PRIMARY KEY (table_id, check_id, seq)
+);
+DROP FUNCTION verdict_append_many(TEXT, BIGINT, BYTEA[], INT[], TEXT[], TEXT[], BYTEA[], TEXT[], DOUBLE PRECISION, INT);
+CREATE FUNCTION verdict_append_many(
+    p_table TEXT, p_first BIGINT, p_data BYTEA[], p_sizes INT[], p_requests TEXT[], p_roles TEXT[], p_replies BYTEA[],
+    p_requesters TEXT[], p_age DOUBLE PRECISION, p_count INT, p_checks TEXT[], p_check_seqs BIGINT[]
+) RETURNS BIGINT LANGUAGE plpgsql AS $$
+DECLARE
+    cur BIGINT;
+    last BIGINT := p_first + cardinality(p_data) - 1;
+    at INT := 1;
+    first BIGINT;
+    n INT;
+    msg TEXT;
+BEGIN
+    SELECT head INTO cur FROM tables WHERE id = p_table FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        SELECT head INTO cur FROM tables WHERE id = p_table;
+        IF NOT FOUND THEN
+            RETURN NULL;
+        END IF;
+        RETURN -1 - cur;
+    END IF;
+    IF cur <> p_first - 1
+       OR EXISTS (SELECT 1 FROM requests r WHERE r.table_id = p_table AND r.request_id = ANY (p_requests)
+                  AND verdict_in_window(p_table, r.requester, r.seq, r.created, p_age, p_count)) THEN
+        RETURN -1 - cur;
+    END IF;
+    FOR i IN 1 .. cardinality(p_sizes) LOOP
+        n := p_sizes[i];
+        first := p_first + at - 1;
+        INSERT INTO events (table_id, seq, batch, data, created)
+            SELECT p_table, first + k - 1, first, p_data[at + k - 1], extract(epoch FROM clock_timestamp())
+            FROM generate_series(1, n) AS k;
+        IF p_requests[i] IS NOT NULL THEN
+            INSERT INTO requests (table_id, request_id, role, reply, seq, requester, created)
+                VALUES (p_table, p_requests[i], p_roles[i], p_replies[i], first, p_requesters[i],
+                        extract(epoch FROM clock_timestamp()))
+                ON CONFLICT (table_id, request_id) DO UPDATE SET role = excluded.role, reply = excluded.reply,
+                    seq = excluded.seq, requester = excluded.requester, created = excluded.created;
+        END IF;
+        msg := p_table || ':' || (first + n - 1) || ':' || first || ':'
+            || translate(array_to_string(ARRAY(SELECT encode(p_data[at + k - 1], 'base64')
+                                               FROM generate_series(1, n) AS k ORDER BY k), ','), E'\\n', '')
+            || ':' || coalesce(p_requests[i], '');
+        IF octet_length(msg) > 7900 THEN
+            msg := p_table || ':' || (first + n - 1);
+        END IF;
+        PERFORM pg_notify('verdict_' || md5(convert_to(p_table, 'UTF8')), msg);
+        at := at + n;
+    END LOOP;
+    INSERT INTO check_events (table_id, check_id, seq)
+        SELECT p_table, c, s FROM unnest(p_checks, p_check_seqs) AS x (c, s) ON CONFLICT DO NOTHING;
+    UPDATE tables SET head = last WHERE id = p_table;
+    RETURN last;
+END $$;
+""",
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x76657264  # advisory lock key: one sidecar migrates at a time
@@ -537,7 +607,7 @@ class PostgresLedger:
         return [(s, bytes(d)) for s, d in rows]
 
     async def read_check(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
-        rows = await self.guard.run(self._aq(_CHECK, (table_id, check_id.encode())), "reading a check")
+        rows = await self.guard.run(self._aq(_CHECK, (table_id, check_id)), "reading a check")
         return [(s, bytes(d)) for s, d in rows]
 
     async def read_rows(self, table_id: str, since: int) -> list[Row]:
@@ -822,7 +892,7 @@ class PostgresLedger:
         return [(s, bytes(d)) for s, d in self._q(_EVENTS, (table_id, since, upto if upto is not None else 2**62))]
 
     def check_events(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
-        return [(s, bytes(d)) for s, d in self._q(_CHECK, (table_id, check_id.encode()))]
+        return [(s, bytes(d)) for s, d in self._q(_CHECK, (table_id, check_id))]
 
     def request_ids(self, table_id: str) -> list[str]:
         return [r for (r,) in self._q("SELECT request_id FROM requests WHERE table_id=%s", (table_id,))]
@@ -868,7 +938,10 @@ _READ_SINCE = (
     " WHERE e.table_id=%s AND e.seq>%s ORDER BY e.seq"
 )
 _EVENTS = "SELECT seq, data FROM events WHERE table_id=%s AND seq>%s AND seq<=%s ORDER BY seq"
-_CHECK = "SELECT seq, data FROM events WHERE table_id=%s AND position(%s::bytea IN data) > 0 ORDER BY seq"
+_CHECK = (
+    "SELECT e.seq, e.data FROM check_events c JOIN events e ON e.table_id = c.table_id AND e.seq = c.seq"
+    " WHERE c.table_id = %s AND c.check_id = %s ORDER BY c.seq"
+)
 _REQUEST = "SELECT role, reply FROM requests WHERE table_id=%s AND request_id=%s"
 _ANSWERED = (
     "SELECT request_id, role, reply FROM requests r WHERE table_id=%s AND request_id = ANY(%s)"
@@ -904,7 +977,7 @@ ON CONFLICT (table_id) DO UPDATE SET seq = excluded.seq, version = excluded.vers
 WHERE excluded.seq > snapshots.seq OR excluded.version <> snapshots.version
 """
 _GIVE_SECRET = "UPDATE tables SET user_secret=%s WHERE id=%s AND user_secret IS NULL"
-_APPEND_MANY = "SELECT verdict_append_many(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+_APPEND_MANY = "SELECT verdict_append_many(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 
 
 def _role(rows: list[tuple[Any, ...]], key: str) -> str | None:
@@ -970,10 +1043,16 @@ def _many_args(table_id: str, first: int, actions: list[Action], window: Request
     rids: list[str | None] = []
     roles: list[str | None] = []
     replies: list[bytes | None] = []
+    checks: list[str] = []
+    check_seqs: list[int] = []
     seq = first
     for events, request in actions:
         if [s for s, _ in events] != list(range(seq, seq + len(events))) or not events:
             raise ValueError("the seqs of a turn's actions follow each other and the table's head")
+        for at, d in enumerate(events, seq):
+            for check_id in check_ids(table_id, d[1]):
+                checks.append(check_id)
+                check_seqs.append(at)
         seq += len(events)
         data += [d for _, d in events]
         sizes.append(len(events))
@@ -982,7 +1061,20 @@ def _many_args(table_id: str, first: int, actions: list[Action], window: Request
         roles.append(role)
         replies.append(reply)
     requesters = [requester_of(rid) if rid is not None else None for rid in rids]
-    return (table_id, first, data, sizes, rids, roles, replies, requesters, window.age, window.count)
+    return (
+        table_id,
+        first,
+        data,
+        sizes,
+        rids,
+        roles,
+        replies,
+        requesters,
+        window.age,
+        window.count,
+        checks,
+        check_seqs,
+    )
 
 
 def _seen(fut: asyncio.Future[None]) -> None:
@@ -1104,6 +1196,28 @@ class _Listener:
         self._wakeup()
 
 
+CHECK_INDEX = 7
+"""The migration that indexes check ids: the events stored before it are indexed as it runs."""
+
+
+def _index_checks(db: psycopg.Connection) -> None:
+    """Index the check ids of every event a ledger held before the index, in the migration's transaction."""
+    rows = 0
+    with db.cursor(name="verdict_index_checks") as cur:
+        cur.execute("SELECT table_id, seq, data FROM events")
+        while chunk := cur.fetchmany(1000):
+            found = [(t, c, s) for t, s, d in chunk for c in check_ids(t, bytes(d))]
+            if found:
+                with db.cursor() as ins:
+                    ins.executemany(
+                        "INSERT INTO check_events (table_id, check_id, seq) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                        found,
+                    )
+            rows += len(found)
+    if rows:
+        structlog.get_logger("verdict.ledger").info("ledger_checks_indexed", rows=rows)
+
+
 def migrate(db: psycopg.Connection) -> int:
     """Bring the schema to :data:`SCHEMA_VERSION`; safe when several sidecars start at once."""
     with db.transaction():
@@ -1118,6 +1232,8 @@ def migrate(db: psycopg.Connection) -> int:
         for number, sql in MIGRATIONS:
             if number > version:
                 db.execute(sql)
+                if number == CHECK_INDEX:
+                    _index_checks(db)
                 db.execute("INSERT INTO verdict_schema (version) VALUES (%s)", (number,))
                 version = number
     return version

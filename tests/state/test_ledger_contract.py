@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -168,6 +169,33 @@ async def test_a_check_is_found_by_its_id_as_a_whole_string(backend: Backend):
     assert await ledger.read_check(k.table, f"{k.table}-00112233445566ef") == []
     assert await ledger.read_check("nope", ab) == []
     await _closed(ledger)
+
+
+async def test_a_ledger_from_before_the_check_index_reads_its_old_checks_back(backend: Backend):
+    """What a ledger held before the index is indexed once, when opened (SQLite) or migrated (PostgreSQL)."""
+    ledger = backend.open()
+    k = ledger.create_table("t")
+    ab = f"{k.table}-00112233445566ab"
+    await _write(ledger, k.table, 0, ([msgspec.msgpack.encode(["roll", ab])], None))
+    await _write(ledger, k.table, 1, ([msgspec.msgpack.encode(["follow", ab, 2])], None))
+    await _closed(ledger)
+    ledger.close()
+    if backend.kind == "sqlite":
+        with sqlite3.connect(backend.where) as db:
+            db.execute("DROP TABLE check_events")  # as a ledger written before the index was
+        again = backend.open()
+    else:
+        import psycopg
+
+        from sidecar.state import ledger_pg
+
+        with psycopg.connect(backend.where, autocommit=True) as db:
+            db.execute("DELETE FROM check_events WHERE table_id = %s", (k.table,))
+            with db.transaction():
+                ledger_pg._index_checks(db)  # what migration 7 runs over the events before it
+        again = backend.open()
+    assert [s for s, _ in await again.read_check(k.table, ab)] == [1, 2]
+    await _closed(again)
 
 
 def test_the_check_ids_an_event_holds_are_its_whole_strings_of_the_tables_shape():
