@@ -445,3 +445,20 @@ browser drawing them verifies); older ones are held only while open (:data:`CHEC
 OLD_CHECKS_KEPT = 256
 """Checks no longer held (closed, or out of :data:`CHECKS_HELD`) kept once read back from the ledger, for a
 follow-up or ``verify`` that names them again (a reload of the chat log verifies every card it draws)."""
+
+# --- several sidecars over one PostgreSQL ledger ---------------------------------------------------------------
+BUS_CHECK_EVERY = 2.0
+"""Seconds between two checks of every held table's head, whatever the notifications said."""
+BUS_RETRY = (0.1, 0.5, 1.0, 2.0, 5.0)
+"""Waits before reconnecting the listening connection, growing, then staying at the last."""
+PG_WRITERS = 2
+"""Batches of appends in flight at once (each one transaction, one round trip, one commit)."""
+PG_TURNS = 4
+"""Turns (a table's row locked while its actions are prepared) in flight at once, per sidecar."""
+PG_ADMIN_TIMEOUT_MS = 5000
+"""Longest a statement may run, and a connection may take to open, for the administration calls (the
+serving calls are bounded by :data:`~sidecar.state.ledger.BOUND` on this side, which also holds when the
+database is frozen and its own timers with it)."""
+PG_CONTENDED_FOR = 5.0
+"""Seconds a table whose append was refused, or whose turn found others' events, is written in turns (its row
+locked first)."""

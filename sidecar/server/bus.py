@@ -36,6 +36,7 @@ from typing import Any
 import structlog
 from aiohttp import web
 
+from sidecar import config
 from sidecar.state import hearing
 from sidecar.state.ledger import LedgerUnavailable, Row
 from sidecar.state.table import Pending, decode_stored
@@ -44,10 +45,8 @@ from .hub import Hub, TableHub, client_request_id
 
 log = structlog.get_logger("verdict.bus")
 
-INTERVAL = 2.0
-"""Seconds between two checks of every held table's head, whatever the notifications said."""
-RETRY = (0.1, 0.5, 1.0, 2.0, 5.0)
-"""Waits before reconnecting the listening connection, growing, then staying at the last."""
+INTERVAL = config.BUS_CHECK_EVERY
+RETRY = config.BUS_RETRY
 
 
 class Bus:

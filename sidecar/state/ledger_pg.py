@@ -46,6 +46,8 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise ImportError("the PostgreSQL ledger needs the optional extra: pip install 'verdict[postgres]'") from exc
 
+from sidecar import config
+
 from .ledger import (
     BOUND,
     ROLES,
@@ -81,17 +83,10 @@ def channel(table_id: str) -> str:
     return f"{CHANNEL}_{hashlib.md5(table_id.encode(), usedforsecurity=False).hexdigest()}"
 
 
-WRITERS = 2
-"""Batches of appends in flight at once (each one transaction, one round trip, one commit)."""
-TURNS = 4
-"""Turns (a table's row locked while its actions are prepared) in flight at once, per sidecar."""
-TIMEOUT_MS = 5000
-"""Longest a statement may run, and a connection may take to open, for the administration calls (the
-serving calls are bounded by :data:`~sidecar.state.ledger.BOUND` on this side, which also holds when the
-database is frozen and its own timers with it)."""
-CONTENDED_FOR = 5.0
-"""Seconds a table whose append was refused, or whose turn found others' events, is written in turns (its row
-locked first)."""
+WRITERS = config.PG_WRITERS
+TURNS = config.PG_TURNS
+TIMEOUT_MS = config.PG_ADMIN_TIMEOUT_MS
+CONTENDED_FOR = config.PG_CONTENDED_FOR
 
 MIGRATIONS: list[tuple[int, str]] = [
     (
