@@ -95,6 +95,15 @@ TOKENS = [
     },
 ]
 ROLE = {u["id"]: u["role"] for u in USERS}
+TYPES = {
+    ".mjs": "text/javascript",
+    ".js": "text/javascript",
+    ".hbs": "text/plain",
+    ".json": "application/json",
+    ".css": "text/css",
+    ".html": "text/html",
+    ".woff2": "font/woff2",
+}
 
 
 def _is_gm(user: str) -> bool:
@@ -163,6 +172,7 @@ class StandinServer:
         self.loop = asyncio.new_event_loop()
         self.port = 0
         self._runner: web.AppRunner | None = None
+        self._files: dict[Path, tuple[tuple[int, int], bytes]] = {}
 
     # --- lifecycle ------------------------------------------------------------------------------------
     def start(self) -> str:
@@ -234,20 +244,20 @@ class StandinServer:
                     return self._file(target)
         raise web.HTTPNotFound()
 
-    @staticmethod
-    def _file(path: Path) -> web.FileResponse:
-        types = {
-            ".mjs": "text/javascript",
-            ".js": "text/javascript",
-            ".hbs": "text/plain",
-            ".json": "application/json",
-            ".css": "text/css",
-            ".html": "text/html",
-        }
+    def _file(self, path: Path) -> web.Response:
+        """The file's bytes, read once per version of it (a page load asks for some sixty files; an aiohttp
+        FileResponse hops to a thread for each, which a loaded machine turned into a waterfall of slow answers).
+        Browsers are told not to cache, so every page loads the files as they are on disk now."""
+        stat = path.stat()
+        key = (stat.st_mtime_ns, stat.st_size)
+        cached = self._files.get(path)
+        if cached is None or cached[0] != key:
+            cached = (key, path.read_bytes())
+            self._files[path] = cached
         headers = {"Cache-Control": "no-store"}
-        if path.suffix in types:
-            headers["Content-Type"] = types[path.suffix]
-        return web.FileResponse(path, headers=headers)
+        if path.suffix in TYPES:
+            headers["Content-Type"] = TYPES[path.suffix]
+        return web.Response(body=cached[1], headers=headers)
 
     # --- the relay ------------------------------------------------------------------------------------
     async def _send(self, world: World, user: str, frame: dict) -> None:
