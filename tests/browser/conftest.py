@@ -371,6 +371,14 @@ class Table:
             lambda: [{**m, "creator": self.world.creators.get(m["_id"])} for m in self.world.messages]
         )
 
+    def wait(self, condition, what: str, timeout: float = 15) -> None:
+        """Wait until ``condition()``, run on the stand-in server's loop with the world's state, holds."""
+        deadline = time.monotonic() + timeout
+        while not self.standin.call(condition):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not within {timeout:g} s: {what}")
+            time.sleep(0.02)
+
     def delivered(self, user: str) -> list[str]:
         """Every frame the server delivered to ``user``'s page (documents, module socket, queries)."""
         return self.standin.call(lambda: list(self.world.delivered.get(user, [])))

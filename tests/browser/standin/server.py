@@ -136,6 +136,8 @@ class World:
     # Every module-socket frame each user emitted, with its sender as the server saw it.
     emitted: list[dict] = field(default_factory=list)
     queries: dict[str, tuple[str, str]] = field(default_factory=dict)  # query id -> (asking user, asked user)
+    # Every User#query the server received: who asked whom, and the query's name.
+    asked: list[dict] = field(default_factory=list)
     # Users whose connection has stalled: frames to them are held back (a network that stops delivering).
     stalled: set[str] = field(default_factory=set)
     tokens: dict[str, dict] = field(default_factory=dict)
@@ -347,6 +349,7 @@ class StandinServer:
         elif op == "query":
             # User#query: delivered to the one user named, answered to the asker only.
             to = f.get("to")
+            world.asked.append({"from": user, "to": to, "name": f.get("name")})
             if to not in world.active():
                 await self._send(
                     world, user, {"op": "queryResult", "qid": f.get("qid"), "error": f"User {to} is not active"}
