@@ -424,12 +424,22 @@ def shots() -> Path:
     return OUTPUT
 
 
+# Fonts loaded and every animation that ends (a transition, a fade) ended; an endless one (the status light's
+# pulse) is left running.
+SETTLED = """async () => {
+  await document.fonts.ready;
+  const ending = document.getAnimations().filter((a) => a.effect?.getComputedTiming().endTime !== Infinity);
+  await Promise.all(ending.map((a) => a.finished.catch(() => null)));
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+}"""
+
+
 @pytest.fixture(scope="session")
 def shot(shots: Path):
     """Screenshot one element into test-output/, after its fonts and transitions settle."""
 
     def take(page, locator: str, name: str) -> Path:
-        page.wait_for_timeout(250)
+        page.evaluate(SETTLED)
         path = shots / name
         page.locator(locator).first.screenshot(path=str(path))
         return path
