@@ -3,9 +3,10 @@
 The stand-in (``standin/``) is a small Foundry: a server (``standin/server.py``) that keeps each world's
 documents and relays between clients, and a page (``standin/foundry.js``) with the Foundry globals the
 module uses. Each user's page runs in a browser context of its own (its own localStorage, like its own
-browser), lent from a pool and emptied when given back (``Browsers``). Under ``pytest -n`` each worker has its
-own stand-in server, sidecar and Chromium. The module's files are served unchanged under ``/modules/verdict/``, as Foundry serves an
-installed module. Every test runs in a generation-13 and a generation-14 world.
+browser), lent from a pool and emptied when given back (``Browsers``). The module's files are served
+unchanged under ``/modules/verdict/``, as Foundry serves an installed module. Every test runs in a
+generation-13 and a generation-14 world. Under ``pytest -n`` each worker has its own stand-in server,
+sidecar and Chromium.
 """
 
 from __future__ import annotations
