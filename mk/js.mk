@@ -24,7 +24,7 @@ $(CHROMIUM):
 	apt-get update -qq && apt-get install -y -qq chromium
 
 test-browser: $(STAMP) $(NPM_STAMP) $(CHROMIUM)
-	$(BIN)/python -m pytest -q -m browser tests/browser
+	$(BIN)/python -m pytest -q -n $(WORKERS) -m browser tests/browser
 
 # The module's release files, the same the sidecar at PUBLIC_URL serves under /module/: dist/verdict.zip and
 # dist/module.json, their manifest and download URLs absolute on PUBLIC_URL so an installed copy checks for

@@ -107,3 +107,14 @@ def pg_server() -> Iterator[object]:
 def pg_url(pg_server: object) -> str:
     """A fresh database on the session's PostgreSQL server."""
     return pg_server.create_database()  # type: ignore[attr-defined]
+
+
+# Tests that build a distribution from the checkout itself (setuptools writes its egg-info and build folder
+# there) run in one process of `pytest -n`, one after the other; xdist's `loadgroup` keeps a group together.
+_FROM_THE_CHECKOUT = {"test_packaging.py", "test_deploy.py"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in _FROM_THE_CHECKOUT and item.path.parent.name == "tests":
+            item.add_marker(pytest.mark.xdist_group("from_the_checkout"))

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 import websockets
@@ -13,7 +11,7 @@ from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
 from protocol.v1.flairs import FlairsBargain, FlairsCheck
 from sidecar.client import Client, RequestFailed
-from tests.conftest import ROOT
+from tests.cli.running import verdict
 
 
 async def hello_raw(sidecar, key, user=None):
@@ -111,12 +109,7 @@ async def test_user_key_request_is_the_gms(sidecar):
 
 def test_cli_user_key_and_rotation(tmp_path):
     def cli(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "sidecar.cli", "table", "--data", str(tmp_path), *args],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-        )
+        return verdict("table", "--data", str(tmp_path), *args)
 
     created = json.loads(cli("create", "t", "--json").stdout)
     a = cli("user-key", created["table"], "alice")

@@ -3,12 +3,16 @@
 The stand-in (``standin/``) is a small Foundry: a server (``standin/server.py``) that keeps each world's
 documents and relays between clients, and a page (``standin/foundry.js``) with the Foundry globals the
 module uses. Each user's page runs in a browser context of its own (its own localStorage, like its own
-browser). The module's files are served unchanged under ``/modules/verdict/``, as Foundry serves an
-installed module. Every test runs in a generation-13 and a generation-14 world.
+browser), lent from a pool and emptied when given back (``Browsers``). The module's files are served
+unchanged under ``/modules/verdict/``, as Foundry serves an installed module. Every test runs in a
+generation-13 and a generation-14 world. Under ``pytest -n`` each worker has its own stand-in server,
+sidecar and Chromium.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -17,12 +21,13 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+
+from sidecar.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent / "standin"))
@@ -84,54 +89,67 @@ class Sidecar:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def _verdict(self, *args: str) -> str:
+        """``verdict table --data DIR ARGS`` run in this process, as a GM runs it beside the serving sidecar (it
+        only opens the ledger that sidecar serves; a child process per test cost a Python start and every import
+        of the sidecar, and proved nothing the browser does not)."""
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = cli_main(["table", "--data", str(self.data), *args])
+        if code != 0:
+            raise RuntimeError(f"verdict table {' '.join(args)} exited {code}: {out.getvalue()}")
+        return out.getvalue()
+
     def create_table(self) -> None:
-        out = subprocess.run(
-            [str(VERDICT), "table", "--data", str(self.data), "create", "browser"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
+        out = self._verdict("create", "browser")
         self.table = re.search(r"table id\s+(\S+)", out).group(1)
         self.gm_key = re.search(r"GM key\s+(\S+)", out).group(1)
         self.player_key = re.search(r"player key\s+(\S+)", out).group(1)
 
     def user_key(self, user: str) -> str:
         """``user``'s own player key for this table, as the CLI prints it."""
-        out = subprocess.run(
-            [str(VERDICT), "table", "--data", str(self.data), "user-key", self.table, user],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-        return out.split()[-1]
+        return self._verdict("user-key", self.table, user).split()[-1]
 
     def start(self) -> None:
-        log = open(self.data / "sidecar.log", "a")
-        self.proc = subprocess.Popen(
-            [
-                str(VERDICT),
-                "serve",
-                "--port",
-                str(self.port),
-                "--data",
-                str(self.data),
-                "--allow-origin",
-                self.origin,
-                "--log-format",
-                "json",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=1) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError(f"the sidecar did not start; log: {(self.data / 'sidecar.log').read_text()[-2000:]}")
+        """Start `verdict serve` and return once it says it is listening. It prints that line once its socket is
+        bound; a port another process took meanwhile makes it exit instead, and it starts again on another
+        (asking /healthz alone could be answered by that other process)."""
+        for _ in range(5):
+            log_path = self.data / "sidecar.log"
+            start = log_path.stat().st_size if log_path.exists() else 0
+            with open(log_path, "ab") as log:
+                self.proc = subprocess.Popen(
+                    [
+                        str(VERDICT),
+                        "serve",
+                        "--port",
+                        str(self.port),
+                        "--data",
+                        str(self.data),
+                        "--allow-origin",
+                        self.origin,
+                        "--log-format",
+                        "json",
+                    ],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                )
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                said = log_path.read_bytes()[start:]
+                if b" listening on " in said:
+                    return
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.02)
+            else:
+                self.stop()
+                raise RuntimeError(f"the sidecar did not start within 30 s; log: {said[-2000:].decode()}")
+            if b"choose another with --port" not in said:
+                raise RuntimeError(f"the sidecar exited {self.proc.returncode}; log: {said[-2000:].decode()}")
+            self.port = free_port()
+        raise RuntimeError("the sidecar found no free port in 5 tries")
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -165,6 +183,56 @@ def sidecar(sidecar_process: Sidecar):
     yield s
 
 
+VIEWPORT = {"width": 1280, "height": 860}
+
+
+class Browsers:
+    """Headless Chromium and its users' browsers: a browser context with one page each, lent to one user of one
+    test and taken back when that user leaves. A page taken back is navigated away (its sockets close: the
+    servers see its user leave) and every storage of the origins it visited is cleared, so the next user starts
+    as in a new browser; a new context and page cost a renderer process each, a third of a page's load."""
+
+    def __init__(self, browser) -> None:
+        self.browser = browser
+        self.idle: list[tuple[object, object, object]] = []
+
+    def new_context(self, **kw):
+        """A browser context of a test's own (closed by that test), as ``Browser.new_context``."""
+        return self.browser.new_context(**kw)
+
+    def take(self):
+        """A context and its page, on about:blank with empty storage."""
+        if self.idle:
+            context, page, _ = self.idle.pop()
+            return context, page
+        context = self.browser.new_context(viewport=VIEWPORT)
+        return context, context.new_page()
+
+    def give_back(self, context, page, origins: set[str]) -> None:
+        try:
+            for other in context.pages:
+                if other is not page:
+                    other.close()
+            if not page.is_closed() and page.url.startswith("http"):
+                page.evaluate("sessionStorage.clear()")
+            page.goto("about:blank")
+            cdp = context.new_cdp_session(page)
+            for origin in origins:
+                cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            cdp.detach()
+            context.clear_cookies()
+            context.clear_permissions()
+        except Exception:
+            context.close()
+            return
+        self.idle.append((context, page, None))
+
+    def close(self) -> None:
+        for context, _, _ in self.idle:
+            context.close()
+        self.idle.clear()
+
+
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
@@ -181,9 +249,13 @@ def browser():
                 "--disable-component-update",
                 "--disable-sync",
                 "--no-first-run",
+                # a page navigated away is gone, its scripts and sockets with it (never kept to come back to)
+                "--disable-features=BackForwardCache",
             ],
         )
-        yield b
+        browsers = Browsers(b)
+        yield browsers
+        browsers.close()
         b.close()
 
 
@@ -204,6 +276,9 @@ class Table:
         self.world: World | None = None
         self.contexts: dict[str, object] = {}
         self.pages = {}
+        # Each open page's lease: whether ``browser`` lent it (given back on leaving) and the handlers it carries.
+        self.leases: dict[int, tuple[bool, list[tuple[str, object]]]] = {}
+        self.replaced: list[tuple[object, object]] = []  # a user's earlier browser when they logged in again
         self.frames: dict[str, list[str]] = {}
         self.sent: dict[str, list[str]] = {}
 
@@ -237,9 +312,14 @@ class Table:
         if gm_key:
             # A user-scope setting: stored in the world, for that user only.
             self.standin.call(world.settings.__setitem__, f"{user}:verdict.gmKey", self.sidecar.gm_key)
-        context = context or self.browser.new_context(viewport={"width": 1280, "height": 860})
-        page = context.new_page()
-        page.on("console", lambda msg, u=user: msg.type == "error" and print(f"[{u} console] {msg.text}"))
+        if user in self.pages:
+            self.replaced.append((self.contexts.pop(user), self.pages.pop(user)))
+        lent = context is None and isinstance(self.browser, Browsers)
+        if lent:
+            context, page = self.browser.take()
+        else:
+            context = context or self.browser.new_context(viewport=VIEWPORT)
+            page = context.new_page()
         # Every websocket frame this page exchanges with the sidecar, to check secrecy on the wire.
         frames, sent = self.frames.setdefault(user, []), self.sent.setdefault(user, [])
         text = lambda p: p if isinstance(p, str) else p.decode("utf-8", "replace")  # noqa: E731
@@ -250,7 +330,14 @@ class Table:
             ws.on("framereceived", lambda p: f.append(text(p)))
             ws.on("framesent", lambda p: s.append(text(p)))
 
-        page.on("websocket", watch)
+        def console(msg, u=user):
+            if msg.type == "error":
+                print(f"[{u} console] {msg.text}")
+
+        listeners = [("console", console), ("websocket", watch)]
+        self.leases[id(page)] = (lent, listeners)
+        for event, fn in listeners:
+            page.on(event, fn)
         page.goto(f"{self.web}/?{urlencode({'world': world.id, 'user': user})}")
         page.wait_for_selector("body[data-ready='1']", timeout=15000)
         self.contexts[user] = context
@@ -260,8 +347,20 @@ class Table:
     def leave(self, user: str) -> None:
         """The user closes their browser: Foundry's server sees them disconnect."""
         page = self.pages.pop(user)
-        self._check(user, page)
-        self.contexts.pop(user).close()
+        try:
+            self._check(user, page)
+        finally:
+            self._end(self.contexts.pop(user), page)
+
+    def _end(self, context, page) -> None:
+        """Close the user's browser, or give a lent one back (its page navigated away: its sockets close)."""
+        lent, listeners = self.leases.pop(id(page), (False, []))
+        for event, fn in listeners:
+            page.remove_listener(event, fn)
+        if lent:
+            self.browser.give_back(context, page, {self.web})
+        else:
+            context.close()
 
     def stall(self, user: str) -> None:
         """The server stops delivering to ``user`` (their network stalls) until they leave."""
@@ -273,6 +372,14 @@ class Table:
         return self.standin.call(
             lambda: [{**m, "creator": self.world.creators.get(m["_id"])} for m in self.world.messages]
         )
+
+    def wait(self, condition, what: str, timeout: float = 15) -> None:
+        """Wait until ``condition()``, run on the stand-in server's loop with the world's state, holds."""
+        deadline = time.monotonic() + timeout
+        while not self.standin.call(condition):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not within {timeout:g} s: {what}")
+            time.sleep(0.02)
 
     def delivered(self, user: str) -> list[str]:
         """Every frame the server delivered to ``user``'s page (documents, module socket, queries)."""
@@ -288,8 +395,11 @@ class Table:
             for user, page in list(self.pages.items()):
                 self._check(user, page)
         finally:
-            for context in self.contexts.values():
-                context.close()
+            for context, page in [*self.replaced, *((self.contexts[u], self.pages[u]) for u in self.pages)]:
+                self._end(context, page)
+            self.replaced.clear()
+            self.contexts.clear()
+            self.pages.clear()
 
 
 def _table(browser, standin, web, sidecar, mode: str, generation: int):
@@ -316,12 +426,22 @@ def shots() -> Path:
     return OUTPUT
 
 
+# Fonts loaded and every animation that ends (a transition, a fade) ended; an endless one (the status light's
+# pulse) is left running.
+SETTLED = """async () => {
+  await document.fonts.ready;
+  const ending = document.getAnimations().filter((a) => a.effect?.getComputedTiming().endTime !== Infinity);
+  await Promise.all(ending.map((a) => a.finished.catch(() => null)));
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+}"""
+
+
 @pytest.fixture(scope="session")
 def shot(shots: Path):
     """Screenshot one element into test-output/, after its fonts and transitions settle."""
 
     def take(page, locator: str, name: str) -> Path:
-        page.wait_for_timeout(250)
+        page.evaluate(SETTLED)
         path = shots / name
         page.locator(locator).first.screenshot(path=str(path))
         return path

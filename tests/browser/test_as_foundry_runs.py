@@ -184,6 +184,11 @@ def test_a_players_cards_are_authored_by_the_player(table):
         "document.querySelectorAll('#chat-log .verdict-card:not(.verdict-shell) .verdict-label').length === 3",
         timeout=20000,
     )
+    # the blind roll's trace for its roller is a message of its own, written after the cards may be drawn
+    table.wait(
+        lambda: any("trace" in m["flags"].get("verdict", {}) for m in table.world.messages),
+        "the relay wrote the blind roll's trace",
+    )
     authors = {}
     for m in table.messages():
         flags = m["flags"].get("verdict", {})

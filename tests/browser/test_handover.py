@@ -4,8 +4,6 @@ GM leaves, the next one takes over without losing or duplicating a roll, or says
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from .helpers import API, connected
@@ -23,6 +21,13 @@ def cards(table) -> list[dict]:
     return [m for m in table.messages() if (m.get("flags") or {}).get("verdict", {}).get("card")]
 
 
+def agree(gm: str, *pages) -> None:
+    """Wait until every page names ``gm`` Foundry's active GM (each learns of a GM coming or going from its own
+    presence frame; a roll made while one page still names the old GM is not what the test means)."""
+    for page in pages:
+        page.wait_for_function(f"game.users.activeGM?.id === '{gm}'", timeout=15000)
+
+
 def test_the_assistant_gm_takes_over_when_the_active_gm_leaves(table):
     gm1 = table.open("gm1")
     gm2 = table.open("gm2", gm_key=True)
@@ -35,7 +40,7 @@ def test_the_assistant_gm_takes_over_when_the_active_gm_leaves(table):
 
     table.leave("gm1")
     # Foundry now names the assistant the active GM; its browser holds the key and relays.
-    ayla.wait_for_function("game.users.activeGM?.id === 'gm2'", timeout=15000)
+    agree("gm2", gm2, ayla)
     connected(gm2, ayla)
     second = ayla.evaluate(ROLL, "After the handover")
     assert second["ok"], f"the player's roll after the handover failed: {second}"
@@ -44,7 +49,7 @@ def test_the_assistant_gm_takes_over_when_the_active_gm_leaves(table):
 
     # The full GM comes back and is Foundry's active GM again: still one card per roll.
     gm1 = table.open("gm1")
-    ayla.wait_for_function("game.users.activeGM?.id === 'gm1'", timeout=15000)
+    agree("gm1", gm1, gm2, ayla)
     connected(gm1, gm2, ayla)
     third = ayla.evaluate(ROLL, "After the return")
     assert third["ok"], f"the player's roll after the GM came back failed: {third}"
@@ -72,10 +77,9 @@ def test_a_gm_without_the_key_becomes_active_and_is_told_what_to_do(table):
     assert gm2.get_attribute("#verdict-status", "data-state") != "open"
     # The player sees at once that nobody relays, and a roll is refused at once instead of timing out.
     ayla.wait_for_function("document.querySelector('#verdict-status')?.dataset.state !== 'open'", timeout=15000)
-    start = time.monotonic()
     refused = ayla.evaluate(ROLL, "Nobody relays")
-    assert not refused["ok"], refused
-    assert time.monotonic() - start < 5, "the roll waited for a timeout instead of being refused"
+    # refused by the active GM's browser ("offline": it holds no key), not ended by the request's timer ("timeout")
+    assert not refused["ok"] and refused["code"] == "offline", refused
     assert cards(table) == []
 
 
@@ -88,7 +92,11 @@ def test_a_roll_in_flight_when_the_relay_drops_is_answered_once(table):
     connected(gm1, gm2, ayla)
     table.stall("gm1")
     ayla.evaluate(f"() => {{ window.__inflight = ({ROLL})('In flight'); }}")  # sent, not awaited
-    ayla.wait_for_timeout(300)
+    # the roll has reached Foundry's server, on its way to the stalled relay
+    table.wait(
+        lambda: any(q == {"from": "p1", "to": "gm1", "name": "verdict.request"} for q in table.world.asked),
+        "the player's roll was sent to the relay",
+    )
     table.leave("gm1")
     reply = ayla.evaluate("window.__inflight")
     assert reply["ok"], f"the roll in flight was lost: {reply}"

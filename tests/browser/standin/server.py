@@ -95,6 +95,15 @@ TOKENS = [
     },
 ]
 ROLE = {u["id"]: u["role"] for u in USERS}
+TYPES = {
+    ".mjs": "text/javascript",
+    ".js": "text/javascript",
+    ".hbs": "text/plain",
+    ".json": "application/json",
+    ".css": "text/css",
+    ".html": "text/html",
+    ".woff2": "font/woff2",
+}
 
 
 def _is_gm(user: str) -> bool:
@@ -127,6 +136,8 @@ class World:
     # Every module-socket frame each user emitted, with its sender as the server saw it.
     emitted: list[dict] = field(default_factory=list)
     queries: dict[str, tuple[str, str]] = field(default_factory=dict)  # query id -> (asking user, asked user)
+    # Every User#query the server received: who asked whom, and the query's name.
+    asked: list[dict] = field(default_factory=list)
     # Users whose connection has stalled: frames to them are held back (a network that stops delivering).
     stalled: set[str] = field(default_factory=set)
     tokens: dict[str, dict] = field(default_factory=dict)
@@ -163,6 +174,7 @@ class StandinServer:
         self.loop = asyncio.new_event_loop()
         self.port = 0
         self._runner: web.AppRunner | None = None
+        self._files: dict[Path, tuple[tuple[int, int], bytes]] = {}
 
     # --- lifecycle ------------------------------------------------------------------------------------
     def start(self) -> str:
@@ -234,20 +246,20 @@ class StandinServer:
                     return self._file(target)
         raise web.HTTPNotFound()
 
-    @staticmethod
-    def _file(path: Path) -> web.FileResponse:
-        types = {
-            ".mjs": "text/javascript",
-            ".js": "text/javascript",
-            ".hbs": "text/plain",
-            ".json": "application/json",
-            ".css": "text/css",
-            ".html": "text/html",
-        }
+    def _file(self, path: Path) -> web.Response:
+        """The file's bytes, read once per version of it (a page load asks for some sixty files; an aiohttp
+        FileResponse hops to a thread for each, which a loaded machine turned into a waterfall of slow answers).
+        Browsers are told not to cache, so every page loads the files as they are on disk now."""
+        stat = path.stat()
+        key = (stat.st_mtime_ns, stat.st_size)
+        cached = self._files.get(path)
+        if cached is None or cached[0] != key:
+            cached = (key, path.read_bytes())
+            self._files[path] = cached
         headers = {"Cache-Control": "no-store"}
-        if path.suffix in types:
-            headers["Content-Type"] = types[path.suffix]
-        return web.FileResponse(path, headers=headers)
+        if path.suffix in TYPES:
+            headers["Content-Type"] = TYPES[path.suffix]
+        return web.Response(body=cached[1], headers=headers)
 
     # --- the relay ------------------------------------------------------------------------------------
     async def _send(self, world: World, user: str, frame: dict) -> None:
@@ -337,6 +349,7 @@ class StandinServer:
         elif op == "query":
             # User#query: delivered to the one user named, answered to the asker only.
             to = f.get("to")
+            world.asked.append({"from": user, "to": to, "name": f.get("name")})
             if to not in world.active():
                 await self._send(
                     world, user, {"op": "queryResult", "qid": f.get("qid"), "error": f"User {to} is not active"}
