@@ -198,17 +198,21 @@ async def test_a_ledger_from_before_the_check_index_reads_its_old_checks_back(ba
     await _closed(again)
 
 
-def test_the_check_ids_an_event_holds_are_its_whole_strings_of_the_tables_shape():
+def test_the_check_ids_an_event_holds_are_its_check_id_fields_of_the_tables_shape():
     pack = msgspec.msgpack.encode
-    assert check_ids("abcd0123", pack(["roll", "abcd0123-00112233445566ab", "abcd0123-7"])) == {
-        "abcd0123-00112233445566ab",
-        "abcd0123-7",
+    assert check_ids("abcd0123", pack(["roll", {"kind": "roll", "check_id": "abcd0123-00112233445566ab"}])) == {
+        "abcd0123-00112233445566ab"
     }
-    assert check_ids("abcd0123", pack(["roll", "ffff0000-00112233445566ab"])) == set()  # another table's
-    assert check_ids("abcd0123", pack({"text": "see abcd0123-00112233445566ab"})) == set()  # quoted in a text
-    assert check_ids("abcd0123", pack(["abcd0123-xyz", "abcd0123-"])) == set()  # not an id's shape
-    assert check_ids("abcd0123", b"\xb9abcd0123-00") == set()  # cut short
-    assert check_ids("abcd0123", b"abcd0123-7\xaaabcd0123-7") == {"abcd0123-7"}  # not at the start: no header
+    assert check_ids("abcd0123", pack({"kind": "follow", "check_id": "abcd0123-7"})) == {"abcd0123-7"}  # before
+    assert check_ids("abcd0123", pack({"check_id": "ffff0000-00112233445566ab"})) == set()  # another table's
+    assert check_ids("abcd0123", pack({"check_id": "abcd0123-xyz"})) == set()  # not an id's shape
+    assert check_ids("abcd0123", pack({"check_id": "abcd0123-"})) == set()
+    assert check_ids("abcd0123", pack({"check_id": ""})) == set()  # (an extended check's progress by the GM)
+    assert check_ids("abcd0123", pack({"check_id": "x"}) + pack("abcd0123-7")) == set()  # another field's
+    assert check_ids("abcd0123", pack({"check_id": "abcd0123-0011"})[:-1]) == set()  # cut short
+    # whole strings of an id's shape, or ids quoted in a text, are not the event's check: not indexed
+    assert check_ids("abcd0123", pack({"label": "abcd0123-00112233445566ab", "actor": "abcd0123-7"})) == set()
+    assert check_ids("abcd0123", pack({"label": "\u00a8check_id\u00aaabcd0123-7"})) == set()
 
 
 async def test_a_turn_from_a_head_the_table_left_stores_nothing_of_it_or_is_prepared_again(backend: Backend):
