@@ -87,6 +87,10 @@ class Check:
     vis: str
     owner: str | None
     rec: t.RollEvent
+    label: str | None = None
+    read_back: bool = False
+    """Read back from its events (the ledger's or the recent window's): ``label`` is then its roll's, so that
+    ``verify`` reads no more for it than for an id that never was."""
 
 
 @dataclass
@@ -408,7 +412,11 @@ class Table:
         await self.check_read(msg.check)
         found = self.check(msg.check)
         seq = found.seq if found is not None else None
-        if seq is not None and not self._label_held(seq):
+        if found is not None and found.read_back and not self._label_held(found.seq):
+            # its label came with its events: a second read would tell a check (a hidden one too) from an id
+            # that never was, which costs the one lookup
+            self._hold_label(found.seq, found.label)
+        elif seq is not None and not self._label_held(seq):
             label = None
             for s, data in await self.ledger.read_events(self.id, seq - 1, seq):
                 if s == seq:
@@ -517,7 +525,7 @@ class Table:
             if seq > self.head or seq in undone or getattr(ev, "cause", 0) in undone:
                 continue  # (beyond the head: another sidecar's, not this table's yet)
             if isinstance(ev, t.RollEvent) and ev.check_id == check_id:
-                found = Check(seq, st.vis, st.owner, msgspec.structs.replace(ev, label=None))
+                found = Check(seq, st.vis, st.owner, msgspec.structs.replace(ev, label=None), ev.label, True)
             elif found is not None and isinstance(ev, t.FollowEvent) and ev.check_id == check_id:
                 found = dataclasses.replace(found, rec=msgspec.structs.replace(found.rec, result=ev.result))
         return found
