@@ -81,9 +81,20 @@ async def test_an_old_hidden_check_is_read_as_an_id_that_never_was(
     # the public one is bo's to see, read with the same one lookup (its label came with it)
     assert told["public"][0]["found"] and told["public"][0]["label"] == "public"
     assert told["public"][1] == ["read_check"]
+    # and to the GM, anna's old `self` roll is an id that never was too
+    gm_raw = await raw.join(sidecar, sidecar.keys.gm, user="gm")
+    reads.take()  # (what its join read)
+    table._old.clear()  # named afresh, as bo's were
+    table._labels.clear()
+    for name, cid in (("self", hidden["self"]), ("never", f"{sidecar.keys.table}-{99:016x}")):
+        await gm_raw.ws.send(json.dumps({"type": "verify", "id": f"g-{name}", "check": cid}))
+        frame = await gm_raw.wait(lambda f, name=name: f.get("id") == f"g-{name}")
+        told[f"gm {name}"] = ({k: v for k, v in frame.items() if k not in ("id", "check")}, reads.take())
+    assert told["gm self"] == told["gm never"] == told["never 0"]
     await gm.close()
     await anna.close()
     await bo.close()
+    await gm_raw.close()
 
 
 def _forged_ids(table_id: str, count: int) -> str:
