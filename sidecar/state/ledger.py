@@ -85,12 +85,6 @@ CREATE TABLE IF NOT EXISTS requests (
     seq INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, request_id)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS check_events (
-    table_id TEXT NOT NULL,
-    check_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (table_id, check_id, seq)
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS snapshots (
     table_id TEXT PRIMARY KEY,
     seq INTEGER NOT NULL,
@@ -99,6 +93,16 @@ CREATE TABLE IF NOT EXISTS snapshots (
     created REAL NOT NULL
 ) WITHOUT ROWID;
 """
+CHECK_INDEX = """
+CREATE TABLE check_events (
+    table_id TEXT NOT NULL,
+    check_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (table_id, check_id, seq)
+) WITHOUT ROWID
+"""
+"""The check index (:func:`check_ids`): made in the transaction that indexes what the ledger holds, so that a
+ledger holds it only once it is whole."""
 INDEXES = """
 CREATE INDEX IF NOT EXISTS requests_by_requester ON requests (table_id, requester, seq);
 CREATE INDEX IF NOT EXISTS requests_by_age ON requests (created);
@@ -557,11 +561,17 @@ class SqliteLedger:
         self.guard = Guard("ledger", (sqlite3.Error, OSError), self._probe)
 
     def _index_checks(self) -> None:
-        """Index the check ids of every event stored, once, in one transaction (a ledger from before the
-        index; a new one holds none)."""
+        """Make the check index and index every event stored, once, in one transaction (a ledger from before
+        the index; a new one holds none)."""
         rows = 0
         self._read.execute("BEGIN IMMEDIATE")
         try:
+            # made here, not with the schema: an indexing cut short (killed, a full disk) leaves no index, and
+            # the next opening indexes again, where a half-filled one would answer `unknown_check` for good
+            if self._read.execute("SELECT 1 FROM sqlite_master WHERE name='check_events'").fetchone() is not None:
+                self._read.execute("ROLLBACK")  # another opening of the file indexed it meanwhile
+                return
+            self._read.execute(CHECK_INDEX)
             cur = self._read.execute("SELECT table_id, seq, data FROM events")
             while chunk := cur.fetchmany(1000):
                 flat: list[object] = []
