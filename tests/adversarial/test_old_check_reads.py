@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from protocol.v1 import messages as m
+from protocol.v1 import table as t
+from protocol.v1.challenge import ChallengeCheck
 from protocol.v1.facets import FacetsCheck
 from sidecar import config
 from sidecar.server.app import HUB
@@ -129,3 +131,50 @@ async def test_texts_shaped_like_check_ids_make_no_index_entries(sidecar: Sideca
     assert ledger_module.check_ids(table_id, event) == {rolled["check"]}
     await gm.close()
     await anna.close()
+
+
+async def test_an_old_ledgers_guessable_ids_are_read_alike_held_or_not(
+    sidecar: Sidecar, raw: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table from before random ids names its checks ``<table>-<seq>``: anyone can name them all. A check the
+    table still holds (open to follow-ups: a blind success whose choice waits, an epic success waiting for the
+    GM's removal of a complication) is read on its first naming as any other such id is, so that what is
+    held, which follows from the hidden outcome, cannot be told from the reads."""
+    monkeypatch.setattr(table_module, "RECENT_KEPT", 4)
+    monkeypatch.setattr(config, "CHECKS_LATEST", 0)
+    monkeypatch.setattr(Table, "_new_check_id", lambda self: f"{self.id}-{self.head + 1}")  # as before random ids
+    gm = await sidecar.client("gm", user="gm")
+    anna = await sidecar.client("player", user="anna")
+    bo = await raw.join(sidecar, sidecar.user_key("bo"), user="bo")
+    await gm.request(m.Gm(id="scene", op=t.SceneActivate(scene="Hall")))
+    opened = (await anna.request(m.Roll(id="e", check=ChallengeCheck(cl=1, modifier=0, dice=[20]), mode="blind"))).check
+    failed = (await anna.request(m.Roll(id="f", check=ChallengeCheck(cl=3, modifier=0, dice=[7]), mode="blind"))).check
+    for i in range(12):  # the recent window moves past them
+        await gm.request(m.Roll(id=f"later-{i}", check=ChallengeCheck(cl=2, modifier=0, dice=[7])))
+    table: Table = sidecar.server.app[HUB].tables[sidecar.keys.table].table  # type: ignore[union-attr]
+    assert opened in table.state.checks and failed not in table.state.checks  # the outcome decides what is held
+    head = table.head
+    never = f"{sidecar.keys.table}-{head + 100}"
+
+    reads = Reads(sidecar.ledger, monkeypatch)
+    told: dict[str, tuple[dict[str, Any], list[str]]] = {}
+    for kind in ("follow", "verify"):
+        table._old.clear()  # each named afresh
+        table._labels.clear()
+        for name, cid in (("opened", opened), ("failed", failed), ("never", never)):
+            frame: dict[str, Any] = {"type": kind, "id": f"{kind}-{name}", "check": cid}
+            if kind == "follow":
+                frame["action"] = {"action": "challenge_choice", "option": "strain"}
+            await bo.ws.send(json.dumps(frame))
+            got = await bo.wait(lambda f, want=frame["id"]: f.get("id") == want)
+            told[f"{kind} {name}"] = ({k: v for k, v in got.items() if k not in ("id", "check")}, reads.take())
+            if kind == "follow":  # (the message names the id asked for)
+                told[f"{kind} {name}"][0]["message"] = got["message"].replace(cid, "ID")
+        assert told[f"{kind} opened"] == told[f"{kind} failed"] == told[f"{kind} never"], kind
+    assert told["follow never"][1] == told["verify never"][1] == ["read_check"]
+    # and the GM, who may see it, is told it as before, from the table's memory
+    verified = await gm.request(m.Verify(id="v", check=opened))
+    assert verified.found and verified.result is not None and verified.result.choice
+    await gm.close()
+    await anna.close()
+    await bo.close()
