@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+import msgspec
 import structlog
 
 from protocol.v1.errors import ErrorCode, VerdictError
@@ -84,12 +85,6 @@ CREATE TABLE IF NOT EXISTS requests (
     seq INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, request_id)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS check_events (
-    table_id TEXT NOT NULL,
-    check_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (table_id, check_id, seq)
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS snapshots (
     table_id TEXT PRIMARY KEY,
     seq INTEGER NOT NULL,
@@ -98,6 +93,16 @@ CREATE TABLE IF NOT EXISTS snapshots (
     created REAL NOT NULL
 ) WITHOUT ROWID;
 """
+CHECK_INDEX = """
+CREATE TABLE check_events (
+    table_id TEXT NOT NULL,
+    check_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (table_id, check_id, seq)
+) WITHOUT ROWID
+"""
+"""The check index (:func:`check_ids`): made in the transaction that indexes what the ledger holds, so that a
+ledger holds it only once it is whole."""
 INDEXES = """
 CREATE INDEX IF NOT EXISTS requests_by_requester ON requests (table_id, requester, seq);
 CREATE INDEX IF NOT EXISTS requests_by_age ON requests (created);
@@ -107,24 +112,37 @@ ROLES = ("gm", "player", "observer")
 
 
 _HEX = re.compile(rb"[0-9a-f]+")
+_CHECK_KEY = msgspec.msgpack.encode("check_id")
+"""The key of an event's ``check_id`` field as MessagePack encodes it (a short string: its header, its bytes)."""
 
 
 def check_ids(table_id: str, data: bytes) -> set[str]:
-    """The check ids of the table an event's bytes hold, each as a whole string: what the ledger indexes so
-    that :meth:`Ledger.read_check` is one lookup, not a search through the table's history.
+    """The check ids of the table an event's bytes hold in their ``check_id`` fields: what the ledger indexes
+    so that :meth:`Ledger.read_check` is one lookup, not a search through the table's history.
 
-    An event is msgpack (:class:`sidecar.state.table.Stored`): a check id (``<table>-<16 hex>``, or
-    ``<table>-<seq>`` in tables from before random ids) is a whole short string there, its length in the
-    byte before it. A text that merely quotes an id is no string of that shape and is not indexed."""
+    An event is MessagePack (:class:`sidecar.state.table.Stored`), its fields a map: a roll's, a follow-up's,
+    a gathered part's (any event about a check) names it under the key ``check_id``, and the id
+    (``<table>-<16 hex>``, or ``<table>-<seq>`` in tables from before random ids) is the short string right
+    after it. Only those are indexed. A text (a label, an actor, a target) that holds strings shaped like ids
+    is no ``check_id`` field: the bytes of a key and a string header after it cannot occur inside valid UTF-8
+    text (a header is a continuation byte, which never follows the key's last letter), so no request can make
+    an event index ids it does not name, nor make one event index many."""
     found: set[str] = set()
     prefix = table_id.encode() + b"-"
-    at = data.find(prefix)
+    at = data.find(_CHECK_KEY)
     while at >= 0:
-        length = data[at - 1] - 0xA0 if at else 0  # a fixstr's header: the string's length
-        end = at + length
-        if len(prefix) < length < 32 and end <= len(data) and _HEX.fullmatch(data, at + len(prefix), end):
-            found.add(data[at:end].decode())
-        at = data.find(prefix, at + len(prefix))
+        head = at + len(_CHECK_KEY)
+        if head < len(data):
+            length = data[head] - 0xA0  # a fixstr's header: the string's length
+            start, end = head + 1, head + 1 + length
+            if (
+                len(prefix) < length < 32
+                and end <= len(data)
+                and data.startswith(prefix, start)
+                and _HEX.fullmatch(data, start + len(prefix), end)
+            ):
+                found.add(data[start:end].decode())
+        at = data.find(_CHECK_KEY, head)
     return found
 
 
@@ -543,11 +561,17 @@ class SqliteLedger:
         self.guard = Guard("ledger", (sqlite3.Error, OSError), self._probe)
 
     def _index_checks(self) -> None:
-        """Index the check ids of every event stored, once, in one transaction (a ledger from before the
-        index; a new one holds none)."""
+        """Make the check index and index every event stored, once, in one transaction (a ledger from before
+        the index; a new one holds none)."""
         rows = 0
         self._read.execute("BEGIN IMMEDIATE")
         try:
+            # made here, not with the schema: an indexing cut short (killed, a full disk) leaves no index, and
+            # the next opening indexes again, where a half-filled one would answer `unknown_check` for good
+            if self._read.execute("SELECT 1 FROM sqlite_master WHERE name='check_events'").fetchone() is not None:
+                self._read.execute("ROLLBACK")  # another opening of the file indexed it meanwhile
+                return
+            self._read.execute(CHECK_INDEX)
             cur = self._read.execute("SELECT table_id, seq, data FROM events")
             while chunk := cur.fetchmany(1000):
                 flat: list[object] = []

@@ -87,6 +87,10 @@ class Check:
     vis: str
     owner: str | None
     rec: t.RollEvent
+    label: str | None = None
+    read_back: bool = False
+    """Read back from its events (the ledger's or the recent window's): ``label`` is then its roll's, so that
+    ``verify`` reads no more for it than for an id that never was."""
 
 
 @dataclass
@@ -408,7 +412,12 @@ class Table:
         await self.check_read(msg.check)
         found = self.check(msg.check)
         seq = found.seq if found is not None else None
-        if seq is not None and not self._label_held(seq):
+        kept = self._old.get(msg.check) if found is not None and not found.read_back else found
+        if kept is not None and kept.read_back and not self._label_held(kept.seq):
+            # its label came with its events: a second read would tell a check (a hidden one too) from an id
+            # that never was, which costs the one lookup
+            self._hold_label(kept.seq, kept.label)
+        elif seq is not None and not self._label_held(seq):
             label = None
             for s, data in await self.ledger.read_events(self.id, seq - 1, seq):
                 if s == seq:
@@ -474,16 +483,21 @@ class Table:
     async def check_read(self, check_id: str) -> None:
         """Put the check in hand for :meth:`check` (a follow-up or ``verify`` naming it), read without blocking
         the loop when the table holds it nowhere: its events found by the ledger, never the history."""
-        if (
-            check_id in self.state.checks
-            or check_id in self._old
-            or not check_id.startswith(f"{self.id}-")
-            or len(check_id) <= len(self.id) + 1
-            or self._recent_check(check_id) is not None
-        ):
+        if check_id in self._old or not check_id.startswith(f"{self.id}-") or len(check_id) <= len(self.id) + 1:
             return
+        if not self._guessable(check_id) and (
+            check_id in self.state.checks or self._recent_check(check_id) is not None
+        ):
+            return  # held: whoever may not see it does not have its random id to name
+        # (an id anyone can name is read on its first naming, held or not, as one that never was is: what the
+        # table holds follows from outcomes, a blind epic success's open follow-up say)
         rows = await self.ledger.read_check(self.id, check_id)
         self._hold_old(check_id, self._rebuilt(check_id, [(seq, _dec.decode(data)) for seq, data in rows]))
+
+    def _guessable(self, check_id: str) -> bool:
+        """Whether ``check_id`` is one anyone can name: not a random id (16 hex digits) but one of a table from
+        before them, ``<table>-<seq>``."""
+        return len(check_id) != len(self.id) + 17
 
     def reading_for(self, msg: object) -> contextlib.AbstractAsyncContextManager[None]:
         """What preparing the request ``msg`` reads from the ledger, read without blocking the loop while the
@@ -517,7 +531,7 @@ class Table:
             if seq > self.head or seq in undone or getattr(ev, "cause", 0) in undone:
                 continue  # (beyond the head: another sidecar's, not this table's yet)
             if isinstance(ev, t.RollEvent) and ev.check_id == check_id:
-                found = Check(seq, st.vis, st.owner, msgspec.structs.replace(ev, label=None))
+                found = Check(seq, st.vis, st.owner, msgspec.structs.replace(ev, label=None), ev.label, True)
             elif found is not None and isinstance(ev, t.FollowEvent) and ev.check_id == check_id:
                 found = dataclasses.replace(found, rec=msgspec.structs.replace(found.rec, result=ev.result))
         return found
@@ -536,8 +550,11 @@ class Table:
         if isinstance(ev, t.RollEvent):
             self._old.pop(ev.check_id, None)
         elif isinstance(ev, t.FollowEvent):
-            old = self._old.get(ev.check_id) if held is None else held
-            if old is not None and ev.check_id not in self.state.checks:
+            # (a held check read back too, named by an id anyone can name, is kept current here)
+            old = self._old.get(ev.check_id)
+            if old is None and ev.check_id not in self.state.checks:
+                old = held
+            if old is not None:
                 self._hold_old(
                     ev.check_id, dataclasses.replace(old, rec=msgspec.structs.replace(old.rec, result=ev.result))
                 )

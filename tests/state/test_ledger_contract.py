@@ -147,7 +147,7 @@ async def test_append_read_and_requests(backend: Backend):
     await _closed(ledger)
 
 
-async def test_a_check_is_found_by_its_id_as_a_whole_string(backend: Backend):
+async def test_a_check_is_found_by_its_events_check_id_fields(backend: Backend):
     ledger = backend.open()
     k, other = ledger.create_table("t"), ledger.create_table("other")
     ab, cd, old = f"{k.table}-00112233445566ab", f"{k.table}-00112233445566cd", f"{k.table}-12"
@@ -156,14 +156,21 @@ async def test_a_check_is_found_by_its_id_as_a_whole_string(backend: Backend):
         ledger,
         k.table,
         0,
-        ([pack(["roll", ab]), b"a consequence"], None),
-        ([pack(["follow", ab, 7, b"\x00\xff"])], None),
+        ([pack({"kind": "roll", "check_id": ab}), b"a consequence"], None),
+        ([pack({"kind": "follow", "check_id": ab, "at": 7, "raw": b"\x00\xff"})], None),
     )
-    await _write(ledger, k.table, 3, ([pack(["roll", cd]), pack({"text": f"quoting {ab} in a text"})], None))
-    await _write(ledger, k.table, 5, ([pack(["roll", old, 1])], None))  # an id from before random ids
-    await _write(ledger, other.table, 0, ([pack(["roll", ab])], None))
+    await _write(
+        ledger,
+        k.table,
+        3,
+        ([pack({"kind": "roll", "check_id": cd}), pack({"text": ab, "label": f"quoting {ab}"})], None),
+    )
+    await _write(
+        ledger, k.table, 5, ([pack({"kind": "roll", "check_id": old, "n": 1})], None)
+    )  # from before random ids
+    await _write(ledger, other.table, 0, ([pack({"kind": "roll", "check_id": ab})], None))
     found = [s for s, _ in await ledger.read_check(k.table, ab)]
-    assert found in ([1, 3], [1, 3, 5])  # the text that quotes it may come too: the table decodes and skips it
+    assert found == [1, 3]  # its roll and its follow-up: a text that is (or quotes) its id is no check_id field
     assert ledger.check_events(k.table, ab) == await ledger.read_check(k.table, ab)
     assert [s for s, _ in await ledger.read_check(k.table, old)] == [6]
     assert await ledger.read_check(k.table, f"{k.table}-00112233445566ef") == []
@@ -176,8 +183,8 @@ async def test_a_ledger_from_before_the_check_index_reads_its_old_checks_back(ba
     ledger = backend.open()
     k = ledger.create_table("t")
     ab = f"{k.table}-00112233445566ab"
-    await _write(ledger, k.table, 0, ([msgspec.msgpack.encode(["roll", ab])], None))
-    await _write(ledger, k.table, 1, ([msgspec.msgpack.encode(["follow", ab, 2])], None))
+    await _write(ledger, k.table, 0, ([msgspec.msgpack.encode({"kind": "roll", "check_id": ab})], None))
+    await _write(ledger, k.table, 1, ([msgspec.msgpack.encode({"kind": "follow", "check_id": ab})], None))
     await _closed(ledger)
     ledger.close()
     if backend.kind == "sqlite":
@@ -198,17 +205,21 @@ async def test_a_ledger_from_before_the_check_index_reads_its_old_checks_back(ba
     await _closed(again)
 
 
-def test_the_check_ids_an_event_holds_are_its_whole_strings_of_the_tables_shape():
+def test_the_check_ids_an_event_holds_are_its_check_id_fields_of_the_tables_shape():
     pack = msgspec.msgpack.encode
-    assert check_ids("abcd0123", pack(["roll", "abcd0123-00112233445566ab", "abcd0123-7"])) == {
-        "abcd0123-00112233445566ab",
-        "abcd0123-7",
+    assert check_ids("abcd0123", pack(["roll", {"kind": "roll", "check_id": "abcd0123-00112233445566ab"}])) == {
+        "abcd0123-00112233445566ab"
     }
-    assert check_ids("abcd0123", pack(["roll", "ffff0000-00112233445566ab"])) == set()  # another table's
-    assert check_ids("abcd0123", pack({"text": "see abcd0123-00112233445566ab"})) == set()  # quoted in a text
-    assert check_ids("abcd0123", pack(["abcd0123-xyz", "abcd0123-"])) == set()  # not an id's shape
-    assert check_ids("abcd0123", b"\xb9abcd0123-00") == set()  # cut short
-    assert check_ids("abcd0123", b"abcd0123-7\xaaabcd0123-7") == {"abcd0123-7"}  # not at the start: no header
+    assert check_ids("abcd0123", pack({"kind": "follow", "check_id": "abcd0123-7"})) == {"abcd0123-7"}  # before
+    assert check_ids("abcd0123", pack({"check_id": "ffff0000-00112233445566ab"})) == set()  # another table's
+    assert check_ids("abcd0123", pack({"check_id": "abcd0123-xyz"})) == set()  # not an id's shape
+    assert check_ids("abcd0123", pack({"check_id": "abcd0123-"})) == set()
+    assert check_ids("abcd0123", pack({"check_id": ""})) == set()  # (an extended check's progress by the GM)
+    assert check_ids("abcd0123", pack({"check_id": "x"}) + pack("abcd0123-7")) == set()  # another field's
+    assert check_ids("abcd0123", pack({"check_id": "abcd0123-0011"})[:-1]) == set()  # cut short
+    # whole strings of an id's shape, or ids quoted in a text, are not the event's check: not indexed
+    assert check_ids("abcd0123", pack({"label": "abcd0123-00112233445566ab", "actor": "abcd0123-7"})) == set()
+    assert check_ids("abcd0123", pack({"label": "\u00a8check_id\u00aaabcd0123-7"})) == set()
 
 
 async def test_a_turn_from_a_head_the_table_left_stores_nothing_of_it_or_is_prepared_again(backend: Backend):
