@@ -374,6 +374,9 @@ END $$;
     (
         7,
         """
+-- no event is appended while the events before the index are indexed (an older sidecar's append in flight is
+-- waited for; after this commits, the function it calls is gone): none is left out of the index
+LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE;
 CREATE TABLE check_events (
     table_id TEXT NOT NULL,
     check_id TEXT NOT NULL,
