@@ -108,3 +108,12 @@ def test_truncated_bytes_are_refused(cut: int) -> None:
     raw = got.to_bytes()
     with pytest.raises(ValueError):
         Seqs.from_bytes(raw[:cut])
+
+
+def test_numbering_over_blocks_of_two_matches_the_definition() -> None:
+    """Each viewer's numbers and catch-up starts (tests/state/test_hearing.py) with every list's seqs sealed in
+    blocks of two, so that nearly every number and every search step reads a sealed block."""
+    from tests.state.test_hearing import test_numbers_and_catch_up_starts_match_the_definition as definition
+
+    with block_of(2):
+        definition()
