@@ -117,3 +117,49 @@ def test_numbering_over_blocks_of_two_matches_the_definition() -> None:
 
     with block_of(2):
         definition()
+
+
+def test_a_table_restored_from_its_snapshot_numbers_as_a_full_fold(tmp_path) -> None:
+    """A campaign of secret rolls long enough that every list seals blocks: the table read back from its
+    snapshot (and the events after it) numbers every seq for every viewer as the table that folded them all,
+    and says the same of who may know of each secret event."""
+    from protocol.v1 import messages as m
+    from protocol.v1.facets import FacetsCheck
+    from sidecar.state.hearing import seen
+    from sidecar.state.ledger import SqliteLedger
+    from sidecar.state.table import Table, decode_stored
+    from sidecar.state.visibility import Viewer
+
+    ledger = SqliteLedger(tmp_path / "v.sqlite3", synchronous="OFF")
+    table = Table(ledger.create_table("t").table, ledger)
+    table.load()
+    modes = ["gm", "self", "blind", "public", "gm"]
+    snapshot: bytes | None = None
+    for i in range(1_600):
+        viewer = Viewer("player", ("ann", "bo")[i % 2]) if i % 3 else Viewer("gm", "gm")
+        msg = m.Roll(id="x", check=FacetsCheck(pool=2, dice=[1 + i % 6, 2]), mode=modes[i % 5])  # type: ignore[arg-type]
+        pending = table.prepare_roll(msg, viewer, viewer.user)
+        ledger.append_sync(table.id, pending.encoded(), None)
+        table.commit(pending)
+        if i == 1_400:
+            snapshot, at = table.saved(), table.head
+    assert snapshot is not None
+    assert len(table.numbering.gaps[False]) > 2 * seqs_module.BLOCK
+    again = Table(table.id, ledger)
+    again.restore(snapshot, ledger.events(table.id, at))
+    table = Table(table.id, ledger)
+    table.load()  # no snapshot stored: every event folded
+    assert again.head == table.head
+    rows = [(seq, decode_stored(raw)) for seq, raw in ledger.events(table.id)]
+    restricted = {seq: (st.vis, st.owner) for seq, st in rows if st.vis != "all"}
+    viewers = [Viewer("player", None), Viewer("player", "ann"), Viewer("player", "bo"), Viewer("gm", "gm")]
+    for viewer in viewers:  # against the definition: a viewer's number of s is how many of its events are <= s
+        stream = [seq for seq, st in rows if seen(st, restricted, viewer) is not None]
+        for nums in (again.numbering, table.numbering):
+            assert nums.count(viewer) == len(stream)
+            for seq in range(0, table.head + 1, 7):
+                assert nums.number(seq, viewer) == bisect.bisect_right(stream, seq), (viewer, seq)
+            for since in range(0, len(stream), 97):
+                assert nums.after(since, viewer) == stream[since] - 1
+    assert sorted(again.restricted.items()) == sorted(table.restricted.items())
+    ledger.close()
