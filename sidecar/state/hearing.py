@@ -68,8 +68,6 @@ work: a check id is whatever its roll event recorded). The numbers are worked ou
 
 from __future__ import annotations
 
-import bisect
-from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -83,6 +81,7 @@ from sidecar.config import RESYNC_READ as RESYNC_READ
 from sidecar.engine import registry
 from sidecar.engine.ruleset import Seat
 
+from .seqs import Seqs
 from .visibility import ROLL_VISIBILITY, Viewer, may_see, view
 
 if TYPE_CHECKING:
@@ -152,9 +151,8 @@ def _owners(st: Stored, restricted: Restricted) -> set[str]:
 # --- numbering ------------------------------------------------------------------------------------------
 
 
-def _holds(seqs: array[int], seq: int) -> bool:
-    i = bisect.bisect_left(seqs, seq)
-    return i < len(seqs) and seqs[i] == seq
+def _holds(seqs: Seqs, seq: int) -> bool:
+    return seq in seqs
 
 
 class Secrets(Mapping[int, tuple[str, str | None]]):
@@ -224,9 +222,9 @@ class Numbering:
 
     def __init__(self) -> None:
         self.head = 0
-        self.gaps: dict[bool, array[int]] = {False: array("q"), True: array("q")}
-        """Per base (``True``: the GM's), the seqs of the events it is not told of (8 bytes each)."""
-        self.own: dict[tuple[bool, str], array[int]] = {}
+        self.gaps: dict[bool, Seqs] = {False: Seqs(), True: Seqs()}
+        """Per base (``True``: the GM's), the seqs of the events it is not told of (about a byte each)."""
+        self.own: dict[tuple[bool, str], Seqs] = {}
         """Per (base, user), the seqs of the events told to the user that the base is not told of."""
         self.restricted = Secrets(self)
         """Who may know of each event not seen by all, from the two above."""
@@ -242,17 +240,20 @@ class Numbering:
             self.gaps[base].append(seq)
             for user in _owners(st, restricted):
                 if seen(st, restricted, Viewer(viewer.role, user)) is not None:
-                    self.own.setdefault((base, user), array("q")).append(seq)
+                    own = self.own.get((base, user))
+                    if own is None:
+                        own = self.own[base, user] = Seqs()
+                    own.append(seq)
 
     def number(self, seq: int, viewer: Viewer) -> int:
         """How many events of ``viewer``'s stream lie at or before ledger seq ``seq``: the number of the event
         at ``seq`` if the viewer is told of it, else that of the last one before it that it is told of."""
         base = viewer.is_gm
-        n = seq - bisect.bisect_right(self.gaps[base], seq)
+        n = seq - self.gaps[base].bisect_right(seq)
         if viewer.user is not None:
             own = self.own.get((base, viewer.user))
             if own:
-                n += bisect.bisect_right(own, seq)
+                n += own.bisect_right(seq)
         return n
 
     def count(self, viewer: Viewer) -> int:
@@ -265,6 +266,13 @@ class Numbering:
         if self.number(self.head, viewer) <= number:
             return self.head  # nothing missed
         lo, hi = number + 1, self.head  # number(s) <= s: the first seq numbered above ``number`` is above it too
+        step = 1  # back from the head first: a reconnect has mostly missed little, and old seqs cost a decoding
+        while hi - step >= lo:
+            if self.number(hi - step, viewer) <= number:
+                lo = hi - step + 1
+                break
+            hi -= step
+            step *= 2
         while lo < hi:
             mid = (lo + hi) // 2
             if self.number(mid, viewer) > number:

@@ -13,7 +13,6 @@ import bisect
 import contextlib
 import dataclasses
 import secrets
-from array import array
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from .errors import ActionError as ActionError
 from .hearing import Numbering, seen
 from .ledger import Ledger
 from .projection import Folded, Projection
+from .seqs import Seqs
 from .visibility import ROLL_VISIBILITY, SECRET, Viewer, may_see, redacted
 
 
@@ -48,7 +48,7 @@ class Stored(msgspec.Struct, array_like=True, gc=False):
 _enc = msgspec.msgpack.Encoder()
 _dec = msgspec.msgpack.Decoder(Stored)
 
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
 """Raised whenever what a snapshot holds, or how events fold into it, changes."""
 SNAPSHOT_VERSION = f"{SNAPSHOT_FORMAT}/{__version__}"
 """A snapshot written by another version is not read: the table folds its events and writes a new one."""
@@ -62,7 +62,7 @@ class Saved(msgspec.Struct, array_like=True, gc=False):
     secret_owners: list[str]
     gather_secret: list[str]
     gaps: list[bytes]
-    """The numbering's gaps, of the players' base and of the GMs' (int64 arrays, native order)."""
+    """The numbering's gaps, of the players' base and of the GMs' (:meth:`.seqs.Seqs.to_bytes`)."""
     own: list[tuple[bool, str, bytes]]
     state: Folded
     views: list[tuple[str | None, Folded]]
@@ -199,8 +199,8 @@ class Table:
                 self.facet_seen,
                 sorted(self.secret_owners),
                 sorted(self.gather_secret),
-                [nums.gaps[False].tobytes(), nums.gaps[True].tobytes()],
-                [(base, user, seqs.tobytes()) for (base, user), seqs in nums.own.items()],
+                [nums.gaps[False].to_bytes(), nums.gaps[True].to_bytes()],
+                [(base, user, seqs.to_bytes()) for (base, user), seqs in nums.own.items()],
                 self.state.folded(),
                 [(key, view.folded()) for key, view in self.views.items()],
             )
@@ -219,8 +219,8 @@ class Table:
         self.numbering = Numbering()
         self.numbering.head = saved.head
         for base, raw in zip((False, True), saved.gaps):
-            self.numbering.gaps[base] = _seqs(raw)
-        self.numbering.own = {(base, user): _seqs(raw) for base, user, raw in saved.own}
+            self.numbering.gaps[base] = Seqs.from_bytes(raw)
+        self.numbering.own = {(base, user): Seqs.from_bytes(raw) for base, user, raw in saved.own}
         self.state = Projection.unfolded(saved.state, self._history_of(None))
         self.views = OrderedDict(
             (key, Projection.unfolded(view, self._history_of(Viewer("player", key)), holds_checks=False))
@@ -998,9 +998,3 @@ def _fits(base: Folded, undone: set[int], head: int) -> bool:
     """Whether a projection that has ``undone`` these seqs may be rebuilt from ``base``, a snapshot's at ``head``:
     every seq undone since it was written is after it."""
     return all(s > head for s in undone.difference(base.undone))
-
-
-def _seqs(raw: bytes) -> array[int]:
-    seqs = array("q")
-    seqs.frombytes(raw)
-    return seqs
