@@ -94,8 +94,8 @@ def test_the_state_held_does_not_grow_with_old_closed_checks(tmp_path, secret):
     latest = held[0]["checks"]  # the last checks rolled, the cards just drawn: held a while, then let go
     assert latest <= config.CHECKS_LATEST
     assert held[0] == held[1] == {"checks": latest, "roll seqs": latest, "views' checks": 0}
-    # the snapshot: the same size in the open; with secrets, the numbering's 8 bytes for each secret event
-    # a viewer does not see (it was about 700 bytes an event while every check stayed)
+    # the snapshot: the same size in the open; with secrets, the numbering's compressed seqs (about half a byte
+    # for each secret event a viewer does not see; it was about 700 bytes an event while every check stayed)
     grown = (sizes[1] - sizes[0]) / 2_700
     assert grown < (32 if secret else 0.1), f"{grown:.1f} bytes a check"
 
