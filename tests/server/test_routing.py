@@ -17,26 +17,23 @@ import subprocess
 import sys
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 import websockets
-from aiohttp.test_utils import TestServer
 
 from bench.routing import pick, request_uri, table_of, xxh64
 from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, table_url
-from sidecar.server import bus as bus_module
-from sidecar.server.app import HUB, Settings, create_app
 from sidecar.state import ledger_pg
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import open_ledger
 
 from ..conftest import ROOT, Process, Sidecar, free_port
+from .several import Sidecars
 
 
 def test_the_proxys_hash_is_xxh64():
@@ -92,37 +89,6 @@ async def test_a_hello_for_another_table_than_the_urls_is_refused_and_the_socket
 # --- over PostgreSQL ------------------------------------------------------------------------------
 
 
-@dataclass
-class Pair:
-    servers: list[TestServer]
-    ledgers: list[Any]
-
-    def url(self, i: int) -> str:
-        return f"ws://127.0.0.1:{self.servers[i].port}/ws"
-
-    def bus(self, i: int) -> bus_module.Bus:
-        return self.servers[i].app[HUB].bus
-
-    def hub(self, i: int) -> Any:
-        return self.servers[i].app[HUB]
-
-
-@pytest.fixture
-async def pair(pg_url: str) -> AsyncIterator[Pair]:
-    ledgers = [open_ledger(pg_url, Path(".")) for _ in range(2)]
-    servers = []
-    for ledger in ledgers:
-        server = TestServer(create_app(Settings(rate=1e6, burst=1e6), ledger), host="127.0.0.1", port=free_port())
-        await server.start_server()
-        servers.append(server)
-    p = Pair(servers, ledgers)
-    for i in range(2):
-        await asyncio.wait_for(p.bus(i).listening.wait(), 10)
-    yield p
-    for s in servers:
-        await s.close()
-
-
 async def until(cond: Any, timeout: float = 10.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -131,7 +97,7 @@ async def until(cond: Any, timeout: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
-async def test_a_sidecar_without_a_connection_at_a_table_hears_none_of_its_notifications(pair: Pair, monkeypatch):
+async def test_a_sidecar_without_a_connection_at_a_table_hears_none_of_its_notifications(pair: Sidecars, monkeypatch):
     decoded: Counter[str] = Counter()
     parse = ledger_pg.parse_note
 

@@ -9,15 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 import websockets
-from aiohttp.test_utils import TestServer
 
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
@@ -26,67 +23,13 @@ from protocol.v1.facets import FacetsCheck
 from protocol.v1.flairs import FlairsBargain, FlairsCheck
 from sidecar.client import Client
 from sidecar.server import bus as bus_module
-from sidecar.server.app import HUB, Settings, create_app
-from sidecar.state.keys import derive_user_key
-from sidecar.state.ledger import TableKeys, open_ledger
+from sidecar.state.ledger import open_ledger
 
 from ..cli.running import verdict
 from ..conftest import Process, free_port
+from .several import Sidecars, start_sidecars
 
 pytestmark = pytest.mark.slow
-
-
-@dataclass
-class Sidecars:
-    servers: list[TestServer]
-    ledgers: list[Any]
-    keys: TableKeys
-
-    def url(self, i: int) -> str:
-        return f"ws://127.0.0.1:{self.servers[i].port}/ws"
-
-    def bus(self, i: int) -> bus_module.Bus:
-        return self.servers[i].app[HUB].bus
-
-    async def client(self, i: int, role: str, user: str, **kw: Any) -> Client:
-        """A GM (with its own user id), a player bound to ``user`` by that user's key, or an observer."""
-        if role == "player":
-            key = derive_user_key(self.ledgers[0].user_secret(self.keys.table), user)
-            return await Client.connect(self.url(i), self.keys.table, key, user=user, **kw)
-        return await Client.connect(
-            self.url(i), self.keys.table, getattr(self.keys, role), user=user if role == "gm" else None, **kw
-        )
-
-
-async def start_sidecars(pg_url: str, n: int = 2, gate: dict[int, asyncio.Event] | None = None) -> Sidecars:
-    ledgers = [open_ledger(pg_url, Path(".")) for _ in range(n)]
-    keys = ledgers[0].create_table("several")
-    servers = []
-    for i, ledger in enumerate(ledgers):
-        if gate and i in gate:  # this sidecar's listening connection waits for the gate
-            ev, connect = gate[i], ledger._listener
-
-            async def gated(ev: asyncio.Event = ev, connect: Any = connect) -> Any:
-                await ev.wait()
-                return await connect()
-
-            ledger._listener = gated
-        server = TestServer(create_app(Settings(rate=1e6, burst=1e6), ledger), host="127.0.0.1", port=free_port())
-        await server.start_server()
-        servers.append(server)
-    sc = Sidecars(servers, ledgers, keys)
-    for i in range(n):
-        if not (gate and i in gate):
-            await asyncio.wait_for(sc.bus(i).listening.wait(), 10)
-    return sc
-
-
-@pytest.fixture
-async def pair(pg_url: str) -> AsyncIterator[Sidecars]:
-    sc = await start_sidecars(pg_url)
-    yield sc
-    for s in sc.servers:
-        await s.close()
 
 
 async def drain_until(c: Client, stop: Any, timeout: float = 10.0) -> list[Any]:

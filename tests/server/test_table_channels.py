@@ -11,67 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from aiohttp.test_utils import TestServer
 
 from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client
 from sidecar.server import bus as bus_module
-from sidecar.server.app import HUB, Settings, create_app
 from sidecar.state import ledger_pg
-from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import open_ledger
 
-from ..conftest import free_port
+from .several import Sidecars, start_sidecars
 
 pytestmark = pytest.mark.slow
-
-
-@dataclass
-class Sidecars:
-    servers: list[TestServer]
-    ledgers: list[Any]
-
-    def url(self, i: int) -> str:
-        return f"ws://127.0.0.1:{self.servers[i].port}/ws"
-
-    def bus(self, i: int) -> bus_module.Bus:
-        return self.servers[i].app[HUB].bus
-
-    def hub(self, i: int) -> Any:
-        return self.servers[i].app[HUB]
-
-    async def player(self, i: int, table: str, user: str, **kw: Any) -> Client:
-        key = derive_user_key(self.ledgers[0].user_secret(table), user)
-        return await Client.connect(self.url(i), table, key, user=user, **kw)
-
-
-async def start(pg_url: str, n: int = 2) -> Sidecars:
-    ledgers = [open_ledger(pg_url, Path(".")) for _ in range(n)]
-    servers = []
-    for ledger in ledgers:
-        server = TestServer(create_app(Settings(rate=1e6, burst=1e6), ledger), host="127.0.0.1", port=free_port())
-        await server.start_server()
-        servers.append(server)
-    sc = Sidecars(servers, ledgers)
-    for i in range(n):
-        await asyncio.wait_for(sc.bus(i).listening.wait(), 10)
-    return sc
-
-
-@pytest.fixture
-async def pair(pg_url: str) -> AsyncIterator[Sidecars]:
-    sc = await start(pg_url)
-    yield sc
-    for s in sc.servers:
-        await s.close()
 
 
 async def until(cond: Any, timeout: float = 30.0) -> None:
@@ -178,7 +133,7 @@ async def test_a_join_while_another_sidecar_appends_misses_nothing_without_the_p
         await asyncio.Event().wait()
 
     monkeypatch.setattr(bus_module.Bus, "_periodic", never)  # only notifications and the join's own read
-    sc = await start(pg_url)
+    sc = await start_sidecars(pg_url)
     try:
         keys = sc.ledgers[0].create_table("busy")
         roller = await sc.player(0, keys.table, "r")
@@ -239,7 +194,7 @@ async def test_a_listening_connection_that_came_back_listens_to_every_table_it_h
         await asyncio.Event().wait()
 
     monkeypatch.setattr(bus_module.Bus, "_periodic", never)  # only notifications (and the reconnection's check)
-    sc = await start(pg_url)
+    sc = await start_sidecars(pg_url)
     try:
         tables = [sc.ledgers[0].create_table(f"t{i}") for i in range(3)]
         watchers = [await sc.player(1, k.table, "w") for k in tables]
