@@ -224,3 +224,23 @@ def test_the_trackers_extended_check_form_lays_out_in_rows(table, shot):
     numbers = [b["top"] for b in boxes if b["name"] in ("threshold", "trial", "limit")]
     assert len(set(numbers)) == 1, boxes
     shot(gm, ".verdict-tracker", "tracker-extended-form.png")
+
+
+def test_a_window_closed_while_it_renders_throws_nothing(table):
+    """A render under way when its window closes (an odds reply landing as the GM closes the dialog) finds no
+    element: as in Foundry, whose close does not wait for a render in flight. Each of the module's windows then
+    draws nothing and throws nothing (the page's errors are checked when the world closes)."""
+    gm = table.open("gm1", "challenge")
+    connected(gm)
+    raced = gm.evaluate(
+        f"""async () => {{
+          const api = {API};
+          const dialog = await api.roll({{system: 'challenge', label: 'Raced'}});
+          const request = await api.prepareRequest();
+          const renders = [dialog, request].map((app) => app.render({{ force: true }}));
+          await Promise.all([dialog.close(), request.close()]);
+          const settled = await Promise.allSettled(renders);
+          return [dialog.element, request.element, settled.map((r) => r.status === 'rejected' ? String(r.reason) : 'ok')];
+        }}"""
+    )
+    assert raced == [None, None, ["ok", "ok"]]

@@ -117,6 +117,10 @@ def test_a_gm_who_does_not_relay_gets_working_or_explained_controls(table):
     gm2.click("#scene-controls [data-tool='verdict-tracker']")
     tracker = gm2.locator(".verdict-tracker")
     tracker.wait_for()
+    # the window's frame comes first, its parts after: wait for what the tracker draws in it
+    gm2.wait_for_function(
+        "() => (document.querySelector('.verdict-tracker .window-content')?.textContent ?? '').trim().length > 0"
+    )
     add = tracker.locator(".verdict-add [data-action=add]")
     if add.count() == 0 or add.is_disabled():
         reason = tracker.inner_text()

@@ -609,7 +609,19 @@
     _onClose(_options) {}
     async _preClose(_options) {}
     _getHeaderControls() { return [...(this.options.window?.controls ?? [])]; }
-    async render(options = {}) {
+    /**
+     * As Foundry's ApplicationV2, renders and closes of one application take turns (a semaphore of one): a
+     * close asked for while a render is under way waits for it, and a render asked for after a close finds the
+     * window closed (and does nothing unless forced).
+     */
+    render(options = {}) { return this._inTurn(() => this._render(options)); }
+    close(options = {}) { return this._inTurn(() => this._close(options)); }
+    _inTurn(task) {
+      const run = (this._turns ?? Promise.resolve()).then(task);
+      this._turns = run.catch(() => {});
+      return run;
+    }
+    async _render(options = {}) {
       if (typeof options === "boolean") options = { force: options };
       if (!this.rendered && !options.force) return this;
       const first = !this.element;
@@ -681,7 +693,7 @@
       }
       this.element.querySelector(".window-header").after(menu);
     }
-    async close(options = {}) {
+    async _close(options = {}) {
       await this._preClose(options);
       this.element?.remove();
       this.element = null;

@@ -92,6 +92,7 @@ export function mappingFormClass() {
      */
     async _onRender(context, options) {
       await super._onRender(context, options);
+      if (!this.element) return; // closed while this render was under way
       const form = /** @type {HTMLFormElement} */ (this.element);
       if (form.dataset.verdictBound) return;
       form.dataset.verdictBound = "1";

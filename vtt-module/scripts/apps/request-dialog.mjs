@@ -127,6 +127,8 @@ export class RequestDialog extends RollDialog {
    */
   async _onRender(context, options) {
     await super._onRender(context, options);
+    // closed while this render was under way (an odds reply landing as the window closes): nothing to draw into
+    if (!this.element) return;
     const form = /** @type {HTMLFormElement} */ (this.element);
     this.#markLeft(form);
     if (!form.dataset.verdictLeftBound) {

@@ -187,6 +187,8 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
    */
   async _onRender(context, options) {
     await super._onRender(context, options);
+    // closed while this render was under way (an odds reply landing as the window closes): nothing to draw into
+    if (!this.element) return;
     const form = /** @type {HTMLFormElement} */ (this.element);
     // Foundry writes the window title on the first render only: keep it in step with the rule set.
     const title = this.title;

@@ -149,6 +149,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
    */
   async _onRender(context, options) {
     await super._onRender(context, options);
+    if (!this.element) return; // closed while this render was under way
     restoreDrafts(this.element, this._drafts ?? null);
     this._drafts = null;
     // A snapshot that arrived while this render was under way (the first one above all: the listener only
