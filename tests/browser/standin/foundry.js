@@ -609,32 +609,29 @@
     _onClose(_options) {}
     async _preClose(_options) {}
     _getHeaderControls() { return [...(this.options.window?.controls ?? [])]; }
-    /**
-     * As Foundry's ApplicationV2, renders and closes of one application take turns (a semaphore of one): a
-     * close asked for while a render is under way waits for it, and a render asked for after a close finds the
-     * window closed (and does nothing unless forced).
-     */
-    render(options = {}) { return this._inTurn(() => this._render(options)); }
-    close(options = {}) { return this._inTurn(() => this._close(options)); }
-    _inTurn(task) {
-      const run = (this._turns ?? Promise.resolve()).then(task);
-      this._turns = run.catch(() => {});
-      return run;
-    }
-    async _render(options = {}) {
+    /** A close asked for while a render is under way wins: the render stops at its next step and draws
+     *  nothing (Foundry's ApplicationV2 lets the two take turns; either way no render draws into a closed
+     *  window, and none throws for it). */
+    async render(options = {}) {
       if (typeof options === "boolean") options = { force: options };
       if (!this.rendered && !options.force) return this;
+      const closes = this._closes ?? 0;
+      const closed = () => (this._closes ?? 0) !== closes;
       const first = !this.element;
       const context = await this._prepareContext(options);
+      if (closed()) return this;
       // As Foundry: the pre-render steps run after the context is ready and before the parts are replaced.
       if (first) await this._preFirstRender(context, options);
       await this._preRender(context, options);
+      if (closed()) return this;
       // The frame, and with it the window title, is made on the first render only.
       if (first) this._createFrame();
       await this._renderParts(context, options);
+      if (closed()) return this;
       this.rendered = true;
       if (first) await this._onFirstRender(context, options);
       await this._onRender(context, options);
+      if (closed()) return this;
       // Render hooks: one per class of the chain, most generic first (renderApplicationV2 ... renderMyApp).
       for (const c of classChain(this).reverse()) if (c.name) Hooks.callAll(`render${c.name}`, this, this.element, context, options);
       return this;
@@ -693,7 +690,8 @@
       }
       this.element.querySelector(".window-header").after(menu);
     }
-    async _close(options = {}) {
+    async close(options = {}) {
+      this._closes = (this._closes ?? 0) + 1;
       await this._preClose(options);
       this.element?.remove();
       this.element = null;
