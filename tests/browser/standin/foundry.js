@@ -624,19 +624,28 @@
       if (first) await this._preFirstRender(context, options);
       await this._preRender(context, options);
       if (closed()) return this;
-      // The frame, and with it the window title, is made on the first render only.
-      if (first) this._createFrame();
-      await this._renderParts(context, options);
+      // As Foundry: every part is rendered to HTML first (`_renderHTML`, asynchronous), then the frame is
+      // made (first render only, with the window title), the parts replaced in one synchronous step
+      // (`_replaceHTML`) and the window inserted; so a window never shows with some parts drawn and its
+      // listeners not yet bound.
+      const result = await this._renderHTML(context, options);
       if (closed()) return this;
+      // (Another render may have made the frame while this one waited.)
+      const made = !this.element;
+      if (made) this._createFrame();
+      this._replaceHTML(result, this.element.querySelector(".window-content"), options);
+      if (made) document.getElementById("interface").append(this.element);
       this.rendered = true;
-      if (first) await this._onFirstRender(context, options);
+      if (made) await this._onFirstRender(context, options);
       await this._onRender(context, options);
       if (closed()) return this;
       // Render hooks: one per class of the chain, most generic first (renderApplicationV2 ... renderMyApp).
       for (const c of classChain(this).reverse()) if (c.name) Hooks.callAll(`render${c.name}`, this, this.element, context, options);
       return this;
     }
-    async _renderParts(_context, _options) {}
+    async _renderHTML(_context, _options) { return null; }
+    _replaceHTML(_result, _content, _options) {}
+    /** The window's frame, not yet in the document (the first render inserts it once its parts are in). */
     _createFrame() {
       const el = document.createElement(this.options.tag ?? "div");
       el.id = this.id;
@@ -666,7 +675,6 @@
           this.options.form?.handler?.call(this, ev, el, new FormData(el));
         });
       }
-      document.getElementById("interface").append(el);
       this.element = el;
     }
     /** The header-controls menu is built each time it opens: `_getHeaderControls` then `getHeaderControls{Class}` hooks, filtered by visibility and ownership. */
@@ -711,13 +719,20 @@
   const HandlebarsApplicationMixin = (Base) => class HandlebarsApplication extends Base {
     static PARTS = {};
     /** Parts re-render in place; each part's `scrollable` selectors keep their scroll ("" is the part's own root). */
-    async _renderParts(context, options) {
-      const content = this.element.querySelector(".window-content");
+    async _renderHTML(context, options) {
       const parts = this.constructor.PARTS ?? {};
       const wanted = options.parts ?? Object.keys(parts);
+      const rendered = {};
       for (const [id, part] of Object.entries(parts)) {
-        if (!wanted.includes(id)) continue;
-        const html = await renderTemplate(part.template, context);
+        if (wanted.includes(id)) rendered[id] = await renderTemplate(part.template, context);
+      }
+      return rendered;
+    }
+    _replaceHTML(rendered, content, _options) {
+      const parts = this.constructor.PARTS ?? {};
+      for (const [id, part] of Object.entries(parts)) {
+        if (!(id in rendered)) continue;
+        const html = rendered[id];
         const tmp = document.createElement("div");
         tmp.innerHTML = html.trim();
         const node = tmp.children.length === 1 ? tmp.firstElementChild : Object.assign(document.createElement("div"), { innerHTML: html });
