@@ -25,7 +25,7 @@ export default async function ready() {
       syncGathers(client.snapshot);
     }
   });
-  client.on("socket", (/** @type {Record<string, any>} */ data, /** @type {string} */ sender) => onSocket(data, sender));
+  client.on("socket", (/** @type {import("../relay/relay.mjs").Frame} */ frame, /** @type {string} */ sender) => onSocket(frame, sender));
   followActiveScene(client);
   showStatus(client.status);
   try {
@@ -38,27 +38,32 @@ export default async function ready() {
 
 /**
  * Module-socket frames users send the relay: a roll made for a request card, remembered dialog values,
- * a GM's "apply" from a browser that does not relay. The sender is the one Foundry names, never a field
- * of the frame.
- * @param {Record<string, any>} data
+ * a GM's "apply" from a browser that does not relay. The relay's protocol (relay/relay.mjs) has already
+ * checked each frame's version, its sender's right to send it, its fields' shapes, and that this page is
+ * the relay; the sender is the one Foundry names, never a field of the frame.
+ * @param {import("../relay/relay.mjs").Frame} frame
  * @param {string} sender
  */
-function onSocket(data, sender) {
-  if (!isRelay()) return;
+function onSocket(frame, sender) {
   const api = game.modules?.get(MODULE_ID)?.api;
   const user = game.users?.get(sender);
-  if (!user) return;
-  if (data.t === "request-rolled" && typeof data.message === "string" && typeof data.check === "string") {
-    const mode = typeof data.mode === "string" ? data.mode : null;
-    api?.requestRolled(data.message, { check: data.check, outcome: data.outcome, mode, result: null }, sender);
-  } else if (data.t === "defaults" && typeof data.system === "string") {
-    // Only for an actor that user owns.
-    const actor = actorById(data.actor);
-    if (actor && actor.testUserPermission(user, "OWNER")) actor.setFlag(MODULE_ID, "defaults", { [data.system]: data.values });
-  } else if (data.t === "apply" && user.isGM && Array.isArray(data.actors)) {
-    const snap = api?.client.snapshot;
-    for (const id of data.actors) if (typeof id === "string" && snap?.actors?.[id]) syncActor(id, snap.actors[id]);
-  } else {
-    console.warn(`${MODULE_ID} | dropped a "${String(data.t)}" frame from ${sender}`);
+  if (!api || !user) return;
+  switch (frame.t) {
+    case "request-rolled":
+      api.requestRolled(frame.message, { check: frame.check, outcome: frame.outcome, mode: frame.mode, result: null }, sender);
+      break;
+    case "defaults": {
+      // Only for an actor that user owns.
+      const actor = actorById(frame.actor);
+      if (actor && actor.testUserPermission(user, "OWNER")) actor.setFlag(MODULE_ID, "defaults", { [frame.system]: frame.values });
+      break;
+    }
+    case "apply": {
+      const snap = api.client.snapshot;
+      for (const id of frame.actors) if (snap?.actors?.[id]) syncActor(id, snap.actors[id]);
+      break;
+    }
+    default:
+      console.warn(`${MODULE_ID} | dropped a "${String(frame.t)}" frame from ${sender}`);
   }
 }
