@@ -297,14 +297,23 @@ class Lens:
             pending.events if pending is not None and pending.events and pending.events[0][0] > nums.head else []
         )
         self.restricted: Restricted = table.restricted
+        self.public = True
+        """Every event ahead is told to everyone (the common case): each counts for every viewer."""
         if self.ahead:
             mine = {s: (st.vis, st.owner) for s, st in self.ahead if st.vis != "all"}
             self.restricted = _Ahead(mine, table.restricted) if mine else table.restricted
+            self.public = (
+                not mine
+                and self.ahead[0][0] == nums.head + 1
+                and not any(isinstance(st.event, t.Undone) for _, st in self.ahead)
+            )
 
     def number(self, seq: int, viewer: Viewer) -> int:
         nums = self.table.numbering
         if seq <= nums.head:
             return nums.number(seq, viewer)
+        if self.public:  # the ahead events follow the head in seq order, with no gap
+            return nums.count(viewer) + min(seq - nums.head, len(self.ahead))
         return nums.count(viewer) + sum(
             1 for s, st in self.ahead if s <= seq and seen(st, self.restricted, viewer) is not None
         )
