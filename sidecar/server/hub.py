@@ -567,10 +567,14 @@ class _Turn:
                 continue
             history = table.reading_for(job.msg)  # an undo's history, an old check a follow-up names
             try:
-                async with history:
-                    if not self._stage(job):
-                        self.broke, self.rest = True, self.jobs[at + 1 :]
-                        break
+                if history is None:  # a roll reads nothing
+                    staged = self._stage(job)
+                else:
+                    async with history:
+                        staged = self._stage(job)
+                if not staged:
+                    self.broke, self.rest = True, self.jobs[at + 1 :]
+                    break
             except LedgerUnavailable as exc:  # the history it needs cannot be read: refused, nothing applied
                 job.error = exc
                 if self.staged:
