@@ -931,8 +931,6 @@ class SqliteLedger:
         if pending is None:  # the first append of this turn: commit them all once the turn's work is done
             pending = self._pending[loop] = []
             loop.call_soon(self._flush, loop)
-            # one clock for the turn's appends, not one each: they all began now
-            loop.call_later(self.guard.bound, _overdue, pending)
         pending.append((fut, [(table_id, events, request) for events, request in actions]))
         try:
             await fut
@@ -957,6 +955,8 @@ class SqliteLedger:
             self._inflight += len(items)
             for fut, works in items:
                 self._queue.put((loop, fut, works))
+            # one clock for the turn's appends, not one each: they all began in this turn of the loop
+            loop.call_later(self.guard.bound, _overdue, [fut for fut, _ in items])
             return
         # Here the writer thread is idle (nothing in flight), so this is the only commit under way.
         error: BaseException | None = None
@@ -1074,9 +1074,9 @@ class _Overdue(Exception):
     """An append's commit did not settle within the bound (it may still land)."""
 
 
-def _overdue(items: list[tuple[asyncio.Future[None], Any]]) -> None:
+def _overdue(futs: list[asyncio.Future[None]]) -> None:
     """The bound has passed for a turn's appends: those not yet settled are refused (the commit goes on)."""
-    for fut, _ in items:
+    for fut in futs:
         if not fut.done():
             fut.set_exception(_Overdue())
 
