@@ -29,11 +29,12 @@ def _load(
     try:
         with ClientProcs("bench.clients", args, PROCESSES) as clients:
             clients.ready()
-            cpu0, t0 = server.cpu(), time.monotonic()
+            cpu0, loop0, t0 = server.cpu(), server.loop_cpu(), time.monotonic()
             clients.go()
             results = clients.results(timeout=duration + 120)
             window = time.monotonic() - t0
             cpu = (server.cpu() - cpu0) / window
+            loop_cpu = (server.loop_cpu() - loop0) / window
     finally:
         plan.unlink()
     lat = [x for r in results for x in r["latencies_us"]]
@@ -47,6 +48,7 @@ def _load(
         "p50": percentile(lat, 50),
         "errors": errors,
         "cpu": cpu,
+        "loop_cpu": loop_cpu,
         "window": window,
         "received": sum(r["received"] for r in results) / elapsed,
         "timeouts": sum(r["timeouts"] for r in results),
@@ -105,7 +107,8 @@ def run(full: bool = False, connections: int = 1000) -> list[Row]:
                 echo["cpu"] / echo["rate"] * 1e6,
                 "µs",
                 higher_is_better=False,
-                note="the server's own cost, less moved by other work on the machine than the rates",
+                note="the server's own cost, less moved by other work on the machine than the rates; "
+                f"{r['loop_cpu'] / r['rate'] * 1e6:,.0f} µs of it on the event loop's thread, the rest the ledger's",
             )
         )
         rows.append(

@@ -16,6 +16,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import structlog
@@ -27,7 +28,16 @@ from sidecar import config
 from sidecar.config import MAX_REQUEST_ID, REPLY_CACHE, REPLY_CACHE_BYTES, SLOW_PEER_BYTES
 from sidecar.state import hearing
 from sidecar.state.hearing import verified
-from sidecar.state.ledger import Action, Answered, Ledger, LedgerUnavailable, RequestWindow, Row, StoredRequest
+from sidecar.state.ledger import (
+    Action,
+    Answered,
+    Ledger,
+    LedgerUnavailable,
+    RequestWindow,
+    Row,
+    StoredRequest,
+    requester,
+)
 from sidecar.state.table import SNAPSHOT_VERSION, ActionError, Pending, Table
 from sidecar.state.visibility import Viewer
 
@@ -55,6 +65,7 @@ class Connection:
     awaiting (False when the socket is closing, None and nothing written when more than ``limit`` bytes
     wait unread); the fan-out frames a message once for all who see the same."""
     _key_head: str | None = field(default=None, init=False, repr=False)
+    _requester: str | None = field(default=None, init=False, repr=False)
     viewer: Viewer = field(init=False, repr=False)
     """Who is there, as visibility sees them (the role and the user are fixed at hello)."""
 
@@ -67,8 +78,17 @@ class Connection:
         ``json.dumps([role, user, rid])`` without spaces, the role and user part written once per connection."""
         head = self._key_head
         if head is None:
-            head = self._key_head = json.dumps([self.role, self.user], separators=(",", ":"))[:-1] + ","
-        return head + json.dumps(rid) + "]"
+            head = self._key_head = self.requester[:-1] + ","
+        return head + encode_basestring_ascii(rid) + "]"  # what json.dumps(rid) writes, without its Python layers
+
+    @property
+    def requester(self) -> str:
+        """Who this connection's requests belong to (:func:`~sidecar.state.ledger.requester`), carried with
+        each request to the request window and the ledger, so that nothing parses it back from a key."""
+        who = self._requester
+        if who is None:
+            who = self._requester = requester(self.role, self.user)
+        return who
 
 
 def client_request_id(key: str) -> str:
@@ -395,7 +415,7 @@ class Hub:
         if turn.staged:
             hub.table.stored_up_to(turn.staged[-1].staged[0].events[-1][0])
             for job in turn.staged:
-                self._remember(hub, job.rid, job.conn.role, job.staged[1])
+                self._remember(hub, job, job.staged[1])
             await self._send(turn.out)
         if turn.broke:  # a commit failed in memory: read the table back, then handle the rest
             hub.broken = True
@@ -434,10 +454,10 @@ class Hub:
                 log.exception("table_reload_failed", table=hub.table.id)
         return not hub.broken
 
-    def _remember(self, hub: TableHub, rid: str, role: str, reply: bytes) -> None:
-        hub.replies[rid] = (role, reply)
+    def _remember(self, hub: TableHub, job: Job, reply: bytes) -> None:
+        hub.replies[job.rid] = (job.conn.role, reply)
         hub.reply_bytes += len(reply)
-        hub.known.add(rid)
+        hub.known.add(job.rid, who=job.conn.requester)
         while len(hub.replies) > REPLY_CACHE or hub.reply_bytes > REPLY_CACHE_BYTES:
             hub.reply_bytes -= len(hub.replies.popitem(last=False)[1][1])
 
@@ -542,20 +562,27 @@ class _Turn:
         for at, job in enumerate(self.jobs):
             found = answered.get(job.rid)
             if found is not None:  # another sidecar answered this id first: its reply is the answer
-                self.hub.known.add(job.rid)
+                self.hub.known.add(job.rid, who=job.conn.requester)
                 job.stored = (found.role, found.reply)
                 continue
             history = table.reading_for(job.msg)  # an undo's history, an old check a follow-up names
             try:
-                async with history:
-                    if not self._stage(job):
-                        self.broke, self.rest = True, self.jobs[at + 1 :]
-                        break
+                if history is None:  # a roll reads nothing
+                    staged = self._stage(job)
+                else:
+                    async with history:
+                        staged = self._stage(job)
+                if not staged:
+                    self.broke, self.rest = True, self.jobs[at + 1 :]
+                    break
             except LedgerUnavailable as exc:  # the history it needs cannot be read: refused, nothing applied
                 job.error = exc
                 if self.staged:
                     self.judged.append(job)
-        return [(job.staged[0].encoded(), (job.rid, job.conn.role, job.staged[1])) for job in self.staged]
+        return [
+            (job.staged[0].encoded(), (job.rid, job.conn.role, job.staged[1], job.conn.requester))
+            for job in self.staged
+        ]
 
     def _stage(self, job: Job) -> bool:
         """Prepare a request and apply it in memory; False when applying it failed part-way."""

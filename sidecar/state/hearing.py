@@ -68,7 +68,7 @@ work: a check id is whatever its roll event recorded). The numbers are worked ou
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -297,14 +297,23 @@ class Lens:
             pending.events if pending is not None and pending.events and pending.events[0][0] > nums.head else []
         )
         self.restricted: Restricted = table.restricted
+        self.public = True
+        """Every event ahead is told to everyone (the common case): each counts for every viewer."""
         if self.ahead:
             mine = {s: (st.vis, st.owner) for s, st in self.ahead if st.vis != "all"}
             self.restricted = _Ahead(mine, table.restricted) if mine else table.restricted
+            self.public = (
+                not mine
+                and self.ahead[0][0] == nums.head + 1
+                and not any(isinstance(st.event, t.Undone) for _, st in self.ahead)
+            )
 
     def number(self, seq: int, viewer: Viewer) -> int:
         nums = self.table.numbering
         if seq <= nums.head:
             return nums.number(seq, viewer)
+        if self.public:  # the ahead events follow the head in seq order, with no gap
+            return nums.count(viewer) + min(seq - nums.head, len(self.ahead))
         return nums.count(viewer) + sum(
             1 for s, st in self.ahead if s <= seq and seen(st, self.restricted, viewer) is not None
         )
@@ -439,12 +448,13 @@ def audiences(table: Table, action: Action, viewers: Iterable[tuple[K, Viewer]])
     """What each of ``viewers`` (anything, keyed ``K``, with its viewer) is told of a committed action, worked
     out once per kind of viewer (:func:`kind`): the frames, and who is told them. Those told nothing are left
     out."""
+    sort = _kinds(action, table)
     groups: dict[tuple[object, ...], tuple[list[Any], list[K]]] = {}
     for key, viewer in viewers:
-        sort = kind(action, viewer, table)
-        group = groups.get(sort)
+        of = sort(viewer)
+        group = groups.get(of)
         if group is None:
-            group = groups[sort] = (frames(table, action, viewer), [])
+            group = groups[of] = (frames(table, action, viewer), [])
         group[1].append(key)
     return [group for group in groups.values() if group[0]]
 
@@ -452,12 +462,31 @@ def audiences(table: Table, action: Action, viewers: Iterable[tuple[K, Viewer]])
 def kind(action: Action, viewer: Viewer, table: Table) -> tuple[object, ...]:
     """Viewers of the same kind are told exactly the same of ``action`` (the hub encodes it once for them):
     the role, the user when it is numbered apart or is the action's owner or actor, and those two facts."""
-    user = viewer.user
-    if not isinstance(action.first, (t.RollEvent, t.FollowEvent)):  # a GM op: an `undone` is per user
-        return (viewer.role, user if table.numbering.owns_secrets(viewer) else None)
-    owner, actor = user is not None and user == action.owner, user is not None and user == action.actor
-    apart = user if (owner or actor or table.numbering.owns_secrets(viewer)) else None
-    return (viewer.role, apart, owner, actor)
+    return _kinds(action, table)(viewer)
+
+
+def _kinds(action: Action, table: Table) -> Callable[[Viewer], tuple[object, ...]]:
+    """:func:`kind` for one action, what it asks of the action worked out once for all its viewers."""
+    own = table.numbering.own  # who is numbered apart (:meth:`Numbering.owns_secrets`)
+    first = action.first
+    if not isinstance(first, (t.RollEvent, t.FollowEvent)):  # a GM op: an `undone` is per user
+
+        def of_op(viewer: Viewer) -> tuple[object, ...]:
+            user = viewer.user
+            return (viewer.role, user if user is not None and (viewer.is_gm, user) in own else None)
+
+        return of_op
+    owner_user, actor_user = action.owner, first.user
+
+    def of(viewer: Viewer) -> tuple[object, ...]:
+        user = viewer.user
+        if user is None:
+            return (viewer.role, None, False, False)
+        owner, actor = user == owner_user, user == actor_user
+        apart = user if (owner or actor or (viewer.is_gm, user) in own) else None
+        return (viewer.role, apart, owner, actor)
+
+    return of
 
 
 def _sight(viewer: Viewer, acting: str | None, requester: bool) -> Viewer:

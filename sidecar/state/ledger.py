@@ -103,10 +103,15 @@ CREATE TABLE check_events (
 """
 """The check index (:func:`check_ids`): made in the transaction that indexes what the ledger holds, so that a
 ledger holds it only once it is whole."""
-INDEXES = """
-CREATE INDEX IF NOT EXISTS requests_by_requester ON requests (table_id, requester, seq);
-CREATE INDEX IF NOT EXISTS requests_by_age ON requests (created);
+DROPPED_INDEXES = """
+DROP INDEX IF EXISTS requests_by_requester;
+DROP INDEX IF EXISTS requests_by_age;
 """
+"""The request window's two indexes, which ledgers before 2026-12-01 kept: each cost every append a B-tree
+insert of the request's key, where what they served needs none. A table's window is read once, when it is
+loaded, from the rows its primary key already groups (a bounded window: at most ``count`` a requester, once
+pruned); the prune is a scan of the requests every round of housekeeping, off the request path. Dropped at
+open; nothing they held is lost."""
 
 ROLES = ("gm", "player", "observer")
 
@@ -146,8 +151,18 @@ def check_ids(table_id: str, data: bytes) -> set[str]:
     return found
 
 
-Action = tuple[list[tuple[int, bytes]], "tuple[str, str, bytes] | None"]
-"""An action as a ledger appends it: its events (seq, encoded) and its request (id, role, reply), if any."""
+Request = tuple[str, str, bytes] | tuple[str, str, bytes, str]
+"""A request as a ledger stores it: its key, the role that sent it, its reply and, when the caller has it at
+hand, its requester (:func:`requester`); without that, the ledger reads it back from the key
+(:func:`requester_of`)."""
+
+Action = tuple[list[tuple[int, bytes]], "Request | None"]
+"""An action as a ledger appends it: its events (seq, encoded) and its request, if any."""
+
+
+def requester_in(request: Request) -> str:
+    """The requester a stored request belongs to: carried with it, else parsed from its key."""
+    return request[3] if len(request) == 4 else requester_of(request[0])
 
 
 def hash_key(key: str) -> str:
@@ -224,33 +239,44 @@ def requester(role: str, user: str | None) -> str:
 
 class Answered:
     """The request ids a table answered that are inside its :class:`RequestWindow`: at most ``count`` per
-    requester, each dropped once older than ``age``. What memory holds of the idempotency store."""
+    requester, each dropped once older than ``age``. What memory holds of the idempotency store.
+
+    Each id is held under its requester, as the caller says it (a connection knows who it is) or as its key
+    says it (:func:`requester_of`, for ids read back); a look-up finds an id's requester by the id itself, so
+    no key is parsed on a request's path."""
 
     def __init__(self, window: RequestWindow, ids: Iterable[tuple[str, float]] = ()) -> None:
         self.window = window
         self.by: dict[str, OrderedDict[str, float]] = {}
+        self.whose: dict[str, str] = {}
+        """The requester each id held is under."""
         for key, created in ids:
             self.add(key, created)
 
-    def add(self, key: str, created: float | None = None) -> None:
-        who = requester_of(key)
+    def add(self, key: str, created: float | None = None, who: str | None = None) -> None:
+        """Hold ``key`` (answered now, or at ``created``) under its requester ``who``, or the one its key names."""
+        if who is None:
+            who = self.whose.get(key)
+            if who is None:
+                who = requester_of(key)
         ids = self.by.get(who)
         if ids is None:
             ids = self.by[who] = OrderedDict()
         ids[key] = time.time() if created is None else created
         ids.move_to_end(key)
+        self.whose[key] = who
         while len(ids) > self.window.count:
-            ids.popitem(last=False)
+            del self.whose[ids.popitem(last=False)[0]]
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str):
             return False
-        ids = self.by.get(requester_of(key))
-        created = ids.get(key) if ids is not None else None
-        if created is None:
+        who = self.whose.get(key)
+        if who is None:
             return False
-        if created < time.time() - self.window.age:
-            del ids[key]  # type: ignore[union-attr]
+        ids = self.by[who]
+        if ids[key] < time.time() - self.window.age:
+            del ids[key], self.whose[key]
             return False
         return True
 
@@ -260,12 +286,12 @@ class Answered:
         for who in list(self.by):
             ids = self.by[who]
             while ids and next(iter(ids.values())) < oldest:
-                ids.popitem(last=False)
+                del self.whose[ids.popitem(last=False)[0]]
             if not ids:
                 del self.by[who]
 
     def __len__(self) -> int:
-        return sum(len(ids) for ids in self.by.values())
+        return len(self.whose)
 
 
 class LedgerUnavailable(VerdictError):
@@ -547,7 +573,7 @@ class SqliteLedger:
             ):
                 self._read.execute(f"ALTER TABLE requests ADD COLUMN {column}")
             self._read.execute("UPDATE requests SET created=?", (time.time(),))
-        self._read.executescript(INDEXES)
+        self._read.executescript(DROPPED_INDEXES)
         self.window = RequestWindow()
         self._queue: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
@@ -842,7 +868,15 @@ class SqliteLedger:
                 for check_id in check_ids(table_id, data):
                     checks += (table_id, check_id, seq)
             if request is not None:
-                requests += (table_id, *request, requester_of(request[0]), now, evs[0][0] if evs else 0)
+                requests += (
+                    table_id,
+                    request[0],
+                    request[1],
+                    request[2],
+                    requester_in(request),
+                    now,
+                    evs[0][0] if evs else 0,
+                )
         self._check_file()
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -899,8 +933,8 @@ class SqliteLedger:
             loop.call_soon(self._flush, loop)
         pending.append((fut, [(table_id, events, request) for events, request in actions]))
         try:
-            await asyncio.wait_for(asyncio.shield(fut), self.guard.bound)
-        except TimeoutError:
+            await fut
+        except _Overdue:
             self.guard._trip(f"a commit took longer than {self.guard.bound:g} s")
             raise LedgerUnavailable(
                 f"the ledger is unavailable ({self.guard.down}); retry this request shortly"
@@ -921,6 +955,8 @@ class SqliteLedger:
             self._inflight += len(items)
             for fut, works in items:
                 self._queue.put((loop, fut, works))
+            # one clock for the turn's appends, not one each: they all began in this turn of the loop
+            loop.call_later(self.guard.bound, _overdue, [fut for fut, _ in items])
             return
         # Here the writer thread is idle (nothing in flight), so this is the only commit under way.
         error: BaseException | None = None
@@ -1032,6 +1068,17 @@ DELETE FROM requests WHERE (table_id, request_id) IN (
     ) WHERE k>? LIMIT ?
 )
 """
+
+
+class _Overdue(Exception):
+    """An append's commit did not settle within the bound (it may still land)."""
+
+
+def _overdue(futs: list[asyncio.Future[None]]) -> None:
+    """The bound has passed for a turn's appends: those not yet settled are refused (the commit goes on)."""
+    for fut in futs:
+        if not fut.done():
+            fut.set_exception(_Overdue())
 
 
 def _settle_all(futs: list[asyncio.Future[None]], error: BaseException | None) -> None:

@@ -66,7 +66,7 @@ from .ledger import (
     hash_key,
     new_key,
     new_table,
-    requester_of,
+    requester_in,
     within,
 )
 
@@ -1041,6 +1041,7 @@ def _many_args(table_id: str, first: int, actions: list[Action], window: Request
     rids: list[str | None] = []
     roles: list[str | None] = []
     replies: list[bytes | None] = []
+    requesters: list[str | None] = []
     checks: list[str] = []
     check_seqs: list[int] = []
     seq = first
@@ -1054,11 +1055,16 @@ def _many_args(table_id: str, first: int, actions: list[Action], window: Request
         seq += len(events)
         data += [d for _, d in events]
         sizes.append(len(events))
-        rid, role, reply = request if request is not None else (None, None, None)
-        rids.append(rid)
-        roles.append(role)
-        replies.append(reply)
-    requesters = [requester_of(rid) if rid is not None else None for rid in rids]
+        if request is None:
+            rids.append(None)
+            roles.append(None)
+            replies.append(None)
+            requesters.append(None)
+        else:
+            rids.append(request[0])
+            roles.append(request[1])
+            replies.append(request[2])
+            requesters.append(requester_in(request))
     return (
         table_id,
         first,
