@@ -42,6 +42,12 @@ ROUTES = {
     "/node_modules/": ROOT / "node_modules",
 }
 GENERATIONS = (13, 14)
+# The module's waits in the test worlds (CONFIG.verdict.timings, set as a world's script would; the shipped
+# values are in vtt-module/scripts/lib/timings.mjs and tests/js/timings.test.mjs holds them): a new relay
+# writes what the old one left after 100 ms instead of 1.2 s (the old relay's page is closed by then in every
+# test), and a dropped socket tries again from 50 ms instead of 500 ms. The pairing wait stays as shipped:
+# shorter, a loaded machine would send public cards down the ledger's path instead of the broadcast's.
+TEST_TIMINGS = {"takeover": 100, "reconnectBase": 50}
 
 
 def free_port() -> int:
@@ -273,6 +279,7 @@ class Table:
         self.active_scene: str | None = "scene1"  # the scene active in the world (None: none), before the first page
         self.modules: list[str] = []  # other modules active in the world ("dice-so-nice": the stand-in's double)
         self.macro_script_role = 1  # the least role that may create script macros (Foundry's default: PLAYER)
+        self.config: dict = {"verdict": {"timings": dict(TEST_TIMINGS)}}  # what the world's scripts set in CONFIG
         self.world: World | None = None
         self.contexts: dict[str, object] = {}
         self.pages = {}
@@ -298,6 +305,7 @@ class Table:
                 active_scene=self.active_scene,
                 modules=self.modules,
                 macro_script_role=self.macro_script_role,
+                config=self.config,
             )
         elif self.world.settings.get("verdict.system") != rules:
             self.standin.call(self.world.settings.__setitem__, "verdict.system", rules)
