@@ -30,7 +30,15 @@ serve: $(STAMP)
 # The JavaScript side (npm packages, node units, the type check, the browser tests, the zip).
 include mk/js.mk
 
-test: lint lint-js test-python test-js typecheck test-browser
+# The parts of `make test`, started at once (the browser suite first: it is the longest) with each part's
+# output printed whole when it ends. The browser suite spends much of its time waiting on servers, timers and
+# a browser's frames; the other parts fill those waits, so the whole takes little more than its longest part.
+# `make test PARTS=1` runs them one after another.
+CHECKS := test-browser test-python lint lint-js typecheck test-js
+PARTS ?= $(words $(CHECKS))
+
+test:
+	@$(MAKE) --no-print-directory -j$(PARTS) --output-sync=target $(CHECKS)
 	@echo "all suites passed"
 
 # The Python gate: ruff's lint rules and its formatter, then mypy --strict over the sidecar and the
