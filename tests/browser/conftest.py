@@ -393,6 +393,19 @@ class Table:
         """Every frame the server delivered to ``user``'s page (documents, module socket, queries)."""
         return self.standin.call(lambda: list(self.world.delivered.get(user, [])))
 
+    def report(self) -> None:
+        """What each open page said (notifications, errors, its status light), for a failed test's output."""
+        for user, page in self.pages.items():
+            try:
+                said = page.evaluate(
+                    """() => ({notes: (window.__notes ?? []).map((n) => `${n.level}: ${n.text}`),
+                      errors: window.__errors ?? [], status: document.querySelector('#verdict-status')?.dataset.state ?? null,
+                      statusText: document.querySelector('#verdict-status')?.textContent?.trim() ?? null})"""
+                )
+            except Exception as err:  # a page that broke says nothing more
+                said = {"unreadable": str(err)[:200]}
+            print(f"[{user} at the failure] {said}")
+
     @staticmethod
     def _check(user: str, page) -> None:
         errors = page.evaluate("window.__errors")
@@ -410,22 +423,35 @@ class Table:
             self.pages.clear()
 
 
-def _table(browser, standin, web, sidecar, mode: str, generation: int):
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call" and report.failed:
+        item.stash[FAILED] = True
+    return report
+
+
+FAILED = pytest.StashKey[bool]()
+
+
+def _table(request, browser, standin, web, sidecar, mode: str, generation: int):
     t = Table(browser, standin, web, sidecar, mode=mode, generation=generation)
     yield t
+    if request.node.stash.get(FAILED, False):
+        t.report()
     t.close()
 
 
 @pytest.fixture
-def table(browser, standin, web, sidecar, generation):
+def table(request, browser, standin, web, sidecar, generation):
     """A world in local mode: only the active GM's browser holds sockets."""
-    yield from _table(browser, standin, web, sidecar, "local", generation)
+    yield from _table(request, browser, standin, web, sidecar, "local", generation)
 
 
 @pytest.fixture
-def server_table(browser, standin, web, sidecar, generation):
+def server_table(request, browser, standin, web, sidecar, generation):
     """A world in server mode: every page connects to the sidecar with its role's key."""
-    yield from _table(browser, standin, web, sidecar, "server", generation)
+    yield from _table(request, browser, standin, web, sidecar, "server", generation)
 
 
 @pytest.fixture(scope="session")
