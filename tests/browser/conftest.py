@@ -45,9 +45,11 @@ GENERATIONS = (13, 14)
 # The module's waits in the test worlds (CONFIG.verdict.timings, set as a world's script would; the shipped
 # values are in vtt-module/scripts/lib/timings.mjs and tests/js/timings.test.mjs holds them): a new relay
 # writes what the old one left after 100 ms instead of 1.2 s (the old relay's page is closed by then in every
-# test), and a dropped socket tries again from 50 ms instead of 500 ms. The pairing wait stays as shipped:
-# shorter, a loaded machine would send public cards down the ledger's path instead of the broadcast's.
-TEST_TIMINGS = {"takeover": 100, "reconnectBase": 50}
+# test), and a dropped socket tries again from 50 ms, doubling to 1 s at most, instead of from 500 ms to 30 s
+# (a sidecar restarted on a loaded machine is back within seconds, and a page then waited as long again).
+# The pairing wait stays as shipped: shorter, a loaded machine would send public cards down the ledger's path
+# instead of the broadcast's.
+TEST_TIMINGS = {"takeover": 100, "reconnectBase": 50, "reconnectMax": 1000}
 
 
 def free_port() -> int:
