@@ -50,12 +50,12 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check sidecar protocol tests bench
 	$(BIN)/mypy protocol sidecar
 
-# Both suites run in WORKERS processes (pytest-xdist; tests/conftest.py keeps the builds from the checkout in
-# one process), each worker with its own sidecar, stand-in server, Chromium and PostgreSQL. Measured on 2 cores
-# shared with other work (load 3-12), `make test` part by part: lint 10 s, lint-js 6 s, Python 144 s (167 CPU-s),
-# node units 2 s, tsc 39 s, browser 388 s (284 CPU-s): about 10 minutes, some 490 CPU-s, so about 4 minutes on two
-# idle cores. Before (one process, a context and page per user, the CLI in a child per test): 19 minutes
-# for the browser suite alone.
+# The Python suite runs in WORKERS processes (pytest-xdist; tests/conftest.py keeps the builds from the checkout
+# in one process), the browser suite in BROWSER_WORKERS (mk/js.mk); each worker has its own sidecar, stand-in
+# server, Chromium and PostgreSQL. Measured from a fresh clone on 2 cores shared with other work (load 6-14):
+# `make test` 12.6 minutes, 735 CPU-s (Python 486 s, browser 611 s, all parts at once); the parts one after
+# another on the tree before (load 6-15) came to some 19 minutes. The CPU the whole needs, not the waits,
+# bounds it now: see docs/architecture/README.md ("Testing").
 WORKERS ?= 2
 
 test-python: $(STAMP)
