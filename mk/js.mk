@@ -24,8 +24,9 @@ $(CHROMIUM):
 	apt-get update -qq && apt-get install -y -qq chromium
 
 # Three workers on two cores: a browser test waits (on the sidecar, the stand-in server, the module's timers,
-# Chromium's frames) about half its time, so a third worker fills the waits of the other two.
-BROWSER_WORKERS ?= 3
+# Chromium's frames) about half its time, so a third worker fills the waits of the other two. `make test
+# WORKERS=N` sets both suites' workers.
+BROWSER_WORKERS ?= $(if $(filter command line,$(origin WORKERS)),$(WORKERS),3)
 BROWSER_NICE ?=
 
 test-browser: $(STAMP) $(NPM_STAMP) $(CHROMIUM)
