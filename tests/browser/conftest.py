@@ -42,6 +42,14 @@ ROUTES = {
     "/node_modules/": ROOT / "node_modules",
 }
 GENERATIONS = (13, 14)
+# The module's waits in the test worlds (CONFIG.verdict.timings, set as a world's script would; the shipped
+# values are in vtt-module/scripts/lib/timings.mjs and tests/js/timings.test.mjs holds them): a new relay
+# writes what the old one left after 100 ms instead of 1.2 s (the old relay's page is closed by then in every
+# test), and a dropped socket tries again from 50 ms, doubling to 1 s at most, instead of from 500 ms to 30 s
+# (a sidecar restarted on a loaded machine is back within seconds, and a page then waited as long again).
+# The pairing wait stays as shipped: shorter, a loaded machine would send public cards down the ledger's path
+# instead of the broadcast's.
+TEST_TIMINGS = {"takeover": 100, "reconnectBase": 50, "reconnectMax": 1000}
 
 
 def free_port() -> int:
@@ -273,6 +281,7 @@ class Table:
         self.active_scene: str | None = "scene1"  # the scene active in the world (None: none), before the first page
         self.modules: list[str] = []  # other modules active in the world ("dice-so-nice": the stand-in's double)
         self.macro_script_role = 1  # the least role that may create script macros (Foundry's default: PLAYER)
+        self.config: dict = {"verdict": {"timings": dict(TEST_TIMINGS)}}  # what the world's scripts set in CONFIG
         self.world: World | None = None
         self.contexts: dict[str, object] = {}
         self.pages = {}
@@ -298,6 +307,7 @@ class Table:
                 active_scene=self.active_scene,
                 modules=self.modules,
                 macro_script_role=self.macro_script_role,
+                config=self.config,
             )
         elif self.world.settings.get("verdict.system") != rules:
             self.standin.call(self.world.settings.__setitem__, "verdict.system", rules)
@@ -385,6 +395,19 @@ class Table:
         """Every frame the server delivered to ``user``'s page (documents, module socket, queries)."""
         return self.standin.call(lambda: list(self.world.delivered.get(user, [])))
 
+    def report(self) -> None:
+        """What each open page said (notifications, errors, its status light), for a failed test's output."""
+        for user, page in self.pages.items():
+            try:
+                said = page.evaluate(
+                    """() => ({notes: (window.__notes ?? []).map((n) => `${n.level}: ${n.text}`),
+                      errors: window.__errors ?? [], status: document.querySelector('#verdict-status')?.dataset.state ?? null,
+                      statusText: document.querySelector('#verdict-status')?.textContent?.trim() ?? null})"""
+                )
+            except Exception as err:  # a page that broke says nothing more
+                said = {"unreadable": str(err)[:200]}
+            print(f"[{user} at the failure] {said}")
+
     @staticmethod
     def _check(user: str, page) -> None:
         errors = page.evaluate("window.__errors")
@@ -402,22 +425,35 @@ class Table:
             self.pages.clear()
 
 
-def _table(browser, standin, web, sidecar, mode: str, generation: int):
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call" and report.failed:
+        item.stash[FAILED] = True
+    return report
+
+
+FAILED = pytest.StashKey[bool]()
+
+
+def _table(request, browser, standin, web, sidecar, mode: str, generation: int):
     t = Table(browser, standin, web, sidecar, mode=mode, generation=generation)
     yield t
+    if request.node.stash.get(FAILED, False):
+        t.report()
     t.close()
 
 
 @pytest.fixture
-def table(browser, standin, web, sidecar, generation):
+def table(request, browser, standin, web, sidecar, generation):
     """A world in local mode: only the active GM's browser holds sockets."""
-    yield from _table(browser, standin, web, sidecar, "local", generation)
+    yield from _table(request, browser, standin, web, sidecar, "local", generation)
 
 
 @pytest.fixture
-def server_table(browser, standin, web, sidecar, generation):
+def server_table(request, browser, standin, web, sidecar, generation):
     """A world in server mode: every page connects to the sidecar with its role's key."""
-    yield from _table(browser, standin, web, sidecar, "server", generation)
+    yield from _table(request, browser, standin, web, sidecar, "server", generation)
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 API = "game.modules.get('verdict').api"
 
 
@@ -34,3 +36,35 @@ def add_complications(gm, hidden: str, revealed: str):
         "document.querySelectorAll('.verdict-tracker .verdict-complication').length === 2", timeout=15000
     )
     return tracker
+
+
+# Every marker roll's label starts so (a card with it is a marker's, not the test's); each has its own number.
+MARKER = "Marker roll #"
+_markers = itertools.count(1)
+
+
+def marker_card(roller, *watchers) -> str:
+    """Prove an absence by a round trip instead of a time: ``roller`` makes a public roll after whatever must
+    not show, and this returns once every page in ``watchers`` draws its card. Each page hears the sidecar, the
+    relay and the Foundry server over sockets that keep order, so what was on its way before the marker has
+    been handled by then. Returns the marker's label."""
+    label = f"{MARKER}{next(_markers)} ends"
+    roller.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 1}}, label: {label!r}}})")
+    for page in (roller, *watchers):
+        page.wait_for_selector(f".verdict-card .verdict-label:has-text({label!r})", timeout=15000)
+    return label
+
+
+def socket_marker(sender, *receivers, name: str = "marker") -> None:
+    """The same on the module socket: ``sender`` emits a frame of a type the module ignores after the frames
+    under test, and this returns once every page in ``receivers`` has heard it (Foundry relays a socket's
+    frames in order, and each page's handlers run in the order they were registered: the module's first)."""
+    for page in receivers:
+        page.evaluate(
+            """(name) => { window.__markers ??= [];
+              game.socket.on("module.verdict", (data) => { if (data?.t === name) window.__markers.push(name); }); }""",
+            name,
+        )
+    sender.evaluate("(name) => game.socket.emit('module.verdict', {v: 1, t: name})", name)
+    for page in receivers:
+        page.wait_for_function("(name) => (window.__markers ?? []).includes(name)", arg=name, timeout=15000)

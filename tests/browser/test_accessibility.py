@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import SETTLED
 from .helpers import API, add_complications, connected
 
 pytestmark = pytest.mark.browser
@@ -47,7 +48,7 @@ def test_dialog_cards_and_tracker_have_no_serious_violations(table):
         for page, who in ((ayla, "player"), (gm, "GM")):
             sel = f".chat-message:has(.verdict-card[data-system='{system}'])"
             page.wait_for_selector(sel, timeout=15000)
-            page.wait_for_timeout(150)
+            page.evaluate(SETTLED)
             problems[f"card {system} ({who})"] = violations(page, sel)
     add_complications(gm, "A hidden ward", "A loose board")
     problems["tracker (GM)"] = violations(gm, ".verdict-tracker")

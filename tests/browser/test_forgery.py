@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from .helpers import API, connected
+from .helpers import API, connected, socket_marker
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +43,7 @@ def test_forged_relay_frames_change_nothing(table):
         }""",
         [check, FORGED],
     )
-    ayla.wait_for_timeout(600)
+    socket_marker(bram, ayla)  # every forged frame has reached Ayla's page and been handled
     # Ayla's status, view of the table and genuine card are untouched.
     assert ayla.get_attribute("#verdict-status", "data-state") == "open"
     assert "FORGED" not in ayla.locator("#verdict-status").inner_text()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import API, connected
+from .helpers import API, connected, marker_card
 
 pytestmark = pytest.mark.browser
 
@@ -54,9 +54,10 @@ def test_the_assistant_gm_takes_over_when_the_active_gm_leaves(table):
     third = ayla.evaluate(ROLL, "After the return")
     assert third["ok"], f"the player's roll after the GM came back failed: {third}"
     ayla.wait_for_selector(".verdict-card .verdict-label:has-text('After the return')", timeout=15000)
-    ayla.wait_for_timeout(1200)  # room for a second writer to show itself
+    # a roll after it, its card drawn on every page: a second writer would have shown itself by then
+    marker = marker_card(ayla, gm1, gm2)
     labels = [m["flags"]["verdict"]["card"]["label"] for m in cards(table)]
-    assert labels == ["Before the handover", "After the handover", "After the return"], labels
+    assert labels == ["Before the handover", "After the handover", "After the return", marker], labels
     # written by the relays, each card once, authored by its roller
     assert all(m["creator"] in ("gm1", "gm2") and m["author"] == "p1" for m in cards(table))
 
@@ -102,9 +103,9 @@ def test_a_roll_in_flight_when_the_relay_drops_is_answered_once(table):
     assert reply["ok"], f"the roll in flight was lost: {reply}"
     ayla.wait_for_selector(".verdict-card .verdict-label:has-text('In flight')", timeout=15000)
     gm2.wait_for_selector(".verdict-card .verdict-label:has-text('In flight')", timeout=15000)
-    ayla.wait_for_timeout(1000)
+    marker = marker_card(ayla, gm2)
     labels = [m["flags"]["verdict"]["card"]["label"] for m in cards(table)]
-    assert labels == ["In flight"], labels
+    assert labels == ["In flight", marker], labels
 
 
 def test_a_gm_who_does_not_relay_gets_working_or_explained_controls(table):

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from .helpers import API, connected
+from .helpers import API, connected, marker_card
 
 pytestmark = pytest.mark.browser
 
@@ -67,11 +67,12 @@ def _no_outcome_for(table, user: str, check: str) -> None:
         )
 
 
-def _only_rolled(table, page, user: str, label: str, check: str) -> None:
-    """On ``page`` (``user``'s), Ayla's chip says only that she rolled, and no frame held how it went."""
+def _only_rolled(table, gm, page, user: str, label: str, check: str) -> None:
+    """On ``page`` (``user``'s), Ayla's chip says only that she rolled, and no frame held how it went, still after
+    a roll of ``gm``'s made later has been drawn there."""
     chip = _chip(page, label, "p1")
     chip.wait_for(timeout=15000)
-    page.wait_for_timeout(500)
+    marker_card(gm, page)
     assert chip.inner_text().strip() == "rolled", user
     _no_outcome_for(table, user, check)
 
@@ -91,7 +92,7 @@ def test_a_gm_request_shows_each_outcome_only_to_who_may_see_it(table):
     for page in (gm, ayla):
         _shows_triumph(page)
     # the other player sees that Ayla rolled, and nothing of how it went, in any frame
-    _only_rolled(table, bram, "p2", label, check)
+    _only_rolled(table, gm, bram, "p2", label, check)
     # after a reload the GM's browser asks the sidecar, and draws it again
     gm.reload()
     gm.wait_for_selector("body[data-ready='1']", timeout=15000)
@@ -108,7 +109,7 @@ def test_a_blind_request_keeps_the_outcome_from_the_roller(table):
     check = _check_of(gm, label)
     _shows_triumph(gm)
     for page, user in ((ayla, "p1"), (bram, "p2")):
-        _only_rolled(table, page, user, label, check)
+        _only_rolled(table, gm, page, user, label, check)
 
 
 def test_a_public_request_rolled_in_secret_keeps_the_outcome_off_the_card(table):
@@ -121,7 +122,7 @@ def test_a_public_request_rolled_in_secret_keeps_the_outcome_off_the_card(table)
     check = _check_of(gm, label)
     _shows_triumph(gm)
     _shows_triumph(ayla)
-    _only_rolled(table, bram, "p2", label, check)
+    _only_rolled(table, gm, bram, "p2", label, check)
 
 
 def test_a_gathered_request_in_gm_mode_keeps_parts_and_the_whole_off_the_card(table):
@@ -151,7 +152,7 @@ def test_a_gathered_request_in_gm_mode_keeps_parts_and_the_whole_off_the_card(ta
         "game.messages.contents.find((m) => m.flags?.verdict?.request?.gather).flags.verdict.request.gather"
     )
     gm.wait_for_function(f"{API}.client.snapshot?.gathers?.['{gid}']?.result != null", timeout=15000)
-    bram.wait_for_timeout(500)
+    marker_card(gm, ayla, bram)
     request = next(m for m in table.messages() if label in json.dumps(m))["flags"]["verdict"]["request"]
     assert request["result"] is None
     for part in ("Ayla Thorn", "Bram Ashdown"):

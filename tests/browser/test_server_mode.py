@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from .helpers import API, add_complications, connected
+from .helpers import API, add_complications, connected, marker_card
 
 pytestmark = pytest.mark.browser
 
@@ -61,7 +61,7 @@ def test_every_page_connects_with_its_roles_key(server_table, shot):
         f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, mode: 'gm', label: 'The watcher notices'}})"
     )
     gm.wait_for_selector(".verdict-card .verdict-label:has-text('The watcher notices')", timeout=15000)
-    player.wait_for_timeout(500)
+    marker_card(gm, player)
     assert "The watcher notices" not in player.content()
     assert not any("The watcher notices" in f for f in table.frames["p1"])
 

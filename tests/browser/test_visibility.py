@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import API, connected
+from .helpers import API, MARKER, connected, marker_card
 
 pytestmark = pytest.mark.browser
 
@@ -17,9 +17,10 @@ def test_a_label_that_looks_like_an_inline_roll_stays_text(table):
     connected(gm, ayla)
     ayla.evaluate(f"{API}.client.roll({{check: {{system: 'facets', pool: 2}}, actor: 'actorAyla', label: {LABEL!r}}})")
     for page in (gm, ayla):
-        card = page.locator(".verdict-card")
-        card.wait_for(timeout=15000)
-        page.wait_for_timeout(200)
+        page.locator(".verdict-card").wait_for(timeout=15000)
+    marker_card(gm, ayla)  # a card drawn after it on both pages: whatever would change the first, has
+    for page in (gm, ayla):
+        card = page.locator(".verdict-card", has_not_text=MARKER)
         assert card.locator(".verdict-label").inner_text() == LABEL
         assert card.locator(".inline-roll, .content-link").count() == 0
 
@@ -44,9 +45,9 @@ def test_a_blind_roll_leaves_the_roller_a_trace_and_other_players_nothing(table)
     assert not trace.locator(".verdict-outcome").all_inner_texts() or not any(
         t.strip() for t in trace.locator(".verdict-outcome").all_inner_texts()
     )
-    # Another player: no message on the page.
-    bram.wait_for_timeout(800)
-    assert bram.locator("#chat-log .chat-message").count() == 0
+    # Another player: no message on the page (a later roll's card is, so the blind one had time to come).
+    marker_card(gm, bram)
+    assert bram.locator("#chat-log .chat-message", has_not_text=MARKER).count() == 0
     # Foundry's server sends every chat message to every client (whispers are hidden on the client only), so
     # no document, socket frame or query any player's browser received may carry the blind roll's result.
     check, outcome = gcard.get_attribute("data-check-id"), gcard.get_attribute("data-outcome")
@@ -68,7 +69,7 @@ def test_a_self_roll_reaches_the_roller_only(table):
     card.wait_for(timeout=15000)
     check, outcome = card.get_attribute("data-check-id"), card.get_attribute("data-outcome")
     assert check and outcome
-    bram.wait_for_timeout(800)
-    assert bram.locator("#chat-log .chat-message").count() == 0
+    marker_card(gm, bram)
+    assert bram.locator("#chat-log .chat-message", has_not_text=MARKER).count() == 0
     leaks = [f for f in table.delivered("p2") if check in f and outcome in f]
     assert not leaks, f"another player's browser received the self roll's result: {leaks[0][:400]}"

@@ -28,6 +28,7 @@ import { Election, listen, receive, sendFrame } from "./relay/relay.mjs";
 import { sha256 } from "./lib/sha256.mjs";
 import { diagnose } from "./lib/local-network.mjs";
 import { setting } from "./settings.mjs";
+import { timing } from "./lib/timings.mjs";
 import { EXTENDED } from "./lib/systems.mjs";
 
 /** @typedef {{state: string, reason: string|null}} Status */
@@ -257,7 +258,8 @@ export class VerdictClient extends Emitter {
    * @param {string|null} user  the Foundry user the key belongs to (null for the table-wide player key)
    */
   _make(key, user) {
-    return new Connection({ url: wsUrl(setting("url")), table: setting("table"), key, client: CLIENT_NAME, user });
+    const backoff = { base: timing("reconnectBase"), max: timing("reconnectMax") };
+    return new Connection({ url: wsUrl(setting("url")), table: setting("table"), key, client: CLIENT_NAME, user, backoff });
   }
 
   /**

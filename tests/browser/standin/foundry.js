@@ -1108,6 +1108,8 @@
     modules.set(manifest.id, { id: manifest.id, active: true, title: manifest.title, manifest });
     translations = await (await fetch("/modules/verdict/lang/en.json")).json();
     installSystem(init.system);
+    // The world's own scripts run before the modules' init, and may set CONFIG for them.
+    for (const [key, value] of Object.entries(init.config ?? {})) CONFIG[key] = structuredClone(value);
     if ((init.modules ?? []).includes("dice-so-nice")) installDiceSoNice();
     document.body.dataset.user = me;
     document.body.dataset.generation = String(gen);

@@ -148,6 +148,9 @@ class World:
     modules: list[str] = field(default_factory=list)
     # The least role that may create script macros (Foundry's MACRO_SCRIPT permission; PLAYER by default).
     macro_script_role: int = 1
+    # What the world's own scripts set in CONFIG before the modules' `init` (a system or a world script does,
+    # e.g. `{"verdict": {"timings": {...}}}`): merged into each page's CONFIG before the module loads.
+    config: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for a in ACTORS:
@@ -213,6 +216,7 @@ class StandinServer:
         active_scene: str | None = "scene1",
         modules: list[str] | None = None,
         macro_script_role: int = 1,
+        config: dict | None = None,
     ) -> World:
         w = World(
             id=secrets.token_hex(6),
@@ -222,6 +226,7 @@ class StandinServer:
             active_scene=active_scene,
             modules=list(modules or []),
             macro_script_role=macro_script_role,
+            config=dict(config or {}),
         )
         self.worlds[w.id] = w
         return w
@@ -238,25 +243,29 @@ class StandinServer:
     async def _static(self, request: web.Request) -> web.StreamResponse:
         path = request.path
         if path in ("/", "/index.html"):
-            return self._file(self.index)
+            return self._file(self.index, request)
         for prefix, base in self.routes.items():
             if path.startswith(prefix):
                 target = (base / path[len(prefix) :]).resolve()
                 if base.resolve() in target.parents and target.is_file():
-                    return self._file(target)
+                    return self._file(target, request)
         raise web.HTTPNotFound()
 
-    def _file(self, path: Path) -> web.Response:
+    def _file(self, path: Path, request: web.Request) -> web.Response:
         """The file's bytes, read once per version of it (a page load asks for some sixty files; an aiohttp
         FileResponse hops to a thread for each, which a loaded machine turned into a waterfall of slow answers).
-        Browsers are told not to cache, so every page loads the files as they are on disk now."""
+        Browsers may keep a copy but must ask each time whether it is still the file on disk (`no-cache` and an
+        ETag of its version): every page loads the files as they are now, and a file unchanged since the last
+        page is answered 304, so the browser reuses the scripts it compiled then instead of compiling them again."""
         stat = path.stat()
         key = (stat.st_mtime_ns, stat.st_size)
         cached = self._files.get(path)
         if cached is None or cached[0] != key:
             cached = (key, path.read_bytes())
             self._files[path] = cached
-        headers = {"Cache-Control": "no-store"}
+        headers = {"Cache-Control": "no-cache", "ETag": f'"{key[0]:x}-{key[1]:x}"'}
+        if request.headers.get("If-None-Match") == headers["ETag"]:
+            return web.Response(status=304, headers=headers)
         if path.suffix in TYPES:
             headers["Content-Type"] = TYPES[path.suffix]
         return web.Response(body=cached[1], headers=headers)
@@ -308,6 +317,7 @@ class StandinServer:
                 "generation": world.generation,
                 "system": world.system,
                 "activeScene": world.active_scene,
+                "config": world.config,
             },
         )
         # Foundry's server tells every other client that this user connected (hook `userConnected`).

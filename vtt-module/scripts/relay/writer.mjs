@@ -24,11 +24,9 @@ import { renderCard, t } from "../render.mjs";
 import { actorById, findMessage } from "../documents.mjs";
 import { gatherRolled } from "../requests.mjs";
 import { escapeHTML, inert } from "../lib/inert.mjs";
-
-/** How long to wait for the player view's broadcast copy before asking the ledger for it. */
-const PAIR_MS = 800;
-/** How long a new relay lets the old relay's last messages land before writing what is missing. */
-const TAKEOVER_MS = 1200;
+// How long to wait for the player view's broadcast copy before asking the ledger for it ("pair"), and how
+// long a new relay lets the old relay's last messages land before writing what is missing ("takeover").
+import { timing } from "../lib/timings.mjs";
 
 /**
  * @typedef {{gm?: Record<string, any>, pv?: Record<string, any>, timer?: any, done?: boolean, at: number}} Pending
@@ -53,7 +51,7 @@ export class ChatCards {
     });
     client.on("player-message", (/** @type {Record<string, any>} */ msg) => this._take(msg, "pv"));
     client.on("relay", () => {
-      if (isRelay()) setTimeout(() => this._takeOver(), TAKEOVER_MS);
+      if (isRelay()) setTimeout(() => this._takeOver(), timing("takeover"));
     });
     // A self roll is the roller's alone: the sidecar tells no GM, so the roller's browser writes its card.
     client.on("message", (/** @type {Record<string, any>} */ msg, /** @type {string} */ _source, /** @type {boolean} */ reply) => {
@@ -118,7 +116,7 @@ export class ChatCards {
     if (!isRelay() || !entry.gm) return;
     const publicMode = (entry.gm.mode ?? "public") === "public";
     if (entry.pv || !publicMode) this._flush(key);
-    else if (!entry.timer) entry.timer = setTimeout(() => this._flush(key), PAIR_MS);
+    else if (!entry.timer) entry.timer = setTimeout(() => this._flush(key), timing("pair"));
   }
 
   /** @param {Record<string, any>} msg */

@@ -1,0 +1,32 @@
+/**
+ * The module's own waits, in milliseconds: the values it ships with, and the one place a world may change
+ * them. A world's script, its system or another module may set `CONFIG.verdict.timings` (Foundry's CONFIG is
+ * where a world tunes what its packages do), e.g. `CONFIG.verdict = {timings: {takeover: 3000}}` for a table
+ * whose GMs sit on slow links. Each wait is read when it is next used (the reconnect delays when a connection
+ * is made); a value that is not a finite number of at least 0 keeps the shipped one.
+ * @module
+ */
+
+/** @typedef {"pair"|"takeover"|"reconnectBase"|"reconnectMax"} TimingName */
+
+/** @type {Readonly<Record<TimingName, number>>} */
+export const TIMINGS = Object.freeze({
+  /** How long the relay waits for the player view's broadcast copy of a public roll before asking the ledger. */
+  pair: 800,
+  /** How long a new relay lets the old relay's last messages land before writing the cards still missing. */
+  takeover: 1200,
+  /** The first reconnect delay after a socket to the sidecar drops (doubled each try, with jitter). */
+  reconnectBase: 500,
+  /** The longest reconnect delay (also the wait after a refusal that retrying soon cannot fix). */
+  reconnectMax: 30000,
+});
+
+/**
+ * One wait: the world's `CONFIG.verdict.timings[name]` if it is a usable number, else the shipped value.
+ * @param {TimingName} name
+ * @returns {number}
+ */
+export function timing(name) {
+  const set = /** @type {any} */ (globalThis).CONFIG?.verdict?.timings?.[name];
+  return typeof set === "number" && Number.isFinite(set) && set >= 0 ? set : TIMINGS[name];
+}
