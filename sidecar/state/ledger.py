@@ -151,18 +151,12 @@ def check_ids(table_id: str, data: bytes) -> set[str]:
     return found
 
 
-Request = tuple[str, str, bytes] | tuple[str, str, bytes, str]
-"""A request as a ledger stores it: its key, the role that sent it, its reply and, when the caller has it at
-hand, its requester (:func:`requester`); without that, the ledger reads it back from the key
-(:func:`requester_of`)."""
+Request = tuple[str, str, bytes, str]
+"""A request as a ledger stores it: its key, the role that sent it, its reply and its requester
+(:func:`requester`; the caller has it at hand, so no ledger parses it back from the key)."""
 
 Action = tuple[list[tuple[int, bytes]], "Request | None"]
 """An action as a ledger appends it: its events (seq, encoded) and its request, if any."""
-
-
-def requester_in(request: Request) -> str:
-    """The requester a stored request belongs to: carried with it, else parsed from its key."""
-    return request[3] if len(request) == 4 else requester_of(request[0])
 
 
 def hash_key(key: str) -> str:
@@ -513,9 +507,7 @@ class Ledger(Protocol):
         """Delete the table's snapshot (every table's: None); how many. The next load folds the events."""
         ...
 
-    def append_sync(
-        self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
-    ) -> None: ...
+    def append_sync(self, table_id: str, events: list[tuple[int, bytes]], request: Request | None) -> None: ...
     def close(self) -> None: ...
 
 
@@ -868,15 +860,7 @@ class SqliteLedger:
                 for check_id in check_ids(table_id, data):
                     checks += (table_id, check_id, seq)
             if request is not None:
-                requests += (
-                    table_id,
-                    request[0],
-                    request[1],
-                    request[2],
-                    requester_in(request),
-                    now,
-                    evs[0][0] if evs else 0,
-                )
+                requests += (table_id, *request, now, evs[0][0] if evs else 0)
         self._check_file()
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -903,16 +887,12 @@ class SqliteLedger:
                     db.execute("ROLLBACK")
             raise
 
-    def append_sync(
-        self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
-    ) -> None:
+    def append_sync(self, table_id: str, events: list[tuple[int, bytes]], request: Request | None) -> None:
         """Append on the caller's thread (CLI, tests)."""
         with self._lock:
             self._write(self._read, [(table_id, events, request)])
 
-    async def append(
-        self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
-    ) -> None:
+    async def append(self, table_id: str, events: list[tuple[int, bytes]], request: Request | None) -> None:
         """Append atomically; returns once the events are durable. Concurrent appends share a commit."""
         await self.append_actions(table_id, [(events, request)])
 

@@ -55,6 +55,7 @@ from .ledger import (
     Guard,
     LedgerUnavailable,
     Note,
+    Request,
     RequestWindow,
     Row,
     StoredRequest,
@@ -66,7 +67,6 @@ from .ledger import (
     hash_key,
     new_key,
     new_table,
-    requester_in,
     within,
 )
 
@@ -908,9 +908,7 @@ class PostgresLedger:
         rows = self._q(_REQUEST, (table_id, request_id))
         return _stored(rows[0]) if rows else None
 
-    def append_sync(
-        self, table_id: str, events: list[tuple[int, bytes]], request: tuple[str, str, bytes] | None
-    ) -> None:
+    def append_sync(self, table_id: str, events: list[tuple[int, bytes]], request: Request | None) -> None:
         """Append on the caller's thread (CLI, tests); refused (ValueError) when the table moved on."""
         if not events:
             return
@@ -1064,7 +1062,7 @@ def _many_args(table_id: str, first: int, actions: list[Action], window: Request
             rids.append(request[0])
             roles.append(request[1])
             replies.append(request[2])
-            requesters.append(requester_in(request))
+            requesters.append(request[3])
     return (
         table_id,
         first,

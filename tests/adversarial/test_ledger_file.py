@@ -106,13 +106,13 @@ async def test_a_replaced_ledger_file_is_refused_before_the_next_batch(tmp_path:
     path = tmp_path / "verdict.sqlite3"
     ledger = SqliteLedger(path)
     k = ledger.create_table("t")
-    await ledger.append(k.table, [(1, b"one")], ("r1", "gm", b"reply"))
+    await ledger.append(k.table, [(1, b"one")], ("r1", "gm", b"reply", ""))
     path.unlink()
     with pytest.raises(LedgerUnavailable, match="deleted"):
-        await ledger.append(k.table, [(2, b"two")], ("r2", "gm", b"reply"))
+        await ledger.append(k.table, [(2, b"two")], ("r2", "gm", b"reply", ""))
     SqliteLedger(path).close()  # a new, empty file at the path
     with pytest.raises(LedgerUnavailable, match="replaced"):
-        await ledger.append(k.table, [(2, b"two")], ("r2", "gm", b"reply"))
+        await ledger.append(k.table, [(2, b"two")], ("r2", "gm", b"reply", ""))
     with pytest.raises(LedgerUnavailable):  # reads of the serving side are refused the same way
         await ledger.find_request(k.table, "r1")
     await ledger.aclose()
@@ -142,7 +142,7 @@ async def test_a_full_disk_is_logged_as_what_it_is(tmp_path: Path) -> None:
         async def caught_up(self, rows: Any) -> None: ...
 
         async def prepare(self, answered: Any) -> Any:
-            return [([(1, b"x" * 200_000)], ("big", "gm", b"reply"))]
+            return [([(1, b"x" * 200_000)], ("big", "gm", b"reply", ""))]
 
         async def reset(self) -> int:
             return 0

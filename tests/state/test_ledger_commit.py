@@ -16,11 +16,11 @@ def test_every_append_is_stored_once_committed(tmp_path: Path, commit: str) -> N
     tables = [ledger.create_table(f"t{i}").table for i in range(5)]
 
     async def main() -> None:
-        await ledger.append(tables[0], [(1, b"lone")], ("r-lone", "gm", b"reply"))
+        await ledger.append(tables[0], [(1, b"lone")], ("r-lone", "gm", b"reply", ""))
         # Appends made in one turn of the loop share a commit; each table's seqs stay in order.
         for seq in range(2, 6):
             await asyncio.gather(
-                *(ledger.append(t, [(seq, b"e%d" % seq)], (f"r-{t}-{seq}", "gm", b"r")) for t in tables[1:])
+                *(ledger.append(t, [(seq, b"e%d" % seq)], (f"r-{t}-{seq}", "gm", b"r", "")) for t in tables[1:])
             )
 
     asyncio.run(main())

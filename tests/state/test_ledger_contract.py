@@ -129,7 +129,11 @@ async def test_append_read_and_requests(backend: Backend):
     ledger = backend.open()
     k = ledger.create_table("t")
     await _write(
-        ledger, k.table, 0, ([b"one", b"two"], ("r1", "player", b"reply-1")), ([b"three"], ("r2", "gm", b"reply-2"))
+        ledger,
+        k.table,
+        0,
+        ([b"one", b"two"], ("r1", "player", b"reply-1", "")),
+        ([b"three"], ("r2", "gm", b"reply-2", "")),
     )
     ledger.append_sync(k.table, [(4, b"four")], None)
     assert ledger.events(k.table) == [(1, b"one"), (2, b"two"), (3, b"three"), (4, b"four")]
@@ -228,16 +232,16 @@ async def test_a_turn_from_a_head_the_table_left_stores_nothing_of_it_or_is_prep
     row locked, after handing the writer what it missed and the replies others stored for its ids."""
     ledger = backend.open()
     k = ledger.create_table("t")
-    await _write(ledger, k.table, 0, ([b"a", b"b"], ("r1", "gm", b"x")))
+    await _write(ledger, k.table, 0, ([b"a", b"b"], ("r1", "gm", b"x", "")))
     if backend.kind == "sqlite":
         with pytest.raises(LedgerUnavailable):
-            await _write(ledger, k.table, 1, ([b"again", b"c"], ("r2", "gm", b"y")))
+            await _write(ledger, k.table, 1, ([b"again", b"c"], ("r2", "gm", b"y", "")))
         assert ledger.events(k.table) == [(1, b"a"), (2, b"b")] and ledger.request(k.table, "r2") is None
-        await _write(ledger, k.table, 2, ([b"c"], ("r2", "gm", b"y")))  # the next seq is still free
+        await _write(ledger, k.table, 2, ([b"c"], ("r2", "gm", b"y", "")))  # the next seq is still free
         assert [s for s, _ in ledger.events(k.table)] == [1, 2, 3]
     else:
         other = backend.open()  # another sidecar
-        stale = await _write(other, k.table, 0, ([b"c"], ("r2", "gm", b"y")), ([b"again"], ("r1", "gm", b"z")))
+        stale = await _write(other, k.table, 0, ([b"c"], ("r2", "gm", b"y", "")), ([b"again"], ("r1", "gm", b"z", "")))
         assert stale.resets == 1 and stale.prepared == 2 and other.refusals == 1 and other.turns == 1
         assert [(r.seq, r.batch, r.data, r.request_id) for r in stale.caught] == [
             (1, 1, b"a", "r1"),
@@ -246,7 +250,7 @@ async def test_a_turn_from_a_head_the_table_left_stores_nothing_of_it_or_is_prep
         assert stale.answered == {"r1": StoredRequest("gm", b"x")}  # answered first elsewhere: its reply
         assert ledger.events(k.table) == [(1, b"a"), (2, b"b"), (3, b"c")]
         # refused once, the table is written in turns for a while: no more refusals
-        again = await _write(other, k.table, 2, ([b"d"], ("r3", "gm", b"w")))
+        again = await _write(other, k.table, 2, ([b"d"], ("r3", "gm", b"w", "")))
         assert again.resets == 0 and other.refusals == 1 and other.turns == 2
         assert [r.seq for r in again.caught] == [3]
         await _closed(other)
@@ -259,7 +263,7 @@ async def test_concurrent_appends_to_many_tables_all_land(backend: Backend):
 
     async def fill(tid: str) -> None:
         for seq in range(1, 21):
-            await _write(ledger, tid, seq - 1, ([f"{tid}-{seq}".encode()], (f"r{seq}", "player", b"r")))
+            await _write(ledger, tid, seq - 1, ([f"{tid}-{seq}".encode()], (f"r{seq}", "player", b"r", "")))
 
     await asyncio.gather(*(fill(t) for t in tables))
     for tid in tables:
@@ -271,7 +275,7 @@ async def test_concurrent_appends_to_many_tables_all_land(backend: Backend):
 async def test_what_is_appended_survives_a_reopen(backend: Backend):
     ledger = backend.open()
     k = ledger.create_table("t")
-    await _write(ledger, k.table, 0, ([b"kept"], ("r", "gm", b"reply")))
+    await _write(ledger, k.table, 0, ([b"kept"], ("r", "gm", b"reply", "")))
     await _closed(ledger)
     ledger.close()
     ledger.close()  # closing twice is harmless
@@ -324,7 +328,7 @@ async def test_an_append_answered_by_no_row_is_a_clear_error_and_stores_nothing(
     with pytest.raises(RuntimeError, match="verdict_append_many answered no row"):
         ledger.append_sync(k.table, [(1, b"one")], None)
     with pytest.raises(RuntimeError, match="verdict_append_many answered no row"):
-        await _write(ledger, k.table, 0, ([b"one"], ("r1", "gm", b"reply")))
+        await _write(ledger, k.table, 0, ([b"one"], ("r1", "gm", b"reply", "")))
     assert ledger.events(k.table) == [] and ledger.request(k.table, "r1") is None
     await _closed(ledger)
     ledger.close()
