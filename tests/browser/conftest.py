@@ -4,8 +4,9 @@ The stand-in (``standin/``) is a small Foundry: a server (``standin/server.py``)
 documents and relays between clients, and a page (``standin/foundry.js``) with the Foundry globals the
 module uses. Each user's page runs in a browser context of its own (its own localStorage, like its own
 browser), lent from a pool and emptied when given back (``Browsers``). The module's files are served
-unchanged under ``/modules/verdict/``, as Foundry serves an installed module. Every test runs in a
-generation-13 and a generation-14 world. Under ``pytest -n`` each worker has its own stand-in server,
+unchanged under ``/modules/verdict/``, as Foundry serves an installed module. A test runs in a
+generation-13 or a generation-14 world, in both where its pages reach a difference between them
+(``generations_of``). Under ``pytest -n`` each worker has its own stand-in server,
 sidecar and Chromium.
 """
 
@@ -21,6 +22,7 @@ import socket
 import subprocess
 import sys
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
@@ -75,10 +77,52 @@ def web(standin: StandinServer) -> str:
     return f"http://127.0.0.1:{standin.port}"
 
 
-@pytest.fixture(params=GENERATIONS, ids=lambda g: f"v{g}")
-def generation(request) -> int:
-    """Foundry's `game.release.generation` of the world under test."""
-    return request.param
+def generations_of(test) -> tuple[int, ...]:
+    """The Foundry generations a test's worlds run in. Both, for a test marked ``@pytest.mark.generations(13,
+    14)`` (its pages reach a place where the two differ: the status list's shape, the notifications pane, a
+    window popped out into a document of its own) or when ``VERDICT_GENERATIONS=all``. Else one: the module
+    never asks which generation it runs in, so a test that reaches no such place runs the same code in both.
+    Which one comes from the test's name, the same every run, so each generation carries about half of them;
+    a test that reaches a difference without the mark fails (``_generations_reached``)."""
+    marker = test.get_closest_marker("generations")
+    if marker is not None:
+        unknown = set(marker.args) - set(GENERATIONS)
+        if unknown or not marker.args:
+            raise pytest.UsageError(f"{test.name}: generations({marker.args}) names none or unknown ones")
+        return tuple(marker.args)
+    if os.environ.get("VERDICT_GENERATIONS") == "all":
+        return GENERATIONS
+    return (GENERATIONS[zlib.crc32(test.name.encode()) % len(GENERATIONS)],)
+
+
+def pytest_generate_tests(metafunc) -> None:
+    """``generation``: Foundry's `game.release.generation` of the world under test, as ``generations_of`` says."""
+    if "generation" in metafunc.fixturenames:
+        gens = generations_of(metafunc.definition)
+        metafunc.parametrize("generation", gens, ids=[f"v{g}" for g in gens])
+
+
+@pytest.fixture(autouse=True)
+def _generations_reached(request):
+    """A test run in one generation must not reach a place where the generations differ: the stand-in's pages
+    say when they do (``World.reached``), and the test is then to be marked to run in both."""
+    Table.made.clear()
+    yield
+    made, Table.made = Table.made, []
+    if "generation" not in request.fixturenames or request.node.stash.get(FAILED, False):
+        return
+    if len(generations_of(request.node)) == len(GENERATIONS):
+        return
+    reached = set()
+    for t in made:
+        if t.world is not None:
+            reached |= t.standin.call(lambda w=t.world: set(w.reached))
+    if reached:
+        pytest.fail(
+            f"its pages reached {', '.join(sorted(reached))}, where Foundry 13 and 14 differ: mark the test "
+            "@pytest.mark.generations(13, 14)",
+            pytrace=False,
+        )
 
 
 @dataclass
@@ -270,7 +314,11 @@ def browser():
 class Table:
     """One Foundry world on the stand-in server, its users' pages (one browser context each) and the sidecar."""
 
+    # The tables made during the running test (``_generations_reached`` asks their worlds where they went).
+    made: list[Table] = []
+
     def __init__(self, browser, standin: StandinServer, web: str, sidecar: Sidecar, mode: str, generation: int) -> None:
+        Table.made.append(self)
         self.browser = browser
         self.standin = standin
         self.web = web

@@ -38,6 +38,7 @@ def test_a_v1_sheet_has_the_roll_button_and_it_opens_the_dialog_for_its_actor(ta
     assert "Bram Ashdown" in gm_dialog.locator(".window-title").inner_text()
 
 
+@pytest.mark.generations(13, 14)
 def test_two_unlinked_goblins_keep_their_own_strain_and_markers(table):
     gm = table.open("gm1", "challenge")
     ayla = table.open("p1", "challenge")
@@ -88,6 +89,7 @@ def test_two_unlinked_goblins_keep_their_own_strain_and_markers(table):
     )
 
 
+@pytest.mark.generations(13, 14)
 def test_taken_down_is_foundrys_defeated_status(table):
     gm = table.open("gm1", "challenge")
     connected(gm)

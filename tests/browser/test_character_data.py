@@ -110,6 +110,7 @@ def test_the_sheet_rolls_a_skill_with_the_characters_numbers(table, sheet):
     assert [r["check"]["rank"] for r in rolls if r.get("label") == "Stealth"] == [1]
 
 
+@pytest.mark.generations(13, 14)
 def test_the_sheet_shows_the_characters_state_and_drops_it_after_an_undo(table):
     gm, ayla, bram = table.open("gm1", "challenge"), table.open("p1", "challenge"), table.open("p2", "challenge")
     connected(gm, ayla, bram)

@@ -114,6 +114,7 @@ def test_a_late_joining_roller_sees_every_card_whole(table):
     wait_same(gm2, [c for c in gm_before if c and not c["trace"]])
 
 
+@pytest.mark.generations(13, 14)
 def test_a_card_drawn_in_several_elements_keeps_every_copy_current(table):
     """The log, v14's notifications pane and a popped-out log each hold a copy; a follow-up updates them all,
     and F5 with the cards on screen draws each of them whole again."""

@@ -12,6 +12,7 @@ pytestmark = pytest.mark.browser
 AYLA = "#board .token[data-actor='actorAyla']"
 
 
+@pytest.mark.generations(13, 14)
 def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     gm, player = table.open("gm1", "challenge"), table.open("p1", "challenge")
     connected(gm, player)
@@ -65,6 +66,7 @@ def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     assert card.locator("[data-verdict-apply]").count() == 0
 
 
+@pytest.mark.generations(13, 14)
 def test_a_system_that_rebuilds_the_status_list_keeps_the_markers(table):
     """The test system replaces CONFIG.statusEffects on every `canvasReady`, as some systems do."""
     table.system = "rebuild"
@@ -121,6 +123,7 @@ def test_the_combat_tracker_opens_the_verdict_tracker(table):
     gm.locator(".verdict-tracker").wait_for(timeout=15000)
 
 
+@pytest.mark.generations(13, 14)
 def test_the_popped_out_combat_tracker_keeps_its_button(table):
     """v14 pops the tracker out into a window with its own document (v13: a window in the same document)."""
     gm = table.open("gm1", "challenge")

@@ -94,6 +94,17 @@
   let rid = 0;
   const acks = new Map();
   const send = (frame) => ws.send(JSON.stringify(frame));
+  /**
+   * The test's own instrument, not Foundry's: tell the server the first time this page reaches a place where
+   * generations 13 and 14 differ (a status looked up in CONFIG.statusEffects, the notifications pane, a
+   * popped-out window). The browser suite runs a test in both generations when it reaches one.
+   */
+  const branched = new Set();
+  const reached = (where) => {
+    if (branched.has(where) || ws?.readyState !== WebSocket.OPEN) return;
+    branched.add(where);
+    send({ op: "reached", where });
+  };
   /** A document operation the server confirms or refuses (Foundry rejects what the user may not do). */
   const ask = (frame) => new Promise((resolve, reject) => {
     const id = ++rid;
@@ -150,7 +161,10 @@
   }
 
   // --- actors and tokens ----------------------------------------------------------------------------
-  const statusConfig = (id) => (Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects.find((e) => e.id === id) : CONFIG.statusEffects[id]);
+  const statusConfig = (id) => {
+    reached("CONFIG.statusEffects");
+    return Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects.find((e) => e.id === id) : CONFIG.statusEffects[id];
+  };
   class Actor {
     /** An unlinked token's actor is synthetic: the base actor's data with the token's ActorDelta over it. */
     constructor(d, token = null) {
@@ -412,6 +426,7 @@
     rerender() { for (const m of game.messages.contents) chatLog.post(m); return chatQueue; },
     /** ChatLog#renderPopout: the log in a window of its own (generation 14: its own document), every message drawn there. */
     async renderPopout() {
+      reached("a popped-out chat log");
       const markup = `<section id="chat-popout" class="sidebar-tab chat-sidebar"><ol class="chat-log" id="chat-popout-log"></ol></section>`;
       if (game.release.generation >= 14) {
         const frame = document.createElement("iframe");
@@ -863,6 +878,7 @@
      * its own HTMLElement); generation 13: a floating window in the same document.
      */
     async renderPopout() {
+      reached("a popped-out combat tracker");
       const markup = `<section id="combat-popout" class="sidebar-tab combat-sidebar"><header class="combat-tracker-header"><h3>Combat Tracker</h3></header><ol class="combat-tracker"></ol></section>`;
       let root;
       if (game.release.generation >= 14) {
@@ -1167,7 +1183,7 @@
     popoutCombat: () => combatApp.renderPopout(),
     popoutChat: () => chatLog.renderPopout(),
     /** Collapse the sidebar: generation 14 then shows new messages in its notifications pane too. */
-    collapseSidebar: () => { chatNotifications = true; document.getElementById("sidebar").classList.add("collapsed"); },
+    collapseSidebar: () => { reached("the notifications pane"); chatNotifications = true; document.getElementById("sidebar").classList.add("collapsed"); },
     ActorSheet: ActorSheetV2,
     SimpleActorSheet,
     /** A setting menu's application, as the settings form's button opens it. */

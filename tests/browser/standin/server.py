@@ -151,6 +151,9 @@ class World:
     # What the world's own scripts set in CONFIG before the modules' `init` (a system or a world script does,
     # e.g. `{"verdict": {"timings": {...}}}`): merged into each page's CONFIG before the module loads.
     config: dict = field(default_factory=dict)
+    # Where the world's pages reached a place in which generations 13 and 14 differ (the stand-in's own
+    # instrument, not Foundry's: the browser suite runs a test in both generations when its pages reach one).
+    reached: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         for a in ACTORS:
@@ -349,7 +352,9 @@ class StandinServer:
     async def _handle(self, world: World, user: str, f: dict) -> None:
         op = f.get("op")
         rid = f.get("rid")
-        if op == "emit":
+        if op == "reached":
+            world.reached.add(str(f.get("where")))
+        elif op == "emit":
             # A module socket message: relayed to every other connected client, never echoed to its sender,
             # with the sender's user id as the server knows it (not as the sender claims).
             world.emitted.append({"sender": user, "name": f.get("name"), "data": f.get("data")})
