@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import subprocess
-import sys
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -32,7 +30,8 @@ from sidecar.state import ledger_pg
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import open_ledger
 
-from ..conftest import ROOT, Process, Sidecar, free_port
+from ..cli.running import verdict
+from ..conftest import Process, Sidecar, free_port
 from .several import Sidecars
 
 
@@ -165,12 +164,6 @@ async def test_a_sidecar_without_a_connection_at_a_table_hears_none_of_its_notif
 
 
 # --- kill -9 ----------------------------------------------------------------------------------------
-
-
-def verdict(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sidecar.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=60
-    )
 
 
 ROLLS = 30
