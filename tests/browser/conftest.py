@@ -82,8 +82,10 @@ def generations_of(test) -> tuple[int, ...]:
     14)`` (its pages reach a place where the two differ: the status list's shape, the notifications pane, a
     window popped out into a document of its own) or when ``VERDICT_GENERATIONS=all``. Else one: the module
     never asks which generation it runs in, so a test that reaches no such place runs the same code in both.
-    Which one comes from the test's name, the same every run, so each generation carries about half of them;
-    a test that reaches a difference without the mark fails (``_generations_reached``)."""
+    Which one comes from the test's name, the same every run, so each generation carries about half of them.
+    A test that opens a popped-out window or the notifications pane without the mark fails
+    (``_generations_reached``); the tests that set markers on tokens carry it by hand (any roll whose random
+    dice set a condition reaches the status list, so it cannot be told apart from a test about it)."""
     marker = test.get_closest_marker("generations")
     if marker is not None:
         unknown = set(marker.args) - set(GENERATIONS)

@@ -95,9 +95,10 @@
   const acks = new Map();
   const send = (frame) => ws.send(JSON.stringify(frame));
   /**
-   * The test's own instrument, not Foundry's: tell the server the first time this page reaches a place where
-   * generations 13 and 14 differ (a status looked up in CONFIG.statusEffects, the notifications pane, a
-   * popped-out window). The browser suite runs a test in both generations when it reaches one.
+   * The test's own instrument, not Foundry's: tell the server the first time this page is asked for a place
+   * where generations 13 and 14 differ (the notifications pane, a popped-out window). The browser suite runs
+   * a test in both generations when it asks for one. (The status list's shape differs too, but any roll
+   * whose dice set a condition reaches it: the tests that set markers are marked by hand.)
    */
   const branched = new Set();
   const reached = (where) => {
@@ -161,10 +162,7 @@
   }
 
   // --- actors and tokens ----------------------------------------------------------------------------
-  const statusConfig = (id) => {
-    reached("CONFIG.statusEffects");
-    return Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects.find((e) => e.id === id) : CONFIG.statusEffects[id];
-  };
+  const statusConfig = (id) => (Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects.find((e) => e.id === id) : CONFIG.statusEffects[id]);
   class Actor {
     /** An unlinked token's actor is synthetic: the base actor's data with the token's ActorDelta over it. */
     constructor(d, token = null) {
