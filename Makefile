@@ -30,15 +30,33 @@ serve: $(STAMP)
 # The JavaScript side (npm packages, node units, the type check, the browser tests, the zip).
 include mk/js.mk
 
-# The parts of `make test`, one after another by default. `make test PARTS=6` starts them at once (each
-# part's output printed whole when it ends, the browser suite at a lower priority): on two cores that took
-# 9.7 minutes and 730 CPU-s against 8.5 minutes and 570 CPU-s one after another, the same tree and hour, so
-# the parts contend more than they fill each other's waits; on more cores it is the faster way.
-CHECKS := lint lint-js typecheck test-js test-python test-browser
+# `make test`: the quick checks (lint, ESLint, tsc, the node units) beside the Python suite, their output
+# printed whole once they end, then the browser suite. The checks are single processes that fill the Python
+# suite's waits (child sidecars starting, fail-overs, PostgreSQL), and a failure in either stops the run before
+# the browser suite. `make test PARTS=6` starts every part at once instead (each part's output printed whole
+# when it ends, the browser suite at a lower priority); on two cores the parts contend more than they fill
+# each other's waits, so it is the faster way only on more cores. Measurements: docs/architecture/README.md.
+CHECKS := lint lint-js typecheck test-js
 PARTS ?= 1
 
+# The suites' processes keep their bytecode: the environment may say not to write it
+# (PYTHONDONTWRITEBYTECODE), and then every pytest worker rewrote and compiled each test module again
+# (collecting the Python suite took 8.5 CPU-seconds a process so, 3.5 with the caches written).
+unexport PYTHONDONTWRITEBYTECODE
+
 test:
-	@$(MAKE) --no-print-directory -j$(PARTS) $(if $(filter-out 1,$(PARTS)),--output-sync=target BROWSER_NICE="nice -n 10") $(CHECKS)
+ifeq ($(PARTS),1)
+	@$(MAKE) --no-print-directory $(STAMP) $(NPM_STAMP)
+	@said=$$(mktemp); \
+	$(MAKE) --no-print-directory -j4 --output-sync=target $(CHECKS) >"$$said" 2>&1 & checks=$$!; \
+	$(MAKE) --no-print-directory test-python; python=$$?; \
+	wait $$checks; quick=$$?; cat "$$said"; rm -f "$$said"; \
+	if [ $$quick -ne 0 ]; then echo "the quick checks failed (above)"; fi; \
+	[ $$python -eq 0 ] && [ $$quick -eq 0 ]
+	@$(MAKE) --no-print-directory test-browser
+else
+	@$(MAKE) --no-print-directory -j$(PARTS) --output-sync=target BROWSER_NICE="nice -n 10" $(CHECKS) test-python test-browser
+endif
 	@echo "all suites passed"
 
 # The Python gate: ruff's lint rules and its formatter, then mypy --strict over the sidecar and the

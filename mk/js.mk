@@ -11,7 +11,7 @@ $(NPM_STAMP): package.json $(wildcard package-lock.json)
 	touch $@
 
 test-js: $(NPM_STAMP)
-	node --test tests/js/
+	node --test --test-reporter=dot tests/js/
 
 typecheck: $(NPM_STAMP)
 	npx --no-install tsc -p .
