@@ -13,6 +13,7 @@ help:
 	@echo "make test     set up and run the whole suite (Python, JS units, type check, browser)"
 	@echo "make lint     ruff's lint rules and formatter check, and mypy --strict, over the Python"
 	@echo "make test-random  the property tests with fresh randomness (make test runs them derandomized)"
+	@echo "make test-browser VERDICT_GENERATIONS=all  every browser test in Foundry 13 and 14 (make test: both where they differ)"
 	@echo "make bench    run the benchmarks against their anchors"
 	@echo "make package PUBLIC_URL=https://verdict.example.org"
 	@echo "              write dist/verdict.zip and dist/module.json, the Foundry module, updating from that sidecar"
