@@ -84,6 +84,12 @@ async def test_ids_beyond_a_requesters_last_count_are_new_requests_across_a_rest
         await client.close()
     assert [s for s, _ in open_ledger().events(keys.table)] == [1, 2, 3, 4, 5, 6]
 
+    ledger = open_ledger()
+    async with running(ledger, tmp_path, request_window=3, request_window_age=3600) as (hub, url):
+        client = await gm(url, keys)  # the id stored again replaced its old row: its new reply, after a restart
+        assert await roll(client, "r0") == again
+        await client.close()
+
 
 async def test_ids_older_than_the_age_are_new_requests_across_a_restart(open_ledger: Opener, tmp_path: Path) -> None:
     age = 3.0
