@@ -300,13 +300,16 @@ class Lens:
         self.public = True
         """Every event ahead is told to everyone (the common case): each counts for every viewer."""
         if self.ahead:
-            mine = {s: (st.vis, st.owner) for s, st in self.ahead if st.vis != "all"}
-            self.restricted = _Ahead(mine, table.restricted) if mine else table.restricted
-            self.public = (
-                not mine
-                and self.ahead[0][0] == nums.head + 1
-                and not any(isinstance(st.event, t.Undone) for _, st in self.ahead)
-            )
+            mine: dict[int, tuple[str, str | None]] = {}
+            undone = False
+            for s, st in self.ahead:
+                if st.vis != "all":
+                    mine[s] = (st.vis, st.owner)
+                if isinstance(st.event, t.Undone):
+                    undone = True
+            if mine:
+                self.restricted = _Ahead(mine, table.restricted)
+            self.public = not mine and not undone and self.ahead[0][0] == nums.head + 1
 
     def number(self, seq: int, viewer: Viewer) -> int:
         nums = self.table.numbering
@@ -451,17 +454,23 @@ def audiences(table: Table, action: Action, viewers: Iterable[tuple[K, Viewer]])
     group). Those told nothing are left out."""
     sort, lens = _kinds(action, table), Lens(table, action.pending)
     groups: dict[tuple[object, ...], tuple[list[Any], list[K]]] = {}
+    distinct: list[tuple[list[Any], list[K]]] = []
     for key, viewer in viewers:
         of = sort(viewer)
         group = groups.get(of)
         if group is None:
             told = frames(table, action, viewer, lens=lens)
             # the same frames as another kind's: that kind's group (Structs compare by value, in C)
-            group = next((g for g in groups.values() if g[0] == told), None) or (told, [])
+            for other in distinct:
+                if other[0] == told:
+                    group = other
+                    break
+            else:
+                group = (told, [])
+                distinct.append(group)
             groups[of] = group
         group[1].append(key)
-    distinct = {id(group): group for group in groups.values() if group[0]}
-    return list(distinct.values())
+    return [group for group in distinct if group[0]]
 
 
 def kind(action: Action, viewer: Viewer, table: Table) -> tuple[object, ...]:
