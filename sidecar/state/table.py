@@ -125,6 +125,14 @@ class _Entropy:
         cls.used = used + 16
         return cls.block[used : used + 16]
 
+    @classmethod
+    def forget(cls) -> None:
+        """A forked child draws its own: what the parent held may be the parent's next ids."""
+        cls.block, cls.used = "", 0
+
+
+os.register_at_fork(after_in_child=_Entropy.forget)
+
 
 class Table:
     """One table's state. All methods run on the event loop. What the table does not hold in memory it reads
