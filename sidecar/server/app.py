@@ -28,7 +28,7 @@ from aiohttp import WSCloseCode, web
 from protocol.v1.base import SUBPROTOCOL, SUBPROTOCOL_MSGPACK
 from protocol.v1.errors import ErrorCode
 from sidecar import __version__, config
-from sidecar.state.ledger import Ledger, SqliteLedger
+from sidecar.state.ledger import Ledger, RequestWindow, SqliteLedger
 
 from . import module as vtt_module
 from .appkeys import (
@@ -101,6 +101,8 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     _networks(settings.trusted_proxies)  # a proxy that is no address fails here, not on every request
     app = web.Application()
     ledger = ledger or SqliteLedger(config.data_file(settings.data))
+    # the request window is the settings' wherever the app is made (``verdict serve``, a program, a test)
+    ledger.window = RequestWindow(settings.request_window, settings.request_window_age)
     metrics = Metrics()
     app[SETTINGS] = settings
     app[METRICS] = metrics

@@ -502,15 +502,19 @@ class Hub:
         action: hearing.Action,
         out: dict[Connection, list[Told]],
         reply: Told | None = None,
+        reply_msg: Any = None,
     ) -> None:
         """Add to ``out`` what each connection on the table hears of an action: ``reply`` for ``origin``
         (the requester), for everyone else what :func:`.hearing.audiences` says, encoded and framed once for
-        all who are told the same in the same encoding."""
+        all who are told the same in the same encoding: the reply's own bytes when that is ``reply_msg``."""
         if origin is not None and reply is not None:
             out.setdefault(origin, []).append(reply)
-        others = ((conn, conn.viewer) for conn in hub.connections if conn is not origin)
+        others = [(conn, conn.viewer) for conn in hub.connections if conn is not origin]
         for messages, conns in hearing.audiences(hub.table, action, others):
             framed: dict[bool, Told] = {}
+            if reply is not None and origin is not None and len(messages) == 1 and messages[0] == reply_msg:
+                # told what the requester is told (a public roll, most often): the reply's bytes, encoded once
+                framed[origin.msgpack] = reply
             for conn in conns:
                 entry = framed.get(conn.msgpack)
                 if entry is None:
@@ -604,7 +608,7 @@ class _Turn:
         job.staged = (pending, reply)
         self.staged.append(job)
         # what each hears, worked out now: the state (open follow-ups, undone seqs) as this action left it
-        hubs._told(hub, job.conn, action, self.out, _reply(job.conn, reply_msg, reply))
+        hubs._told(hub, job.conn, action, self.out, _reply(job.conn, reply_msg, reply), reply_msg)
         return True
 
     async def reset(self) -> int:

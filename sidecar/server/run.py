@@ -17,7 +17,7 @@ from aiohttp import web
 
 from sidecar import __version__, config
 from sidecar.state.keys import print_keys
-from sidecar.state.ledger import Ledger, RequestWindow, SqliteLedger
+from sidecar.state.ledger import Ledger, SqliteLedger
 
 from . import module as vtt_module
 from .app import Settings, create_app
@@ -190,7 +190,6 @@ def serve(settings: Settings, ledger: Ledger | None = None) -> int:
     data = settings.data
     data.mkdir(parents=True, exist_ok=True)
     ledger = ledger or SqliteLedger(config.data_file(data))
-    ledger.window = RequestWindow(settings.request_window, settings.request_window_age)
     try:
         ensure_default_table(ledger, data)
     except StartRefused as exc:

@@ -107,22 +107,24 @@ class FrameWatch:
                     self._done()
                 continue
             head = self._head
-            if not head and self.since is None:
-                self.since = time.monotonic()
-            chunk = head + data[i : i + MAX_HEADER]
-            if len(chunk) < 2:
-                self._head = chunk
-                return
-            b0, b1 = chunk[0], chunk[1]
+            if head or n - i < MAX_HEADER:  # a header split across reads, or near the end of this one
+                chunk = head + data[i : i + MAX_HEADER]
+                at = 0
+            else:  # the common case: the whole header is in this read, read in place
+                chunk, at = data, i
+            if len(chunk) - at < 2:
+                self._head = chunk[at:]
+                break
+            b0, b1 = chunk[at], chunk[at + 1]
             short = b1 & 0x7F
             extra = 2 if short == 126 else 8 if short == 127 else 0
             size = 2 + extra + (4 if b1 & 0x80 else 0)
-            if len(chunk) < size:
-                self._head = chunk
-                return
+            if len(chunk) - at < size:
+                self._head = chunk[at:]
+                break
             i += size - len(head)
             self._head = b""
-            length = int.from_bytes(chunk[2 : 2 + extra], "big") if extra else short
+            length = int.from_bytes(chunk[at + 2 : at + 2 + extra], "big") if extra else short
             opcode = b0 & 0x0F
             self._data = opcode < 0x8
             if self._data:
@@ -132,6 +134,10 @@ class FrameWatch:
             self._left = length
             if not length:
                 self._done()
+        # Something begun is not whole (a header, a frame, a message): its time runs from this read, the one
+        # its first byte came in (a frame whole within the read needs no clock).
+        if self.since is None and (self._head or self._left or self._open):
+            self.since = time.monotonic()
 
     def _done(self) -> None:
         """A frame is whole: a message's last frame ends the message; a control frame changes nothing of it."""

@@ -300,13 +300,16 @@ class Lens:
         self.public = True
         """Every event ahead is told to everyone (the common case): each counts for every viewer."""
         if self.ahead:
-            mine = {s: (st.vis, st.owner) for s, st in self.ahead if st.vis != "all"}
-            self.restricted = _Ahead(mine, table.restricted) if mine else table.restricted
-            self.public = (
-                not mine
-                and self.ahead[0][0] == nums.head + 1
-                and not any(isinstance(st.event, t.Undone) for _, st in self.ahead)
-            )
+            mine: dict[int, tuple[str, str | None]] = {}
+            undone = False
+            for s, st in self.ahead:
+                if st.vis != "all":
+                    mine[s] = (st.vis, st.owner)
+                if isinstance(st.event, t.Undone):
+                    undone = True
+            if mine:
+                self.restricted = _Ahead(mine, table.restricted)
+            self.public = not mine and not undone and self.ahead[0][0] == nums.head + 1
 
     def number(self, seq: int, viewer: Viewer) -> int:
         nums = self.table.numbering
@@ -446,17 +449,28 @@ class Action:
 
 def audiences(table: Table, action: Action, viewers: Iterable[tuple[K, Viewer]]) -> list[tuple[list[Any], list[K]]]:
     """What each of ``viewers`` (anything, keyed ``K``, with its viewer) is told of a committed action, worked
-    out once per kind of viewer (:func:`kind`): the frames, and who is told them. Those told nothing are left
-    out."""
-    sort = _kinds(action, table)
+    out once per kind of viewer (:func:`kind`): the frames, and who is told them, each list of frames once
+    (kinds told the very same, as the GM and the players are of a public roll with nothing open, are one
+    group). Those told nothing are left out."""
+    sort, lens = _kinds(action, table), Lens(table, action.pending)
     groups: dict[tuple[object, ...], tuple[list[Any], list[K]]] = {}
+    distinct: list[tuple[list[Any], list[K]]] = []
     for key, viewer in viewers:
         of = sort(viewer)
         group = groups.get(of)
         if group is None:
-            group = groups[of] = (frames(table, action, viewer), [])
+            told = frames(table, action, viewer, lens=lens)
+            # the same frames as another kind's: that kind's group (Structs compare by value, in C)
+            for other in distinct:
+                if other[0] == told:
+                    group = other
+                    break
+            else:
+                group = (told, [])
+                distinct.append(group)
+            groups[of] = group
         group[1].append(key)
-    return [group for group in groups.values() if group[0]]
+    return [group for group in distinct if group[0]]
 
 
 def kind(action: Action, viewer: Viewer, table: Table) -> tuple[object, ...]:
@@ -497,12 +511,17 @@ def _sight(viewer: Viewer, acting: str | None, requester: bool) -> Viewer:
     return Viewer(viewer.role, acting) if requester and acting != viewer.user else viewer
 
 
-def frames(table: Table, action: Action, viewer: Viewer, requester: bool = False) -> list[Any]:
+def frames(
+    table: Table, action: Action, viewer: Viewer, requester: bool = False, lens: Lens | None = None
+) -> list[Any]:
     """What ``viewer`` is told of a committed action: for a roll or a follow-up, one ``rolled`` or
     ``followed`` to whoever may see it or made it (and the roller's other sockets); to everyone else the events
     of it they may see, each as an ``event`` (a public effect of a hidden action); for a GM operation, each
-    visible event as an ``event`` (the requester gets :func:`reply`'s ``done`` instead)."""
-    first, lens = action.first, Lens(table, action.pending)
+    visible event as an ``event`` (the requester gets :func:`reply`'s ``done`` instead). ``lens``: the
+    table's as it now is, when the caller has it (one for every viewer of the action)."""
+    first = action.first
+    if lens is None:
+        lens = Lens(table, action.pending)
     if isinstance(first, t.RollEvent):
         return _rolled(lens, action, first, viewer, requester)
     if isinstance(first, t.FollowEvent):

@@ -6,7 +6,7 @@ say, ``RuleSet.redact*``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 import msgspec
@@ -24,10 +24,11 @@ ROLL_VISIBILITY = {"public": "all", "gm": "roller_gm", "blind": "gm", "self": "r
 class Viewer:
     role: str
     user: str | None
+    is_gm: bool = field(init=False, repr=False, compare=False)
+    """The role is the GM's (a slot, not a property: asked several times for every viewer of every action)."""
 
-    @property
-    def is_gm(self) -> bool:
-        return self.role == "gm"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_gm", self.role == "gm")
 
 
 def may_see(vis: str, owner: str | None, viewer: Viewer) -> bool:

@@ -36,13 +36,13 @@ async def test_a_ledger_with_the_window_indexes_opens_without_them_and_answers_a
     assert WINDOW_INDEXES <= _indexes(path)  # as the release before left it
 
     ledger = SqliteLedger(path)
-    ledger.window = RequestWindow(count=3, age=100 * 365 * 24 * 3600.0)
+    ledger.window = RequestWindow(count=3, age=100 * 365 * 24 * 3600.0)  # the app's settings say the same
     assert not WINDOW_INDEXES & _indexes(path)
     table = made["table"]
     assert sorted(await ledger.find_request_ids(table)) == sorted(
         f'["{role}","{user}","r{i}"]' for role, user in (("gm", "gm"), ("player", "alice")) for i in (2, 3, 4)
     )
-    async with running(ledger, tmp_path) as (_, url):
+    async with running(ledger, tmp_path, request_window=3, request_window_age=100 * 365 * 24 * 3600.0) as (_, url):
         clients = {
             "gm": await Client.connect(url, table, made["gm"], user="gm"),
             "alice": await Client.connect(url, table, made["alice"], user="alice"),
