@@ -363,6 +363,11 @@ class Table:
             self.standin.call(self.world.settings.__setitem__, "verdict.system", rules)
         return self.world
 
+    def make_world(self, system: str = "facets") -> World:
+        """The world, made before anyone logs in: a test sets its settings or documents first, as a GM set them
+        before the session (a page reads them when it loads)."""
+        return self._world(system)
+
     def open(self, user: str, system: str = "facets", *, gm_key: bool | None = None, context=None):
         """Log ``user`` in, in a browser of their own (or in ``context``, a browser already used). ``gm_key``: the
         GM key in the user's own setting of this world (default: the full GM ``gm1`` has it)."""

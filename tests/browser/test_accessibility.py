@@ -62,15 +62,12 @@ def test_dialog_cards_and_tracker_have_no_serious_violations(table):
 def test_the_mapping_form_the_gm_key_form_and_the_sheet_section_have_no_serious_violations(table):
     if not AXE.exists():
         pytest.fail("axe-core is missing: run `make test-browser` (it installs the npm packages)")
-    table.open("gm1", "flairs")
-    table.standin.call(table.world.settings.__setitem__, "verdict.skillsPath", "skills")
+    world = table.make_world("flairs")
+    table.standin.call(world.settings.__setitem__, "verdict.skillsPath", "skills")
     table.standin.call(
-        table.world.settings.__setitem__, "verdict.mapping", {"flairs": {"rank": "@skill.value", "edges": "@nope"}}
+        world.settings.__setitem__, "verdict.mapping", {"flairs": {"rank": "@skill.value", "edges": "@nope"}}
     )
-    gm = table.pages["gm1"]
-    gm.reload()
-    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
-    ayla = table.open("p1", "flairs")
+    gm, ayla = table.open("gm1", "flairs"), table.open("p1", "flairs")
     connected(gm, ayla)
     problems: dict[str, list[str]] = {}
     gm.evaluate("standin.openSettingsMenu('verdict.mappingMenu')")

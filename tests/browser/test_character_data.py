@@ -74,17 +74,17 @@ def test_a_formula_and_the_simple_worldbuilding_preset(table):
 
 
 def _sheet_world(table):
-    table.open("gm1", "flairs")  # the world exists
-    table.standin.call(table.world.settings.__setitem__, "verdict.skillsPath", "skills")
-    table.standin.call(table.world.settings.__setitem__, "verdict.mapping", {"flairs": {"rank": "@skill.value"}})
+    """A world whose settings name where the actors' skills are and map rank to the skill rolled, the GM in."""
+    world = table.make_world("flairs")
+    table.standin.call(world.settings.__setitem__, "verdict.skillsPath", "skills")
+    table.standin.call(world.settings.__setitem__, "verdict.mapping", {"flairs": {"rank": "@skill.value"}})
+    table.open("gm1", "flairs")
 
 
 @pytest.mark.parametrize("sheet", ["v1", "v2"])
 def test_the_sheet_rolls_a_skill_with_the_characters_numbers(table, sheet):
     _sheet_world(table)
     gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
-    gm.reload()
-    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
     connected(gm, ayla)
     if sheet == "v1":
         ayla.evaluate("new standin.SimpleActorSheet(game.actors.get('actorAyla'), {id: 'sheet-ayla'}).render(true)")
@@ -148,8 +148,6 @@ def test_the_sheet_shows_the_characters_state_and_drops_it_after_an_undo(table):
 def test_a_skill_dragged_to_the_hotbar_makes_one_macro_that_rolls(table):
     _sheet_world(table)
     gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
-    gm.reload()
-    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
     connected(gm, ayla)
     ayla.evaluate("new standin.SimpleActorSheet(game.actors.get('actorAyla'), {id: 'sheet-ayla'}).render(true)")
     skill = ayla.locator("#sheet-ayla .verdict-sheet button[data-skill='athletics']")
@@ -168,8 +166,6 @@ def test_a_skill_dragged_to_the_hotbar_makes_one_macro_that_rolls(table):
 def test_the_dialog_offers_the_characters_skills(table):
     _sheet_world(table)
     gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
-    gm.reload()
-    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
     connected(gm, ayla)
     ayla.evaluate(f"{API}.roll({{actor: 'actorAyla', system: 'flairs'}})")
     dialog = ayla.locator(".verdict-roll-dialog")
@@ -193,15 +189,12 @@ def _rolls(table, label: str) -> list[dict]:
 
 
 def test_the_token_hud_rolls_from_the_tokens_own_numbers(table):
-    table.open("gm1", "flairs")  # the world exists
-    world = table.world
+    world = table.make_world("flairs")
     # the goblins' base actor has athletics 1; the first goblin's token (unlinked) has its own 4 in its delta
     table.standin.call(world.actors["actorGoblin"].__setitem__, "system", {"skills": {"athletics": {"value": 1}}})
     table.standin.call(world.tokens["tokGob1"]["delta"].__setitem__, "system", {"skills": {"athletics": {"value": 4}}})
     table.standin.call(world.settings.__setitem__, "verdict.mapping", {"flairs": {"rank": "@skills.athletics.value"}})
-    gm = table.pages["gm1"]
-    gm.reload()
-    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
+    gm = table.open("gm1", "flairs")
     connected(gm)
     gm.evaluate(
         """() => {
@@ -232,15 +225,12 @@ def test_the_token_hud_rolls_from_the_tokens_own_numbers(table):
 
 
 def test_the_request_card_starts_from_the_rolling_players_character(table):
-    table.open("gm1", "flairs")
     table.standin.call(
-        table.world.settings.__setitem__,
+        table.make_world("flairs").settings.__setitem__,
         "verdict.mapping",
         {"flairs": {"rank": "@skills.athletics.value", "edges": "@skills.stealth.value"}},
     )
-    gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
-    gm.reload()
-    gm.wait_for_selector("body[data-ready='1']", timeout=15000)
+    gm, ayla = table.open("gm1", "flairs"), table.open("p1", "flairs")
     connected(gm, ayla)
     gm.click("#scene-controls [data-tool='verdict-request']")
     dialog = gm.locator(".verdict-roll-dialog")
