@@ -25,9 +25,10 @@ import websockets
 from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
 
+from ..cli.running import verdict
 from ..conftest import ROOT, Process, free_port
 from ..serving import wait_listening
-from .test_routing import Person, until, verdict
+from .test_routing import Person, until
 
 pytestmark = [
     pytest.mark.slow,
