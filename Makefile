@@ -32,9 +32,10 @@ serve: $(STAMP)
 include mk/js.mk
 
 # `make test`: the quick checks (lint, ESLint, tsc, the node units) beside the Python suite, their output
-# printed whole once they end, then the browser suite. The checks are single processes that fill the Python
-# suite's waits (child sidecars starting, fail-overs, PostgreSQL), and a failure in either stops the run before
-# the browser suite. `make test PARTS=6` starts every part at once instead (each part's output printed whole
+# printed whole once they end, then the browser suite. The checks are single processes at the lowest priority
+# (nice 19): they take only the CPU the Python suite leaves while it waits (child sidecars starting, fail-overs,
+# PostgreSQL), so the suite keeps its pace (at the same priority they made it some 25 s slower on two cores).
+# A failure in either stops the run before the browser suite. `make test PARTS=6` starts every part at once instead (each part's output printed whole
 # when it ends, the browser suite at a lower priority); on two cores the parts contend more than they fill
 # each other's waits, so it is the faster way only on more cores. Measurements: docs/architecture/README.md.
 CHECKS := lint lint-js typecheck test-js
@@ -49,7 +50,7 @@ test:
 ifeq ($(PARTS),1)
 	@$(MAKE) --no-print-directory $(STAMP) $(NPM_STAMP)
 	@said=$$(mktemp); \
-	$(MAKE) --no-print-directory -j4 --output-sync=target $(CHECKS) >"$$said" 2>&1 & checks=$$!; \
+	nice -n 19 $(MAKE) --no-print-directory -j4 --output-sync=target $(CHECKS) >"$$said" 2>&1 & checks=$$!; \
 	$(MAKE) --no-print-directory test-python; python=$$?; \
 	wait $$checks; quick=$$?; cat "$$said"; rm -f "$$said"; \
 	if [ $$quick -ne 0 ]; then echo "the quick checks failed (above)"; fi; \

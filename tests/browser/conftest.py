@@ -396,7 +396,7 @@ class Table:
             ws.on("framesent", lambda p: s.append(text(p)))
 
         def console(msg, u=user):
-            if msg.type == "error":
+            if msg.type in ("error", "warning"):
                 print(f"[{u} console] {msg.text}")
 
         listeners = [("console", console), ("websocket", watch)]
@@ -457,11 +457,21 @@ class Table:
                 said = page.evaluate(
                     """() => ({notes: (window.__notes ?? []).map((n) => `${n.level}: ${n.text}`),
                       errors: window.__errors ?? [], status: document.querySelector('#verdict-status')?.dataset.state ?? null,
-                      statusText: document.querySelector('#verdict-status')?.textContent?.trim() ?? null})"""
+                      statusText: document.querySelector('#verdict-status')?.textContent?.trim() ?? null,
+                      relay: (() => { const c = game.modules.get('verdict')?.api?.client; if (!c) return null;
+                        return {isRelay: c.isRelay, relayId: c.relayId,
+                          waiting: [...(c.relayed?.values() ?? [])].map((e) => `${e.msg.type} ${e.msg.id} sent to ${e.sentTo}`),
+                          userConns: Object.fromEntries([...(c.userConns?.entries() ?? [])].map(([u, k]) => [u, `${k.state} ${k.pending?.size ?? 0} pending`])),
+                          opening: [...(c._opening?.keys() ?? [])]}; })()})"""
                 )
             except Exception as err:  # a page that broke says nothing more
                 said = {"unreadable": str(err)[:200]}
             print(f"[{user} at the failure] {said}")
+        log = self.sidecar.data / "sidecar.log"
+        if log.exists():
+            lines = [line for line in log.read_text(errors="replace").splitlines() if self.sidecar.table in line]
+            print(f"[the sidecar's log of table {self.sidecar.table}, its last {min(len(lines), 40)} lines]")
+            print("\n".join(lines[-40:]))
 
     @staticmethod
     def _check(user: str, page) -> None:
