@@ -70,10 +70,9 @@ lint: $(STAMP)
 
 # The Python suite runs in WORKERS processes (pytest-xdist; tests/conftest.py keeps the builds from the checkout
 # in one process), the browser suite in BROWSER_WORKERS (mk/js.mk); each worker has its own sidecar, stand-in
-# server, Chromium and PostgreSQL. Measured from a fresh clone on 2 cores shared with other work (load 6-14):
-# `make test` 12.6 minutes, 735 CPU-s (Python 486 s, browser 611 s, all parts at once); the parts one after
-# another on the tree before (load 6-15) came to some 19 minutes. The CPU the whole needs, not the waits,
-# bounds it now: see docs/architecture/README.md ("Testing").
+# server, Chromium and PostgreSQL. Measured from fresh clones on 2 cores, nothing else running: `make test`
+# 274-293 s after the set-up, some 355 CPU-s (the Python phase 126-129 s, the browser suite 143-160 s); what
+# was tried, and why it is not faster: docs/architecture/README.md ("Testing").
 WORKERS ?= 2
 
 test-python: $(STAMP)
