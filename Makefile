@@ -35,9 +35,10 @@ include mk/js.mk
 # printed whole once they end, then the browser suite. The checks are single processes at the lowest priority
 # (nice 19): they take only the CPU the Python suite leaves while it waits (child sidecars starting, fail-overs,
 # PostgreSQL), so the suite keeps its pace (at the same priority they made it some 25 s slower on two cores).
-# A failure in either stops the run before the browser suite. `make test PARTS=6` starts every part at once instead (each part's output printed whole
-# when it ends, the browser suite at a lower priority); on two cores the parts contend more than they fill
-# each other's waits, so it is the faster way only on more cores. Measurements: docs/architecture/README.md.
+# A failure in either stops the run before the browser suite. `make test PARTS=6` starts every part at once
+# instead (each part's output printed whole when it ends, the browser suite at a lower priority); on two cores
+# the parts contend more than they fill each other's waits, so it is the faster way only on more cores.
+# Measurements: docs/architecture/README.md.
 CHECKS := lint lint-js typecheck test-js
 PARTS ?= 1
 

@@ -451,7 +451,9 @@ class Table:
         return self.standin.call(lambda: list(self.world.delivered.get(user, [])))
 
     def report(self) -> None:
-        """What each open page said (notifications, errors, its status light), for a failed test's output."""
+        """What each open page said (notifications, errors, its status light, the requests its relay client
+        still waits for and its users' connections), and the sidecar's log of the table, for a failed test's
+        output."""
         for user, page in self.pages.items():
             try:
                 said = page.evaluate(
