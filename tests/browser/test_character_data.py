@@ -74,17 +74,17 @@ def test_a_formula_and_the_simple_worldbuilding_preset(table):
 
 
 def _sheet_world(table):
-    """A world whose settings name where the actors' skills are and map rank to the skill rolled, the GM in."""
+    """A world whose settings name where the actors' skills are and map rank to the skill rolled: the GM's
+    page and Ayla's, logged in to it."""
     world = table.make_world("flairs")
     table.standin.call(world.settings.__setitem__, "verdict.skillsPath", "skills")
     table.standin.call(world.settings.__setitem__, "verdict.mapping", {"flairs": {"rank": "@skill.value"}})
-    table.open("gm1", "flairs")
+    return table.open("gm1", "flairs"), table.open("p1", "flairs")
 
 
 @pytest.mark.parametrize("sheet", ["v1", "v2"])
 def test_the_sheet_rolls_a_skill_with_the_characters_numbers(table, sheet):
-    _sheet_world(table)
-    gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
+    gm, ayla = _sheet_world(table)
     connected(gm, ayla)
     if sheet == "v1":
         ayla.evaluate("new standin.SimpleActorSheet(game.actors.get('actorAyla'), {id: 'sheet-ayla'}).render(true)")
@@ -146,8 +146,7 @@ def test_the_sheet_shows_the_characters_state_and_drops_it_after_an_undo(table):
 
 
 def test_a_skill_dragged_to_the_hotbar_makes_one_macro_that_rolls(table):
-    _sheet_world(table)
-    gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
+    gm, ayla = _sheet_world(table)
     connected(gm, ayla)
     ayla.evaluate("new standin.SimpleActorSheet(game.actors.get('actorAyla'), {id: 'sheet-ayla'}).render(true)")
     skill = ayla.locator("#sheet-ayla .verdict-sheet button[data-skill='athletics']")
@@ -164,8 +163,7 @@ def test_a_skill_dragged_to_the_hotbar_makes_one_macro_that_rolls(table):
 
 
 def test_the_dialog_offers_the_characters_skills(table):
-    _sheet_world(table)
-    gm, ayla = table.pages["gm1"], table.open("p1", "flairs")
+    gm, ayla = _sheet_world(table)
     connected(gm, ayla)
     ayla.evaluate(f"{API}.roll({{actor: 'actorAyla', system: 'flairs'}})")
     dialog = ayla.locator(".verdict-roll-dialog")
