@@ -451,9 +451,10 @@ class Table:
         return self.standin.call(lambda: list(self.world.delivered.get(user, [])))
 
     def report(self) -> None:
-        """What each open page said (notifications, errors, its status light, the requests its relay client
-        still waits for and its users' connections), and the sidecar's log of the table, for a failed test's
-        output."""
+        """What each open page said (notifications, errors, its status light, the requests its client still
+        waits for the relay's answer to (whom it asked, when, what it last heard), the requests the relay is
+        answering and what each waits for, and its users' connections), and the sidecar's log of the table, for
+        a failed test's output."""
         for user, page in self.pages.items():
             try:
                 said = page.evaluate(
@@ -461,9 +462,13 @@ class Table:
                       errors: window.__errors ?? [], status: document.querySelector('#verdict-status')?.dataset.state ?? null,
                       statusText: document.querySelector('#verdict-status')?.textContent?.trim() ?? null,
                       relay: (() => { const c = game.modules.get('verdict')?.api?.client; if (!c) return null;
+                        const ago = (t) => (t ? `${((Date.now() - t) / 1000).toFixed(1)} s ago` : "never");
                         return {isRelay: c.isRelay, relayId: c.relayId,
-                          waiting: [...(c.relayed?.values() ?? [])].map((e) => `${e.msg.type} ${e.msg.id} sent to ${e.sentTo}`),
-                          userConns: Object.fromEntries([...(c.userConns?.entries() ?? [])].map(([u, k]) => [u, `${k.state} ${k.pending?.size ?? 0} pending`])),
+                          waiting: [...(c.relayed?.values() ?? [])].map((e) => `${e.msg.type} ${e.msg.id} sent to ${e.sentTo}`
+                            + ` (try ${e.tries ?? 0}, asked ${ago(e.askedAt)}, last: ${e.last ?? "-"})`),
+                          answering: [...(c.answering?.entries() ?? [])].map(([k, a]) => `${a.type} ${k}: waits for ${a.waits}, since ${ago(a.since)}`),
+                          userConns: Object.fromEntries([...(c.userConns?.entries() ?? [])].map(([u, k]) => [u,
+                            `${k.state}${k.reason ? ` (${k.reason})` : ""}, pending: [${[...(k.pending?.keys() ?? [])].join(", ")}]`])),
                           opening: [...(c._opening?.keys() ?? [])]}; })()})"""
                 )
             except Exception as err:  # a page that broke says nothing more
