@@ -245,3 +245,23 @@ test("a player's request says whom it asked, how often, and what the relay last 
   client.stop();
   await assert.rejects(pending, (err) => err.code === "offline");
 });
+
+test("a query the relay's page could not take is asked again while that page stays the relay", async () => {
+  const w = world("p1", { gmKeyFor: ["gm1"] });
+  const client = new VerdictClient();
+  client.start();
+  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm1");
+  const pending = client.roll({ check: { system: "facets", pool: 2 } });
+  const id = w.queries[0].data.msg.id;
+  // The GM's page has just loaded again: Foundry hands it the query before the module has registered its
+  // handler, and no other relay is named to send it to.
+  const warn = console.warn;
+  console.warn = () => {};
+  w.queries[0].reject(new Error('Unknown query "verdict.request"'));
+  await until(() => w.queries.length === 2);
+  console.warn = warn;
+  assert.equal(w.queries[1].to, "gm1");
+  assert.equal(w.queries[1].data.msg.id, id, "the same request, so the sidecar never rolls it twice");
+  w.queries[1].resolve({ type: "rolled", id, check: "T-1", seq: 1, result: { system: "facets", dice: [6, 2], outcome: "success" } });
+  assert.equal((await pending).check, "T-1");
+});

@@ -48,6 +48,8 @@ export const QUERY = { request: `${MODULE_ID}.request`, userKey: `${MODULE_ID}.u
  * Foundry to notice a relay whose network stalled (its socket times out) and name the next one.
  */
 const REQUEST_MS = 45000;
+/** The longest wait before a query the relay's page did not take is asked of it again. */
+const RETRY_MAX_MS = 4000;
 
 /** @type {VerdictClient|null} the page's client (set by `start`) */
 let current = null;
@@ -581,8 +583,13 @@ export class VerdictClient extends Emitter {
       .catch((err) => {
         if (this.relayed.get(id) !== entry || entry.sentTo !== to) return;
         console.warn(`${MODULE_ID} | the relay did not answer ${id}`, err);
-        entry.sentTo = null; // sent again when the relay changes; else the timer ends it
+        entry.sentTo = null; // sent again when the relay changes, or below
         entry.last = `${to} did not answer: ${/** @type {Error} */ (err)?.message ?? err}`;
+        // Foundry could not hand the query over, or the relay's page could not take it yet (a page loading
+        // again has no handler until its module is ready, and no relay change follows to send it again):
+        // asked again while that page stays the relay, less and less often, until the timer ends it.
+        const delay = Math.min(RETRY_MAX_MS, 250 * 2 ** Math.min(entry.tries ?? 1, 5));
+        setTimeout(() => { if (this.relayed.get(id) === entry && entry.sentTo === null && this.relayId === to) this._sendRelayed(entry); }, delay);
       });
   }
 
