@@ -340,6 +340,8 @@ class Table:
         self.replaced: list[tuple[object, object]] = []  # a user's earlier browser when they logged in again
         self.frames: dict[str, list[str]] = {}
         self.sent: dict[str, list[str]] = {}
+        log = sidecar.data / "sidecar.log"
+        self.log_from = log.stat().st_size if log.exists() else 0  # where this test's part of the sidecar's log begins
 
     def _world(self, rules: str) -> World:
         if self.world is None:
@@ -453,8 +455,8 @@ class Table:
     def report(self) -> None:
         """What each open page said (notifications, errors, its status light, the requests its client still
         waits for the relay's answer to (whom it asked, when, what it last heard), the requests the relay is
-        answering and what each waits for, and its users' connections), and the sidecar's log of the table, for
-        a failed test's output."""
+        answering and what each waits for, and its users' connections), and the sidecar's log of the table with its
+        warnings meanwhile, for a failed test's output."""
         for user, page in self.pages.items():
             try:
                 said = page.evaluate(
@@ -476,8 +478,20 @@ class Table:
             print(f"[{user} at the failure] {said}")
         log = self.sidecar.data / "sidecar.log"
         if log.exists():
-            lines = [line for line in log.read_text(errors="replace").splitlines() if self.sidecar.table in line]
-            print(f"[the sidecar's log of table {self.sidecar.table}, its last {min(len(lines), 40)} lines]")
+            with open(log, "rb") as f:
+                f.seek(self.log_from)
+                tail = f.read().decode(errors="replace").splitlines()
+            # The table's lines, and the sidecar's warnings and errors meanwhile: those that concern the whole
+            # sidecar (its ledger down, a slow peer dropped, a socket without hello) name no table.
+            lines = [
+                line
+                for line in tail
+                if self.sidecar.table in line or '"level": "warning"' in line or '"level": "error"' in line
+            ]
+            print(
+                f"[the sidecar's log during the test: table {self.sidecar.table} and every warning, "
+                f"its last {min(len(lines), 40)} lines]"
+            )
             print("\n".join(lines[-40:]))
 
     @staticmethod
