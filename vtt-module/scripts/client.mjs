@@ -548,8 +548,8 @@ export class VerdictClient extends Emitter {
   }
 
   /**
-   * Ask the relay (a query to that one user). A failed query waits for the next relay; the answer is
-   * taken only from the user the query went to.
+   * Ask the relay (a query to that one user). A failed query is asked again of the same relay, less and
+   * less often, or of the next one when it is named; the answer is taken only from the user the query went to.
    * @param {RelayedEntry} entry
    */
   _sendRelayed(entry) {
