@@ -340,6 +340,8 @@ class Table:
         self.replaced: list[tuple[object, object]] = []  # a user's earlier browser when they logged in again
         self.frames: dict[str, list[str]] = {}
         self.sent: dict[str, list[str]] = {}
+        log = sidecar.data / "sidecar.log"
+        self.log_from = log.stat().st_size if log.exists() else 0  # where this test's part of the sidecar's log begins
 
     def _world(self, rules: str) -> World:
         if self.world is None:
@@ -451,9 +453,10 @@ class Table:
         return self.standin.call(lambda: list(self.world.delivered.get(user, [])))
 
     def report(self) -> None:
-        """What each open page said (notifications, errors, its status light, the requests its relay client
-        still waits for and its users' connections), and the sidecar's log of the table, for a failed test's
-        output."""
+        """What each open page said (notifications, errors, its status light, the requests its client still
+        waits for the relay's answer to (whom it asked, when, what it last heard), the requests the relay is
+        answering and what each waits for, and its users' connections), and the sidecar's log of the table with its
+        warnings meanwhile, for a failed test's output."""
         for user, page in self.pages.items():
             try:
                 said = page.evaluate(
@@ -461,9 +464,13 @@ class Table:
                       errors: window.__errors ?? [], status: document.querySelector('#verdict-status')?.dataset.state ?? null,
                       statusText: document.querySelector('#verdict-status')?.textContent?.trim() ?? null,
                       relay: (() => { const c = game.modules.get('verdict')?.api?.client; if (!c) return null;
+                        const ago = (t) => (t ? `${((Date.now() - t) / 1000).toFixed(1)} s ago` : "never");
                         return {isRelay: c.isRelay, relayId: c.relayId,
-                          waiting: [...(c.relayed?.values() ?? [])].map((e) => `${e.msg.type} ${e.msg.id} sent to ${e.sentTo}`),
-                          userConns: Object.fromEntries([...(c.userConns?.entries() ?? [])].map(([u, k]) => [u, `${k.state} ${k.pending?.size ?? 0} pending`])),
+                          waiting: [...(c.relayed?.values() ?? [])].map((e) => `${e.msg.type} ${e.msg.id} sent to ${e.sentTo}`
+                            + ` (try ${e.tries ?? 0}, asked ${ago(e.askedAt)}, last: ${e.last ?? "-"})`),
+                          answering: [...(c.answering?.entries() ?? [])].map(([k, a]) => `${a.type} ${k}: waits for ${a.waits}, since ${ago(a.since)}`),
+                          userConns: Object.fromEntries([...(c.userConns?.entries() ?? [])].map(([u, k]) => [u,
+                            `${k.state}${k.reason ? ` (${k.reason})` : ""}, pending: [${[...(k.pending?.keys() ?? [])].join(", ")}]`])),
                           opening: [...(c._opening?.keys() ?? [])]}; })()})"""
                 )
             except Exception as err:  # a page that broke says nothing more
@@ -471,8 +478,20 @@ class Table:
             print(f"[{user} at the failure] {said}")
         log = self.sidecar.data / "sidecar.log"
         if log.exists():
-            lines = [line for line in log.read_text(errors="replace").splitlines() if self.sidecar.table in line]
-            print(f"[the sidecar's log of table {self.sidecar.table}, its last {min(len(lines), 40)} lines]")
+            with open(log, "rb") as f:
+                f.seek(self.log_from)
+                tail = f.read().decode(errors="replace").splitlines()
+            # The table's lines, and the sidecar's warnings and errors meanwhile: those that concern the whole
+            # sidecar (its ledger down, a slow peer dropped, a socket without hello) name no table.
+            lines = [
+                line
+                for line in tail
+                if self.sidecar.table in line or '"level": "warning"' in line or '"level": "error"' in line
+            ]
+            print(
+                f"[the sidecar's log during the test: table {self.sidecar.table} and every warning, "
+                f"its last {min(len(lines), 40)} lines]"
+            )
             print("\n".join(lines[-40:]))
 
     @staticmethod

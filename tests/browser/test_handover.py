@@ -108,6 +108,30 @@ def test_a_roll_in_flight_when_the_relay_drops_is_answered_once(table):
     assert labels == ["In flight", marker], labels
 
 
+def test_a_roll_in_flight_when_the_only_gm_comes_back_is_answered_once_the_gms_page_is_ready(table):
+    """The only GM's network stalls with a player's roll on its way to it, and the GM logs in again: the player
+    asks the GM's page again as soon as Foundry says the GM is back, before its module can answer, and asks
+    again until it can. The roll is answered once, with one card, long before the request's own 45 s."""
+    gm = table.open("gm1")
+    ayla = table.open("p1")
+    connected(gm, ayla)
+    table.stall("gm1")
+    ayla.evaluate(f"() => {{ ({ROLL})('In flight').then((r) => {{ window.__settled = r; }}); }}")  # sent, not awaited
+    table.wait(
+        lambda: any(q == {"from": "p1", "to": "gm1", "name": "verdict.request"} for q in table.world.asked),
+        "the player's roll was sent to the relay",
+    )
+    table.leave("gm1")
+    gm = table.open("gm1")
+    ayla.wait_for_function("window.__settled", timeout=15000)
+    reply = ayla.evaluate("window.__settled")
+    assert reply["ok"], f"the roll in flight was refused: {reply}"
+    gm.wait_for_selector(".verdict-card .verdict-label:has-text('In flight')", timeout=15000)
+    marker = marker_card(ayla, gm)
+    labels = [m["flags"]["verdict"]["card"]["label"] for m in cards(table)]
+    assert labels == ["In flight", marker], labels
+
+
 def test_a_gm_who_does_not_relay_gets_working_or_explained_controls(table):
     """A second GM (not the relay): the tracker's GM controls act through the relay, or are disabled with a
     reason, never enabled and silently doing nothing."""

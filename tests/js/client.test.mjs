@@ -187,3 +187,81 @@ test("the ledger is asked about a check once per card seq", async () => {
   await client.verify("c1");
   assert.equal(asked.length, 2);
 });
+
+/** Let the client's promise chains and timers run until `cond` holds (a retry waits 300 ms). */
+async function until(cond) {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(cond(), "the condition never held");
+}
+
+test("the relay says what each request it answers waits for, step by step, until it answers", async () => {
+  world("gm1", { gmKeyFor: ["gm1"] });
+  const relay = new VerdictClient();
+  relay.relayId = "gm1";
+  relay.started = true;
+  const secret = "s".repeat(40);
+  relay._onSocket({ v: SOCKET_VERSION, t: "hello", commit: sha256(secret) }, "p1");
+  // Connections that hold each request until the test answers it.
+  const asked = [];
+  const conn = (state) => ({ state, reason: null, start() {}, request: (m) => new Promise((resolve) => asked.push({ m, resolve })) });
+  relay.own = conn("open");
+  relay.playerView = conn("open");
+  relay._make = () => conn("connecting");
+  const answer = relay._answerRequest({ secret, msg: { type: "roll", id: "r1", check: { system: "facets", pool: 1 } } });
+  await until(() => asked.length === 1);
+  assert.equal(asked[0].m.type, "user_key");
+  assert.deepEqual([...relay.answering.keys()], ["p1:r1"]);
+  assert.equal(relay.answering.get("p1:r1").waits, "the user's key from the sidecar");
+  assert.equal(relay.answering.get("p1:r1").type, "roll");
+  asked[0].resolve({ type: "user_key", key: "uk" });
+  await until(() => asked.length === 2);
+  assert.equal(asked[1].m.id, "r1");
+  assert.equal(relay.answering.get("p1:r1").waits, "the sidecar's reply on the user's connection");
+  asked[1].resolve({ type: "rolled", id: "r1", check: "c1" });
+  assert.equal((await answer).check, "c1");
+  assert.equal(relay.answering.size, 0, "an answered request waits for nothing");
+});
+
+test("a player's request says whom it asked, how often, and what the relay last said", async () => {
+  const w = world("p1", { gmKeyFor: ["gm1"] });
+  const client = new VerdictClient();
+  client.start();
+  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm1");
+  const pending = client.roll({ check: { system: "facets", pool: 2 } });
+  const entry = [...client.relayed.values()][0];
+  assert.deepEqual([entry.sentTo, entry.tries, entry.last], ["gm1", 1, "asked gm1"]);
+  // The relay did not know this page yet: it is asked again with a new secret.
+  w.queries[0].resolve({ type: "error", id: entry.msg.id, code: "unknown_sender", message: "say hello" });
+  await until(() => entry.last === "gm1 answered unknown_sender; asking again");
+  await until(() => w.queries.length === 2);
+  assert.deepEqual([entry.sentTo, entry.tries, entry.last], ["gm1", 2, "asked gm1"]);
+  // Foundry could not deliver the query: the request waits for the next relay, and says why.
+  const warn = console.warn;
+  console.warn = () => {};
+  w.queries[1].reject(new Error("User gm1 is not active"));
+  await until(() => entry.sentTo === null);
+  console.warn = warn;
+  assert.equal(entry.last, "gm1 did not answer: User gm1 is not active");
+  client.stop();
+  await assert.rejects(pending, (err) => err.code === "offline");
+});
+
+test("a query the relay's page could not take is asked again while that page stays the relay", async () => {
+  const w = world("p1", { gmKeyFor: ["gm1"] });
+  const client = new VerdictClient();
+  client.start();
+  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm1");
+  const pending = client.roll({ check: { system: "facets", pool: 2 } });
+  const id = w.queries[0].data.msg.id;
+  // The GM's page has just loaded again: Foundry hands it the query before the module has registered its
+  // handler, and no other relay is named to send it to.
+  const warn = console.warn;
+  console.warn = () => {};
+  w.queries[0].reject(new Error('Unknown query "verdict.request"'));
+  await until(() => w.queries.length === 2);
+  console.warn = warn;
+  assert.equal(w.queries[1].to, "gm1");
+  assert.equal(w.queries[1].data.msg.id, id, "the same request, so the sidecar never rolls it twice");
+  w.queries[1].resolve({ type: "rolled", id, check: "T-1", seq: 1, result: { system: "facets", dice: [6, 2], outcome: "success" } });
+  assert.equal((await pending).check, "T-1");
+});

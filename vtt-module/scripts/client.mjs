@@ -32,6 +32,12 @@ import { timing } from "./lib/timings.mjs";
 import { EXTENDED } from "./lib/systems.mjs";
 
 /** @typedef {{state: string, reason: string|null}} Status */
+/**
+ * A request this page sent through the relay. `tries`, `askedAt` and `last` say what became of it so far
+ * (shown when a request takes long: which relay was asked, when, and what it last said).
+ * @typedef {{msg: Record<string, any>, resolve: Function, reject: Function, timer: any, sentTo: string|null,
+ *   tries?: number, askedAt?: number, last?: string}} RelayedEntry
+ */
 
 /** Requests a user may relay through the GM: never `gm` (table operations are the GM's alone). */
 const RELAYABLE = new Set(["roll", "odds", "follow", "state", "verify", "ping"]);
@@ -42,6 +48,8 @@ export const QUERY = { request: `${MODULE_ID}.request`, userKey: `${MODULE_ID}.u
  * Foundry to notice a relay whose network stalled (its socket times out) and name the next one.
  */
 const REQUEST_MS = 45000;
+/** The longest wait before a query the relay's page did not take is asked of it again. */
+const RETRY_MAX_MS = 4000;
 
 /** @type {VerdictClient|null} the page's client (set by `start`) */
 let current = null;
@@ -86,8 +94,10 @@ export class VerdictClient extends Emitter {
     this.role = null;
     /** @type {Map<string, string>} check id -> faces, as the sidecar's ledger reported them to this client */
     this.known = new Map();
-    /** @type {Map<string, {msg: Record<string, any>, resolve: Function, reject: Function, timer: any, sentTo: string|null}>} */
+    /** @type {Map<string, RelayedEntry>} this page's requests waiting for the relay's answer */
     this.relayed = new Map();
+    /** @type {Map<string, {user: string, type: string, waits: string, since: number}>} relay: the users' requests it is answering, by `user:id`, and what each waits for now */
+    this.answering = new Map();
     /** who relays, as this page has heard the GMs say whether they hold the GM key */
     this.election = new Election();
     /** @type {Map<string, string>} commitment (hash of a user's secret) -> user id, as their socket frames said */
@@ -538,15 +548,18 @@ export class VerdictClient extends Emitter {
   }
 
   /**
-   * Ask the relay (a query to that one user). A failed query waits for the next relay; the answer is
-   * taken only from the user the query went to.
-   * @param {{msg: Record<string, any>, resolve: Function, reject: Function, timer: any, sentTo: string|null}} entry
+   * Ask the relay (a query to that one user). A failed query is asked again of the same relay, less and
+   * less often, or of the next one when it is named; the answer is taken only from the user the query went to.
+   * @param {RelayedEntry} entry
    */
   _sendRelayed(entry) {
     const to = this.relayId;
     const id = entry.msg.id;
     if (!to || to === this.me || !this.relayed.has(id)) return;
     entry.sentTo = to;
+    entry.tries = (entry.tries ?? 0) + 1;
+    entry.askedAt = Date.now();
+    entry.last = `asked ${to}`;
     const settle = (/** @type {Record<string, any>} */ reply) => {
       if (this.relayed.get(id) !== entry) return;
       if (reply?.type === "error" && (reply.code === "not_relay" || reply.code === "unknown_sender")) {
@@ -554,6 +567,7 @@ export class VerdictClient extends Emitter {
         // a new secret, announced again, and the next try.
         if (reply.code === "unknown_sender") this._newSecret();
         entry.sentTo = null;
+        entry.last = `${to} answered ${reply.code}; asking again`;
         setTimeout(() => { if (this.relayed.get(id) === entry && entry.sentTo === null) this._sendRelayed(entry); }, 300);
         return;
       }
@@ -569,7 +583,13 @@ export class VerdictClient extends Emitter {
       .catch((err) => {
         if (this.relayed.get(id) !== entry || entry.sentTo !== to) return;
         console.warn(`${MODULE_ID} | the relay did not answer ${id}`, err);
-        entry.sentTo = null; // sent again when the relay changes; else the timer ends it
+        entry.sentTo = null; // sent again when the relay changes, or below
+        entry.last = `${to} did not answer: ${/** @type {Error} */ (err)?.message ?? err}`;
+        // Foundry could not hand the query over, or the relay's page could not take it yet (a page loading
+        // again has no handler until its module is ready, and no relay change follows to send it again):
+        // asked again while that page stays the relay, less and less often, until the timer ends it.
+        const delay = Math.min(RETRY_MAX_MS, 250 * 2 ** Math.min(entry.tries ?? 1, 5));
+        setTimeout(() => { if (this.relayed.get(id) === entry && entry.sentTo === null && this.relayId === to) this._sendRelayed(entry); }, delay);
       });
   }
 
@@ -679,14 +699,20 @@ export class VerdictClient extends Emitter {
     const user = this._asker(data.secret);
     if (!user) return { type: "error", id, code: "unknown_sender", message: "say hello on the module socket first" };
     if (!RELAYABLE.has(msg.type)) return { type: "error", id, code: "forbidden", message: "only the GM's own browser sends this request" };
-    // A relay that has just taken over may still be connecting: wait for it rather than refuse.
-    const status = await this._openOrTimeout(8000);
-    if (status.state !== "open") return { type: "error", id, code: "offline", message: status.reason ?? "offline" };
+    // What this answer waits for, step by step, while it does (for whoever asks why a request takes long).
+    const key = `${user}:${id}`;
+    const answer = { user, type: String(msg.type), waits: "the relay's connections to open", since: Date.now() };
+    this.answering.set(key, answer);
     try {
-      const reply = await this._relay(msg, user);
+      // A relay that has just taken over may still be connecting: wait for it rather than refuse.
+      const status = await this._openOrTimeout(8000);
+      if (status.state !== "open") return { type: "error", id, code: "offline", message: status.reason ?? "offline" };
+      const reply = await this._relay(msg, user, (waits) => { answer.waits = waits; });
       return { ...reply, id };
     } catch (err) {
       return { type: "error", id, code: /** @type {any} */ (err).code ?? "error", message: /** @type {Error} */ (err).message };
+    } finally {
+      if (this.answering.get(key) === answer) this.answering.delete(key);
     }
   }
 
@@ -710,17 +736,24 @@ export class VerdictClient extends Emitter {
    * the player view, rolls and follow-ups on the user's own connection.
    * @param {Record<string, any>} msg
    * @param {string} user
+   * @param {(waits: string) => void} [track]  told what the request waits for at each step
    */
-  async _relay(msg, user) {
+  async _relay(msg, user, track = () => {}) {
     const { id: _id, user: _claimed, ...rest } = msg;
     const id = String(msg.id);
     if (msg.type === "odds" || msg.type === "state" || msg.type === "ping") {
+      track("the sidecar's reply on the player view");
       return /** @type {Connection} */ (this.playerView).request({ ...rest, id: `${user}:${id}` });
     }
     if (this.mode === "server") throw new RequestError("forbidden", t("VERDICT.Status.serverModeDirect"));
+    track(this.userConns.has(user) ? "the user's connection" : "the user's key from the sidecar");
     const conn = await this._userConn(user);
-    if (conn) return conn.request({ ...rest, id });
+    if (conn) {
+      track("the sidecar's reply on the user's connection");
+      return conn.request({ ...rest, id });
+    }
     // A sidecar without user keys: the player view acts for the user (the older protocol).
+    track("the sidecar's reply on the player view");
     /** @type {Record<string, any>} */
     const out = { ...rest, id: `${user}:${id}` };
     if (msg.type === "roll" || msg.type === "follow") out.user = user;
