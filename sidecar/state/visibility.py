@@ -77,11 +77,18 @@ _last: tuple[object, object] = (None, None)
 
 
 def _redact(ev: E) -> E:
+    # Most rule sets redact nothing of most checks: the event itself then, not a copy of it.
     match ev:
         case t.RollEvent():
-            return msgspec.structs.replace(ev, check=redact_check(ev.check), result=redact_result(ev.result))
+            check, result = redact_check(ev.check), redact_result(ev.result)
+            if check is ev.check and result is ev.result:
+                return ev
+            return msgspec.structs.replace(ev, check=check, result=result)
         case t.FollowEvent():
-            return msgspec.structs.replace(ev, action=redact_action(ev.action), result=redact_result(ev.result))
+            action, result = redact_action(ev.action), redact_result(ev.result)
+            if action is ev.action and result is ev.result:
+                return ev
+            return msgspec.structs.replace(ev, action=action, result=result)
         case t.LurkingTrialsSet():
-            return msgspec.structs.replace(ev, trials=[])
+            return msgspec.structs.replace(ev, trials=[]) if ev.trials else ev
     return ev
