@@ -131,7 +131,12 @@ class Process:
             self.proc.terminate()
         else:
             self.proc.send_signal(sig)
-        rc = self.proc.wait(timeout=15)
+        try:
+            rc = self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()  # not left running after the test that failed on it
+            self.proc.wait()
+            raise
         if self.proc.stdout:
             self.proc.stdout.close()
         self.proc = None

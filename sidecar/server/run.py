@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import errno
 import logging
@@ -98,6 +99,66 @@ class OncePerInterval(logging.Filter):
         record.exc_info = None  # one line, not a traceback per attempt
         self.last, self.left_out = now, 0
         return True
+
+
+OUT_OF_RESOURCES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+"""What a failed accept says when the process (or the system) has no file descriptor or buffer to give."""
+
+
+class OutOfFilesOnce:
+    """The listening socket as asyncio's accept loop reads it in one turn: after the first accept that finds
+    no file descriptor, nothing more to accept this turn.
+
+    Out of file descriptors, asyncio's accept loop logs, stops reading the listener and schedules a retry a
+    second later, then goes on with the next accept of the same turn: up to the backlog (128) failed
+    accepts, each scheduling its own retry, and every retry as many again. A sidecar held at its file limit
+    by a flood ran thousands of retries a second within seconds, and on SIGTERM each retry still pending
+    failed on the closed listener and logged a traceback: megabytes of log and seconds past the shutdown
+    timeout. Here the first failed accept of a turn is asyncio's to handle (one retry); the others are
+    not tried."""
+
+    __slots__ = ("sock", "out")
+
+    def __init__(self, sock: Any) -> None:
+        self.sock = sock
+        self.out = False
+
+    def accept(self) -> Any:
+        if self.out:
+            raise BlockingIOError  # what the accept loop takes for "no connection waiting": it ends the turn
+        try:
+            return self.sock.accept()
+        except OSError as exc:
+            if exc.errno in OUT_OF_RESOURCES:
+                self.out = True
+            raise
+
+    def fileno(self) -> int:
+        fd: int = self.sock.fileno()
+        return fd
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sock, name)
+
+
+class ServingLoop(asyncio.SelectorEventLoop):
+    """The event loop ``verdict serve`` runs on: asyncio's, with one retry at a time when out of file
+    descriptors (:class:`OutOfFilesOnce`), and none once the listener is closed (the server stopped)."""
+
+    def _accept_connection(self, protocol_factory: Any, sock: Any, *args: Any, **kwargs: Any) -> None:
+        super()._accept_connection(protocol_factory, OutOfFilesOnce(sock), *args, **kwargs)  # type: ignore[misc]
+
+    def _start_serving(self, protocol_factory: Any, sock: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(sock, OutOfFilesOnce):
+            sock = sock.sock
+        if sock.fileno() < 0:
+            return  # a retry after the listener was closed: there is nothing to accept on any more
+        super()._start_serving(protocol_factory, sock, *args, **kwargs)  # type: ignore[misc]
+
+
+def serving_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop to serve on; ``None`` (asyncio's default, the proactor) on Windows, whose accepts differ."""
+    return None if sys.platform == "win32" else ServingLoop()
 
 
 NO_FILE_LIMIT = 1 << 30
@@ -220,6 +281,7 @@ def serve(settings: Settings, ledger: Ledger | None = None) -> int:
             # Signals reach the main thread only: a sidecar served from another thread (embedded in a
             # program, or a test) is stopped by that program.
             handle_signals=threading.current_thread() is threading.main_thread(),
+            loop=serving_loop(),
         )
     except OSError as exc:
         reason = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import resource
 import socket
 import statistics
@@ -20,6 +21,7 @@ from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck
 from protocol.v1.facets import FacetsCheck
+from sidecar import config
 from sidecar.client import Client, RequestFailed
 from sidecar.engine import odds as odds_module
 from sidecar.server.app import LIVE, SOCKETS, Settings, create_app
@@ -162,6 +164,48 @@ def test_a_low_file_limit_does_not_lock_the_gm_out(tmp_path):
     said = log.read_bytes()
     assert len(said) < 20_000, f"{len(said)} bytes of log"  # one warning per interval, not per attempt
     assert b"Traceback" not in said
+
+
+@pytest.mark.slow
+def test_held_at_the_file_limit_the_sidecar_retries_calmly_and_stops_cleanly(tmp_path):
+    """`verdict serve` under a file limit of 64, held at it by connections that send nothing, then SIGTERM.
+
+    The connections it cannot take yet wait in the listen queue, and it retries accepting them: once a
+    second, not a retry for every accept tried (which made thousands a second within seconds, and on SIGTERM
+    each retry still pending failed on the closed listener with a traceback, seconds past the shutdown
+    timeout)."""
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    log = tmp_path / "server.log"
+    # the hello timeout is also how long a connection that sends nothing is kept: longer than the test
+    extra = ("--hello-timeout", "600", "--shutdown-timeout", "1")
+    server = Process(tmp_path / "data", free_port(), extra=extra, log=log, preexec_fn=limit)
+    server.start()
+    flood = []
+    try:
+        for _ in range(200):
+            sock = socket.socket()
+            sock.setblocking(False)
+            sock.connect_ex(("127.0.0.1", server.port))
+            flood.append(sock)
+        # out of descriptors it says so once a warning interval, with how many times it was left unsaid:
+        # the second time says how many accepts failed meanwhile
+        while log.read_bytes().count(b"out of system resource") < 2:
+            time.sleep(0.1)
+    finally:
+        try:
+            assert server.stop() == 0  # SIGTERM; stop() fails if the sidecar has not exited within 15 s
+        finally:
+            for sock in flood:
+                sock.close()
+    said = log.read_bytes()
+    assert said.count(b"Traceback") == 0, said[-2000:].decode(errors="replace")
+    assert len(said) < 20_000, f"{len(said)} bytes of log"
+    failed = re.search(rb"out of system resource\n[^\n]*\((\d+) more like this left out\)", said)
+    assert failed is not None, said.decode(errors="replace")
+    assert int(failed[1]) <= 2 * config.WARN_INTERVAL, f"{int(failed[1])} failed accepts in a warning interval"
 
 
 async def test_rate_limits_hold_across_reconnects_and_addresses(tmp_path):
