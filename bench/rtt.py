@@ -162,11 +162,11 @@ def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float, floa
     import asyncio
     import time
 
-    from sidecar.state.ledger import SqliteLedger
+    from sidecar.state.ledger import SqliteLedger, requester
 
     d = data_dir(where)
     try:
-        event, reply = b"e" * 400, b"r" * 480
+        event, reply, gm = b"e" * 400, b"r" * 480, requester("gm", None)
         appended = {}
         for commit in ("loop", "thread"):
             ledger = SqliteLedger(d.path / f"{commit}.sqlite3", commit=commit)
@@ -176,7 +176,7 @@ def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float, floa
                 out = []
                 for i in range(count):
                     t = time.perf_counter()
-                    await ledger.append(table, [(i + 1, event)], (f"a-{i}", "gm", reply))
+                    await ledger.append(table, [(i + 1, event)], (f"a-{i}", "gm", reply, gm))
                     out.append((time.perf_counter() - t) * 1e6)
                 return out
 
@@ -188,7 +188,7 @@ def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float, floa
         direct = []
         for i in range(count):
             t = time.perf_counter()
-            ledger._write(db, [(table, [(count + i + 1, event)], (f"b-{i}", "gm", reply))])
+            ledger._write(db, [(table, [(count + i + 1, event)], (f"b-{i}", "gm", reply, gm))])
             direct.append((time.perf_counter() - t) * 1e6)
         db.close()
         ledger.close()
