@@ -152,6 +152,10 @@ class FrameWatch:
 class WatchedResponse(web.WebSocketResponse):
     """A websocket response whose connection feeds a :class:`FrameWatch` before aiohttp's parser."""
 
+    # Slots for what this class adds: in the instance's dict they made aiohttp's 29 attributes 32, past what
+    # instances can share the keys of (30), and each socket's dict took 1.6 KB instead of about 0.4.
+    __slots__ = ("unfinished", "on_over", "watch")
+
     def __init__(self, *, unfinished: Unfinished, on_over: Callable[[], None], **kw: Any) -> None:
         super().__init__(**kw)
         self.unfinished, self.on_over = unfinished, on_over
