@@ -4,7 +4,6 @@ oversize frames, peers that never read or trickle a frame, odds floods, a player
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import re
 import resource
@@ -218,14 +217,11 @@ async def test_an_idle_sockets_response_keeps_its_attributes_in_a_key_sharing_di
     async with Small(tmp_path) as s:
         gm = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
         assert isinstance(await gm.request(m.Ping(id="p")), m.Pong)
-        (response,) = _responses()  # the GM's socket's, the one open
+        (response,) = s.app[SOCKETS]  # the GM's socket's, the one open
+        assert isinstance(response, WatchedResponse)
         assert not {"unfinished", "on_over", "watch"} & set(vars(response))
         assert sys.getsizeof(vars(response)) < 1000, sys.getsizeof(vars(response))
         await gm.close()
-
-
-def _responses() -> list[WatchedResponse]:
-    return [o for o in gc.get_objects() if isinstance(o, WatchedResponse)]
 
 
 async def test_rate_limits_hold_across_reconnects_and_addresses(tmp_path):
