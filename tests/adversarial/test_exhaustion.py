@@ -194,7 +194,10 @@ def test_held_at_the_file_limit_the_sidecar_retries_calmly_and_stops_cleanly(tmp
             flood.append(sock)
         # out of descriptors it says so once a warning interval, with how many times it was left unsaid:
         # the second time says how many accepts failed meanwhile
+        # (a bound only so that a sidecar that never says it fails the test instead of hanging the suite)
+        deadline = time.monotonic() + 120
         while log.read_bytes().count(b"out of system resource") < 2:
+            assert time.monotonic() < deadline, "the sidecar never said it was out of file descriptors, twice"
             time.sleep(0.1)
     finally:
         try:
