@@ -28,6 +28,17 @@ def agree(gm: str, *pages) -> None:
         page.wait_for_function(f"game.users.activeGM?.id === '{gm}'", timeout=15000)
 
 
+def _roll_to_a_stalled_relay(table, player, keep: str) -> None:
+    """Stall the relay gm1's network, start p1's roll `In flight` (`keep` says what to do with its promise,
+    `roll`; not awaited) and wait until it has reached Foundry's server on its way to the stalled relay."""
+    table.stall("gm1")
+    player.evaluate(f"() => {{ const roll = ({ROLL})('In flight'); {keep} }}")
+    table.wait(
+        lambda: any(q == {"from": "p1", "to": "gm1", "name": "verdict.request"} for q in table.world.asked),
+        "the player's roll was sent to the relay",
+    )
+
+
 def test_the_assistant_gm_takes_over_when_the_active_gm_leaves(table):
     gm1 = table.open("gm1")
     gm2 = table.open("gm2", gm_key=True)
@@ -91,13 +102,7 @@ def test_a_roll_in_flight_when_the_relay_drops_is_answered_once(table):
     gm2 = table.open("gm2", gm_key=True)
     ayla = table.open("p1")
     connected(gm1, gm2, ayla)
-    table.stall("gm1")
-    ayla.evaluate(f"() => {{ window.__inflight = ({ROLL})('In flight'); }}")  # sent, not awaited
-    # the roll has reached Foundry's server, on its way to the stalled relay
-    table.wait(
-        lambda: any(q == {"from": "p1", "to": "gm1", "name": "verdict.request"} for q in table.world.asked),
-        "the player's roll was sent to the relay",
-    )
+    _roll_to_a_stalled_relay(table, ayla, "window.__inflight = roll;")
     table.leave("gm1")
     reply = ayla.evaluate("window.__inflight")
     assert reply["ok"], f"the roll in flight was lost: {reply}"
@@ -115,12 +120,7 @@ def test_a_roll_in_flight_when_the_only_gm_comes_back_is_answered_once_the_gms_p
     gm = table.open("gm1")
     ayla = table.open("p1")
     connected(gm, ayla)
-    table.stall("gm1")
-    ayla.evaluate(f"() => {{ ({ROLL})('In flight').then((r) => {{ window.__settled = r; }}); }}")  # sent, not awaited
-    table.wait(
-        lambda: any(q == {"from": "p1", "to": "gm1", "name": "verdict.request"} for q in table.world.asked),
-        "the player's roll was sent to the relay",
-    )
+    _roll_to_a_stalled_relay(table, ayla, "roll.then((r) => { window.__settled = r; });")
     table.leave("gm1")
     gm = table.open("gm1")
     ayla.wait_for_function("window.__settled", timeout=15000)

@@ -45,11 +45,17 @@ beforeEach(async () => {
   ({ VerdictClient } = await import("../../vtt-module/scripts/client.mjs"));
 });
 
-test("a player believes relay frames only from the relay's user id as Foundry names the sender", () => {
-  const w = world("p1", { gmKeyFor: ["gm1"] });
+/** A player's client that has heard `gm` say it holds the GM key: its relay. */
+function playerRelayedBy(gm) {
   const client = new VerdictClient();
   client.start();
-  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm1");
+  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, gm);
+  return client;
+}
+
+test("a player believes relay frames only from the relay's user id as Foundry names the sender", () => {
+  const w = world("p1", { gmKeyFor: ["gm1"] });
+  const client = playerRelayedBy("gm1");
   assert.equal(client.relayId, "gm1");
   const seen = { status: 0, snapshot: 0, message: 0 };
   client.on("status", () => seen.status++);
@@ -79,9 +85,7 @@ test("a player believes relay frames only from the relay's user id as Foundry na
 
 test("a player's request goes to the relay alone, and moves to the next relay with the same id", async () => {
   const w = world("p1", { gmKeyFor: ["gm1", "gm2"] });
-  const client = new VerdictClient();
-  client.start();
-  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm1");
+  const client = playerRelayedBy("gm1");
   client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm2");
   assert.equal(client.relayId, "gm1");
   // The hello carries only the hash of the page's secret; the secret travels in queries to the relay.
@@ -194,6 +198,17 @@ async function until(cond) {
   assert.ok(cond(), "the condition never held");
 }
 
+/** Run `fn` with the client's expected warnings (a relay that did not answer) kept out of the output. */
+async function quietly(fn) {
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    return await fn();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 test("the relay says what each request it answers waits for, step by step, until it answers", async () => {
   world("gm1", { gmKeyFor: ["gm1"] });
   const relay = new VerdictClient();
@@ -224,9 +239,7 @@ test("the relay says what each request it answers waits for, step by step, until
 
 test("a player's request says whom it asked, how often, and what the relay last said", async () => {
   const w = world("p1", { gmKeyFor: ["gm1"] });
-  const client = new VerdictClient();
-  client.start();
-  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm1");
+  const client = playerRelayedBy("gm1");
   const pending = client.roll({ check: { system: "facets", pool: 2 } });
   const entry = [...client.relayed.values()][0];
   assert.deepEqual([entry.sentTo, entry.tries, entry.last], ["gm1", 1, "asked gm1"]);
@@ -236,11 +249,10 @@ test("a player's request says whom it asked, how often, and what the relay last 
   await until(() => w.queries.length === 2);
   assert.deepEqual([entry.sentTo, entry.tries, entry.last], ["gm1", 2, "asked gm1"]);
   // Foundry could not deliver the query: the request waits for the next relay, and says why.
-  const warn = console.warn;
-  console.warn = () => {};
-  w.queries[1].reject(new Error("User gm1 is not active"));
-  await until(() => entry.sentTo === null);
-  console.warn = warn;
+  await quietly(async () => {
+    w.queries[1].reject(new Error("User gm1 is not active"));
+    await until(() => entry.sentTo === null);
+  });
   assert.equal(entry.last, "gm1 did not answer: User gm1 is not active");
   client.stop();
   await assert.rejects(pending, (err) => err.code === "offline");
@@ -248,18 +260,15 @@ test("a player's request says whom it asked, how often, and what the relay last 
 
 test("a query the relay's page could not take is asked again while that page stays the relay", async () => {
   const w = world("p1", { gmKeyFor: ["gm1"] });
-  const client = new VerdictClient();
-  client.start();
-  client._onSocket({ v: SOCKET_VERSION, t: "key", has: true }, "gm1");
+  const client = playerRelayedBy("gm1");
   const pending = client.roll({ check: { system: "facets", pool: 2 } });
   const id = w.queries[0].data.msg.id;
   // The GM's page has just loaded again: Foundry hands it the query before the module has registered its
   // handler, and no other relay is named to send it to.
-  const warn = console.warn;
-  console.warn = () => {};
-  w.queries[0].reject(new Error('Unknown query "verdict.request"'));
-  await until(() => w.queries.length === 2);
-  console.warn = warn;
+  await quietly(async () => {
+    w.queries[0].reject(new Error('Unknown query "verdict.request"'));
+    await until(() => w.queries.length === 2);
+  });
   assert.equal(w.queries[1].to, "gm1");
   assert.equal(w.queries[1].data.msg.id, id, "the same request, so the sidecar never rolls it twice");
   w.queries[1].resolve({ type: "rolled", id, check: "T-1", seq: 1, result: { system: "facets", dice: [6, 2], outcome: "success" } });
