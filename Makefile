@@ -67,7 +67,7 @@ endif
 lint: $(STAMP)
 	$(BIN)/ruff check sidecar protocol tests bench
 	$(BIN)/ruff format --check sidecar protocol tests bench
-	$(BIN)/mypy protocol sidecar
+	$(BIN)/mypy protocol sidecar bench
 
 # The Python suite runs in WORKERS processes (pytest-xdist; tests/conftest.py keeps the builds from the checkout
 # in one process), the browser suite in BROWSER_WORKERS (mk/js.mk); each worker has its own sidecar, stand-in

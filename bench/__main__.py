@@ -9,7 +9,6 @@ Everything stays on 127.0.0.1, with bounded counts and times, and stops by itsel
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 import time
@@ -35,9 +34,7 @@ def _run(name: str, full: bool) -> str:
             from . import odds
         except ImportError:
             return "_The exact-odds figures are not in this build._"
-        params = inspect.signature(odds.run).parameters
-        rows = odds.run(quick=not full) if "quick" in params else odds.run()
-        return dict_table(rows)
+        return dict_table(odds.run(quick=not full))
     module = __import__(f"bench.{name}", fromlist=["run"])
     rows: list[Row] = module.run(full=full)
     return table(rows)

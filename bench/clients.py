@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from websockets.typing import Subprotocol
 
 from sidecar.client import table_url
 
@@ -43,10 +44,12 @@ async def rtt(url: str, table: str, key: str, count: int, warmup: int) -> dict[s
     """Round trips one after another on one connection, through the websockets client library."""
     from websockets.asyncio.client import connect
 
-    async with connect(table_url(url, table), subprotocols=["verdict.v1"], compression=None, max_size=2**22) as ws:  # type: ignore[list-item]
+    async with connect(
+        table_url(url, table), subprotocols=[Subprotocol("verdict.v1")], compression=None, max_size=2**22
+    ) as ws:
         await ws.send(hello(table, key, "rtt"))
-        welcome = await ws.recv()
-        if str(welcome).startswith(ERROR):
+        welcome = await ws.recv(decode=True)
+        if welcome.startswith(ERROR):
             raise SystemExit(f"refused: {welcome}")
         prefix = uuid.uuid4().hex[:8]
         lat: list[float] = []
@@ -58,11 +61,11 @@ async def rtt(url: str, table: str, key: str, count: int, warmup: int) -> dict[s
             t0 = time.perf_counter()
             await ws.send(frame)
             while True:
-                reply = await ws.recv()
+                reply = await ws.recv(decode=True)
                 if rid in reply:
                     break
             dt = time.perf_counter() - t0
-            if reply.startswith(ERROR):  # type: ignore[union-attr]
+            if reply.startswith(ERROR):
                 errors += 1
             if i >= warmup:
                 lat.append(dt * 1e6)
@@ -137,7 +140,8 @@ async def _connect_all(
 
 
 async def _line() -> str:
-    return (await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)).strip()
+    line: str = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    return line.strip()
 
 
 async def load(

@@ -66,8 +66,15 @@ def run(full: bool = False) -> list[Row]:
         resolve(check, rng)
         d20.roll(expr)
         ours, theirs = 0.0, 0.0
+
+        def verdict(check: Any = check) -> object:
+            return resolve(check, rng)
+
+        def anchor(expr: str = expr) -> object:
+            return d20.roll(expr)
+
         for _ in range(rounds):
-            ours = max(ours, _rate(lambda check=check: resolve(check, rng), seconds))
-            theirs = max(theirs, _rate(lambda expr=expr: d20.roll(expr), seconds))
+            ours = max(ours, _rate(verdict, seconds))
+            theirs = max(theirs, _rate(anchor, seconds))
         rows.append(Row("engine", f"`{system}` {what}", ours, f"d20 `{expr}`", theirs, "res/s", target=target))
     return rows

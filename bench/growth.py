@@ -49,7 +49,7 @@ def build(path: Path, events: int, tail: int) -> str:
     keys = ledger.create_table("campaign")
     table = Table(keys.table, ledger)
     table.load()
-    modes = ["public", "gm", "self", "public"]
+    modes: list[m.RollMode] = ["public", "gm", "self", "public"]
     i = 0
     while table.head < events:
         viewer = Viewer("player", "ann") if i % 3 else Viewer("gm", "gm")

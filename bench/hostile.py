@@ -17,6 +17,7 @@ from pathlib import Path
 
 import msgspec
 import websockets
+from websockets.typing import Subprotocol
 
 from protocol.v1 import messages as m
 from protocol.v1.boons import BoonsCheck
@@ -38,7 +39,7 @@ async def _fuzz(url: str, keys: TableKeys, msgpack: bool, n: int) -> int:
     rng = random.Random(7 + msgpack)
     sent = 0
     ws = await websockets.connect(
-        url, subprotocols=["verdict.v1+msgpack" if msgpack else "verdict.v1"], compression=None
+        url, subprotocols=[Subprotocol("verdict.v1+msgpack" if msgpack else "verdict.v1")], compression=None
     )
     hello = {"type": "hello", "table": keys.table, "key": keys.gm, "user": "fuzz"}
     await ws.send(msgspec.msgpack.encode(hello) if msgpack else json.dumps(hello))

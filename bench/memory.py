@@ -13,13 +13,13 @@ import gc
 import time
 from typing import Any
 
-from .common import ClientProcs, Row, data_dir, plan_file, start_server
+from .common import ClientProcs, Row, Server, data_dir, plan_file, start_server
 
 PROCESSES = 2
 SETTLE = 2.0
 
 
-def _rss_with(server: Any, connections: int) -> int:
+def _rss_with(server: Server, connections: int) -> int:
     plan = plan_file(server, connections)
     try:
         with ClientProcs("bench.clients", ["idle", server.url, "--plan", str(plan)], PROCESSES) as clients:

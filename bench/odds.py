@@ -17,6 +17,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import icepool
@@ -252,7 +253,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         cold = _median_us(_cold(check), 20 if quick else 100)
         first = _median_us(_cold(check, tables=True), 20 if quick else 100)
         cached = _cached_us(check, 5 if quick else 15)
-        icepool_us = _median_us(lambda ice=ice, check=check: ice(check), 3 if quick else 7)
+        icepool_us = _median_us(partial(ice, check), 3 if quick else 7)
         rows.append(
             {
                 "shape": name,

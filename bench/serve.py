@@ -33,10 +33,13 @@ from aiohttp import WSMsgType, web
 
 from .common import raise_nofile
 
+TableInfo = tuple[str, str, str, dict[str, str]]
+"""A table as the first line lists it: its id, the GM key, the table-wide player key, the per-user player keys."""
+
 
 async def serve_verdict(
     data: Path, tables: int, ledger_url: str | None = None
-) -> tuple[web.AppRunner, list[list[str]]]:
+) -> tuple[web.AppRunner, list[TableInfo]]:
     from sidecar.server.app import Settings, create_app
     from sidecar.state.ledger import SqliteLedger, open_ledger
 
@@ -71,7 +74,7 @@ async def serve_verdict(
         users[k.table] = (
             {f"player-{j}": derive_user_key(secret, f"player-{j}") for j in range(1, USER_KEYS + 1)} if secret else {}
         )
-    return runner, [[k.table, k.gm, k.player, users[k.table]] for k in keys]
+    return runner, [(k.table, k.gm, k.player, users[k.table]) for k in keys]
 
 
 USER_KEYS = 15
@@ -147,7 +150,7 @@ async def main(argv: list[str] | None = None) -> None:
         runner, tables = await serve_echo(args.reply_size), []
     site = web.TCPSite(runner, "127.0.0.1", 0, backlog=4096)
     await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    port: int = runner.addresses[0][1]  # the one site's socket: (host, port)
     print(json.dumps({"port": port, "pid": os.getpid(), "tables": tables}), flush=True)
 
     loop = asyncio.get_running_loop()
@@ -156,7 +159,7 @@ async def main(argv: list[str] | None = None) -> None:
     loop.add_signal_handler(signal.SIGINT, stop.set)
     # The parent holds our stdin; when it goes away (even killed), so do we.
     if stat.S_ISFIFO(os.fstat(sys.stdin.fileno()).st_mode):
-        await loop.connect_read_pipe(lambda: _Closed(stop), sys.stdin)  # type: ignore[arg-type]
+        await loop.connect_read_pipe(lambda: _Closed(stop), sys.stdin)
     await stop.wait()
     await runner.cleanup()
 
