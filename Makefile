@@ -62,8 +62,8 @@ else
 endif
 	@echo "all suites passed"
 
-# The Python gate: ruff's lint rules and its formatter, then mypy --strict over the sidecar and the
-# protocol (all pinned in the test extra; mypy's settings are in pyproject.toml).
+# The Python gate: ruff's lint rules and its formatter, then mypy --strict over the sidecar, the protocol and
+# the benchmarks, which no test runs whole (all pinned in the test extra; mypy's settings are in pyproject.toml).
 lint: $(STAMP)
 	$(BIN)/ruff check sidecar protocol tests bench
 	$(BIN)/ruff format --check sidecar protocol tests bench
