@@ -32,7 +32,7 @@ function world(me, { gmKeyFor = [], mode = "local" } = {}) {
     user: users.get(me), users: collection,
     settings: { get: (scope, key) => values[`${scope}.${key}`] },
     socket: { emit: (name, data) => emitted.push({ name, data }), on: () => {} },
-    i18n: { localize: (k) => k },
+    i18n: { localize: (k) => k, format: (k, data) => `${k} ${JSON.stringify(data)}` },
   };
   globalThis.ui = { notifications: { warn: () => {}, info: () => {}, error: () => {} } };
   globalThis.CONFIG = {};
@@ -226,12 +226,12 @@ test("the relay says what each request it answers waits for, step by step, until
   await until(() => asked.length === 1);
   assert.equal(asked[0].m.type, "user_key");
   assert.deepEqual([...relay.answering.keys()], ["p1:r1"]);
-  assert.equal(relay.answering.get("p1:r1").waits, "the user's key from the sidecar");
+  assert.equal(relay.answering.get("p1:r1").waits, "VERDICT.Relay.userKey");
   assert.equal(relay.answering.get("p1:r1").type, "roll");
   asked[0].resolve({ type: "user_key", key: "uk" });
   await until(() => asked.length === 2);
   assert.equal(asked[1].m.id, "r1");
-  assert.equal(relay.answering.get("p1:r1").waits, "the sidecar's reply on the user's connection");
+  assert.equal(relay.answering.get("p1:r1").waits, "VERDICT.Relay.userReply");
   asked[1].resolve({ type: "rolled", id: "r1", check: "c1" });
   assert.equal((await answer).check, "c1");
   assert.equal(relay.answering.size, 0, "an answered request waits for nothing");
@@ -273,4 +273,70 @@ test("a query the relay's page could not take is asked again while that page sta
   assert.equal(w.queries[1].data.msg.id, id, "the same request, so the sidecar never rolls it twice");
   w.queries[1].resolve({ type: "rolled", id, check: "T-1", seq: 1, result: { system: "facets", dice: [6, 2], outcome: "success" } });
   assert.equal((await pending).check, "T-1");
+});
+
+/**
+ * A player p1 relayed by gm1, and gm1's relay on the same fake Foundry: gm1's `User#query` runs the relay's
+ * handler (on a copy of the data, as Foundry's server passes it), and the relay's connections to the sidecar
+ * are open but never answer. `deliver(n)` says whether the n-th query (from 1) reaches the relay.
+ */
+function silentSidecar(w, deliver = () => true) {
+  const player = playerRelayedBy("gm1");
+  const relay = new VerdictClient();
+  Object.defineProperties(relay, { isRelay: { value: true }, hasGmKey: { value: true } });
+  relay.started = true;
+  relay.commits.set(player.commit, "p1");
+  const silent = (state) => ({ state, reason: null, start() {}, stop() {}, request: () => new Promise(() => {}) });
+  relay.own = silent("open");
+  relay.playerView = silent("open");
+  relay._make = () => silent("connecting");
+  let asked = 0;
+  w.users.get("gm1").query = (name, data) => {
+    asked += 1;
+    if (!deliver(asked)) return Promise.reject(new Error('Unknown query "verdict.request"'));
+    assert.equal(name, "verdict.request");
+    return relay._answerRequest(structuredClone(data));
+  };
+  return { player, relay };
+}
+
+/** What the player heard of a roll within `ms` (null: nothing yet), and after how long. */
+async function heardWithin(player, ms) {
+  const started = Date.now();
+  const roll = player.roll({ check: { system: "facets", pool: 2 } }).then(() => ({ code: "answered" }), (err) => err);
+  const heard = await Promise.race([roll, new Promise((r) => setTimeout(() => r(null), ms))]);
+  return { heard, after: Date.now() - started };
+}
+
+test("a relay whose sidecar never answers tells the player which step it waited for, before the player stops waiting", async () => {
+  const w = world("p1", { gmKeyFor: ["gm1"] });
+  // This world's player waits 1 s; the relay keeps 300 ms of it for the query's travel.
+  globalThis.CONFIG = { verdict: { timings: { request: 1000, queryTravel: 300 } } };
+  const { player, relay } = silentSidecar(w);
+  try {
+    const { heard, after } = await heardWithin(player, 3000);
+    assert.ok(heard, "the player heard nothing");
+    assert.equal(heard.code, "timeout");
+    assert.match(heard.message, /^VERDICT\.Relay\.gaveUp .*VERDICT\.Relay\.userKey/, "the relay's answer names the step it waited for");
+    assert.ok(after < 1000, `answered after ${after} ms, when the player had stopped waiting`);
+    assert.equal(relay.answering.size, 0);
+  } finally {
+    player.stop();
+  }
+});
+
+test("a query asked again late gives the relay only what is left of the player's wait", async () => {
+  const w = world("p1", { gmKeyFor: ["gm1"] });
+  globalThis.CONFIG = { verdict: { timings: { request: 2000, queryTravel: 300 } } };
+  // The relay's page could not take the first query: the player asks again 0.5 s later, the same request.
+  const { player } = silentSidecar(w, (n) => n > 1);
+  try {
+    const { heard, after } = await quietly(() => heardWithin(player, 4000));
+    assert.ok(heard, "the player heard nothing");
+    assert.equal(heard.code, "timeout");
+    assert.match(heard.message, /VERDICT\.Relay\.userKey/);
+    assert.ok(after < 2000, `answered after ${after} ms, when the player had stopped waiting`);
+  } finally {
+    player.stop();
+  }
 });

@@ -2,11 +2,34 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { TIMINGS, timing } from "../../vtt-module/scripts/lib/timings.mjs";
+import { TIMINGS, relayBudget, timing } from "../../vtt-module/scripts/lib/timings.mjs";
 
 test("the waits that ship", () => {
-  assert.deepEqual({ ...TIMINGS }, { pair: 800, takeover: 1200, reconnectBase: 500, reconnectMax: 30000 });
+  assert.deepEqual({ ...TIMINGS }, {
+    pair: 800, takeover: 1200, reconnectBase: 500, reconnectMax: 30000, request: 45000, queryTravel: 5000, relayOpen: 8000,
+  });
   assert.ok(Object.isFrozen(TIMINGS));
+});
+
+test("the relay's budget for an answer ends before the player stops waiting, with room for the query's travel", () => {
+  const budget = relayBudget(TIMINGS.request, TIMINGS.queryTravel);
+  assert.ok(budget < TIMINGS.request);
+  assert.ok(TIMINGS.request - budget >= 2000, "a query crossing a slow server both ways still lands in time");
+  assert.ok(TIMINGS.relayOpen < budget, "the relay's first step leaves time for the others");
+  const saved = globalThis.CONFIG;
+  try {
+    delete globalThis.CONFIG;
+    assert.equal(relayBudget(), budget);
+    // A world that shortens the player's wait shortens the relay's budget with it.
+    globalThis.CONFIG = { verdict: { timings: { request: 9000 } } };
+    assert.equal(relayBudget(), 9000 - TIMINGS.queryTravel);
+    globalThis.CONFIG.verdict.timings.request = 1000;
+    globalThis.CONFIG.verdict.timings.queryTravel = 300;
+    assert.equal(relayBudget(), 700);
+    assert.equal(relayBudget(250), 0, "a player with less time left than the travel gives the relay none");
+  } finally {
+    globalThis.CONFIG = saved;
+  }
 });
 
 test("without CONFIG.verdict.timings every wait is the shipped one", () => {

@@ -28,28 +28,36 @@ import { Election, listen, receive, sendFrame } from "./relay/relay.mjs";
 import { sha256 } from "./lib/sha256.mjs";
 import { diagnose } from "./lib/local-network.mjs";
 import { setting } from "./settings.mjs";
-import { timing } from "./lib/timings.mjs";
+import { relayBudget, timing } from "./lib/timings.mjs";
 import { EXTENDED } from "./lib/systems.mjs";
 
 /** @typedef {{state: string, reason: string|null}} Status */
 /**
  * A request this page sent through the relay. `tries`, `askedAt` and `last` say what became of it so far
- * (shown when a request takes long: which relay was asked, when, and what it last said).
- * @typedef {{msg: Record<string, any>, resolve: Function, reject: Function, timer: any, sentTo: string|null,
- *   tries?: number, askedAt?: number, last?: string}} RelayedEntry
+ * (shown when a request takes long: which relay was asked, when, and what it last said). `deadline`: when
+ * the page stops waiting (`Date.now()` time).
+ * @typedef {{msg: Record<string, any>, resolve: Function, reject: Function, timer: any, deadline: number,
+ *   sentTo: string|null, tries?: number, askedAt?: number, last?: string}} RelayedEntry
+ */
+/**
+ * What the relay's answer to a user's request waits for, one step after another.
+ * @typedef {"connections"|"userKey"|"userConnection"|"userReply"|"playerReply"} RelayStep
  */
 
 /** Requests a user may relay through the GM: never `gm` (table operations are the GM's alone). */
 const RELAYABLE = new Set(["roll", "odds", "follow", "state", "verify", "ping"]);
 /** Queries the module registers in `CONFIG.queries`. */
 export const QUERY = { request: `${MODULE_ID}.request`, userKey: `${MODULE_ID}.userKey` };
-/**
- * How long a relayed request waits for an answer, through any number of relay handovers: long enough for
- * Foundry to notice a relay whose network stalled (its socket times out) and name the next one.
- */
-const REQUEST_MS = 45000;
 /** The longest wait before a query the relay's page did not take is asked of it again. */
 const RETRY_MAX_MS = 4000;
+/** @type {Record<RelayStep, string>} what each step of the relay's answer waits for, in words */
+const STEP_TEXT = {
+  connections: "VERDICT.Relay.connections",
+  userKey: "VERDICT.Relay.userKey",
+  userConnection: "VERDICT.Relay.userConnection",
+  userReply: "VERDICT.Relay.userReply",
+  playerReply: "VERDICT.Relay.playerReply",
+};
 
 /** @type {VerdictClient|null} the page's client (set by `start`) */
 let current = null;
@@ -62,6 +70,21 @@ export function isRelay() {
 /** @param {string} key */
 function t(key) {
   return game.i18n?.localize(key) ?? key;
+}
+
+/**
+ * `work`'s outcome, or `late()` thrown when it takes longer than `ms` (`work` itself goes on).
+ * @template T
+ * @param {Promise<T>} work
+ * @param {number} ms
+ * @param {() => Error} late
+ * @returns {Promise<T>}
+ */
+function within(work, ms, late) {
+  /** @type {any} */
+  let timer;
+  const expired = new Promise((_resolve, reject) => { timer = setTimeout(() => reject(late()), Math.max(0, ms)); });
+  return /** @type {Promise<T>} */ (Promise.race([work, expired])).finally(() => clearTimeout(timer));
 }
 
 /** @returns {import("./relay/relay.mjs").RelayUser[]} */
@@ -534,13 +557,14 @@ export class VerdictClient extends Emitter {
     if (this.isRelay) return Promise.reject(new RequestError("offline", this.status.reason ?? t("VERDICT.Status.gmNeedsKey")));
     if (this.relayId === null) return Promise.reject(new RequestError("offline", t("VERDICT.Status.gmAway")));
     const id = typeof msg.id === "string" && msg.id ? msg.id : newId();
+    const wait = timing("request");
     return new Promise((resolve, reject) => {
       const entry = {
-        msg: { ...msg, id }, resolve, reject, sentTo: /** @type {string|null} */ (null),
+        msg: { ...msg, id }, resolve, reject, sentTo: /** @type {string|null} */ (null), deadline: Date.now() + wait,
         timer: setTimeout(() => {
           this.relayed.delete(id);
           reject(new RequestError("timeout", this.relayId === null ? t("VERDICT.Status.gmAway") : t("VERDICT.Status.noAnswer")));
-        }, REQUEST_MS),
+        }, wait),
       };
       this.relayed.set(id, entry);
       this._sendRelayed(entry);
@@ -578,7 +602,9 @@ export class VerdictClient extends Emitter {
       else entry.resolve(reply);
       if (reply && typeof reply === "object") this._onMessage(reply, "relay", true);
     };
-    this._query(to, QUERY.request, { secret: this.secret, msg: entry.msg })
+    // The relay is given what is left of this page's wait (a query asked again, or of the next relay, comes late).
+    const budget = relayBudget(entry.deadline - Date.now());
+    this._query(to, QUERY.request, { secret: this.secret, msg: entry.msg, budget })
       .then(settle)
       .catch((err) => {
         if (this.relayed.get(id) !== entry || entry.sentTo !== to) return;
@@ -603,7 +629,7 @@ export class VerdictClient extends Emitter {
   _query(userId, name, data) {
     const user = /** @type {any} */ (game.users?.get(userId));
     if (!user?.query) return Promise.reject(new Error(`no user ${userId} to ask`));
-    return user.query(name, data, { timeout: REQUEST_MS });
+    return user.query(name, data, { timeout: timing("request") });
   }
 
   /**
@@ -688,8 +714,10 @@ export class VerdictClient extends Emitter {
   }
 
   /**
-   * Relay: a user's request (the `verdict.request` query). Returns the reply for that user alone.
-   * @param {{secret?: string, msg?: Record<string, any>}} data
+   * Relay: a user's request (the `verdict.request` query). Returns the reply for that user alone, within
+   * the relay's budget (less when the asker says it has less time left): every step gets what is left of it,
+   * and a step that outlasts it ends the answer with a "timeout" naming that step, while the asker still waits.
+   * @param {{secret?: string, msg?: Record<string, any>, budget?: number}} data
    */
   async _answerRequest(data) {
     const msg = data?.msg;
@@ -701,13 +729,21 @@ export class VerdictClient extends Emitter {
     if (!RELAYABLE.has(msg.type)) return { type: "error", id, code: "forbidden", message: "only the GM's own browser sends this request" };
     // What this answer waits for, step by step, while it does (for whoever asks why a request takes long).
     const key = `${user}:${id}`;
-    const answer = { user, type: String(msg.type), waits: "the relay's connections to open", since: Date.now() };
+    const answer = { user, type: String(msg.type), waits: t(STEP_TEXT.connections), since: Date.now() };
     this.answering.set(key, answer);
+    const asked = data.budget;
+    const budget = typeof asked === "number" && asked >= 0 ? Math.min(asked, relayBudget()) : relayBudget();
+    const deadline = answer.since + budget;
+    /** @param {RelayStep} step */
+    const gaveUp = (step) => game.i18n?.format("VERDICT.Relay.gaveUp", { step: t(STEP_TEXT[step]), seconds: String(Math.round((Date.now() - answer.since) / 1000)) }) ?? step;
     try {
       // A relay that has just taken over may still be connecting: wait for it rather than refuse.
-      const status = await this._openOrTimeout(8000);
-      if (status.state !== "open") return { type: "error", id, code: "offline", message: status.reason ?? "offline" };
-      const reply = await this._relay(msg, user, (waits) => { answer.waits = waits; });
+      const status = await this._openOrTimeout(Math.min(timing("relayOpen"), deadline - Date.now()));
+      if (status.state !== "open") return { type: "error", id, code: "offline", message: status.reason ?? gaveUp("connections") };
+      const reply = await this._relay(msg, user, (step, work) => {
+        answer.waits = t(STEP_TEXT[step]);
+        return within(work, deadline - Date.now(), () => new RequestError("timeout", gaveUp(step)));
+      });
       return { ...reply, id };
     } catch (err) {
       return { type: "error", id, code: /** @type {any} */ (err).code ?? "error", message: /** @type {Error} */ (err).message };
@@ -736,28 +772,23 @@ export class VerdictClient extends Emitter {
    * the player view, rolls and follow-ups on the user's own connection.
    * @param {Record<string, any>} msg
    * @param {string} user
-   * @param {(waits: string) => void} [track]  told what the request waits for at each step
+   * @param {<T>(step: RelayStep, work: Promise<T>) => Promise<T>} [step]  each step's work goes through it
+   *   (to say what the request waits for, and to bound it)
    */
-  async _relay(msg, user, track = () => {}) {
+  async _relay(msg, user, step = (_step, work) => work) {
     const { id: _id, user: _claimed, ...rest } = msg;
     const id = String(msg.id);
     if (msg.type === "odds" || msg.type === "state" || msg.type === "ping") {
-      track("the sidecar's reply on the player view");
-      return /** @type {Connection} */ (this.playerView).request({ ...rest, id: `${user}:${id}` });
+      return step("playerReply", /** @type {Connection} */ (this.playerView).request({ ...rest, id: `${user}:${id}` }));
     }
     if (this.mode === "server") throw new RequestError("forbidden", t("VERDICT.Status.serverModeDirect"));
-    track(this.userConns.has(user) ? "the user's connection" : "the user's key from the sidecar");
-    const conn = await this._userConn(user);
-    if (conn) {
-      track("the sidecar's reply on the user's connection");
-      return conn.request({ ...rest, id });
-    }
+    const conn = await step(this.userConns.has(user) ? "userConnection" : "userKey", this._userConn(user));
+    if (conn) return step("userReply", conn.request({ ...rest, id }));
     // A sidecar without user keys: the player view acts for the user (the older protocol).
-    track("the sidecar's reply on the player view");
     /** @type {Record<string, any>} */
     const out = { ...rest, id: `${user}:${id}` };
     if (msg.type === "roll" || msg.type === "follow") out.user = user;
-    return /** @type {Connection} */ (this.playerView).request(out);
+    return step("playerReply", /** @type {Connection} */ (this.playerView).request(out));
   }
 
   /**

@@ -7,7 +7,7 @@
  * @module
  */
 
-/** @typedef {"pair"|"takeover"|"reconnectBase"|"reconnectMax"} TimingName */
+/** @typedef {"pair"|"takeover"|"reconnectBase"|"reconnectMax"|"request"|"queryTravel"|"relayOpen"} TimingName */
 
 /** @type {Readonly<Record<TimingName, number>>} */
 export const TIMINGS = Object.freeze({
@@ -19,6 +19,15 @@ export const TIMINGS = Object.freeze({
   reconnectBase: 500,
   /** The longest reconnect delay (also the wait after a refusal that retrying soon cannot fix). */
   reconnectMax: 30000,
+  /**
+   * How long a player's request waits for the relay's answer, through any number of relay handovers: long
+   * enough for Foundry to notice a relay whose network stalled (its socket times out) and name the next one.
+   */
+  request: 45000,
+  /** What the relay leaves of the player's wait for the query and its answer to cross Foundry's server. */
+  queryTravel: 5000,
+  /** How long the relay waits for its own connections to open before answering a request "offline". */
+  relayOpen: 8000,
 });
 
 /**
@@ -29,4 +38,17 @@ export const TIMINGS = Object.freeze({
 export function timing(name) {
   const set = /** @type {any} */ (globalThis).CONFIG?.verdict?.timings?.[name];
   return typeof set === "number" && Number.isFinite(set) && set >= 0 ? set : TIMINGS[name];
+}
+
+/**
+ * How long the relay may take over one player's request, all its steps together (its connections, the user's
+ * key, the sidecar's reply): the player's wait less the query's travel, so the relay's answer, its reason
+ * included, lands before the player stops waiting. Derived from the player's wait rather than the reverse:
+ * that wait is the one with its own reason (it outlasts a handover), and a derived budget cannot drift past it.
+ * @param {number} [wait]  what is left of the player's wait (default: all of it)
+ * @param {number} [travel]
+ * @returns {number}
+ */
+export function relayBudget(wait = timing("request"), travel = timing("queryTravel")) {
+  return Math.max(0, wait - travel);
 }
