@@ -1,4 +1,5 @@
-"""A small websockets client for the Verdict protocol: used by the CLI, the tests and the benchmarks.
+"""A small websockets client for the Verdict protocol, for Python programs that talk to a running sidecar:
+the tests and some benchmarks use it (the CLI does not: it rolls and reads the ledger in its own process).
 
     async with Client.connect("ws://127.0.0.1:8765/ws", table, key) as c:
         rolled = await c.request(m.Roll(id=c.new_id(), check=FacetsCheck(pool=3)))
