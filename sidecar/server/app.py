@@ -242,15 +242,8 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             status=503,
             headers={"Retry-After": str(config.RETRY_AFTER)},
         )
-    sock: Socket
-
-    def too_much_unfinished() -> None:
-        app[THROTTLED].warning("unfinished_bytes_over", remote=remote, held=app[UNFINISHED].held)
-        sock.close(WSCloseCode.MESSAGE_TOO_BIG, b"too many bytes held for unfinished messages")
-
     ws = WatchedResponse(
         unfinished=app[UNFINISHED],
-        on_over=too_much_unfinished,
         protocols=(SUBPROTOCOL, SUBPROTOCOL_MSGPACK),
         compress=False,  # permessage-deflate costs tens of KiB per connection and time on small frames
         heartbeat=config.HEARTBEAT,
@@ -269,6 +262,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         throttled=app[THROTTLED],
         url_table=",".join(request.query.getall("table", [])) or None,  # as the proxy joins repeated values
     )
+    ws.on_over = sock.unfinished_over
     try:
         await ws.prepare(request)
         sock.msgpack = ws.ws_protocol == SUBPROTOCOL_MSGPACK

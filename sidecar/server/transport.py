@@ -156,15 +156,20 @@ class WatchedResponse(web.WebSocketResponse):
     # instances can share the keys of (30), and each socket's dict took 1.6 KB instead of about 0.4.
     __slots__ = ("unfinished", "on_over", "watch")
 
-    def __init__(self, *, unfinished: Unfinished, on_over: Callable[[], None], **kw: Any) -> None:
+    def __init__(self, *, unfinished: Unfinished, **kw: Any) -> None:
         super().__init__(**kw)
-        self.unfinished, self.on_over = unfinished, on_over
+        self.unfinished = unfinished
+        self.on_over: Callable[[], None] | None = None
+        """What cuts the peer off when its unfinished bytes go over the bound: its socket's
+        :meth:`Socket.unfinished_over`, set before :meth:`prepare` (a bound method, where a closure over the
+        handler's frame held a function, its cells and their tuple: about 0.35 KB a socket)."""
         self.watch: FrameWatch | None = None
 
     def _post_start(self, request: web.BaseRequest, protocol: str | None, writer: Any) -> None:
         handler: Any = request.protocol
         early: bytes = handler._message_tail  # what the peer sent after its upgrade request, before the parser
         super()._post_start(request, protocol, writer)
+        assert self.on_over is not None, "on_over is set before prepare"
         watch = FrameWatch(handler._payload_parser, self.unfinished, self.on_over)
         handler._payload_parser = watch
         watch.scan(early)  # the parser has just been given these bytes; counted here, not fed again
@@ -193,6 +198,12 @@ class Socket:
     """Being closed by the sidecar: what the peer still sends is read and ignored until the socket ends."""
     url_table: str | None = None
     """The table the socket's URL names (``/ws?table=ID``, what a proxy routes by), if it names one."""
+
+    def unfinished_over(self) -> None:
+        """Cut the peer off (1009): its unfinished bytes would take the process's count over its bound."""
+        if self.throttled is not None and isinstance(self.ws, WatchedResponse):
+            self.throttled.warning("unfinished_bytes_over", remote=self.remote, held=self.ws.unfinished.held)
+        self.close(WSCloseCode.MESSAGE_TOO_BIG, b"too many bytes held for unfinished messages")
 
     def backlog(self) -> int:
         transport = self.transport
