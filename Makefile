@@ -72,8 +72,8 @@ lint: $(STAMP)
 # The Python suite runs in WORKERS processes (pytest-xdist; tests/conftest.py keeps the builds from the checkout
 # in one process), the browser suite in BROWSER_WORKERS (mk/js.mk); each worker has its own sidecar, stand-in
 # server, Chromium and PostgreSQL. Measured from fresh clones on 2 cores, nothing else running: `make test`
-# 274-329 s after the set-up, 355-408 CPU-s (the Python phase 126-146 s, the browser suite 143-177 s); what
-# was tried, and why it is not faster: docs/architecture/README.md ("Testing").
+# 274-329 s after the set-up, 355-408 CPU-s (the Python phase 126-146 s, the browser suite 143-177 s), and
+# 214-215 s on a faster day; what was tried, and why it is not faster: docs/architecture/README.md ("Testing").
 WORKERS ?= 2
 
 test-python: $(STAMP)
