@@ -22,6 +22,7 @@ from protocol.v1.flairs import (
     FlairsSetLurking,
 )
 from sidecar.engine import CheckError, Dice, DiceError, FollowUpError, flairs, resolve
+from sidecar.engine.rulesets.flairs import followups
 
 
 def read(faces, **kw):
@@ -44,7 +45,7 @@ def fixed(*faces):
 
 
 def follow(check, result, action, rng=None):
-    return flairs.follow(check, result, action, rng or fixed(1))
+    return followups.follow(check, result, action, rng or fixed(1))
 
 
 def refused(code, fn, *args, **kw):
@@ -936,7 +937,7 @@ def test_flairs_flair_banishes_its_trial_in_order():
         check = FlairsCheck(rank=2, lurking_trials=[trial])
         r = flairs.read(check, [5, 5])
         assert r.flairs == 1 and r.trials == 1  # the lurking trial stands until banished
-        done = flairs.follow(check, r, FlairsChoose(flairs=[flair]), no_dice())
+        done = followups.follow(check, r, FlairsChoose(flairs=[flair]), no_dice())
         assert done.banished == [trial] and done.trials == 0 and done.revealed
 
 
@@ -964,9 +965,9 @@ def test_flairs_lurking_trials(names, faces, chosen, before, after, banished):
     assert hidden.lurking == len(names) and hidden.lurking_trials is None
     assert all(t.name is None for t in hidden.standing if t.source == "lurking")
     if r.flairs:
-        done = flairs.follow(check, r, FlairsChoose(flairs=chosen), no_dice())
+        done = followups.follow(check, r, FlairsChoose(flairs=chosen), no_dice())
     else:
-        done = flairs.follow(check, r, FlairsReveal(), no_dice())
+        done = followups.follow(check, r, FlairsReveal(), no_dice())
     assert done.trials == after and done.banished == banished and done.revealed
     assert flairs.redact(done).lurking_trials == names
 
@@ -976,7 +977,7 @@ def test_flairs_flairs_do_not_banish_tainted_pair_trials():
     check = FlairsCheck(rank=4, cuts=1, lurking_trials=["loud"])
     r = flairs.read(check, [6, 6, 4, 4])  # one 6 cut: kept [6, 4, 4] triumph; 6s tainted, 4s flair
     assert (r.outcome, r.flairs, r.trials, r.tainted) == ("triumph", 1, 2, 1)
-    done = flairs.follow(check, r, FlairsChoose(flairs=["quiet"]), no_dice())
+    done = followups.follow(check, r, FlairsChoose(flairs=["quiet"]), no_dice())
     assert (done.trials, done.tainted, done.banished) == (1, 1, ["loud"])
 
 
@@ -987,7 +988,7 @@ def test_flairs_flairs_do_not_banish_tainted_pair_trials():
 def test_flairs_choice_refused(chosen, earned_faces):
     check = FlairsCheck(rank=len(earned_faces), lurking_trials=["loud"])
     with pytest.raises(FollowUpError):
-        flairs.follow(check, flairs.read(check, earned_faces), FlairsChoose(flairs=chosen), no_dice())
+        followups.follow(check, flairs.read(check, earned_faces), FlairsChoose(flairs=chosen), no_dice())
 
 
 # Devil's bargain: (rank, edges, cuts, faces, trial, die) -> (outcome, kept, flairs, trials, tainted)
@@ -1014,7 +1015,7 @@ def test_flairs_devils_bargain(rank, edges, cuts, faces, trial, die, outcome, ke
     check = FlairsCheck(rank=rank, edges=edges, cuts=cuts)
     r = flairs.read(check, faces)
     assert r.outcome == "failure"
-    b = flairs.follow(check, r, FlairsBargain(trial=trial, dice=[die]), no_dice())
+    b = followups.follow(check, r, FlairsBargain(trial=trial, dice=[die]), no_dice())
     assert (b.outcome, sorted(b.kept), b.flairs, b.trials, b.tainted) == (
         outcome,
         sorted(kept),
@@ -1026,7 +1027,7 @@ def test_flairs_devils_bargain(rank, edges, cuts, faces, trial, die, outcome, ke
     assert any(t.source == "bargain" and t.name == trial for t in b.standing)
     # Once per check.
     with pytest.raises(FollowUpError):
-        flairs.follow(check, b, FlairsBargain(trial=trial, dice=[6]), no_dice())
+        followups.follow(check, b, FlairsBargain(trial=trial, dice=[6]), no_dice())
 
 
 def test_flairs_bargain_on_a_desperate_roll_adds_to_the_kept_die():
@@ -1034,20 +1035,20 @@ def test_flairs_bargain_on_a_desperate_roll_adds_to_the_kept_die():
     check = FlairsCheck(rank=1, cuts=1)
     r = flairs.read(check, [2, 5])
     assert (r.outcome, r.kept, r.desperate) == ("failure", [2], True)
-    b = flairs.follow(check, r, FlairsBargain(trial="slow", dice=[4]), no_dice())
+    b = followups.follow(check, r, FlairsBargain(trial="slow", dice=[4]), no_dice())
     assert (b.outcome, sorted(b.kept), b.trials) == ("conflict", [2, 4], 1)
     # Pairs on a desperate roll stay tainted after the bargain.
-    b2 = flairs.follow(check, r, FlairsBargain(trial="slow", dice=[5]), no_dice())
+    b2 = followups.follow(check, r, FlairsBargain(trial="slow", dice=[5]), no_dice())
     assert (b2.outcome, b2.flairs, b2.trials, b2.tainted) == ("conflict", 0, 2, 1)
 
 
 def test_flairs_bargain_may_repeat_the_judges_trial():
     check = FlairsCheck(rank=2)
     r = flairs.read(check, [3, 3])
-    named = flairs.follow(check, r, FlairsNameTrials(trials=["slow"]), no_dice())
+    named = followups.follow(check, r, FlairsNameTrials(trials=["slow"]), no_dice())
     assert [t.name for t in named.standing] == ["slow"]
     # The bargain names the same trial as one the Judge would choose: allowed (before naming settles it).
-    b = flairs.follow(check, r, FlairsBargain(trial="slow", dice=[2]), no_dice())
+    b = followups.follow(check, r, FlairsBargain(trial="slow", dice=[2]), no_dice())
     assert b.outcome == "failure" and b.trials == 2 and b.bargain == "slow"
 
 
@@ -1063,7 +1064,7 @@ def test_flairs_bargain_may_repeat_the_judges_trial():
 def test_flairs_bargain_refused(kw, faces):
     check = FlairsCheck(**kw)
     with pytest.raises(FollowUpError):
-        flairs.follow(check, flairs.read(check, faces), FlairsBargain(trial="slow", dice=[6]), no_dice())
+        followups.follow(check, flairs.read(check, faces), FlairsBargain(trial="slow", dice=[6]), no_dice())
 
 
 def test_flairs_bargain_refused_in_a_group_check():
@@ -1071,7 +1072,7 @@ def test_flairs_bargain_refused_in_a_group_check():
     r = flairs.read(check, [1, 2])
     assert r.outcome == "failure"
     with pytest.raises(FollowUpError):
-        flairs.follow(check, r, FlairsBargain(trial="slow", dice=[6]), no_dice())
+        followups.follow(check, r, FlairsBargain(trial="slow", dice=[6]), no_dice())
 
 
 def P(name, rank=1, edges=0, cuts=0):
@@ -1143,9 +1144,9 @@ def test_flairs_set_lurking_from_dice_and_the_judges_random_trials():
     check = FlairsCheck(rank=2, lurking=2)
     r = flairs.read(check, [5, 5])  # lurking trials not drawn yet
     assert r.lurking_trials is None and r.lurking == 2
-    r = flairs.follow(check, r, FlairsSetLurking(dice=[3, 6]), no_dice())
+    r = followups.follow(check, r, FlairsSetLurking(dice=[3, 6]), no_dice())
     assert r.lurking_trials == ["loud", "chaotic"] and not r.revealed
-    done = flairs.follow(check, r, FlairsChoose(flairs=["composed"]), no_dice())
+    done = followups.follow(check, r, FlairsChoose(flairs=["composed"]), no_dice())
     assert done.banished == ["chaotic"] and [t.name for t in done.standing] == ["loud"]
 
 
@@ -1192,23 +1193,23 @@ def test_a_flair_never_banishes_the_bargain_trial():
     # "The player names a trial (it stands and cannot be banished)." No lurking trial to take the hit.
     check = FlairsCheck(rank=2)
     r = flairs.read(check, [3, 3])
-    b = flairs.follow(check, r, FlairsBargain(trial="loud", dice=[5]), no_dice())
+    b = followups.follow(check, r, FlairsBargain(trial="loud", dice=[5]), no_dice())
     assert (b.outcome, b.flairs, b.trials) == ("conflict", 1, 1)
-    done = flairs.follow(check, b, FlairsChoose(flairs=["quiet"]), no_dice())
+    done = followups.follow(check, b, FlairsChoose(flairs=["quiet"]), no_dice())
     assert done.banished == [] and [(t.source, t.name) for t in done.standing] == [("bargain", "loud")]
 
 
 def test_a_flair_banishes_only_lurking_trials_not_named_darkness_or_pair_trials():
     # "each chosen flair banishes its opposite lurking trial": the Judge's named trials stand.
     dark = FlairsCheck(rank=2, darkness=True)
-    r = flairs.follow(dark, flairs.read(dark, [4, 4]), FlairsNameTrials(trials=["loud"]), no_dice())
-    done = flairs.follow(dark, r, FlairsChoose(flairs=["quiet"]), no_dice())
+    r = followups.follow(dark, flairs.read(dark, [4, 4]), FlairsNameTrials(trials=["loud"]), no_dice())
+    done = followups.follow(dark, r, FlairsChoose(flairs=["quiet"]), no_dice())
     assert done.banished == [] and [(t.source, t.name) for t in done.standing] == [("darkness", "loud")]
     cut = FlairsCheck(rank=4, cuts=1)
     r = flairs.read(cut, [6, 6, 4, 4])  # kept 6, 4, 4: a triumph; the 6s tainted (a trial), the 4s a flair
     assert (r.outcome, r.flairs, r.trials, r.tainted) == ("triumph", 1, 1, 1)
-    r = flairs.follow(cut, r, FlairsNameTrials(trials=["harmful"]), no_dice())
-    done = flairs.follow(cut, r, FlairsChoose(flairs=["unscathed"]), no_dice())
+    r = followups.follow(cut, r, FlairsNameTrials(trials=["harmful"]), no_dice())
+    done = followups.follow(cut, r, FlairsChoose(flairs=["unscathed"]), no_dice())
     assert done.banished == [] and done.trials == 1 and done.standing[0].name == "harmful"
 
 
@@ -1217,9 +1218,9 @@ def test_lurking_trials_still_wait_after_a_bargain_and_the_new_flairs_banish_the
     check = FlairsCheck(rank=2, lurking_trials=["slow"])
     r = flairs.read(check, [3, 3])
     assert (r.outcome, r.flairs, r.trials) == ("failure", 0, 2)  # the 3s' trial and the lurking one
-    b = flairs.follow(check, r, FlairsBargain(trial="costly", dice=[6]), no_dice())
+    b = followups.follow(check, r, FlairsBargain(trial="costly", dice=[6]), no_dice())
     assert (b.outcome, b.flairs, b.trials, b.revealed) == ("triumph", 1, 2, False)
-    done = flairs.follow(check, b, FlairsChoose(flairs=["swift"]), no_dice())
+    done = followups.follow(check, b, FlairsChoose(flairs=["swift"]), no_dice())
     assert done.banished == ["slow"] and [(t.source, t.name) for t in done.standing] == [("bargain", "costly")]
     assert done.revealed and done.trials == 1
 
@@ -1227,5 +1228,5 @@ def test_lurking_trials_still_wait_after_a_bargain_and_the_new_flairs_banish_the
 def test_a_flair_whose_opposite_is_not_lurking_banishes_nothing():
     check = FlairsCheck(rank=3, lurking_trials=["loud", "slow"])
     r = flairs.read(check, [5, 5, 5])
-    done = flairs.follow(check, r, FlairsChoose(flairs=["careful", "composed"]), no_dice())
+    done = followups.follow(check, r, FlairsChoose(flairs=["careful", "composed"]), no_dice())
     assert done.banished == [] and sorted(t.name for t in done.standing) == ["loud", "slow"]

@@ -24,6 +24,7 @@ from ...dice import Dice
 from ...ruleset import Prepared, RollContext, RuleSet, TableView
 from . import consequences
 from . import rules as mod
+from .followups import follow
 from .followups import open_on as open_followups
 from .odds import flairs_odds
 
@@ -49,7 +50,7 @@ class Flairs(RuleSet[FlairsCheck, FlairsResult]):
         return flairs_odds(check, rules)
 
     def follow(self, check: FlairsCheck, result: FlairsResult, action: Action, rng: Dice) -> FlairsResult:
-        return mod.follow(check, result, action, rng)
+        return follow(check, result, action, rng)
 
     def open_on(self, roll: t.RollEvent, view: TableView) -> list[OpenFollowup]:
         return open_followups(roll, view)
