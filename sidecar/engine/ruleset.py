@@ -3,12 +3,12 @@
 A rule set lives in its own package, ``sidecar/engine/rulesets/<name>/``:
 
 - ``rules.py``: the numbers as data (an ``XRules`` struct whose defaults are the rulings') and the pure
-  functions that validate a check, roll its dice, read faces, apply a follow-up and describe a result;
+  functions that validate a check, roll its dice, read faces and describe a result;
 - ``odds.py``: the exact odds of a check, before anyone rolls;
 - ``consequences.py``: what a result and a follow-up do to the table, as the events they produce: pure
   functions of the roll and of the little table state they need (a :class:`TableView`);
 - ``followups.py`` (where it has follow-ups): which are open on a result as it stands, the list a card draws
-  its buttons from (:meth:`RuleSet.open_on`);
+  its buttons from (:meth:`RuleSet.open_on`), and what each does to the result (:meth:`RuleSet.follow`);
 - ``__init__.py``: ``RULESET``, the one :class:`RuleSet` instance that ties them together.
 
 - ``card.py`` (optional): ``CARD``, a :class:`Card`: how the Foundry module draws it (tones, the dialog's

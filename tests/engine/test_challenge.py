@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeResult
 from sidecar.engine import CheckError, Dice, DiceError, FollowUpError, challenge, resolve
+from sidecar.engine.rulesets.challenge import followups
 
 
 def read(d20, cl=1, modifier=0, **kw):
@@ -16,7 +17,7 @@ def read(d20, cl=1, modifier=0, **kw):
 
 
 def choose(result, option, cl=1):
-    return challenge.follow(ChallengeCheck(cl=cl), result, ChallengeChoice(option=option), Dice())
+    return followups.follow(ChallengeCheck(cl=cl), result, ChallengeChoice(option=option), Dice())
 
 
 @pytest.mark.parametrize(
@@ -158,7 +159,7 @@ def test_unknown_followup_refused():
         pass
 
     with pytest.raises(FollowUpError) as e:
-        challenge.follow(ChallengeCheck(), read(10, modifier=5), Other(), Dice())  # type: ignore[arg-type]
+        followups.follow(ChallengeCheck(), read(10, modifier=5), Other(), Dice())  # type: ignore[arg-type]
     assert e.value.code == "unknown_followup"
 
 
@@ -259,18 +260,18 @@ def test_the_gms_complication_removal_follows_only_an_epic_success_once():
     c = ChallengeCheck(cl=1, modifier=5)
     epic = challenge.read(c, [20])
     assert epic.outcome == "epic_success" and epic.complication == "remove"
-    done = challenge.follow(c, epic, ChallengeRemoveComplication(complication="k1"), Dice())
+    done = followups.follow(c, epic, ChallengeRemoveComplication(complication="k1"), Dice())
     assert (
         done.complication == "removed"
         and done.strain == epic.strain
         and "removed a complication" in challenge.describe(done)
     )
     with pytest.raises(FollowUpError) as e:
-        challenge.follow(c, done, ChallengeRemoveComplication(complication="k2"), Dice())
+        followups.follow(c, done, ChallengeRemoveComplication(complication="k2"), Dice())
     assert e.value.code == "complication_already_removed"
     for faces in ([14], [1], [2]):  # beaten by 3, a natural 1, beaten by 1
         with pytest.raises(FollowUpError) as e:
-            challenge.follow(c, challenge.read(c, faces), ChallengeRemoveComplication(complication="k1"), Dice())
+            followups.follow(c, challenge.read(c, faces), ChallengeRemoveComplication(complication="k1"), Dice())
         assert e.value.code == "no_complication_to_remove"
 
 
@@ -384,18 +385,18 @@ def test_challenge_cases(
 )
 def test_challenge_choice(d20, modifier, option, strain, game_changers):
     check = ChallengeCheck(cl=2, modifier=modifier)
-    r = challenge.follow(check, challenge.read(check, [d20]), ChallengeChoice(option=option), no_dice())
+    r = followups.follow(check, challenge.read(check, [d20]), ChallengeChoice(option=option), no_dice())
     assert (r.chosen, r.strain, r.game_changers, r.outcome) == (option, strain, game_changers, "success")
     # Made once.
     with pytest.raises(FollowUpError):
-        challenge.follow(check, r, ChallengeChoice(option="strain"), no_dice())
+        followups.follow(check, r, ChallengeChoice(option="strain"), no_dice())
 
 
 @pytest.mark.parametrize("d20, modifier", [(6, 0), (11, 0), (20, 6), (10, 0), (1, 15)])
 def test_challenge_no_choice_outside_two_and_three(d20, modifier):
     check = ChallengeCheck(cl=2, modifier=modifier)
     with pytest.raises(FollowUpError):
-        challenge.follow(check, challenge.read(check, [d20]), ChallengeChoice(option="game_changer"), no_dice())
+        followups.follow(check, challenge.read(check, [d20]), ChallengeChoice(option="game_changer"), no_dice())
 
 
 @pytest.mark.parametrize("d20, removed", [(6, True), (11, True), (20, True), (5, False), (1, False)])

@@ -17,6 +17,7 @@ from ...dice import Dice
 from ...ruleset import Consequence, Prepared, RollContext, RuleSet, TableView
 from . import consequences
 from . import rules as mod
+from .followups import follow
 from .followups import open_on as open_followups
 from .odds import challenge_odds
 
@@ -39,7 +40,7 @@ class Challenge(RuleSet[ChallengeCheck, ChallengeResult]):
         return challenge_odds(check, rules)
 
     def follow(self, check: ChallengeCheck, result: ChallengeResult, action: Action, rng: Dice) -> ChallengeResult:
-        return mod.follow(check, result, action, rng)
+        return follow(check, result, action, rng)
 
     def open_on(self, roll: t.RollEvent, view: TableView) -> list[OpenFollowup]:
         return open_followups(roll, view)
