@@ -52,9 +52,13 @@ def _measure(kind: str, counts: list[int], data: Any = None) -> dict[int, int]:
     return out
 
 
+PACKAGES = ("protocol", "sidecar", "bench")
+"""The project's packages a server imports."""
+
+
 def compiled() -> None:
-    """Write the bytecode of the project's packages (what the servers import), whatever the environment says."""
-    for package in ("protocol", "sidecar", "bench"):
+    """Write the bytecode of :data:`PACKAGES`, whatever the environment says."""
+    for package in PACKAGES:
         compileall.compile_dir(ROOT / package, quiet=1)
 
 

@@ -21,7 +21,7 @@ def test_the_round_trips_durable_commit_floor_runs(tmp_path):
 
 def test_the_memory_figure_starts_its_servers_from_written_bytecode(tmp_path, monkeypatch):
     # A server that compiles the project itself starts with megabytes of freed heap its first connections reuse.
-    for package in ("protocol", "sidecar", "bench"):
+    for package in memory.PACKAGES:
         shutil.copytree(memory.ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(memory, "ROOT", tmp_path)
     memory.compiled()
