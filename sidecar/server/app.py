@@ -261,8 +261,9 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         remote=remote,
         throttled=app[THROTTLED],
         url_table=",".join(request.query.getall("table", [])) or None,  # as the proxy joins repeated values
+        app=app,
     )
-    ws.on_over = sock.unfinished_over
+    ws.peer = sock
     try:
         await ws.prepare(request)
         sock.msgpack = ws.ws_protocol == SUBPROTOCOL_MSGPACK

@@ -17,9 +17,9 @@ from sidecar.config import MAX_USER
 from sidecar.state.keys import derive_user_key
 from sidecar.state.table import ActionError
 
-from .appkeys import HUB, METRICS, ODDS, SETTINGS, THROTTLED
+from .appkeys import HUB, METRICS, ODDS, SETTINGS
 from .hello import UNREADABLE, join
-from .limits import CONTROL_FLOOD, charge_control, take_token
+from .limits import take_token
 from .transport import Socket, error
 
 log = structlog.get_logger("verdict.server")
@@ -27,7 +27,6 @@ log = structlog.get_logger("verdict.server")
 
 async def serve(app: web.Application, sock: Socket) -> None:
     ws = sock.ws
-    settings = app[SETTINGS]
     async for frame in ws:
         kind = frame.type
         if sock.closing:
@@ -35,13 +34,8 @@ async def serve(app: web.Application, sock: Socket) -> None:
         if kind == WSMsgType.TEXT or kind == WSMsgType.BINARY:
             if not await _frame(app, sock, frame.data, kind == WSMsgType.TEXT) and not sock.closing:
                 break  # closed already (a refused hello); one being closed reads on until it ends, unheard
-        elif kind == WSMsgType.PING or kind == WSMsgType.PONG:
-            if not charge_control(app, sock, settings):
-                app[THROTTLED].warning("control_frame_flood", remote=sock.remote)
-                app[METRICS].errors["control_frame_flood"] += 1
-                sock.close(CONTROL_FLOOD, b"too many control frames")
-            elif kind == WSMsgType.PING:
-                await ws.pong(frame.data)
+        elif kind == WSMsgType.PING:  # charged as it was read (see .transport.FrameWatch)
+            await ws.pong(frame.data)
         elif kind == WSMsgType.ERROR:
             log.info("socket_error", error=str(ws.exception()))
             break

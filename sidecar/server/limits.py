@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from aiohttp import web
@@ -18,7 +18,9 @@ from sidecar import config
 
 from .appkeys import LIMITS, LIVE, PEERS, SETTINGS, SOCKETS, THROTTLED, WAITING
 from .settings import Settings
-from .transport import Socket
+
+if TYPE_CHECKING:
+    from .transport import Socket
 
 log = structlog.get_logger("verdict.server")
 
@@ -116,11 +118,13 @@ def take_token(app: web.Application, sock: Socket, settings: Settings, cost: int
     return True
 
 
-def charge_control(app: web.Application, sock: Socket, settings: Settings) -> bool:
-    """Charge a ping or pong as a request is charged (the socket, its address unless the GM's, its
-    requester); ``False`` when the socket is flooding. A control frame is never refused: it may take the
+def charge_frame(app: web.Application, sock: Socket) -> bool:
+    """Charge a frame that is not a message's last (a fragment before it, a ping, a pong, a close) as a
+    request is charged (the socket, its address unless the GM's, its requester), as it is read and before
+    hello too; ``False`` when the socket is flooding. Such a frame is never refused: it may take the
     socket's budget into debt, so that the keepalive ping of a client spending its whole budget on requests
-    is still answered. A socket a whole burst in debt sent that many control frames beyond its budget."""
+    is still answered. A socket a whole burst in debt sent that many frames beyond its budget."""
+    settings = app[SETTINGS]
     now = time.monotonic()
     burst = settings.bucket()
     sock.tokens = min(burst, sock.tokens + (now - sock.refreshed) * settings.rate) - 1
@@ -134,8 +138,8 @@ def charge_control(app: web.Application, sock: Socket, settings: Settings) -> bo
     return sock.tokens >= -burst
 
 
-CONTROL_FLOOD = 4429
-"""The close code of a socket that sent control frames (pings, pongs) beyond its budget."""
+FRAME_FLOOD = 4429
+"""The close code of a socket that sent frames (fragments, pings, pongs) beyond its budget."""
 
 
 def unseat(app: web.Application, sock: Socket) -> None:

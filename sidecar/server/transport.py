@@ -10,7 +10,12 @@ bytes; the payload is only counted), so that
 - the bytes of messages begun and not finished are counted over every socket of the process
   (:class:`Unfinished`), and a peer whose bytes would take the count over its bound is cut off before the
   parser holds them (1009). A message whose last bytes arrive in the same read as the rest is never held,
-  so it is never cut for it, whatever the count (a request is a few hundred bytes, one read).
+  so it is never cut for it, whatever the count (a request is a few hundred bytes, one read);
+- every frame the application never sees as a message of its own (a fragment that is not a message's last,
+  a ping, a pong, a close) is charged to the peer's budget as it is read (:meth:`Peer.frame_read`), before
+  hello too: the parser assembles fragments out of sight, so an empty continuation frame would otherwise
+  cost nothing. A peer over its budget is cut before the parser reads the rest of what it sent. A message's
+  last frame is charged when the message is handled (:mod:`.dispatch`), where it can be refused politely.
 
 And the state of a socket while it lives (:class:`Socket`): how it is written to without waiting, closed
 (saying why, then cut), and how an error is answered on it.
@@ -21,9 +26,8 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
@@ -32,8 +36,9 @@ from protocol.v1 import messages as m
 from protocol.v1.errors import ErrorCode
 from sidecar import config
 
-from .appkeys import METRICS
+from .appkeys import METRICS, THROTTLED
 from .hub import Connection
+from .limits import FRAME_FLOOD, charge_frame
 from .settings import Settings
 
 MAX_HEADER = 14
@@ -48,15 +53,25 @@ class Unfinished:
         self.held = 0
 
 
+class Peer(Protocol):
+    """What a :class:`FrameWatch` tells of its peer's frames (a :class:`Socket`)."""
+
+    def unfinished_over(self) -> None:
+        """Its unfinished bytes would take the process's count over the bound: cut it off."""
+
+    def frame_read(self) -> bool:
+        """Charge one frame that is not a message's last; ``False``: the peer is over its budget, cut."""
+
+
 class FrameWatch:
     """Reads the headers of the frames a peer sends, then hands the bytes to aiohttp's parser unchanged."""
 
-    __slots__ = ("parser", "unfinished", "on_over", "since", "held", "cut", "_head", "_left", "_data", "_fin", "_open")
+    __slots__ = ("parser", "unfinished", "peer", "since", "held", "cut", "_head", "_left", "_data", "_fin", "_open")
 
-    def __init__(self, parser: Any, unfinished: Unfinished, on_over: Callable[[], None]) -> None:
+    def __init__(self, parser: Any, unfinished: Unfinished, peer: Peer) -> None:
         self.parser = parser
         self.unfinished = unfinished
-        self.on_over = on_over
+        self.peer = peer
         self.since: float | None = None
         """When the oldest frame or message not yet whole began (``None``: nothing is unfinished)."""
         self.held = 0
@@ -72,7 +87,7 @@ class FrameWatch:
     def feed_data(self, data: bytes) -> tuple[bool, bytes]:
         if not self.cut:
             self.scan(data)
-        if self.cut:  # beyond the bound: the parser never holds these bytes
+        if self.cut:  # beyond a bound: the parser never reads these bytes
             return False, b""
         result: tuple[bool, bytes] = self.parser.feed_data(data)
         return result
@@ -101,7 +116,7 @@ class FrameWatch:
                     if unfinished.held > unfinished.bound:
                         self.release()
                         self.cut = True
-                        self.on_over()
+                        self.peer.unfinished_over()
                         return
                 if not self._left:
                     self._done()
@@ -131,6 +146,10 @@ class FrameWatch:
                 self._fin = bool(b0 & 0x80)
                 if not self._fin:
                     self._open = True
+            if not (self._data and self._fin) and not self.peer.frame_read():
+                self.release()
+                self.cut = True
+                return
             self._left = length
             if not length:
                 self._done()
@@ -154,23 +173,23 @@ class WatchedResponse(web.WebSocketResponse):
 
     # Slots for what this class adds: in the instance's dict they made aiohttp's 29 attributes 32, past what
     # instances can share the keys of (30), and each socket's dict took 1.6 KB instead of about 0.4.
-    __slots__ = ("unfinished", "on_over", "watch")
+    __slots__ = ("unfinished", "peer", "watch")
 
     def __init__(self, *, unfinished: Unfinished, **kw: Any) -> None:
         super().__init__(**kw)
         self.unfinished = unfinished
-        self.on_over: Callable[[], None] | None = None
-        """What cuts the peer off when its unfinished bytes go over the bound: its socket's
-        :meth:`Socket.unfinished_over`, set before :meth:`prepare` (a bound method, where a closure over the
-        handler's frame held a function, its cells and their tuple: about 0.35 KB a socket)."""
+        self.peer: Peer | None = None
+        """Whom the watch tells of what it reads (charges, cuts): the response's :class:`Socket`, set before
+        :meth:`prepare` (the socket itself, where a closure over the handler's frame held a function, its
+        cells and their tuple: about 0.35 KB a socket)."""
         self.watch: FrameWatch | None = None
 
     def _post_start(self, request: web.BaseRequest, protocol: str | None, writer: Any) -> None:
         handler: Any = request.protocol
         early: bytes = handler._message_tail  # what the peer sent after its upgrade request, before the parser
         super()._post_start(request, protocol, writer)
-        assert self.on_over is not None, "on_over is set before prepare"
-        watch = FrameWatch(handler._payload_parser, self.unfinished, self.on_over)
+        assert self.peer is not None, "the peer is set before prepare"
+        watch = FrameWatch(handler._payload_parser, self.unfinished, self.peer)
         handler._payload_parser = watch
         watch.scan(early)  # the parser has just been given these bytes; counted here, not fed again
         self.watch = watch
@@ -198,12 +217,26 @@ class Socket:
     """Being closed by the sidecar: what the peer still sends is read and ignored until the socket ends."""
     url_table: str | None = None
     """The table the socket's URL names (``/ws?table=ID``, what a proxy routes by), if it names one."""
+    app: web.Application | None = None
+    """The application whose budgets the socket's frames are charged to (``None``: charged to none)."""
 
     def unfinished_over(self) -> None:
         """Cut the peer off (1009): its unfinished bytes would take the process's count over its bound."""
         if self.throttled is not None and isinstance(self.ws, WatchedResponse):
             self.throttled.warning("unfinished_bytes_over", remote=self.remote, held=self.ws.unfinished.held)
         self.close(WSCloseCode.MESSAGE_TOO_BIG, b"too many bytes held for unfinished messages")
+
+    def frame_read(self) -> bool:
+        """Charge a frame read that is not a message's last (see :func:`.limits.charge_frame`); over the
+        budget, close the socket with 4429 at once and say ``False``. A socket being closed is charged no
+        more (its peer's close frame is read, and the close ends as the peer answers it)."""
+        app = self.app
+        if app is None or self.closing or charge_frame(app, self):
+            return True
+        app[THROTTLED].warning("frame_flood", remote=self.remote)
+        app[METRICS].errors["frame_flood"] += 1
+        self.close(FRAME_FLOOD, b"too many frames: continuations, pings and pongs count as requests do", at_once=True)
+        return False
 
     def backlog(self) -> int:
         transport = self.transport

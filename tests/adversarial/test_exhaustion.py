@@ -222,23 +222,22 @@ async def test_an_idle_sockets_response_keeps_its_attributes_in_a_key_sharing_di
         assert isinstance(await gm.request(m.Ping(id="p")), m.Pong)
         (response,) = s.app[SOCKETS]  # the GM's socket's, the one open
         assert isinstance(response, WatchedResponse)
-        assert not {"unfinished", "on_over", "watch"} & set(vars(response))
+        assert not {"unfinished", "peer", "watch"} & set(vars(response))
         assert sys.getsizeof(vars(response)) < 1000, sys.getsizeof(vars(response))
         await gm.close()
 
 
 async def test_an_idle_socket_is_cut_for_unfinished_bytes_by_its_sockets_method_not_a_closure(tmp_path):
-    """What cuts a socket off when its unfinished bytes go over the bound is a method bound to its Socket: a
-    function defined in the websocket handler held, for every socket, the function, its closure's tuple and a
-    cell for each variable of the handler it used (about 0.35 KB, where the bound method is 64 bytes)."""
+    """What the watch tells of a socket's frames (a charge, a cut for unfinished bytes) it tells the Socket
+    itself: a function defined in the websocket handler held, for every socket, the function, its closure's
+    tuple and a cell for each variable of the handler it used (about 0.35 KB)."""
     async with Small(tmp_path) as s:
         gm = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
         assert isinstance(await gm.request(m.Ping(id="p")), m.Pong)
         (response,) = s.app[SOCKETS]
         (sock,) = s.app[LIVE]
         assert isinstance(response, WatchedResponse) and response.watch is not None
-        assert response.on_over == sock.unfinished_over and response.watch.on_over == sock.unfinished_over
-        assert getattr(response.on_over, "__closure__", None) is None
+        assert response.peer is sock and response.watch.peer is sock
         await gm.close()
 
 

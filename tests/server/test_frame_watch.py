@@ -26,6 +26,20 @@ class Parser:
         pass
 
 
+class Peer:
+    """What the watch tells: each frame charged (``budget`` of them, then over), and a cut for bytes."""
+
+    def __init__(self, budget: float = float("inf")) -> None:
+        self.budget, self.charged, self.over = budget, 0, False
+
+    def frame_read(self) -> bool:
+        self.charged += 1
+        return self.charged <= self.budget
+
+    def unfinished_over(self) -> None:
+        self.over = True
+
+
 def frame(opcode: int, fin: bool, payload: bytes) -> bytes:
     n = len(payload)
     first = (0x80 if fin else 0) | opcode
@@ -77,7 +91,8 @@ def test_what_is_unfinished_and_held_after_every_read_whatever_the_split(seed: i
     data, marks = stream(rng)
     unfinished = Unfinished(1 << 40)
     parser = Parser()
-    watch = FrameWatch(parser, unfinished, lambda: pytest.fail("cut"))
+    peer = Peer()
+    watch = FrameWatch(parser, unfinished, peer)
     at = 0
     began: float | None = None
     while at < len(data):
@@ -97,18 +112,36 @@ def test_what_is_unfinished_and_held_after_every_read_whatever_the_split(seed: i
                 assert watch.since == began
         # a message that ends in this read is held no more; one still open holds what came of it
         assert watch.held == unfinished.held == held, at
-    assert parser.fed == data
+    assert parser.fed == data and not peer.over
     assert watch.since is None and watch.held == 0 and unfinished.held == 0
+    # every frame but a message's last is charged as it is read: fragments before it, pings
+    assert peer.charged == sum(open_ for _, open_, _ in marks)
 
 
 def test_a_peer_over_the_process_bound_is_cut_before_the_parser_holds_its_bytes() -> None:
     unfinished = Unfinished(1000)
-    parser, cut = Parser(), []
-    watch = FrameWatch(parser, unfinished, lambda: cut.append(True))
+    parser, peer = Parser(), Peer()
+    watch = FrameWatch(parser, unfinished, peer)
     first = frame(0x1, False, bytes(600))
     watch.feed_data(first)
-    assert watch.held == 600 and not cut
+    assert watch.held == 600 and not peer.over
     second = frame(0x0, False, bytes(600))
     watch.feed_data(second)
-    assert cut and watch.cut and unfinished.held == 0
+    assert peer.over and watch.cut and unfinished.held == 0
     assert parser.fed == first  # the bytes over the bound never reached the parser
+
+
+def test_a_peer_over_its_frame_budget_is_cut_before_the_parser_reads_the_read() -> None:
+    """Empty continuation frames, which aiohttp's parser folds into a message out of sight, are charged one
+    by one; the read that takes the peer over its budget never reaches the parser, nor anything after it."""
+    unfinished = Unfinished(1 << 20)
+    parser, peer = Parser(), Peer(budget=50)
+    watch = FrameWatch(parser, unfinished, peer)
+    begun = frame(0x1, False, b"{") + frame(0x0, False, b"") * 20 + frame(0x0, True, b"}")
+    watch.feed_data(begun)
+    assert peer.charged == 21 and parser.fed == begun  # the last frame is the message's, charged when handled
+    flood = frame(0x1, False, b"") + frame(0x0, False, b"") * 1000
+    watch.feed_data(flood)
+    assert watch.cut and peer.charged == 51 and parser.fed == begun and unfinished.held == 0
+    watch.feed_data(frame(0x9, True, b"after"))
+    assert peer.charged == 51 and parser.fed == begun  # cut: nothing more is read
