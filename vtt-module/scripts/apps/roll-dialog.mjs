@@ -8,7 +8,7 @@
 import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { oddsSegments, succeeds } from "../lib/odds.mjs";
 import { ROLL_MODES } from "../lib/protocol.mjs";
-import { FIELDS, SYSTEMS, buildCheck, coerce, defaults, fieldActive, labelOf, systemOf } from "../lib/systems.mjs";
+import { FIELDS, SCENE_CHOICES, SYSTEMS, buildCheck, coerce, defaults, fieldActive, labelOf, systemOf, viewerSees } from "../lib/systems.mjs";
 import { setting } from "../settings.mjs";
 import { t } from "../render.mjs";
 import { actorById, actorName } from "../documents.mjs";
@@ -94,6 +94,25 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     this.busy = false;
     /** @type {any} */ this._oddsTimer = null;
     this._oddsSeq = 0;
+    // The scene's open entries a field offers (its complications) change with the table: drawn again then.
+    this._choicesDrawn = "";
+    this._offSnapshot = game.modules?.get(MODULE_ID)?.api?.client?.on("snapshot", () => {
+      if (this.rendered && this.#choicesKey() !== this._choicesDrawn) {
+        this.#read();
+        this.render({ parts: ["fields"] });
+      }
+    });
+  }
+
+  /** What the fields offering the scene's entries would offer now. */
+  #choicesKey() {
+    return JSON.stringify(this._shownFields().filter((f) => SCENE_CHOICES[f.name]).map((f) => this._sceneChoices(SCENE_CHOICES[f.name], this.values[f.name])));
+  }
+
+  /** @param {any} options */
+  _onClose(options) {
+    super._onClose(options);
+    this._offSnapshot?.();
   }
 
   get title() {
@@ -107,17 +126,21 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     const context = await super._prepareContext(options);
     this._drawnOdds = this.odds;
     const locked = new Set(this.config.locked ?? []);
+    this._choicesDrawn = this.#choicesKey();
     const fields = this._shownFields().map((f) => {
       const value = this.values[f.name];
+      const choices = SCENE_CHOICES[f.name] ? this._sceneChoices(SCENE_CHOICES[f.name], value) : null;
       return {
         name: f.name,
         label: labelOf(this.system, f, t),
-        hint: game.i18n?.has(`VERDICT.Hint.${this.system}.${f.name}`) ? t(`VERDICT.Hint.${this.system}.${f.name}`) : null,
+        hint: game.i18n?.has(`VERDICT.Hint.${this.system}.${f.name}`) ? t(`VERDICT.Hint.${this.system}.${f.name}`) : f.hint ?? null,
         isNumber: f.type === "int" || f.type === "optint",
         isBool: f.type === "bool",
         isSelect: f.type === "select",
         isMulti: f.type === "multi",
-        isText: f.type === "text" || f.type === "intlist",
+        isText: !choices && (f.type === "text" || f.type === "intlist"),
+        isChoice: Boolean(choices),
+        choices: choices ?? [],
         value: Array.isArray(value) ? value.join(", ") : value ?? "",
         checked: Boolean(value),
         min: f.min, max: f.max,
@@ -153,7 +176,32 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
    * @returns {import("../lib/systems.mjs").FieldSpec[]}
    */
   _shownFields() {
-    return (FIELDS[this.system] ?? []).filter((f) => fieldActive(f, this.values));
+    const isGM = Boolean(game.user?.isGM);
+    return (FIELDS[this.system] ?? []).filter((f) => fieldActive(f, this.values) && viewerSees(f, isGM));
+  }
+
+  /**
+   * The open entries of the roll's scene a field names one of (its complications), as this viewer's snapshot
+   * holds them (a player's holds the revealed ones only), by their text; "none" first, and a value set
+   * elsewhere (a request) kept though the snapshot does not list it.
+   * @param {string} list   the scene state's list
+   * @param {any} value
+   * @returns {Array<{value: string, label: string, selected: boolean}>}
+   */
+  _sceneChoices(list, value) {
+    const snap = game.modules?.get(MODULE_ID)?.api?.client?.snapshot;
+    const isGM = Boolean(game.user?.isGM);
+    const scene = rollScene() ?? snap?.scene ?? "";
+    const entries = /** @type {Array<{id: string, text: string, hidden?: boolean}>} */ (snap?.scenes?.[scene]?.[list] ?? [])
+      .filter((c) => isGM || !c.hidden);
+    const chosen = value ?? "";
+    const choices = [{ value: "", label: t(`VERDICT.Dialog.none.${list}`), selected: chosen === "" }];
+    for (const c of entries) {
+      const label = c.hidden ? `${c.text} (${t("VERDICT.Tracker.hidden")})` : c.text;
+      choices.push({ value: c.id, label, selected: c.id === chosen });
+    }
+    if (chosen !== "" && !entries.some((c) => c.id === chosen)) choices.push({ value: String(chosen), label: String(chosen), selected: true });
+    return choices;
   }
 
   /**

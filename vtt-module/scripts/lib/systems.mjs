@@ -49,6 +49,29 @@ export function wireField(system, name) {
 }
 
 /**
+ * Check fields whose value the table keeps as the GM's secret (the lurking trials waiting in a scene, which the
+ * sidecar applies to a roll itself): the GM's to set, never shown to a player. Named as the table's state
+ * names them.
+ */
+export const GM_FIELDS = new Set(["lurking"]);
+
+/**
+ * Check fields that name one entry of the scene's state (the id of one of its complications, as the table's
+ * own ops name it): the dialog offers the scene's open entries the viewer may see, by their text.
+ * @type {Record<string, string>}  the field → the scene state's list
+ */
+export const SCENE_CHOICES = { complication: "complications" };
+
+/**
+ * Is this field shown to this viewer?
+ * @param {{name: string}} field
+ * @param {boolean} isGM
+ */
+export function viewerSees(field, isGM) {
+  return isGM || !GM_FIELDS.has(field.name);
+}
+
+/**
  * @typedef {object} FieldSpec
  * @property {string} name                  the check's field (wire name); UI-only fields have `wire: false`
  * @property {"int"|"bool"|"select"|"text"|"intlist"|"optint"|"multi"} type
