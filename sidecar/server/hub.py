@@ -245,9 +245,12 @@ class Hub:
                 hub.idle_since = now
             elif now - hub.idle_since >= self.idle_after:
                 await self.unload(hub)
-        for _ in range(100):  # bounded batches, each its own statement: reads go on between them
-            if not await self.ledger.prune_requests():
-                break
+        try:
+            for _ in range(100):  # bounded batches, each its own statement: reads go on between them
+                if not await self.ledger.prune_requests():
+                    break
+        except LedgerUnavailable as exc:  # a store that does not answer: the next round tries again
+            log.warning("prune_failed", error=exc.message)
 
     async def unload(self, hub: TableHub) -> bool:
         """Let go of a table nobody is connected to, its state snapshotted first (the next join loads it from

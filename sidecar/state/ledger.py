@@ -14,12 +14,13 @@
 
 :class:`SqliteLedger` is the embedded default: one SQLite file in WAL mode with ``synchronous=FULL`` that
 commits concurrent appends together (group commit), so an event is on disk before anyone is told of it.
-The appends of one turn of the event loop share a commit; it runs on the loop's own thread
-(``commit="loop"``: no hand-off), on a writer thread of its own (``commit="thread"``: the loop goes on
-during the fsync), or, by default (``commit="auto"``), on the loop when the turn brought a single append
-and the writer is idle (one client: no hand-off), and on the writer thread when several share it or the
-writer is still busy. Its serving reads run on a reader thread of their own. Before each batch it checks
-that the file at its path is still the file it has open: a ledger deleted or replaced under it refuses.
+The appends of one turn of the event loop share a commit, on a writer thread of its own: the loop goes on
+during the fsync, and a disk that stops answering (frozen, a stalled network disk) holds up that thread,
+never the loop (``commit="loop"`` commits on the loop's own thread instead, for measurements only). Its
+serving reads, snapshots and prunes run on a reader thread of their own. Before each batch, and every
+:data:`FILE_CHECK_EVERY` seconds while serving, it checks that the files at its paths (the ledger, its
+write-ahead log and the log's index) are still the files it has open: a ledger deleted or replaced under it
+refuses, and what its write-ahead log held is first saved into the ledger file (:meth:`SqliteLedger.rescue`).
 :class:`~sidecar.state.ledger_pg.PostgresLedger` (``--ledger postgresql://...``) is the same interface
 over a database that several sidecars share.
 """
@@ -55,6 +56,11 @@ log = structlog.get_logger("verdict.ledger")
 
 BOUND = config.LEDGER_BOUND
 PROBE_EVERY = config.LEDGER_PROBE_EVERY
+FILE_CHECK_EVERY = 1.0
+"""Seconds between a serving SQLite ledger's looks at its files when no append looks (three ``stat`` calls,
+off the loop): a write-ahead log deleted under an idle sidecar is saved within about this long."""
+RESTORE = "if it then fails to open, restore the ledger from a backup (`verdict restore`)"
+"""What a refusal about the ledger's files tells the operator to do last."""
 
 T = TypeVar("T")
 
@@ -532,14 +538,14 @@ def open_ledger(url: str | None, data: Path) -> Ledger:
 class SqliteLedger:
     """The embedded ledger: ``<data>/verdict.sqlite3`` in WAL mode."""
 
-    COMMITS = ("auto", "loop", "thread")
+    COMMITS = ("thread", "loop")
 
-    def __init__(self, path: str | Path, synchronous: str = "FULL", commit: str = "auto") -> None:
-        """``commit="loop"`` commits on the event loop's thread, once per turn of the loop for all the
-        appends of that turn: no hand-off to another thread and back, at the price of the loop waiting
-        for the fsync. ``commit="thread"`` commits on a writer thread while the loop goes on, and wakes
-        the loop through its self-pipe. ``commit="auto"`` takes the first for a lone append while the
-        writer is idle and the second otherwise. Only one of the two commits at any time."""
+    def __init__(self, path: str | Path, synchronous: str = "FULL", commit: str = "thread") -> None:
+        """``commit="thread"`` (the default) commits on a writer thread while the loop goes on, and wakes
+        the loop through its self-pipe: a disk that stops answering holds up that thread, and the loop
+        refuses the append once :data:`BOUND` has passed. ``commit="loop"`` commits on the event loop's
+        thread, once per turn of the loop for all the appends of that turn: no hand-off, at the price of
+        the loop waiting for the fsync, and for as long as a frozen disk does (for measurements only)."""
         if commit not in self.COMMITS:
             raise ValueError(f"commit must be one of {', '.join(self.COMMITS)}, not {commit!r}")
         self.commit = commit
@@ -566,6 +572,13 @@ class SqliteLedger:
                 self._read.execute(f"ALTER TABLE requests ADD COLUMN {column}")
             self._read.execute("UPDATE requests SET created=?", (time.time(),))
         self._read.executescript(DROPPED_INDEXES)
+        self._logs = {suffix: _identity(Path(f"{self.path}{suffix}")) for suffix in ("-wal", "-shm")}
+        """The device and inode of the write-ahead log and its index opened with the ledger (SQLite keeps them
+        while a connection is open): one deleted or replaced holds commits nobody else will read."""
+        self._lost: str | None = None
+        """Why the ledger refuses every write for good (its write-ahead log was lost), once it does."""
+        self._losing = threading.Lock()
+        self._watching: asyncio.AbstractEventLoop | None = None
         self.window = RequestWindow()
         self._queue: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
@@ -619,11 +632,47 @@ class SqliteLedger:
         return await self.guard.run(self._on_reader(fn, *args), what)
 
     async def _on_reader(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
         if self._reader is None:
             self._reader = concurrent.futures.ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix="verdict-ledger-read"
             )
-        return await asyncio.get_running_loop().run_in_executor(self._reader, fn, *args)
+        if self._watching is None:  # serving has begun: look at the files between appends too
+            self._watching = loop
+            loop.call_later(FILE_CHECK_EVERY, self._watch)
+        return await loop.run_in_executor(self._reader, fn, *args)
+
+    def _watch(self) -> None:
+        """Look at the files on the reader thread (a stat may wait on a stalled disk), then again in a while;
+        one look at a time, none once closed. A timer and a thread's future, not a task: a loop that ends
+        without closing the ledger has nothing of it pending."""
+        reader, loop = self._reader, self._watching
+        if reader is None or loop is None or self._closed:
+            return
+
+        def again(_: concurrent.futures.Future[None]) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nothing more to watch
+                loop.call_soon_threadsafe(loop.call_later, FILE_CHECK_EVERY, self._watch)
+
+        with contextlib.suppress(RuntimeError):  # shut down meanwhile
+            reader.submit(self._look).add_done_callback(again)
+
+    def _look(self) -> None:
+        with contextlib.suppress(LedgerUnavailable):  # said by the next write; a lost log is saved and logged now
+            self._check_file()
+
+    async def _bounded(self, what: str, fn: Callable[..., T], *args: Any) -> T:
+        """Housekeeping on the reader thread (a snapshot, a prune): refused after :data:`BOUND`, never
+        marking the store down (a long prune is not a store that is down; a stuck one holds up the reads
+        behind it, which the guard sees)."""
+        try:
+            return await within(self._on_reader(fn, *args), self.guard.bound)
+        except TimeoutError:
+            raise LedgerUnavailable(
+                f"{what} took longer than {self.guard.bound:g} s; it is tried again later"
+            ) from None
+        except (sqlite3.Error, OSError) as exc:
+            raise LedgerUnavailable(f"{what} failed: {first_line(exc)}") from None
 
     async def _probe(self) -> None:
         if self._inflight:  # the writer thread is still stuck in a commit: not back yet
@@ -660,13 +709,13 @@ class SqliteLedger:
         return await self._off_loop("reading request ids", self.request_window, table_id)
 
     async def prune_requests(self) -> int:
-        return await self._on_reader(self.prune_requests_sync)
+        return await self._bounded("pruning requests", self.prune_requests_sync)
 
     async def find_snapshot(self, table_id: str) -> tuple[int, str, bytes] | None:
         return await self._off_loop("reading a snapshot", self.snapshot, table_id)
 
     async def store_snapshot(self, table_id: str, seq: int, version: str, data: bytes) -> None:
-        await self._on_reader(self.store_snapshot_sync, table_id, seq, version, data)
+        await self._bounded("writing a snapshot", self.store_snapshot_sync, table_id, seq, version, data)
 
     async def read_rows(self, table_id: str, since: int) -> list[Row]:
         return []  # nobody else appends to a file of this host's
@@ -699,16 +748,68 @@ class SqliteLedger:
     async def aclose(self) -> None:
         self.guard.close()
 
-    def _check_file(self) -> None:
-        """Refuse a ledger that is no longer the file at its path (deleted, or replaced by another)."""
+    def _check_file(self, db: sqlite3.Connection | None = None) -> None:
+        """Refuse a ledger that is no longer the file at its path (deleted, or replaced by another), or whose
+        write-ahead log (or the log's index) is not: the commits in the log would be lost at the next start.
+        ``db``: the connection of the caller's thread, outside a transaction (None: the reader's)."""
+        if self._lost is not None:
+            raise LedgerUnavailable(self._lost)
         try:
             now = _identity(self.path)
         except FileNotFoundError:
             raise LedgerUnavailable(
-                f"the ledger file {self.path} was deleted while in use; restart the sidecar"
+                f"the ledger file {self.path} was deleted while in use; restart the sidecar ({RESTORE})"
             ) from None
         if now != self._identity:
-            raise LedgerUnavailable(f"the ledger file {self.path} was replaced while in use; restart the sidecar")
+            raise LedgerUnavailable(
+                f"the ledger file {self.path} was replaced while in use; restart the sidecar ({RESTORE})"
+            )
+        for suffix, known in self._logs.items():
+            try:
+                found: tuple[int, int] | None = _identity(Path(f"{self.path}{suffix}"))
+            except FileNotFoundError:
+                found = None
+            if found != known:
+                self._lose(suffix, "deleted" if found is None else "replaced", db)
+
+    def _lose(self, suffix: str, how: str, db: sqlite3.Connection | None) -> None:
+        """The write-ahead log (``-wal``) or its index (``-shm``) at the path is not the one open: save what the
+        open log holds into the ledger file (a checkpoint, through the files this process still has open),
+        then refuse every write for good, and say so once. Raises :class:`LedgerUnavailable`."""
+        with self._losing:
+            if self._lost is None:
+                what = "write-ahead log" if suffix == "-wal" else "write-ahead log's index"
+                file = f"{self.path}{suffix}"
+                try:
+                    if db is None:
+                        with self._lock:
+                            busy, frames, saved = self._read.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+                    else:
+                        busy, frames, saved = db.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+                    error = None if not busy and frames == saved else f"{saved} of {frames} pages saved"
+                except (sqlite3.Error, OSError) as exc:
+                    error = first_line(exc)
+                if error is None:
+                    self._lost = (
+                        f"the ledger's {what} {file} was {how} while in use; everything acknowledged was saved into "
+                        f"{self.path}, and no more is written: restart the sidecar ({RESTORE})"
+                    )
+                    log.error("ledger_log_lost", file=file, how=how, saved=True, to_do="restart the sidecar")
+                else:
+                    self._lost = (
+                        f"the ledger's {what} {file} was {how} while in use, and what it held could not be saved "
+                        f"into {self.path} ({error}); no more is written: restore the ledger from a backup "
+                        "(`verdict restore`)"
+                    )
+                    log.error(
+                        "ledger_log_lost",
+                        file=file,
+                        how=how,
+                        saved=False,
+                        error=error,
+                        to_do="restore the ledger from a backup (verdict restore)",
+                    )
+        raise LedgerUnavailable(self._lost)
 
     # --- tables -------------------------------------------------------------------
 
@@ -861,7 +962,7 @@ class SqliteLedger:
                     checks += (table_id, check_id, seq)
             if request is not None:
                 requests += (table_id, *request, now, evs[0][0] if evs else 0)
-        self._check_file()
+        self._check_file(db)
         db.execute("BEGIN IMMEDIATE")
         try:
             # A few multi-row statements, not a statement per row: each statement is a trip out of
@@ -924,7 +1025,7 @@ class SqliteLedger:
         items = self._pending.pop(loop, [])
         if not items:
             return
-        if not direct and (self.commit == "thread" or (self.commit == "auto" and (len(items) > 1 or self._inflight))):
+        if not direct and self.commit == "thread":
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_loop, name="verdict-ledger", daemon=True)
                 self._writer.start()
@@ -935,7 +1036,7 @@ class SqliteLedger:
             for fut, works in items:
                 self._queue.put((loop, fut, works, bound))
             return
-        # Here the writer thread is idle (nothing in flight), so this is the only commit under way.
+        # commit="loop" (or closing): the writer thread is never started, so this is the only commit under way
         error: BaseException | None = None
         try:
             if self._wdb is None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,18 +35,26 @@ def test_every_append_is_stored_once_committed(tmp_path: Path, commit: str) -> N
     again.close()
 
 
-def test_auto_commits_a_lone_append_on_the_loop_and_a_group_on_the_writer(tmp_path: Path) -> None:
-    ledger = SqliteLedger(tmp_path / "v.sqlite3")
-    assert ledger.commit == "auto"
+def test_by_default_every_commit_runs_on_the_writer_thread_never_the_loops(tmp_path: Path) -> None:
+    """A disk that stops answering must hold up a thread the loop does not wait for, even for a lone append."""
+    threads: list[int] = []
+
+    class Watched(SqliteLedger):
+        def _write(self, db: Any, batch: Any) -> None:
+            threads.append(threading.get_ident())
+            super()._write(db, batch)
+
+    ledger = Watched(tmp_path / "v.sqlite3")
+    assert ledger.commit == "thread"
     a, b = ledger.create_table("a").table, ledger.create_table("b").table
 
-    async def main() -> None:
-        await ledger.append(a, [(1, b"x")], None)
-        assert ledger._writer is None  # no hand-off for a lone append
+    async def main() -> int:
+        await ledger.append(a, [(1, b"x")], None)  # a lone append, the writer idle
         await asyncio.gather(ledger.append(a, [(2, b"y")], None), ledger.append(b, [(1, b"z")], None))
-        assert ledger._writer is not None and ledger._inflight == 0
+        return threading.get_ident()
 
-    asyncio.run(main())
+    loop_thread = asyncio.run(main())
+    assert threads and loop_thread not in threads
     assert ledger.events(a) == [(1, b"x"), (2, b"y")] and ledger.events(b) == [(1, b"z")]
     ledger.close()
 
