@@ -3,13 +3,17 @@
 The SQLite ledger deleted (or replaced) under a running ``verdict serve``: the sidecar refuses writes
 (``ledger_unavailable``) instead of acknowledging rolls into a file nobody will read again; at its next
 start it neither creates a new default table nor overwrites the keys file over the data folder that held
-one, and says what to do. A full disk is logged as what it is.
+one, and says what to do. Its write-ahead log (or the log's index) deleted: what the log held is saved into
+the ledger file, writes are refused, and a kill -9 and a restart lose nothing acknowledged. A full disk is
+logged as what it is.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
+import signal
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -83,6 +87,50 @@ async def test_a_ledger_file_removed_under_a_running_sidecar_refuses_writes_and_
     held = SqliteLedger(data / "verdict.sqlite3")
     assert held.tables() == []  # never a new default table over the old folder
     held.close()
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm"])
+async def test_a_write_ahead_log_deleted_under_a_running_sidecar_loses_nothing_acknowledged_across_kill_9(
+    tmp_path: Path, suffix: str
+) -> None:
+    data, said = tmp_path / "data", tmp_path / "serve.log"
+    sidecar = Process(data, free_port(), log=said)
+    sidecar.start()
+    keys = sidecar.keys()
+    try:
+        player = await Client.connect(sidecar.url, keys.table, sidecar.user_key("p1"), user="p1")
+        acked = [await player.request(m.Roll(id=f"r{i}", check=FacetsCheck(pool=2))) for i in range(20)]
+        (data / f"verdict.sqlite3{suffix}").unlink()  # a cleanup job that took it for a temporary file
+        for i in range(3):  # refused: a roll acknowledged now would live only in a file no restart reads
+            assert await _refused(player.request(m.Roll(id=f"lost-{i}", check=FacetsCheck(pool=2)))) == (
+                "ledger_unavailable"
+            )
+        with pytest.raises(RequestFailed) as refused:
+            await player.request(m.Roll(id="lost-again", check=FacetsCheck(pool=2)))
+        assert "restart the sidecar" in refused.value.message and suffix in refused.value.message
+        assert isinstance(await player.request(m.Ping(id="up")), m.Pong)  # the socket stays up
+        await player.close()
+    finally:
+        assert sidecar.stop(signal.SIGKILL) == -signal.SIGKILL  # no clean close: nothing checkpointed on the way out
+    lines = [json.loads(line) for line in said.read_text().splitlines() if line.startswith("{")]
+    lost = [e for e in lines if e.get("event") == "ledger_log_lost"]
+    assert len(lost) == 1 and lost[0]["saved"] is True and lost[0]["file"].endswith(suffix), lost
+    sidecar.start()  # the next start opens the folder as it is, and holds every acknowledged roll
+    try:
+        assert sidecar.keys().table == keys.table
+        gm = await Client.connect(sidecar.url, keys.table, keys.gm, user="gm")
+        state = await gm.request(m.State(id="s"))
+        assert state.snapshot.seq == acked[-1].seq == 20
+        again = await gm.request(m.Roll(id="after", check=FacetsCheck(pool=2)))
+        assert again.seq == 21
+        await gm.close()
+    finally:
+        sidecar.stop()
+    ledger = SqliteLedger(data / "verdict.sqlite3")
+    try:
+        assert [s for s, _ in ledger.events(keys.table)] == list(range(1, 22))
+    finally:
+        ledger.close()
 
 
 def test_a_keys_file_is_never_overwritten_and_a_restart_over_a_whole_folder_keeps_the_table(tmp_path: Path) -> None:
