@@ -18,6 +18,8 @@ Bad arguments exit with status 2 and one line on stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import functools
 import json
 import os
@@ -45,7 +47,7 @@ except ImportError as exc:
     sys.stderr.write(f"verdict: {exc}\n")
     raise SystemExit(2) from None
 
-from sidecar import __version__, config
+from sidecar import __version__, config, datadir
 
 if TYPE_CHECKING:
     from sidecar.server.settings import Settings
@@ -84,9 +86,15 @@ def _open_ledger(ledger_url: str | None, data: Path) -> Any:
 KNOBS = {k.name: k for k in config.KNOBS}
 
 
+DEFAULTS_SAID: dict[str, Callable[[], str]] = {
+    "data": lambda: f"a ./var here that holds a ledger, else {datadir.platform_data_dir()}",
+}
+"""Defaults the CLI works out rather than takes from the knob, as ``--help`` says them."""
+
+
 def _knob_help(knob: config.Knob) -> str:
     """An option's help: the knob's line, then its default (and the variable read first) in its unit."""
-    default = knob.said(knob.default)
+    default = DEFAULTS_SAID[knob.name]() if knob.name in DEFAULTS_SAID else knob.said(knob.default)
     if knob.env:
         default = f"${knob.env}, else {default}"
     repeatable = "repeatable; " if knob.repeat else ""
@@ -151,8 +159,11 @@ def _knob_value(args: argparse.Namespace, knob: config.Knob) -> Any:
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
-    data: Path | None = _knob_value(args, KNOBS["data"])
-    return data if data is not None else config.DEFAULTS.data
+    """The data folder (:func:`sidecar.datadir.resolve`); its note, when it has one, said once on stderr."""
+    folder = datadir.resolve(_knob_value(args, KNOBS["data"]))
+    if folder.note:
+        sys.stderr.write(folder.note + "\n")
+    return folder.path
 
 
 def serve_settings(args: argparse.Namespace) -> Settings:
@@ -160,6 +171,7 @@ def serve_settings(args: argparse.Namespace) -> Settings:
     from .server.settings import Settings
 
     given = {k.name: _knob_value(args, k) for k in config.KNOBS}
+    given["data"] = _data_dir(args)
     given["public_url"] = _public_url(args.public_url)
     given["trusted_proxies"] = _trusted_proxies(args.trusted_proxies)
     return Settings(**{name: value for name, value in given.items() if value is not None})
@@ -432,11 +444,143 @@ def _trusted_proxies(values: list[str] | None) -> tuple[str, ...] | None:
     return tuple(values) if values else None
 
 
+def _claim_port(host: str, port: int) -> int:
+    """The port ``verdict serve`` will listen on, found free before anything is created: ``port``, or for 0
+    the one the system gives now. A port in use (or an address not of this machine) is a :class:`CliError`.
+    The probe binds as aiohttp will (address reuse on, so a port left in TIME_WAIT by the last run is free)."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise CliError(ErrorCode.USAGE, f"--host {host}: no such address here ({exc.strerror})") from None
+    for family, kind, proto, _, address in infos:
+        with socket.socket(family, kind, proto) as probe:
+            if os.name != "nt":
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                probe.bind((address[0], port, *address[2:]))
+            except OSError as exc:
+                reason = (
+                    "is already in use (another sidecar?)"
+                    if exc.errno == errno.EADDRINUSE
+                    else f"cannot be used: {exc.strerror}"
+                )
+                raise CliError(ErrorCode.USAGE, f"{host}:{port} {reason}; choose another with --port") from None
+            port = port or probe.getsockname()[1]
+    return port
+
+
+def _reaching_addresses(host: str) -> list[str]:
+    """The addresses of this machine a sidecar listening on ``host`` is reached at from others: ``host``
+    itself, or for a wildcard each address of this machine's own (loopback left out)."""
+    import ipaddress
+    import socket
+
+    try:
+        wildcard = ipaddress.ip_address(host.split("%")[0]).is_unspecified
+    except ValueError:
+        return []
+    if not wildcard:
+        return []
+    found: list[str] = []
+    with contextlib.suppress(OSError):  # the address a route to the outside leaves from (no packet is sent)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))
+            found.append(probe.getsockname()[0])
+    with contextlib.suppress(OSError):
+        for *_, address in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET, socket.SOCK_STREAM):
+            found.append(str(address[0]))
+    return [a for a in dict.fromkeys(found) if not ipaddress.ip_address(a).is_loopback]
+
+
+def _connect_lines(settings: Settings) -> list[str]:
+    """What the banner tells the GM to paste into Foundry: the *Sidecar URL* exactly, and for a wildcard
+    host the addresses other machines reach it at."""
+    from .server.module import MANIFEST_PATH, address_url
+
+    if settings.public_url:
+        return [f"Sidecar URL (paste into Foundry's module settings): {settings.public_url}"]
+    here = address_url(settings.host, settings.port)
+    lines = [f"Sidecar URL (paste into Foundry's module settings): {here}"]
+    others = [address_url(a, settings.port) for a in _reaching_addresses(settings.host)]
+    if others:
+        lines.append(
+            f"  from other machines: {', '.join(others)} (allow their Foundry with --allow-origin; "
+            f"its manifest: that URL + {MANIFEST_PATH})"
+        )
+    return lines
+
+
+def _first_start(ledger: Any, data: Path) -> None:
+    """The default table on first start (:func:`~sidecar.server.run.ensure_default_table`, which ``serve``
+    calls again to say where the keys are): its keys are printed on a terminal; when the output is not one
+    (a service's or container's log, kept for good) only the keys file's path is, the file being the
+    owner's alone. A folder the sidecar will not start on is refused here, before anything is printed."""
+    import io
+
+    from .server.run import StartRefused, ensure_default_table
+
+    before = {t.id for t in ledger.tables()}
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(said):
+            ensure_default_table(ledger, data)
+    except StartRefused as exc:
+        ledger.close()
+        raise CliError(ErrorCode.USAGE, str(exc)) from None
+    made = [t for t in ledger.tables() if t.id not in before]
+    if not made:
+        return
+    if sys.stdout.isatty():
+        sys.stdout.write(said.getvalue())
+        return
+    print(
+        f"new table {made[0].name!r} ({made[0].id}): its keys are in {datadir.keys_path(data)}, readable by you "
+        "alone (not printed here: this output is not a terminal)",
+        flush=True,
+    )
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    settings = serve_settings(args)
+    with datadir.private_files():  # the ledger's files (and SQLite's -wal, -shm) are created owner-only
+        return _serve(settings)
+
+
+def _serve(settings: Settings) -> int:
     from .server.run import serve
 
-    settings = serve_settings(args)
-    return serve(settings, _open_ledger(settings.ledger_url, settings.data))
+    data = settings.data
+    try:
+        datadir.secure(data)
+    except OSError as exc:
+        raise CliError(
+            ErrorCode.USAGE,
+            f"--data {data}: the data folder cannot be used ({exc.strerror or exc}); choose another with --data",
+        ) from None
+    settings = dataclasses.replace(settings, port=_claim_port(settings.host, settings.port))
+    try:
+        lock = datadir.hold_serving_lock(data)
+    except datadir.Served as exc:
+        raise CliError(ErrorCode.USAGE, str(exc)) from None
+    except OSError as exc:
+        raise CliError(
+            ErrorCode.USAGE,
+            f"--data {data}: the data folder cannot be used ({exc.strerror or exc}); choose another with --data",
+        ) from None
+    try:
+        ledger = _open_ledger(settings.ledger_url, data)
+        _first_start(ledger, data)
+        print(f"data folder: {data} (back it up with `verdict backup FILE`)", flush=True)
+        for line in _connect_lines(settings):
+            print(line, flush=True)
+        return serve(settings, ledger)
+    finally:
+        lock.close()
 
 
 def cmd_module(args: argparse.Namespace) -> int:
@@ -464,55 +608,162 @@ def cmd_module(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_table(args: argparse.Namespace) -> int:
-    from .tables import export_table, print_keys
+def _where(ledger_url: str | None, data: Path) -> str:
+    """The ledger as messages name it: the data folder's file, or the PostgreSQL database (no password)."""
+    if ledger_url is None:
+        return f"the data folder {data}"
+    from urllib.parse import urlsplit
 
-    ledger = _open_ledger(_knob_value(args, KNOBS["ledger_url"]), _data_dir(args))
+    parts = urlsplit(ledger_url)
+    return f"the PostgreSQL ledger at {parts.hostname or 'localhost'}{parts.path}"
+
+
+def _confirm(question: str, answer: str) -> bool:
+    """Whether the user typed ``answer`` to ``question`` (on a terminal only)."""
+    if not sys.stdin.isatty():
+        return False
     try:
-        if args.table_cmd == "create":
-            keys = ledger.create_table(args.name)
-            if args.json:
-                print(
-                    json.dumps(
-                        {
-                            "table": keys.table,
-                            "name": args.name,
-                            "gm": keys.gm,
-                            "player": keys.player,
-                            "observer": keys.observer,
-                        }
-                    )
-                )
-            else:
-                print_keys(args.name, keys)
-        elif args.table_cmd == "list":
-            rows = ledger.tables()
-            if not rows:
-                print("no tables yet: verdict table create NAME")
-            for info in rows:
-                print(f"{info.id}  {info.name}")
-        elif args.table_cmd == "rotate-keys":
-            try:
-                keys = ledger.rotate_keys(args.id)
-            except KeyError:
-                raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`") from None
-            info = ledger.table(args.id)
-            print_keys(info.name if info else args.id, keys)
-        elif args.table_cmd == "user-key":
-            from .state.keys import derive_user_key
+        return input(question).strip() == answer
+    except EOFError:
+        return False
 
-            if not args.user or len(args.user) > config.MAX_USER:
-                raise CliError(ErrorCode.USAGE, f"USER is a Foundry user id of 1 to {config.MAX_USER} characters")
-            secret = ledger.user_secret(args.id)
-            if secret is None:
-                raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`")
-            print(derive_user_key(secret, args.user))
-        elif args.table_cmd == "export":
-            if ledger.table(args.id) is None:
-                raise CliError(ErrorCode.USAGE, f"no table {args.id!r}; see `verdict table list`")
-            sys.stdout.write(export_table(ledger, args.id, args.format, args.audience))
-    finally:
+
+def cmd_table(args: argparse.Namespace) -> int:
+    data = _data_dir(args)
+    ledger_url = _knob_value(args, KNOBS["ledger_url"])
+    where = _where(ledger_url, data)
+    with datadir.private_files():
+        if ledger_url is None:
+            with contextlib.suppress(OSError):  # a folder that cannot be made is said by the ledger's opening
+                datadir.secure(data)
+        ledger = _open_ledger(ledger_url, data)
+        try:
+            return _table_action(args, ledger, ledger_url, data, where)
+        finally:
+            ledger.close()
+
+
+def _table_action(args: argparse.Namespace, ledger: Any, ledger_url: str | None, data: Path, where: str) -> int:
+    from .tables import delete_table, export_table, print_keys
+
+    def known(table_id: str) -> Any:
+        info = ledger.table(table_id)
+        if info is None:
+            raise CliError(ErrorCode.USAGE, f"no table {table_id!r} in {where}; see `verdict table list`")
+        return info
+
+    if args.table_cmd == "create":
+        name = args.name.strip()
+        if not name:
+            raise CliError(ErrorCode.USAGE, 'NAME: give the table a name, e.g. verdict table create "Friday group"')
+        if any(t.name == name for t in ledger.tables()):
+            raise CliError(
+                ErrorCode.USAGE,
+                f"a table named {name!r} is already in {where}; choose another name (see `verdict table list`)",
+            )
+        keys = ledger.create_table(name)
+        if args.json:
+            print(
+                json.dumps(
+                    {"table": keys.table, "name": name, "gm": keys.gm, "player": keys.player, "observer": keys.observer}
+                )
+            )
+        else:
+            print_keys(name, keys)
+    elif args.table_cmd == "list":
+        rows = ledger.tables()
+        if not rows:
+            print(f"no tables yet in {where}: verdict table create NAME")
+        for info in rows:
+            print(f"{info.id}  {info.name}")
+    elif args.table_cmd == "rotate-keys":
+        try:
+            keys = ledger.rotate_keys(args.id)
+        except KeyError:
+            raise CliError(ErrorCode.USAGE, f"no table {args.id!r} in {where}; see `verdict table list`") from None
+        info = ledger.table(args.id)
+        print_keys(info.name if info else args.id, keys)
+        if datadir.keys_file_table(data) == keys.table:
+            path = datadir.rewrite_keys_file(
+                data, datadir.keys_file_text(keys.table, keys.gm, keys.player, keys.observer)
+            )
+            print(f"(the new keys replace the old in {path})", flush=True)
+    elif args.table_cmd == "user-key":
+        from .state.keys import derive_user_key
+
+        if not args.user or len(args.user) > config.MAX_USER:
+            raise CliError(ErrorCode.USAGE, f"USER is a Foundry user id of 1 to {config.MAX_USER} characters")
+        secret = ledger.user_secret(args.id)
+        if secret is None:
+            raise CliError(ErrorCode.USAGE, f"no table {args.id!r} in {where}; see `verdict table list`")
+        print(derive_user_key(secret, args.user))
+    elif args.table_cmd == "export":
+        known(args.id)
+        sys.stdout.write(export_table(ledger, args.id, args.format, args.audience))
+    elif args.table_cmd == "delete":
+        info = known(args.id)
+        if ledger_url is not None:
+            from .backup import PG_DUMP
+
+            raise CliError(
+                ErrorCode.USAGE,
+                f"table delete works on a data folder's ledger; back up {where} first ({PG_DUMP}), then delete the "
+                "table's rows with psql",
+            )
+        if not args.yes and not _confirm(
+            f"Delete table {info.name!r} ({info.id}) and its whole history? Type its name to confirm: ", info.name
+        ):
+            raise CliError(ErrorCode.USAGE, f"table {info.id} not deleted: confirm by typing its name, or add --yes")
         ledger.close()
+        from .backup import BackupError
+
+        try:
+            kept, events = delete_table(data, info.id)
+        except (datadir.Served, BackupError) as exc:
+            raise CliError(ErrorCode.USAGE, f"table {info.id} not deleted: {exc}") from None
+        print(f"deleted table {info.name!r} ({info.id}, {events} events); a backup from just before: {kept}")
+    return 0
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    from .backup import PG_DUMP, BackupError, backup
+
+    data = _data_dir(args)
+    if _knob_value(args, KNOBS["ledger_url"]) is not None:
+        raise CliError(ErrorCode.USAGE, f"a PostgreSQL ledger is backed up with its own tools: {PG_DUMP}")
+    target = Path(args.file).expanduser().absolute()
+    with datadir.private_files():
+        try:
+            summary = backup(data, target)
+        except BackupError as exc:
+            raise CliError(ErrorCode.USAGE, f"backup: {exc}") from None
+    print(f"backed up the ledger of {data} to {target} ({summary.tables} tables, {summary.events} events)")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from .backup import PG_RESTORE, BackupError, restore
+
+    data = _data_dir(args)
+    if _knob_value(args, KNOBS["ledger_url"]) is not None:
+        raise CliError(ErrorCode.USAGE, f"a PostgreSQL ledger is restored with its own tools: {PG_RESTORE}")
+    source = Path(args.file).expanduser().absolute()
+    with datadir.private_files():
+        try:
+            datadir.secure(data)
+            done = restore(source, data)
+        except (BackupError, datadir.Served) as exc:
+            raise CliError(ErrorCode.USAGE, f"restore: {exc}") from None
+        except OSError as exc:
+            raise CliError(ErrorCode.USAGE, f"restore: {data} cannot be written ({exc.strerror or exc})") from None
+    print(f"restored {source} into {data} ({done.summary.tables} tables, {done.summary.events} events)")
+    if done.kept:
+        print(f"the ledger it replaced: {done.kept}")
+    if done.keys_moved:
+        print(
+            f"the keys file's keys do not open the restored ledger: moved to {done.keys_moved}; "
+            "new keys: verdict table rotate-keys ID"
+        )
     return 0
 
 
@@ -571,9 +822,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_knob(table, KNOBS["ledger_url"])
     tsub = table.add_subparsers(dest="table_cmd", required=True, metavar="ACTION", parser_class=Parser)
     create = tsub.add_parser("create", help="create a table and print its keys (once)")
-    create.add_argument("name")
+    create.add_argument("name", help='a name of its own, e.g. "Friday group"')
     create.add_argument("--json", action="store_true", help="print the id and keys as one JSON object")
     tsub.add_parser("list", help="list tables")
+    delete = tsub.add_parser(
+        "delete",
+        help="delete a table and its history (a backup is made first)",
+        description="Delete table ID: its keys, events, snapshots and requests. A backup of the whole ledger is "
+        "written to the data folder first; no sidecar may serve the folder meanwhile.",
+    )
+    delete.add_argument("id")
+    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     rotate = tsub.add_parser("rotate-keys", help="replace a table's keys and user keys (the old ones stop working)")
     rotate.add_argument("id")
     ukey = tsub.add_parser(
@@ -596,6 +855,26 @@ def build_parser() -> argparse.ArgumentParser:
         "event, marked with who saw it); jsonl is the whole ledger either way",
     )
     table.set_defaults(func=cmd_table)
+
+    for name, func, what, about in (
+        (
+            "backup",
+            cmd_backup,
+            "copy the ledger to FILE, consistently, even while a sidecar serves",
+            "FILE: a new file, e.g. verdict-2026-12-03.sqlite3",
+        ),
+        (
+            "restore",
+            cmd_restore,
+            "put the backup FILE back as the data folder's ledger (stop the sidecar first)",
+            "FILE: a file `verdict backup` wrote",
+        ),
+    ):
+        p = sub.add_parser(name, help=what, description=what[0].upper() + what[1:] + ".")
+        _add_knob(p, KNOBS["data"])
+        _add_knob(p, KNOBS["ledger_url"])
+        p.add_argument("file", metavar="FILE", help=about)
+        p.set_defaults(func=func)
     return parser
 
 

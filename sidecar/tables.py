@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
+import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from protocol.v1 import table as t
+from sidecar import config, datadir
 from sidecar.state.keys import print_keys as print_keys  # where the server prints the first table's keys too
 from sidecar.state.ledger import Ledger
 from sidecar.state.table import Stored, Table, decode_stored
@@ -24,6 +28,41 @@ from sidecar.state.visibility import Viewer, may_see
 AUDIENCES = ("players", "gm")
 SEEN_BY = {"gm": "GM only", "roller_gm": "GM and roller only"}
 """How the GM's recap marks an event not seen by all, by its visibility."""
+
+
+TABLE_ROWS = ("check_events", "snapshots", "requests", "events")
+"""The ledger's tables that hold rows of a table (by ``table_id``), besides its own row in ``tables``."""
+
+
+def delete_table(data: Path, table_id: str) -> tuple[Path, int]:
+    """Delete ``table_id`` from the SQLite ledger of ``data``, whole, in one transaction, after a backup of the
+    ledger beside it; no sidecar may serve the folder meanwhile (:class:`~sidecar.datadir.Served`).
+    Returns the backup's path and how many events went."""
+    from sidecar.backup import backup
+
+    with datadir.nobody_serving(data):
+        kept = data / f"{config.DATA_FILE}.before-delete-{table_id}-{time.strftime('%Y%m%d-%H%M%S')}"
+        backup(data, kept)
+        db = sqlite3.connect(config.data_file(data), isolation_level=None)
+        try:
+            db.execute("PRAGMA busy_timeout=5000")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                present = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                events = db.execute("SELECT count(*) FROM events WHERE table_id=?", (table_id,)).fetchone()[0]
+                for name in TABLE_ROWS:
+                    if name in present:
+                        db.execute(f"DELETE FROM {name} WHERE table_id=?", (table_id,))
+                db.execute("DELETE FROM tables WHERE id=?", (table_id,))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        finally:
+            db.close()
+    if datadir.keys_file_table(data) == table_id:
+        datadir.keys_path(data).replace(kept.with_name(f"{config.KEYS_FILE}.deleted-{table_id}"))
+    return kept, int(events)
 
 
 def _rows(ledger: Ledger, table_id: str) -> list[tuple[int, Stored]]:

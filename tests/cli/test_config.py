@@ -19,9 +19,12 @@ def test_the_data_directory_comes_from_the_option_then_the_environment_then_the_
     r = verdict("table", "create", "B", "--json", env={config.DATA_ENV: str(by_env)})
     assert r.returncode == 0, r.stderr
     assert config.data_file(by_env).is_file()
-    r = verdict("table", "create", "C", "--json", unset=[config.DATA_ENV], cwd=tmp_path)
+    user_data = tmp_path / "user-data"  # the platform's per-user data folders (XDG on Linux)
+    r = verdict(
+        "table", "create", "C", "--json", unset=[config.DATA_ENV], env={"XDG_DATA_HOME": str(user_data)}, cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / config.DATA_DIR / config.DATA_FILE).is_file()
+    assert (user_data / "verdict" / config.DATA_FILE).is_file() and not (tmp_path / config.DATA_DIR).exists()
     assert json.loads(r.stdout)["name"] == "C"
 
 

@@ -22,8 +22,8 @@ import websockets
 from aiohttp import web
 from aiohttp.web_runner import GracefulExit
 
-from sidecar import config
-from sidecar.cli import build_parser, main, serve_settings
+from sidecar import config, datadir
+from sidecar.cli import DEFAULTS_SAID, build_parser, main, serve_settings
 from sidecar.server import run
 from sidecar.server.appkeys import HUB, LIMITS, SETTINGS, UNFINISHED
 from tests.serving import free_port
@@ -51,7 +51,8 @@ def test_help_lists_every_knob_in_its_group_with_its_default() -> None:
         for knob, start, end in zip(knobs, starts, [*starts[1:], len(text)], strict=True):
             entry = text[start:end].strip()
             variable = f"${knob.env}, else " if knob.env else ""
-            assert entry.endswith(f"default: {variable}{knob.said(knob.default)})"), entry
+            said = DEFAULTS_SAID[knob.name]() if knob.name in DEFAULTS_SAID else knob.said(knob.default)
+            assert entry.endswith(f"default: {variable}{said})"), entry
     assert "--max-frame BYTES" in groups["limits"] and "(default: 64 KiB)" in groups["limits"]
     assert "--hello-timeout SECONDS" in groups["timeouts"] and "(default: 10 s)" in groups["timeouts"]
     assert "--idle-unload-after SECONDS" in groups["growth"] and "(default: 10 min)" in groups["growth"]
@@ -98,7 +99,8 @@ def test_options_then_the_environment_then_the_defaults(monkeypatch: pytest.Monk
     for knob in config.KNOBS:
         if knob.env:
             monkeypatch.delenv(knob.env, raising=False)
-    assert serve_settings(parser.parse_args(["serve"])) == run.Settings()
+    monkeypatch.chdir(tmp_path)  # no ./var here: the platform's data folder
+    assert serve_settings(parser.parse_args(["serve"])) == run.Settings(data=datadir.platform_data_dir())
     monkeypatch.setenv(config.METRICS_TOKEN_ENV, "from-env")
     monkeypatch.setenv(config.DATA_ENV, str(tmp_path / "env"))
     s = serve_settings(parser.parse_args(["serve", "--data", str(tmp_path / "opt")]))
