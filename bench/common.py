@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -135,6 +135,29 @@ def dict_table(rows: Sequence[dict[str, Any]]) -> str:
 
 def python() -> str:
     return sys.executable
+
+
+class Measured(Protocol):
+    """What the load driver (:func:`bench.load.measure`) and the plans it writes need of a server: one sidecar,
+    a group of sidecars on one ledger, or the echo anchor alike."""
+
+    @property
+    def url(self) -> str:
+        """Where the connections go: one websocket URL, or several joined by commas (a group's sidecars)."""
+        ...
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """What :mod:`bench.serve` printed as it started (its ``tables``: a Verdict server's tables and keys)."""
+        ...
+
+    def cpu(self) -> float:
+        """CPU seconds the server's processes have used (the difference over a window is its cost)."""
+        ...
+
+    def loop_cpu(self) -> float:
+        """CPU seconds the servers' event loop threads have used (a part of :meth:`cpu`)."""
+        ...
 
 
 @dataclass
@@ -332,7 +355,7 @@ class ClientProcs:
         self.kill()
 
 
-def plan_file(server: Server, connections: int, per_table: int = 8) -> Path:
+def plan_file(server: Measured, connections: int, per_table: int = 8) -> Path:
     """Which connection joins which table as whom: one GM and the rest players, distinct users."""
     tables = server.info["tables"] or [[f"echo-{i}", "-", "-"] for i in range(connections // per_table)]
     plan = []

@@ -146,11 +146,17 @@ def _child(*args: str) -> dict[str, float]:
 
 
 def _figures(
-    rows: list[Row], where: str, size: int, table_id: str, smallest: dict[str, float] | None, ledger: str
-) -> dict[str, float]:
+    rows: list[Row],
+    where: str,
+    size: int,
+    table_id: str,
+    smallest: tuple[int, dict[str, float]] | None,
+    ledger: str,
+) -> tuple[int, dict[str, float]]:
+    """The rows of one table's loads; what they are compared with (the first size's), and at what size."""
     snap = _child("load", where, table_id, "snapshot")
     full_fold = _child("load", where, table_id, "full")  # (it deletes the snapshot: after)
-    smallest = smallest or snap
+    first_size, first = smallest or (size, snap)
     rows.append(
         Row(
             "7",
@@ -160,7 +166,7 @@ def _figures(
             full_fold["ms"],
             "ms",
             False,
-            note=f"{snap['ms'] / smallest['ms']:.2f}× the load at {SIZES[0]:,}; checks held {snap['checks_held']:.0f}",
+            note=f"{snap['ms'] / first['ms']:.2f}× the load at {first_size:,}; checks held {snap['checks_held']:.0f}",
         )
     )
     rows.append(
@@ -172,23 +178,24 @@ def _figures(
             full_fold["rss_mib"],
             "MiB",
             False,
-            note=f"{snap['rss_mib'] / max(smallest['rss_mib'], 0.01):.2f}× at {SIZES[0]:,}",
+            note=f"{snap['rss_mib'] / max(first['rss_mib'], 0.01):.2f}× at {first_size:,}",
         )
     )
-    return smallest
+    return first_size, first
 
 
-def run(full: bool = False) -> list[Row]:
+def run(full: bool = False, sizes: tuple[int, ...] = SIZES, tables: int = TABLES) -> list[Row]:
+    """The first load at each of ``sizes`` events, on SQLite and PostgreSQL; the memory of ``tables`` tables."""
     from tests.pgserver import PgServer, bin_dir
 
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="verdict-growth-") as tmp:
         pg = PgServer().start() if bin_dir() is not None else None
         try:
-            smallest: dict[str, float] | None = None
-            shared: dict[str, float] | None = None
+            smallest: tuple[int, dict[str, float]] | None = None
+            shared: tuple[int, dict[str, float]] | None = None
             copies = []
-            for size in SIZES:
+            for size in sizes:
                 path = Path(tmp) / f"t{size}.sqlite3"
                 table_id = build(path, size, min(TAIL, size // 2))
                 if pg is not None:  # copied before the full fold's load deletes the snapshot
@@ -204,12 +211,17 @@ def run(full: bool = False) -> list[Row]:
         from sidecar.state.ledger import SqliteLedger
 
         ledger = SqliteLedger(path, synchronous="OFF")
-        for i in range(TABLES):
+        for i in range(tables):
             ledger.create_table(f"t{i}")
         ledger.close()
-        each = _child("tables", str(path), str(TABLES))
-        rows.append(Row("7", f"memory per loaded table ({TABLES} new tables)", each["kib"], "", 0.0, "KiB", False))
+        each = _child("tables", str(path), str(tables))
+        rows.append(Row("7", f"memory per loaded table ({tables} new tables)", each["kib"], "", 0.0, "KiB", False))
     return rows
+
+
+def smallest() -> list[Row]:
+    """Every row, from two small tables (the second compared with the first) and two loaded through the hub."""
+    return run(sizes=(10, 20), tables=2)
 
 
 if __name__ == "__main__":

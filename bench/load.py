@@ -15,19 +15,26 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .common import ClientProcs, Row, data_dir, percentile, plan_file, start_server
+from .common import ClientProcs, Measured, Row, data_dir, percentile, plan_file, start_server
 
 PROCESSES = 2
 
 
-def _load(
-    server: Any, connections: int, duration: float, route: str = "round-robin", pace: float = 0.0
+def measure(
+    server: Measured,
+    connections: int,
+    duration: float,
+    route: str = "round-robin",
+    pace: float = 0.0,
+    processes: int = PROCESSES,
 ) -> dict[str, Any]:
+    """``connections`` (in tables of 8, opened by ``processes`` client processes) rolling against ``server`` for
+    ``duration`` seconds: the rate, the latencies, the errors, and the server's CPU over the window."""
     plan = plan_file(server, connections)
     args = ["load", server.url, "--plan", str(plan), "--duration", str(duration), "--route", route]
     args += ["--pace", str(pace)]
     try:
-        with ClientProcs("bench.clients", args, PROCESSES) as clients:
+        with ClientProcs("bench.clients", args, processes) as clients:
             clients.ready()
             cpu0, loop0, t0 = server.cpu(), server.loop_cpu(), time.monotonic()
             clients.go()
@@ -56,18 +63,20 @@ def _load(
     }
 
 
-def run(full: bool = False, connections: int = 1000) -> list[Row]:
-    duration = 30.0 if full else 10.0
+def run(
+    full: bool = False, connections: int = 1000, duration: float | None = None, processes: int = PROCESSES
+) -> list[Row]:
+    duration = duration or (30.0 if full else 10.0)
     results: dict[str, dict[str, Any]] = {}
     for where in ("disk", "tmpfs"):
         d = data_dir(where)
         try:
             with start_server("verdict", data=d.path, tables=connections // 8) as server:
-                results[d.label] = _load(server, connections, duration)
+                results[d.label] = measure(server, connections, duration, processes=processes)
         finally:
             d.cleanup()
     with start_server("echo", reply_size=450) as server:
-        echo = _load(server, connections, duration)
+        echo = measure(server, connections, duration, processes=processes)
     rows = []
     for label, r in results.items():
         note = (
@@ -125,3 +134,8 @@ def run(full: bool = False, connections: int = 1000) -> list[Row]:
             )
         )
     return rows
+
+
+def smallest() -> list[Row]:
+    """Every row of the figure from the least load that makes them: two tables, a fraction of a second."""
+    return run(connections=16, duration=0.3, processes=1)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import compileall
 import gc
 import time
-from typing import Any
+from collections.abc import Sequence
+from pathlib import Path
 
 from .common import ROOT, ClientProcs, Row, Server, data_dir, plan_file, start_server
 
@@ -25,12 +26,12 @@ PROCESSES = 2
 SETTLE = 2.0
 
 
-def _rss_with(server: Server, connections: int) -> int:
+def _rss_with(server: Server, connections: int, settle: float, processes: int) -> int:
     plan = plan_file(server, connections)
     try:
-        with ClientProcs("bench.clients", ["idle", server.url, "--plan", str(plan)], PROCESSES) as clients:
+        with ClientProcs("bench.clients", ["idle", server.url, "--plan", str(plan)], processes) as clients:
             clients.ready()
-            time.sleep(SETTLE)
+            time.sleep(settle)
             rss = server.rss()
             clients.go("stop")
             results = clients.results(timeout=120)
@@ -42,13 +43,15 @@ def _rss_with(server: Server, connections: int) -> int:
     return rss
 
 
-def _measure(kind: str, counts: list[int], data: Any = None) -> dict[int, int]:
+def _measure(
+    kind: str, counts: Sequence[int], settle: float, processes: int, data: Path | None = None
+) -> dict[int, int]:
     out = {}
     for n in [0, *counts]:
         # A fresh server for each count: RSS rarely shrinks after connections close.
         with start_server(kind, data=data, tables=max(counts) // 8) as server:
-            time.sleep(SETTLE)
-            out[n] = server.rss() if n == 0 else _rss_with(server, n)
+            time.sleep(settle)
+            out[n] = server.rss() if n == 0 else _rss_with(server, n, settle, processes)
     return out
 
 
@@ -62,15 +65,18 @@ def compiled() -> None:
         compileall.compile_dir(ROOT / package, quiet=1)
 
 
-def run(full: bool = False) -> list[Row]:
-    counts = [1000, 5000]
+def run(
+    full: bool = False, counts: Sequence[int] = (1000, 5000), settle: float = SETTLE, processes: int = PROCESSES
+) -> list[Row]:
+    """RSS idle and with each of ``counts`` idle connections (held by ``processes`` client processes), read
+    ``settle`` seconds after they are in."""
     compiled()
     d = data_dir("tmpfs")
     try:
-        ours = _measure("verdict", counts, d.path)
+        ours = _measure("verdict", counts, settle, processes, d.path)
     finally:
         d.cleanup()
-    echo = _measure("echo", counts)
+    echo = _measure("echo", counts, settle, processes)
     gc.collect()
     rows = [
         Row(
@@ -101,3 +107,8 @@ def run(full: bool = False) -> list[Row]:
             Row("memory", f"per connection, {n:,}", per, "echo", echo_per, "KiB", higher_is_better=False, limit=64)
         )
     return rows
+
+
+def smallest() -> list[Row]:
+    """Every row, from two tables' connections read at once."""
+    return run(counts=(16,), settle=0.0, processes=1)

@@ -245,15 +245,16 @@ def _dice(check: Any) -> int:
     return len(mod.sizes(check, mod.RULES))
 
 
-def run(quick: bool = False) -> list[dict[str, Any]]:
-    """One row per shape: cold and cached medians (µs), icepool's median (µs) and the speedup."""
+def run(quick: bool = False, runs: int | None = None) -> list[dict[str, Any]]:
+    """One row per shape: cold and cached medians (µs), icepool's median (µs) and the speedup; each median of
+    ``runs`` measurements if given (else as many as ``quick`` says)."""
     rows = []
     for name, check, ice in SHAPES:
         _cold(check)()  # import and warm the interpreter's paths once
-        cold = _median_us(_cold(check), 20 if quick else 100)
-        first = _median_us(_cold(check, tables=True), 20 if quick else 100)
-        cached = _cached_us(check, 5 if quick else 15)
-        icepool_us = _median_us(partial(ice, check), 3 if quick else 7)
+        cold = _median_us(_cold(check), runs or (20 if quick else 100))
+        first = _median_us(_cold(check, tables=True), runs or (20 if quick else 100))
+        cached = _cached_us(check, runs or (5 if quick else 15))
+        icepool_us = _median_us(partial(ice, check), runs or (3 if quick else 7))
         rows.append(
             {
                 "shape": name,
@@ -271,6 +272,11 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         )
     clear_cache()
     return rows
+
+
+def smallest() -> list[dict[str, Any]]:
+    """Every shape's row, each figure from one measurement."""
+    return run(runs=1)
 
 
 if __name__ == "__main__":

@@ -17,10 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .common import Row, data_dir, percentile, run_clients, start_server
+from .common import Row, Server, data_dir, percentile, run_clients, start_server
 
 
-def _rtt(server: Any, count: int, warmup: int) -> dict[str, Any]:
+def _rtt(server: Server, count: int, warmup: int) -> dict[str, Any]:
     tables = server.info["tables"] or [["echo", "-", "-"]]
     table, gm = tables[0][:2]
     # the key as ``--key=K``: a key may begin with "-" (base64url), which argparse takes for an option
@@ -63,15 +63,18 @@ SLACK_US = 60.0
 """What the issue allows a roll's round trip above the echo and one durable commit."""
 
 
-def run(full: bool = False) -> list[Row]:
-    count, warmup = (20000, 1000) if full else (3000, 300)
+def run(full: bool = False, count: int | None = None, warmup: int | None = None, commits_count: int = 400) -> list[Row]:
+    """``count`` round trips after ``warmup`` against each server; ``commits_count`` commits for each floor
+    and each of the ledger's parts."""
+    count = count or (20000 if full else 3000)
+    warmup = warmup if warmup is not None else (1000 if full else 300)
     results: dict[str, dict[str, Any]] = {}
     commits: dict[str, float] = {}
     size = 0
     for where in ("disk", "tmpfs"):
         d = data_dir(where)
         try:
-            commits[d.label] = durable_commit(d.path)
+            commits[d.label] = durable_commit(d.path, commits_count)
             with start_server("verdict", data=d.path) as server:
                 results[d.label] = out = _rtt(server, count, warmup)
                 size = size or out["reply_size"]
@@ -153,7 +156,7 @@ def run(full: bool = False) -> list[Row]:
                 note="p50; a one-row SQLite WAL commit, synchronous=FULL, same directory",
             )
         )
-    return rows + parts()
+    return rows + parts(commits_count)
 
 
 def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float, float]:
@@ -197,10 +200,10 @@ def _ledger_parts(where: str, count: int = 400) -> tuple[str, float, float, floa
         d.cleanup()
 
 
-def parts() -> list[Row]:
+def parts(count: int = 400) -> list[Row]:
     rows = []
     for where in ("disk", "tmpfs"):
-        label, on_loop, threaded, direct = _ledger_parts(where)
+        label, on_loop, threaded, direct = _ledger_parts(where, count)
         rows.append(
             Row(
                 "round trip, part",
@@ -238,3 +241,8 @@ def parts() -> list[Row]:
             )
         )
     return rows
+
+
+def smallest() -> list[Row]:
+    """Every row, from a few round trips and commits each."""
+    return run(count=20, warmup=2, commits_count=5)

@@ -23,10 +23,13 @@ import os
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .common import Row, data_dir, fs_type, percentile, run_clients, start_server
-from .load import _load
+from .common import Row, Server, data_dir, fs_type, percentile, run_clients, start_server
+from .load import PROCESSES, measure
+
+if TYPE_CHECKING:
+    from tests.pgserver import PgServer
 
 SIDECARS = (1, 2, 4)
 RUNS = ((1, "table"), (2, "round-robin"), (2, "table"), (4, "round-robin"), (4, "table"))
@@ -38,7 +41,7 @@ TARGET = 1.3
 class Group:
     """Several sidecars on one ledger, seen by the load driver as one server with several URLs."""
 
-    def __init__(self, servers: list[Any], pg: Any | None) -> None:
+    def __init__(self, servers: list[Server], pg: PgServer | None) -> None:
         self.servers = servers
         self.pg = pg
         self.info = servers[0].info
@@ -54,13 +57,17 @@ class Group:
         self.readings.append(parts)
         return sum(parts)
 
+    def loop_cpu(self) -> float:
+        """The sidecars' event loop threads (PostgreSQL has none: its CPU is all the ledger's)."""
+        return sum(s.loop_cpu() for s in self.servers)
+
     def split(self) -> tuple[float, float]:
         """CPU seconds of the sidecars and of the database between the last two readings (a load's window)."""
         (s0, d0), (s1, d1) = self.readings[-2:]
         return s1 - s0, d1 - d0
 
 
-def _cluster_cpu(pg: Any) -> float:
+def _cluster_cpu(pg: PgServer) -> float:
     """CPU seconds used by the PostgreSQL cluster: the postmaster, its live children and the reaped ones."""
     try:
         postmaster = int((pg.data / "postmaster.pid").read_text().split()[0])
@@ -87,7 +94,7 @@ def _rtt(url: str, info: dict[str, Any], count: int) -> float:
     table, gm = info["tables"][0][:2]
     out = run_clients(
         "bench.clients",
-        ["rtt", url, f"--table={table}", f"--key={gm}", "--count", str(count), "--warmup", "100"],
+        ["rtt", url, f"--table={table}", f"--key={gm}", "--count", str(count), "--warmup", str(count // 10)],
         1,
         timeout=300,
     )
@@ -105,48 +112,65 @@ def _plural(n: int) -> str:
     return f"{n} sidecar{'s' if n > 1 else ''}"
 
 
-def run(full: bool = False, connections: int = 1000) -> list[Row]:
+def run(
+    full: bool = False,
+    connections: int = 1000,
+    duration: float | None = None,
+    rtt_count: int = 1000,
+    runs: tuple[tuple[int, str], ...] = RUNS,
+    cluster_each: bool = True,
+    processes: int = PROCESSES,
+) -> list[Row]:
+    """Figure 6: ``runs`` (sidecars, routing) of ``connections`` (opened by ``processes`` client processes) rolling
+    for ``duration`` seconds, each on a fresh PostgreSQL cluster (``cluster_each``; else one cluster, a fresh
+    database each), against one sidecar on SQLite; each lone round trip from ``rtt_count`` rolls."""
     from tests.pgserver import MISSING, PgServer, bin_dir
 
     if bin_dir() is None:
         return [Row("several", f"skipped: {MISSING}", float("nan"), "", 0, "")]
-    duration = 30.0 if full else 10.0
+    duration = duration or (30.0 if full else 10.0)
     cores = os.cpu_count() or 1
     tables = connections // 8
     d = data_dir("disk")
     try:
         with start_server("verdict", data=d.path, tables=tables) as server:
-            base = _load(Group([server], None), connections, duration)
-            base_rtt = _rtt(server.url, server.info, 1000)
+            base = measure(Group([server], None), connections, duration, processes=processes)
+            base_rtt = _rtt(server.url, server.info, rtt_count)
     finally:
         d.cleanup()
     results: dict[tuple[int, str], dict[str, Any]] = {}
     rtts: dict[int, float] = {}
-    for n, route in RUNS:
-        # A fresh cluster each: no run pays for the last one's dead rows, WAL or checkpoints.
-        pg = PgServer(durable=True).start()
-        try:
-            url = pg.create_database()
-            dirs = [data_dir("disk") for _ in range(n)]
-            servers: list[Any] = []
+    shared = None if cluster_each else PgServer(durable=True).start()
+    try:
+        for n, route in runs:
+            # A fresh cluster each (unless one is shared): no run pays for the last one's dead rows, WAL or checkpoints.
+            pg = shared or PgServer(durable=True).start()
             try:
-                servers.append(start_server("verdict", data=dirs[0].path, tables=tables, ledger=url))
-                for i in range(1, n):
-                    servers.append(start_server("verdict", data=dirs[i].path, tables=0, ledger=url))
-                    servers[-1].info["tables"] = servers[0].info["tables"]
-                time.sleep(0.5)  # the buses connect
-                group = Group(servers, pg)
-                results[n, route] = _load(group, connections, duration, route)
-                results[n, route]["split"] = group.split()
-                if n == 1:
-                    rtts[n] = _rtt(servers[0].url, servers[0].info, 1000)
+                url = pg.create_database()
+                dirs = [data_dir("disk") for _ in range(n)]
+                servers: list[Server] = []
+                try:
+                    servers.append(start_server("verdict", data=dirs[0].path, tables=tables, ledger=url))
+                    for i in range(1, n):
+                        servers.append(start_server("verdict", data=dirs[i].path, tables=0, ledger=url))
+                        servers[-1].info["tables"] = servers[0].info["tables"]
+                    time.sleep(0.5)  # the buses connect
+                    group = Group(servers, pg)
+                    results[n, route] = measure(group, connections, duration, route, processes=processes)
+                    results[n, route]["split"] = group.split()
+                    if n == 1:
+                        rtts[n] = _rtt(servers[0].url, servers[0].info, rtt_count)
+                finally:
+                    for s in servers:
+                        s.stop()
+                    for x in dirs:
+                        x.cleanup()
             finally:
-                for s in servers:
-                    s.stop()
-                for x in dirs:
-                    x.cleanup()
-        finally:
-            pg.stop()
+                if pg is not shared:
+                    pg.stop()
+    finally:
+        if shared is not None:
+            shared.stop()
     fs = fs_type(d.path.parent)
     rows = []
     one = results[1, "table"]
@@ -226,7 +250,14 @@ def run(full: bool = False, connections: int = 1000) -> list[Row]:
     return rows
 
 
-def _commits(pg: Any, url: str) -> int:
+def smallest() -> list[Row]:
+    """Every kind of row from the least load that makes them: two tables, one sidecar and two (routed by table
+    and round robin), a fraction of a second each, on one cluster."""
+    runs = ((1, "table"), (2, "round-robin"), (2, "table"))
+    return run(connections=16, duration=0.3, rtt_count=10, runs=runs, cluster_each=False, processes=1)
+
+
+def _commits(url: str) -> int:
     """Transactions committed in the benchmark's database so far (PostgreSQL's own count)."""
     import psycopg
 
@@ -256,7 +287,7 @@ def routed(
             try:
                 url = pg.create_database()
                 dirs = [data_dir("disk") for _ in range(n)]
-                servers: list[Any] = []
+                servers: list[Server] = []
                 try:
                     servers.append(start_server("verdict", data=dirs[0].path, tables=tables, ledger=url))
                     for i in range(1, n):
@@ -265,9 +296,9 @@ def routed(
                     time.sleep(0.5)  # the buses connect
                     group = Group(servers, pg)
                     load_before = os.getloadavg()[0]
-                    commits = _commits(pg, url)
-                    r = _load(group, connections, duration, "table", pace)
-                    commits = _commits(pg, url) - commits
+                    commits = _commits(url)
+                    r = measure(group, connections, duration, "table", pace)
+                    commits = _commits(url) - commits
                     sidecar_cpu, database_cpu = group.split()
                     done = r["rate"] * r["window"]
                     record = {
@@ -305,7 +336,7 @@ def bystanders(extra: int = 3, connections: int = 400, duration: float = 10.0) -
     try:
         url = pg.create_database()
         dirs = [data_dir("disk") for _ in range(1 + extra)]
-        servers: list[Any] = []
+        servers: list[Server] = []
         try:
             servers.append(start_server("verdict", data=dirs[0].path, tables=connections // 8, ledger=url))
             for i in range(extra):
@@ -313,7 +344,7 @@ def bystanders(extra: int = 3, connections: int = 400, duration: float = 10.0) -
             time.sleep(0.5)  # the buses connect
             idle0, db0 = sum(s.cpu() for s in servers[1:]), _cluster_cpu(pg)
             load_before = os.getloadavg()[0]
-            r = _load(Group(servers[:1], None), connections, duration, "table")
+            r = measure(Group(servers[:1], None), connections, duration, "table")
             done = r["rate"] * r["window"]
             record = {
                 "bystanders": extra,
