@@ -391,7 +391,9 @@ def open_followups(table: Table, rec: t.RollEvent, viewer: Viewer) -> list[m.Ope
     if not may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer):
         return []
     gm = viewer.role == "gm"
-    return rules.open_to(rec, Seat(gm, viewer.user == rec.user and (gm or viewer.user is not None)), table.state)
+    # a blind roll's roller may not see its result: what would be theirs to follow up is the GM's
+    roller = (viewer.user == rec.user and (gm or viewer.user is not None)) or (gm and rec.mode == "blind")
+    return rules.open_to(rec, Seat(gm, roller), table.state)
 
 
 def verified(table: Table, msg: m.Verify, viewer: Viewer) -> m.Verified:

@@ -36,6 +36,12 @@ from .projection import Folded, Projection
 from .seqs import Seqs
 from .visibility import ROLL_VISIBILITY, SECRET, Viewer, may_see, redacted
 
+BLIND_FOLLOWUP = (
+    "a blind roll's result is the GM's to see, and so are its follow-ups: the GM makes them "
+    "(a bargain or a choice the roller asks for, out loud)"
+)
+"""The one refusal of every follow-up on a blind roll asked by its roller: the same whatever the result."""
+
 
 class Stored(msgspec.Struct, array_like=True, gc=False):
     """An event as the ledger keeps it: who may see it, whose it is, and the event."""
@@ -899,14 +905,16 @@ class Table:
     def prepare_follow(self, msg: m.Follow, viewer: Viewer, user: str | None) -> Pending:
         found = self.check(msg.check)
         rec = found.rec if found is not None else None
+        # A GM connection relaying a player's follow-up (``user`` another than its own) is that player here.
+        sight = viewer if user == viewer.user else Viewer("player", user)
         # A check hidden from the requester does not exist for them: the same answer as one that never did.
         # A `self` roll is hidden from every GM socket (the GM's own too): only its roller's player sockets see it.
         if rec is None or not (
             may_see(ROLL_VISIBILITY["self"], rec.user, viewer)
             if rec.mode == "self"
-            else viewer.is_gm
-            or may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, viewer)
-            or (rec.user is not None and rec.user == viewer.user)
+            else sight.is_gm
+            or may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, sight)
+            or (rec.user is not None and rec.user == sight.user)
         ):
             raise ActionError(ErrorCode.UNKNOWN_CHECK, f"no check {msg.check!r} on this table (or it was undone)")
         if rec.mode == "self":
@@ -915,11 +923,18 @@ class Table:
                 "a `self` roll is a private test that changes nothing at the table: it has no follow-ups; "
                 "roll it `gm` to keep it between you and the GM",
             )
+        vis = ROLL_VISIBILITY.get(rec.mode, "all")
+        owner = rec.user  # a follow-up is seen by whoever could see the roll
+        # Whoever may not see the result (a blind roll's roller, on their own key or relayed) gets one refusal
+        # for every follow-up on it, before anything that reads the result: which follow-ups apply is the
+        # result's to say. A blind roll's follow-ups are the GM's to make.
+        if not may_see(vis, owner, sight):
+            raise ActionError(ErrorCode.FOLLOWUP_REFUSED, BLIND_FOLLOWUP)
         action_tag = type(msg.action).__struct_config__.tag
         if type(msg.action) in registry.GM_FOLLOWUPS:
             if not viewer.is_gm:
                 raise ActionError(ErrorCode.FORBIDDEN, f"only the GM can do `{action_tag}`")
-        elif rec.user != user:
+        elif rec.user != user and not (rec.mode == "blind" and viewer.is_gm):
             raise ActionError(ErrorCode.NOT_YOUR_CHECK, "only the one who rolled this check can follow it up")
         rules = registry.ruleset_of(rec.check)
         try:
@@ -928,17 +943,9 @@ class Table:
             raise ActionError(exc.code, exc.message) from None
         if not rules.followups:
             raise ActionError(ErrorCode.FORBIDDEN_FOLLOWUP, f"{rules.name} checks have no follow-ups")
-        vis = ROLL_VISIBILITY.get(rec.mode, "all")
-        owner = rec.user  # a follow-up is seen by whoever could see the roll
         try:
             result = rules.follow(rec.check, rec.result, msg.action, self.rng)
         except CheckError as exc:
-            if not may_see(vis, owner, viewer):
-                # the engine's reason would tell the result (e.g. "success at cost with margin +0")
-                raise ActionError(
-                    ErrorCode.FOLLOWUP_REFUSED,
-                    "this follow-up does not apply to this check; its result is the GM's to see",
-                ) from None
             raise ActionError(exc.code, exc.message) from None
         pending, add = self._pend()
         add(

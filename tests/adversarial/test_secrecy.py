@@ -4,6 +4,7 @@ reaches it, in any socket order, in JSON or MessagePack."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from protocol.v1 import messages as m
@@ -54,8 +55,14 @@ async def test_every_mode_every_follow_up_every_socket(sidecar):
             continue
         named = await gm.request(name)
         assert named.result is not None
+        if mode == "blind":  # the roller may not see the result: its follow-ups are the GM's to make
+            with pytest.raises(RequestFailed) as e:
+                await alice.request(bargain)
+            assert e.value.code == "followup_refused"
+            await gm.request(msgspec.structs.replace(bargain, id=f"gb-{mode}"))
+            continue
         mine = await alice.request(bargain)
-        assert (mine.result is None) == (mode == "blind")
+        assert mine.result is not None
     await barrier(gm, everyone)
 
     for mode in HIDDEN_MODES:
@@ -74,7 +81,7 @@ async def test_every_mode_every_follow_up_every_socket(sidecar):
     blind = [f for f in seen if f.get("check") == checks["blind"].check]
     assert [f["type"] for f in blind] == ["rolled"] and blind[0]["result"] is None
     blind = [f for f in seen if f.get("check") == bargained["blind"].check]
-    assert [f["type"] for f in blind] == ["rolled", "followed"] and all(f["result"] is None for f in blind)
+    assert [f["type"] for f in blind] == ["rolled"] and blind[0]["result"] is None
     # the GM sees gm and blind rolls, never a `self` one
     gm_seen = gm_raw.blob()
     assert checks["gm"].check.encode() in gm_seen and checks["blind"].check.encode() in gm_seen
@@ -110,9 +117,13 @@ async def test_blind_follow_up_refusals_tell_nothing(sidecar):
         await alice.request(m.Follow(id="f", check=ok.check, action=FlairsBargain(trial="loud")))
     assert e.value.code == "followup_refused"
     assert "success" not in e.value.error.message and "failure" not in e.value.error.message
-    # the GM, who may see it, hears the engine's reason
+    # the GM's connection relaying for the roller is the roller: the same refusal
     with pytest.raises(RequestFailed) as e:
         await gm.request(m.Follow(id="g", check=ok.check, action=FlairsBargain(trial="loud"), user="alice"))
+    assert e.value.code == "followup_refused"
+    # the GM, who may see it, makes the roller's follow-ups, and hears the engine's reason
+    with pytest.raises(RequestFailed) as e:
+        await gm.request(m.Follow(id="h", check=ok.check, action=FlairsBargain(trial="loud")))
     assert e.value.code == "bargain_not_failure"
     await alice.close()
     await gm.close()

@@ -315,7 +315,8 @@ def test_the_examples_reach_every_follow_up(tmp_path):
 
 def test_who_is_offered_what(tmp_path):
     """The roller's follow-ups to the roller alone, the Judge's to the GM alone, the next extended roll to both;
-    nothing to another player, an observer, or a blind roll's roller (who may not see the result)."""
+    nothing to another player, an observer, or a blind roll's roller (who may not see the result: the GM
+    makes the roller's follow-ups on it)."""
     table = _table(tmp_path)
     try:
         _step(table, ("roll", FlairsCheck(rank=3, dice=[3, 3, 2]), "public", P1))
@@ -326,7 +327,8 @@ def test_who_is_offered_what(tmp_path):
         assert tags(flairs, P1) == ["flairs_bargain"]
         assert tags(flairs, GM) == ["flairs_name_trials"]
         assert tags(flairs, P2) == tags(flairs, OBSERVER) == tags(flairs, TABLEWIDE) == []
-        assert tags(blind, P1) == [] and tags(blind, GM) == []  # the choice is the roller's, who cannot see it
+        # the roller of a blind roll cannot see the result, so the choice that would be theirs is the GM's
+        assert tags(blind, P1) == [] and tags(blind, GM) == ["challenge_choice"]
         assert tags(boons, P2) == tags(boons, GM) == ["extended_next"] and tags(boons, P1) == []
         bargain = open_followups(table, flairs, P1)[0]
         assert msgspec.json.encode(bargain) == (
