@@ -138,6 +138,7 @@ class Sidecar:
     gm_key: str = ""
     player_key: str = ""
     proc: subprocess.Popen | None = None
+    tables_made: int = 0
 
     @property
     def url(self) -> str:
@@ -155,7 +156,9 @@ class Sidecar:
         return out.getvalue()
 
     def create_table(self) -> None:
-        out = self._verdict("create", "browser")
+        # Each test's table has a name of its own: a data folder holds one table of a name.
+        self.tables_made += 1
+        out = self._verdict("create", f"browser-{self.tables_made}")
         self.table = re.search(r"table id\s+(\S+)", out).group(1)
         self.gm_key = re.search(r"GM key\s+(\S+)", out).group(1)
         self.player_key = re.search(r"player key\s+(\S+)", out).group(1)

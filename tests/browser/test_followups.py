@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import API, connected
+from .helpers import API, connected, marker_card
 
 pytestmark = pytest.mark.browser
 
@@ -163,3 +163,84 @@ def test_each_viewer_draws_what_the_sidecar_says_is_open_to_them(table):
     connected(player)
     player.locator(f"{sel} .verdict-bargain").wait_for(timeout=15000)
     assert player.locator(name).count() == 0
+
+
+# Every verify request a page's client has in flight, settled; then a turn for its answer to be drawn.
+VERIFIED = f"""async () => {{
+  const asked = [...({API}.client._verifying?.values() ?? [])].map((v) => v.p.catch(() => null));
+  await Promise.all(asked);
+  await new Promise((r) => setTimeout(r, 0));
+}}"""
+
+
+def _honest_after_followup(pages, selector: str) -> None:
+    """Each page has drawn the followed-up card and heard the ledger's word on it (every verify asked has
+    been answered): no page marks it unverified, and the roller's and the GM's controls stay."""
+    for page in pages:
+        page.evaluate(VERIFIED)
+        marker_card(page)
+        page.evaluate(VERIFIED)
+    for page in pages:
+        card = page.locator(selector)
+        assert card.count() == 1
+        assert "unverified" not in (card.get_attribute("class") or ""), page.evaluate("document.body.dataset.user")
+        assert card.locator(".verdict-unverified").count() == 0
+
+
+def test_an_honest_card_stays_verified_after_the_bargain_on_every_page(table):
+    gm, ayla, bram = table.open("gm1", "flairs"), table.open("p1", "flairs"), table.open("p2", "flairs")
+    connected(gm, ayla, bram)
+    ayla.evaluate(
+        f"{API}.client.roll({{check: {{system: 'flairs', rank: 2, dice: [3, 2]}}, actor: 'actorAyla', scene: 'scene1', label: 'Pick the lock'}})"
+    )
+    sel = ".verdict-card[data-system='flairs']"
+    bargain = ayla.locator(f"{sel} .verdict-bargain")
+    bargain.wait_for(timeout=15000)
+    bargain.locator("select[name=bargain-trial]").select_option("costly")
+    bargain.locator("[data-verdict-bargain]").click()
+    for page in (gm, ayla, bram):
+        page.wait_for_selector(f"{sel} dd:has-text('Costly')", timeout=15000)
+    _honest_after_followup((gm, ayla, bram), sel)
+
+
+def test_an_honest_card_stays_verified_after_the_challenge_choice_on_every_page(table):
+    gm, ayla, bram = table.open("gm1", "challenge"), table.open("p1", "challenge"), table.open("p2", "challenge")
+    connected(gm, ayla, bram)
+    # 19 (level 4) against CL 2: beaten by 2, the roller chooses a Game Changer or less Strain.
+    ayla.evaluate(
+        f"{API}.client.roll({{check: {{system: 'challenge', cl: 2, modifier: 0, dice: [19]}}, actor: 'actorAyla', scene: 'scene1', label: 'Vault the wall'}})"
+    )
+    sel = ".verdict-card[data-system='challenge']"
+    choice = ayla.locator(f"{sel} [data-verdict-follow*='challenge_choice']").first
+    choice.wait_for(timeout=15000)
+    before = ayla.locator(sel).inner_text()
+    choice.click()
+    ayla.wait_for_function(
+        f"!document.querySelector(\"{sel} [data-verdict-follow*='challenge_choice']\")", timeout=15000
+    )
+    assert ayla.locator(sel).inner_text() != before
+    for page in (gm, bram):
+        page.wait_for_function(
+            "(seq) => game.messages.contents.some((m) => m.flags.verdict?.card?.seq === seq)",
+            arg=ayla.evaluate("game.messages.contents.find((m) => m.flags.verdict?.card?.label === 'Vault the wall').flags.verdict.card.seq"),
+            timeout=15000,
+        )
+    _honest_after_followup((gm, ayla, bram), sel)
+
+
+def test_an_honest_card_stays_verified_after_the_judge_names_its_trials_on_every_page(table):
+    gm, ayla, bram = table.open("gm1", "flairs"), table.open("p1", "flairs"), table.open("p2", "flairs")
+    connected(gm, ayla, bram)
+    # A pair of 3s on a failure: one trial of the Judge's choice.
+    ayla.evaluate(
+        f"{API}.client.roll({{check: {{system: 'flairs', rank: 2, dice: [3, 3]}}, actor: 'actorAyla', scene: 'scene1', label: 'Ford the river'}})"
+    )
+    sel = ".verdict-card[data-system='flairs']"
+    name = gm.locator(f"{sel} [data-verdict-follow*='flairs_name_trials']")
+    name.wait_for(timeout=15000)
+    name.click()
+    for page in (gm, ayla, bram):
+        page.wait_for_selector(f"{sel} dt:has-text('Trials named')", timeout=15000)
+    _honest_after_followup((gm, ayla, bram), sel)
+    # the roller's own control is still there
+    assert ayla.locator(f"{sel} .verdict-bargain").count() == 1

@@ -7,6 +7,7 @@ import { TIMINGS, relayBudget, timing } from "../../vtt-module/scripts/lib/timin
 test("the waits that ship", () => {
   assert.deepEqual({ ...TIMINGS }, {
     pair: 800, takeover: 1200, reconnectBase: 500, reconnectMax: 30000, request: 45000, queryTravel: 5000, relayOpen: 8000,
+    verifyRecheck: 1500, diceLanding: 10000,
   });
   assert.ok(Object.isFrozen(TIMINGS));
 });

@@ -16,6 +16,7 @@ import { renderCard, t } from "./render.mjs";
 import { RollDialog } from "./apps/roll-dialog.mjs";
 import { syncActor } from "./tokens.mjs";
 import { Drawn } from "./lib/drawn.mjs";
+import { timing } from "./lib/timings.mjs";
 
 /**
  * A result as text with its keys in order, so two copies of one result compare equal however they were built.
@@ -274,8 +275,9 @@ function traceLabel(header, label) {
 }
 
 /**
- * Is the card backed by the sidecar's ledger as far as this client knows? A card not written by a GM
- * user, or whose faces differ from what the ledger reported to this client, is not.
+ * May the card be the sidecar's at all? A card not written by a GM user or by the roller it names is not, nor
+ * one without a check and a seq. Whether the ledger backs what it shows is asked of the ledger when it is
+ * drawn (see `holdToLedger`).
  * @param {ChatMessage.Implementation} message
  * @param {Record<string, any>} card
  * @returns {boolean}
@@ -283,14 +285,59 @@ function traceLabel(header, label) {
 export function verified(message, card) {
   const author = /** @type {any} */ (message).author ?? /** @type {any} */ (message).user;
   // The relay writes a card as its roller's (a self roll's roller writes their own shell): a card by anyone
-  // else than a GM or the roller it names is not the sidecar's. What a roller's card holds is held against
-  // the ledger when it is drawn (see decorateCard).
+  // else than a GM or the roller it names is not the sidecar's.
   const byRoller = Boolean(author?.id && author.id === card.user);
   if (!author?.isGM && !byRoller) return false;
-  if (!card.checkId || typeof card.seq !== "number") return false;
-  const known = game.modules?.get(MODULE_ID)?.api?.client.known.get(card.checkId);
-  if (known !== undefined && !card.redacted && known !== JSON.stringify(card.result?.dice ?? [])) return false;
-  return true;
+  return Boolean(card.checkId) && typeof card.seq === "number";
+}
+
+/**
+ * Does the ledger's word on a check back the card? Its faces must be the ledger's; a card its roller's user
+ * wrote (a player may write a message with any flags) must show the ledger's whole result. A redacted card
+ * holds a copy the asker's own differs from, so only its existence is held. Seqs are not compared: the
+ * ledger numbers its answer in the asker's own numbering, the card carries the relay's.
+ * @param {Record<string, any>} reply
+ * @param {Record<string, any>} card
+ * @param {boolean} strict
+ * @returns {boolean}
+ */
+function ledgerBacks(reply, card, strict) {
+  if (!reply.found) return false;
+  if (!reply.result || card.redacted) return true;
+  if (JSON.stringify(reply.result.dice ?? []) !== JSON.stringify(card.result?.dice ?? [])) return false;
+  return !strict || canonical(reply.result) === canonical(card.result);
+}
+
+/**
+ * Hold a drawn card to the ledger, and mark it only when the ledger really does not back it. The ledger answers
+ * with the check as it now stands: a card drawn just before its own follow-up's document update lands shows an
+ * older stage, so a mismatch is asked about once more a moment later, and the card is marked only if the
+ * message still holds the same card and the ledger still disagrees (a newer card is drawn, and held, anew).
+ * @param {ChatMessage.Implementation} message
+ * @param {HTMLElement} html
+ * @param {Record<string, any>} card
+ * @param {import("./client.mjs").VerdictClient} client
+ * @param {boolean} strict
+ */
+function holdToLedger(message, html, card, client, strict) {
+  const same = () => {
+    const now = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "card"));
+    return now?.checkId === card.checkId && now?.seq === card.seq;
+  };
+  const mark = () => {
+    const el = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
+    if (el) markUnverified(el);
+  };
+  client.verify(card.checkId, card.seq ?? 0).then((reply) => {
+    if (reply.result) client.known.set(card.checkId, JSON.stringify(reply.result.dice ?? []));
+    if (ledgerBacks(reply, card, strict)) return;
+    setTimeout(() => {
+      if (!same() || client.status.state !== "open") return;
+      client.request({ type: "verify", check: card.checkId }).then((again) => {
+        if (same() && !ledgerBacks(again, card, strict)) mark();
+      }).catch(() => {});
+    }, timing("verifyRecheck"));
+  }).catch(() => {});
 }
 
 /** @type {Drawn<() => void>} check id -> each element of its card (or trace), with how to redraw it from this viewer's copy */
@@ -387,23 +434,12 @@ export function decorateCard(message, html, card) {
     });
   }
   attach(message, root, card, ok);
-  // Cards this client has not seen rolled: ask the ledger, and mark the card if it does not back it. A card
-  // its roller's user wrote is held to the ledger's whole result (a player may write a message with any
-  // flags), not only to its dice.
+  // Hold the card to the ledger: every card its roller's user wrote (held to the whole result), and a GM's
+  // card this client has not heard rolled.
   const author = /** @type {any} */ (message).author ?? /** @type {any} */ (message).user;
   const strict = !author?.isGM && !card.shell && !card.redacted;
   if (ok && client && (strict || !client.known.has(card.checkId)) && client.status.state === "open") {
-    client.verify(card.checkId, strict ? card.seq ?? 0 : 0).then((reply) => {
-      const faces = reply.result ? JSON.stringify(reply.result.dice ?? []) : null;
-      if (faces) client.known.set(card.checkId, faces);
-      const differs = faces !== null && !card.redacted && (faces !== JSON.stringify(card.result?.dice ?? [])
-        || (strict && typeof reply.seq === "number" && typeof card.seq === "number" && reply.seq < card.seq)
-        || (strict && reply.seq === card.seq && canonical(reply.result) !== canonical(card.result)));
-      if (!reply.found || differs) {
-        const el = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
-        if (el) markUnverified(el);
-      }
-    }).catch(() => {});
+    holdToLedger(message, html, card, client, strict);
   }
 }
 

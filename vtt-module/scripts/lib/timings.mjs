@@ -7,7 +7,7 @@
  * @module
  */
 
-/** @typedef {"pair"|"takeover"|"reconnectBase"|"reconnectMax"|"request"|"queryTravel"|"relayOpen"} TimingName */
+/** @typedef {"pair"|"takeover"|"reconnectBase"|"reconnectMax"|"request"|"queryTravel"|"relayOpen"|"verifyRecheck"|"diceLanding"} TimingName */
 
 /** @type {Readonly<Record<TimingName, number>>} */
 export const TIMINGS = Object.freeze({
@@ -28,6 +28,16 @@ export const TIMINGS = Object.freeze({
   queryTravel: 5000,
   /** How long the relay waits for its own connections to open before answering a request "offline". */
   relayOpen: 8000,
+  /**
+   * How long a card the ledger's answer does not match waits before the ledger is asked once more: the ledger
+   * may already hold a follow-up whose document update is still on its way (the card is then drawn again).
+   */
+  verifyRecheck: 1500,
+  /**
+   * The longest a card's outcome waits for Dice So Nice's dice to land: its animation promise may never settle
+   * (a throw it cannot animate fails inside its queue).
+   */
+  diceLanding: 10000,
 });
 
 /**
