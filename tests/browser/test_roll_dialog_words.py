@@ -20,7 +20,7 @@ def open_dialog(page, system: str, actor: str = "actorAyla"):
     page.evaluate(f"{API}.roll({{actor: '{actor}', system: '{system}', label: 'Words of {system}'}})")
     dialog = page.locator(DIALOG)
     dialog.wait_for()
-    page.wait_for_selector(f"{DIALOG} .verdict-odds-bar:not(.loading) .seg", timeout=15000)
+    page.locator(f"{DIALOG} .verdict-odds-bar:not(.loading) .seg").first.wait_for(state="attached", timeout=15000)
     return dialog
 
 
@@ -48,12 +48,25 @@ def test_a_player_never_sees_the_lurking_trials_box(table, shot):
     gm.wait_for_selector(".verdict-card[data-system='flairs'] dd:has-text('Harmful')", timeout=15000)
 
 
+def convert(tracker, text: str, cl: int) -> None:
+    row = tracker.locator(f".verdict-complication:has-text({text!r})")
+    row.locator("[name=cl]").fill(str(cl))
+    row.locator("[data-action=convert]").click()
+    row.locator(f".badge.cl:has-text('{cl}')").wait_for(timeout=15000)
+
+
 def test_the_dialog_offers_the_scenes_open_complications(table, shot):
     gm, player = table.open("gm1", system="challenge"), table.open("p1", system="challenge")
     connected(gm, player)
-    add_complications(gm, "A ward seals the cellar", "The miller's dogs are loose")
+    tracker = add_complications(gm, "A ward seals the cellar", "The miller's dogs are loose")
+    tracker.locator(".verdict-add [name=text]").fill("A rope bridge sways")
+    tracker.locator(".verdict-add [name=hidden]").uncheck()
+    tracker.locator(".verdict-add [data-action=add]").click()
+    tracker.locator(".verdict-complication:has-text('bridge')").wait_for(timeout=15000)
+    # A complication is addressed once the GM has converted it into a challenge with a CL.
+    convert(tracker, "dogs", 2)
     player.wait_for_function(
-        f"Object.values({API}.client.snapshot?.scenes ?? {{}}).some((s) => s.complications?.length === 1)",
+        f"Object.values({API}.client.snapshot?.scenes ?? {{}}).some((s) => s.complications?.some((c) => c.cl === 2))",
         timeout=15000,
     )
     dialog = open_dialog(player, "challenge")
@@ -61,32 +74,28 @@ def test_the_dialog_offers_the_scenes_open_complications(table, shot):
     assert select.count() == 1
     assert dialog.locator("input[name='field.complication']").count() == 0
     options = select.locator("option").all_inner_texts()
-    # None first, then the revealed complication by its text; the hidden one never reaches the player.
-    assert len(options) == 2 and options[0].startswith("None"), options
-    assert options[1] == "The miller's dogs are loose"
+    # None first, then the converted complication by its text and CL; the hidden one never reaches the player.
+    assert options[0].startswith("None") and options[1:] == ["The miller's dogs are loose (CL 2)"], options
     assert "ward" not in dialog.inner_text()
     shot(player, DIALOG, "dialog-challenge-player.png")
 
-    # The GM sees both, the hidden one marked so.
-    gdialog = open_dialog(gm, "challenge")
-    goptions = gdialog.locator("select[name='field.complication'] option").all_inner_texts()
-    assert "A ward seals the cellar (hidden)" in goptions and "The miller's dogs are loose" in goptions
-    gdialog.locator("[data-action=close], .header-control[data-action=close]").first.click()
+    # One converted while the dialog is open is offered at once.
+    convert(tracker, "bridge", 3)
+    player.wait_for_selector(
+        f"{DIALOG} select[name='field.complication'] option:has-text('A rope bridge sways (CL 3)')",
+        state="attached",
+        timeout=15000,
+    )
 
-    # A complication added while the dialog is open is offered at once.
-    tracker = gm.locator(".verdict-tracker")
-    tracker.locator(".verdict-add [name=text]").fill("A rope bridge sways")
-    tracker.locator(".verdict-add [name=hidden]").uncheck()
-    tracker.locator(".verdict-add [data-action=add]").click()
-    player.wait_for_selector(f"{DIALOG} select[name='field.complication'] option:has-text('A rope bridge sways')", timeout=15000)
-
-    # Choosing one sends its id: a success removes it from the table.
+    # Choosing one sets the CL the GM gave it and sends its id: a success removes it from the table.
     dogs = player.evaluate(
         f"""Object.values({API}.client.snapshot.scenes).flatMap((s) => s.complications)
               .find((c) => c.text.includes('dogs')).id"""
     )
-    player.locator(f"{DIALOG} select[name='field.complication']").select_option(label="The miller's dogs are loose")
-    player.locator(f"{DIALOG} [name='field.cl']").fill("1")
+    player.locator(f"{DIALOG} select[name='field.complication']").select_option(
+        label="The miller's dogs are loose (CL 2)"
+    )
+    player.wait_for_function(f"document.querySelector(\"{DIALOG} [name='field.cl']\").value === '2'", timeout=15000)
     player.locator(f"{DIALOG} [name='dice']").fill("15")
     player.locator(f"{DIALOG} [name='dice']").dispatch_event("change")
     player.locator(f"{DIALOG} button[type=submit]").click()
@@ -110,8 +119,8 @@ def test_roll_modes_are_named_as_foundry_names_them(table):
 
 @pytest.mark.parametrize("system", ["facets", "challenge", "flairs", "feats", "boons"])
 def test_every_field_has_a_hint_and_no_engine_words(table, system):
-    player = table.open("p1", system=system)
-    connected(player)
+    gm, player = table.open("gm1", system=system), table.open("p1", system=system)
+    connected(gm, player)
     dialog = open_dialog(player, system)
     for field in dialog.locator("[data-field]").all():
         name = field.get_attribute("data-field")

@@ -104,6 +104,42 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     });
   }
 
+  /**
+   * The entries of the roll's scene a roll may name: those this viewer sees that the table has made ready to be
+   * addressed (a complication the GM converted into a challenge has its CL; the sidecar refuses any other).
+   * @param {string} list   the scene state's list
+   * @returns {Array<{id: string, text: string, hidden?: boolean, cl?: number|null} & Record<string, any>>}
+   */
+  _sceneEntries(list) {
+    const snap = game.modules?.get(MODULE_ID)?.api?.client?.snapshot;
+    const isGM = Boolean(game.user?.isGM);
+    const scene = rollScene() ?? snap?.scene ?? "";
+    return /** @type {Array<any>} */ (snap?.scenes?.[scene]?.[list] ?? []).filter((c) => (isGM || !c.hidden) && c.cl != null);
+  }
+
+  /**
+   * A field naming a scene's entry was set to one: the check's fields the entry holds (the challenge's CL the
+   * GM set on converting it) are filled from it.
+   * @param {Record<string, any>} before   the values before the change
+   * @returns {boolean} whether any field was filled
+   */
+  #fillFromChoices(before) {
+    let filled = false;
+    for (const [field, list] of Object.entries(SCENE_CHOICES)) {
+      const now = this.values[field];
+      if (!now || now === before[field]) continue;
+      const entry = this._sceneEntries(list).find((c) => c.id === now);
+      if (!entry) continue;
+      for (const f of FIELDS[this.system] ?? []) {
+        if (f.name !== field && entry[f.name] !== undefined && entry[f.name] !== null) {
+          this.values[f.name] = entry[f.name];
+          filled = true;
+        }
+      }
+    }
+    return filled;
+  }
+
   /** What the fields offering the scene's entries would offer now. */
   #choicesKey() {
     return JSON.stringify(this._shownFields().filter((f) => SCENE_CHOICES[f.name]).map((f) => this._sceneChoices(SCENE_CHOICES[f.name], this.values[f.name])));
@@ -189,15 +225,12 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
    * @returns {Array<{value: string, label: string, selected: boolean}>}
    */
   _sceneChoices(list, value) {
-    const snap = game.modules?.get(MODULE_ID)?.api?.client?.snapshot;
-    const isGM = Boolean(game.user?.isGM);
-    const scene = rollScene() ?? snap?.scene ?? "";
-    const entries = /** @type {Array<{id: string, text: string, hidden?: boolean}>} */ (snap?.scenes?.[scene]?.[list] ?? [])
-      .filter((c) => isGM || !c.hidden);
+    const entries = this._sceneEntries(list);
     const chosen = value ?? "";
     const choices = [{ value: "", label: t(`VERDICT.Dialog.none.${list}`), selected: chosen === "" }];
     for (const c of entries) {
-      const label = c.hidden ? `${c.text} (${t("VERDICT.Tracker.hidden")})` : c.text;
+      let label = c.cl ? `${c.text} (${t("VERDICT.Tracker.cl")} ${c.cl})` : c.text;
+      if (c.hidden) label = `${label} (${t("VERDICT.Tracker.hidden")})`;
       choices.push({ value: c.id, label, selected: c.id === chosen });
     }
     if (chosen !== "" && !entries.some((c) => c.id === chosen)) choices.push({ value: String(chosen), label: String(chosen), selected: true });
@@ -307,13 +340,15 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
 
   #onChange() {
     const before = this.#layout();
+    const was = { ...this.values };
     const system = this.#read();
     if (system !== this.system) {
       this.system = system;
       this.values = { ...defaults(system), ...fieldsFromActor(system, actorById(this.config.actor), undefined, this.config.skill ?? null).values };
       this.render({ parts: ["fields"] });
     } else {
-      if (before !== this.#layout()) this.render({ parts: ["fields"] });
+      const filled = this.#fillFromChoices(was);
+      if (filled || before !== this.#layout()) this.render({ parts: ["fields"] });
     }
     clearTimeout(this._oddsTimer);
     this._oddsTimer = setTimeout(() => this.#requestOdds(), 150);
