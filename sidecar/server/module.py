@@ -189,8 +189,13 @@ def _is_host(netloc: str) -> bool:
     return hit is not None and (hit["port"] is None or 0 < int(hit["port"]) < 65536)
 
 
+PASTED_PATHS = (MANIFEST_PATH, "/module", "/ws")
+"""Paths of the sidecar's own a public URL may be given with by mistake: taken off, they leave the sidecar's."""
+
+
 def check_public_url(value: str) -> str:
-    """``value`` as the public URL (``http(s)://host[:port][/prefix]``, no trailing slash), or ValueError."""
+    """``value`` as the public URL (``http(s)://host[:port][/prefix]``, no trailing slash), or ValueError.
+    The manifest's URL (``…/module/module.json``) or the websocket's (``…/ws``) is taken for the sidecar's."""
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https"):
         raise ValueError(f"{value!r} is not an http:// or https:// URL")
@@ -204,7 +209,12 @@ def check_public_url(value: str) -> str:
         raise ValueError(f"{value!r} has a query or fragment; give the address the sidecar is reached at")
     if not _PATH.match(parts.path):
         raise ValueError(f"{value!r} has a path no URL carries as it stands (a space, quote or backslash?)")
-    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
+    path = parts.path.rstrip("/")
+    for pasted in PASTED_PATHS:  # the manifest's URL or the websocket's, pasted for the sidecar's own
+        if path.endswith(pasted):
+            path = path[: -len(pasted)]
+            break
+    return f"{parts.scheme}://{parts.netloc}{path}"
 
 
 def address_url(host: str, port: int, scheme: str = "http") -> str:
