@@ -25,6 +25,11 @@ network blipped) catches up by seq: every table it holds when the listening conn
 every ``interval`` seconds in any case, before welcoming a client, and in a turn the ledger takes after
 refusing an append because the table had moved on (the events it hands the hub's writer, under the
 table's row lock).
+
+Keys rotated by any process on the ledger end the sessions let in with the old ones (:meth:`Hub.check_keys`):
+each periodic check looks at the keys of the tables this sidecar has connections at (one read for all, every
+``interval`` seconds: the bound on an embedded ledger), and a PostgreSQL rotation also notifies the table's
+channel, so every sidecar with sessions there looks at once. Nothing of it is on a request's path.
 """
 
 from __future__ import annotations
@@ -74,6 +79,8 @@ class Bus:
         self._want: dict[str, int | None] = {}
         self._carried: dict[str, list[Any]] = {}
         """Per table waiting for a catch-up: the highest head notified (None: read whatever there is)."""
+        self._keys: dict[str, asyncio.Task[None]] = {}
+        """Per table, a look at its keys a notification asked for, while it runs."""
 
     def attach(self, app: web.Application) -> None:
         self.hub.bus = self
@@ -84,9 +91,9 @@ class Bus:
         self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._periodic())]
 
     async def _stop(self, app: web.Application) -> None:
-        for task in [*self._tasks, *self._dirty.values()]:
+        for task in [*self._tasks, *self._dirty.values(), *self._keys.values()]:
             task.cancel()
-        for task in [*self._tasks, *self._dirty.values()]:
+        for task in [*self._tasks, *self._dirty.values(), *self._keys.values()]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.ledger.aclose()
@@ -199,6 +206,22 @@ class Bus:
             return
         for table_id, head in (await self.ledger.heads(ids)).items():
             self.poke(table_id, head)
+        await self.hub.check_keys(ids)
+
+    def keys_soon(self, table_id: str) -> None:
+        """Look at the table's keys now (a notification said they may have changed), once at a time."""
+        if table_id in self._keys or not self.heard(table_id):
+            return
+
+        async def look() -> None:
+            try:
+                await self.hub.check_keys([table_id])
+            except LedgerUnavailable as exc:  # the periodic check looks again
+                log.warning("keys_check_failed", table=table_id, error=str(exc))
+            finally:
+                del self._keys[table_id]
+
+        self._keys[table_id] = asyncio.create_task(look())
 
     # --- the loops ----------------------------------------------------------------
 
@@ -217,6 +240,8 @@ class Bus:
             try:
                 async for table_id, head, rows in notes:
                     self.poke(table_id, head, rows)
+                    if head is None:  # no head: the table changed otherwise (its keys rotated, say)
+                        self.keys_soon(table_id)
                 return  # the notes ended: nobody else appends to this ledger
             except asyncio.CancelledError:
                 raise

@@ -64,6 +64,11 @@ class Connection:
     """(bytes, limit=None) -> bool | None: write an already framed websocket message in one call, without
     awaiting (False when the socket is closing, None and nothing written when more than ``limit`` bytes
     wait unread); the fan-out frames a message once for all who see the same."""
+    keys: str | None = None
+    """The mark of the table's keys its hello was let in with (:attr:`sidecar.state.keys.Identity.keys`); None:
+    the mark the table was last seen with when it joined. The session ends once the table's keys are another."""
+    close: Any = None
+    """(code, reason) -> None: close the socket saying why (None: the socket behind :attr:`drop`)."""
     _key_head: str | None = field(default=None, init=False, repr=False)
     _requester: str | None = field(default=None, init=False, repr=False)
     viewer: Viewer = field(init=False, repr=False)
@@ -80,6 +85,14 @@ class Connection:
         if head is None:
             head = self._key_head = self.requester[:-1] + ","
         return head + encode_basestring_ascii(rid) + "]"  # what json.dumps(rid) writes, without its Python layers
+
+    def end(self, code: int, reason: bytes) -> None:
+        """Close the socket with this code and reason (it leaves its table's connections as it does)."""
+        close = self.close
+        if close is None:  # a socket's own bound methods lead to it
+            close = getattr(getattr(self.drop, "__self__", None), "close", None)
+        if close is not None:
+            close(code, reason)
 
     @property
     def requester(self) -> str:
@@ -102,6 +115,11 @@ def client_request_id(key: str) -> str:
             return role_user_id[2]
     return key  # stored before ids were kept per requester
 
+
+KEYS_ROTATED = 4403
+"""The close code of a session whose keys were rotated (`verdict table rotate-keys`): its key opens the table no
+more; a client asks for the new one instead of reconnecting with it."""
+KEYS_ROTATED_REASON = b"the table's keys were rotated: connect with the new key"
 
 INLINE = object()
 """A table's first turn after it was idle is taken by the requester that found it so."""
@@ -164,6 +182,8 @@ class TableHub:
     """When the housekeeping first found the table without connections (None: it has some)."""
     gone: bool = False
     """Let go of (idle): no longer among the hub's tables; a join that still holds it takes it back."""
+    keys: str | None = None
+    """The mark of the table's keys when last looked at (:meth:`Hub.check_keys`)."""
 
 
 class Hub:
@@ -215,9 +235,10 @@ class Hub:
     async def _read(self, table_id: str) -> TableHub | None:
         if await self.ledger.find_table(table_id) is None:
             return None
+        keys = (await self.ledger.find_keys([table_id])).get(table_id)  # before the joiner's welcome adopts them
         table = Table(table_id, self.ledger)
         await table.read()
-        return TableHub(table, known=Answered(self.ledger.window, await self.ledger.find_window(table_id)))
+        return TableHub(table, known=Answered(self.ledger.window, await self.ledger.find_window(table_id)), keys=keys)
 
     # --- housekeeping (off the request path) ----------------------------------------
 
@@ -307,8 +328,33 @@ class Hub:
         """The connection's ``welcome`` (:func:`.hearing.welcome`), what the table does not hold in memory
         read from the ledger without blocking the loop."""
         table = hub.table
+        if conn.keys is None:
+            conn.keys = hub.keys
         async with table.reading(table.welcome_reads(conn.viewer, since)):
             return hearing.welcome(table, conn.viewer, conn.role, since, server)
+
+    async def check_keys(self, table_ids: list[str]) -> int:
+        """End the sessions at these tables that were let in with keys the table no longer has (rotated by any
+        process on the ledger), each closed with :data:`KEYS_ROTATED`; how many. One read for all of them.
+        Raises :class:`LedgerUnavailable`."""
+        marks = await self.ledger.find_keys(table_ids)
+        ended = 0
+        for table_id in table_ids:
+            hub, mark = self.tables.get(table_id), marks.get(table_id)
+            if hub is None or mark is None:
+                continue
+            hub.keys = mark
+            old = [conn for conn in hub.connections if conn.keys is not None and conn.keys != mark]
+            for conn in hub.connections:
+                if conn.keys is None:
+                    conn.keys = mark
+            for conn in old:
+                hub.connections.discard(conn)
+                conn.end(KEYS_ROTATED, KEYS_ROTATED_REASON)
+            if old:
+                ended += len(old)
+                log.info("sessions_ended", table=table_id, why="keys rotated", sessions=len(old))
+        return ended
 
     # --- requests -----------------------------------------------------------------
 

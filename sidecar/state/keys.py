@@ -3,6 +3,10 @@
 A user key is ``HMAC-SHA256(table secret, user id)``: the server can derive it again at every
 ``hello`` without storing it, and ``verdict table rotate-keys`` replaces the secret, so every user
 key derived before stops working. The table-wide player key binds to no user.
+
+A session lasts as long as the keys it was let in with: an :class:`Identity` carries their mark
+(:attr:`~.ledger.Access.keys`), and a sidecar that finds a table's mark changed (a rotation, by any process on
+the ledger) ends the sessions of the old one (:meth:`sidecar.server.hub.Hub.check_keys`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ class Identity:
     role: Role
     user: str | None
     """The user the connection is bound to (a user key, or the GM's own id); ``None``: no one."""
+    keys: str = ""
+    """The mark of the table's keys the key was checked against: the session ends once they are rotated."""
 
 
 class Refused(VerdictError):
@@ -42,9 +48,12 @@ async def authenticate(ledger: Ledger, table_id: str, key: str, user: str | None
     :class:`~.ledger.LedgerUnavailable`: the ledger is read without blocking the loop)."""
     if user is not None and (not user or len(user) > MAX_USER):
         raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
-    role = await ledger.find_role(table_id, key)
+    access = await ledger.find_access(table_id, key)  # one read: the key, the secret and their mark agree
+    if access is None:
+        raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
+    role, keys = access.role, access.keys
     if role == "gm":
-        return Identity("gm", user)
+        return Identity("gm", user, keys)
     if role == "player":
         if user is not None:
             raise Refused(
@@ -52,13 +61,11 @@ async def authenticate(ledger: Ledger, table_id: str, key: str, user: str | None
                 "the table-wide player key binds to no user; to act as a user, connect with that user's own user key "
                 "(the GM gets it with `user_key` or `verdict table user-key`)",
             )
-        return Identity("player", None)
+        return Identity("player", None, keys)
     if role == "observer":
-        return Identity("observer", None)  # observers watch the public view; a claimed user changes nothing
-    if user is not None:
-        secret = await ledger.find_user_secret(table_id)
-        if secret is not None and hmac.compare_digest(derive_user_key(secret, user), key):
-            return Identity("player", user)
+        return Identity("observer", None, keys)  # observers watch the public view; a claimed user changes nothing
+    if user is not None and hmac.compare_digest(derive_user_key(access.user_secret, user), key):
+        return Identity("player", user, keys)
     raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
 
 

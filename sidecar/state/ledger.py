@@ -207,6 +207,28 @@ class TableKeys:
 
 
 @dataclass(frozen=True)
+class Access:
+    """What a key is checked against, read together in one look at the table's row."""
+
+    role: str | None
+    """The role the key opens as one of the three table-wide keys (None: none of them)."""
+    user_secret: bytes
+    """The secret the user keys derive from (:func:`sidecar.state.keys.derive_user_key`)."""
+    keys: str
+    """The mark of the keys this was read with: the stored hash of the GM key, which every rotation replaces.
+    A session let in with one mark ends once the table's is another (:meth:`Ledger.find_keys`)."""
+
+
+def role_of(hashes: Iterable[str], key: str) -> str | None:
+    """The role whose stored hash (gm, player, observer) is the key's, or None."""
+    h = hash_key(key)
+    for role, stored in zip(ROLES, hashes):
+        if hmac.compare_digest(h, stored):
+            return role
+    return None
+
+
+@dataclass(frozen=True)
 class StoredRequest:
     role: str
     reply: bytes
@@ -426,6 +448,15 @@ class Ledger(Protocol):
 
     async def find_user_secret(self, table_id: str) -> bytes | None:
         """The table's secret that per-user keys are derived from (made on first use; replaced by rotate_keys)."""
+        ...
+
+    async def find_access(self, table_id: str, key: str) -> Access | None:
+        """What ``key`` is checked against on the table, in one read (None: no such table)."""
+        ...
+
+    async def find_keys(self, table_ids: list[str]) -> dict[str, str]:
+        """The mark of each table's keys now (:attr:`Access.keys`; a table the ledger does not hold is left
+        out): a rotation made by any process on the ledger shows here at once."""
         ...
 
     async def read_events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
@@ -693,6 +724,12 @@ class SqliteLedger:
     async def find_user_secret(self, table_id: str) -> bytes | None:
         return await self._off_loop("reading a table's secret", self.user_secret, table_id)
 
+    async def find_access(self, table_id: str, key: str) -> Access | None:
+        return await self._off_loop("reading a table's keys", self.access, table_id, key)
+
+    async def find_keys(self, table_ids: list[str]) -> dict[str, str]:
+        return await self._off_loop("reading tables' keys", self.keys_of, table_ids)
+
     async def read_events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         return await self._off_loop("reading events", self.events, table_id, since, upto)
 
@@ -865,13 +902,29 @@ class SqliteLedger:
             row = self._read.execute(
                 "SELECT gm_hash, player_hash, observer_hash FROM tables WHERE id=?", (table_id,)
             ).fetchone()
-        if row is None:
+        return None if row is None else role_of(row, key)
+
+    def access(self, table_id: str, key: str) -> Access | None:
+        secret = self.user_secret(table_id)  # made first for a table from before per-user keys
+        with self._lock:
+            row = self._read.execute(
+                "SELECT gm_hash, player_hash, observer_hash, user_secret FROM tables WHERE id=?", (table_id,)
+            ).fetchone()
+        if row is None or secret is None:
             return None
-        h = hash_key(key)
-        for role, stored in zip(ROLES, row):
-            if hmac.compare_digest(h, stored):
-                return role
-        return None
+        return Access(role_of(row[:3], key), bytes.fromhex(row[3]), row[0])
+
+    def keys_of(self, table_ids: list[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        with self._lock:
+            for i in range(0, len(table_ids), _ROWS):
+                chunk = table_ids[i : i + _ROWS]
+                found.update(
+                    self._read.execute(
+                        f"SELECT id, gm_hash FROM tables WHERE id IN ({','.join('?' * len(chunk))})", chunk
+                    ).fetchall()
+                )
+        return found
 
     def user_secret(self, table_id: str) -> bytes | None:
         with self._lock:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-import hmac
 import re
 import secrets
 import time
@@ -50,7 +49,7 @@ from sidecar import config
 
 from .ledger import (
     BOUND,
-    ROLES,
+    Access,
     Action,
     Guard,
     LedgerUnavailable,
@@ -67,6 +66,7 @@ from .ledger import (
     hash_key,
     new_key,
     new_table,
+    role_of,
     within,
 )
 
@@ -74,6 +74,11 @@ CHANNEL = "verdict"
 """The ``NOTIFY`` channel every table shared before schema 6; now the prefix of each table's own
 (:func:`channel`). The payload is ``<table>:<head>:<first seq>:<events, base64, comma-separated>:<request id>``
 (see :func:`parse_note`), or only ``<table>:<head>`` when the events do not fit in a notification."""
+
+
+KEYS_NOTE = "keys"
+"""What a notification says after the table's id when its keys were rotated (no head: :func:`parse_note` reads
+none, and the bus looks at the table's keys)."""
 
 
 def channel(table_id: str) -> str:
@@ -598,6 +603,26 @@ class PostgresLedger:
             rows = await self._aq("SELECT user_secret FROM tables WHERE id=%s", (table_id,))
         return bytes.fromhex(rows[0][0]) if rows else None
 
+    async def find_access(self, table_id: str, key: str) -> Access | None:
+        return await self.guard.run(self._access(table_id, key), "reading a table's keys")
+
+    async def _access(self, table_id: str, key: str) -> Access | None:
+        if await self._user_secret(table_id) is None:  # made first for a table from before per-user keys
+            return None
+        rows = await self._aq(
+            "SELECT gm_hash, player_hash, observer_hash, user_secret FROM tables WHERE id=%s", (table_id,)
+        )
+        if not rows:
+            return None
+        gm, player, observer, secret = rows[0]
+        return Access(role_of((gm, player, observer), key), bytes.fromhex(secret), gm)
+
+    async def find_keys(self, table_ids: list[str]) -> dict[str, str]:
+        rows = await self.guard.run(
+            self._aq("SELECT id, gm_hash FROM tables WHERE id = ANY(%s)", (table_ids,)), "reading tables' keys"
+        )
+        return {table_id: mark for table_id, mark in rows}
+
     async def read_events(self, table_id: str, since: int = 0, upto: int | None = None) -> list[tuple[int, bytes]]:
         rows = await self.guard.run(
             self._aq(_EVENTS, (table_id, since, upto if upto is not None else 2**62)), "reading events"
@@ -859,8 +884,10 @@ class PostgresLedger:
 
     def rotate_keys(self, table_id: str) -> TableKeys:
         keys = TableKeys(table_id, new_key(), new_key(), new_key())
+        # Said on the table's channel as it commits: every sidecar with sessions at the table ends those of the
+        # old keys at once (a payload without a head, which a sidecar reads as "look at the table again").
         rows = self._q(
-            "UPDATE tables SET gm_hash=%s, player_hash=%s, observer_hash=%s, user_secret=%s WHERE id=%s RETURNING id",
+            _ROTATE,
             (hash_key(keys.gm), hash_key(keys.player), hash_key(keys.observer), secrets.token_hex(32), table_id),
         )
         if not rows:
@@ -973,17 +1000,17 @@ ON CONFLICT (table_id) DO UPDATE SET seq = excluded.seq, version = excluded.vers
 WHERE excluded.seq > snapshots.seq OR excluded.version <> snapshots.version
 """
 _GIVE_SECRET = "UPDATE tables SET user_secret=%s WHERE id=%s AND user_secret IS NULL"
+_ROTATE = f"""
+WITH rotated AS (
+    UPDATE tables SET gm_hash=%s, player_hash=%s, observer_hash=%s, user_secret=%s WHERE id=%s RETURNING id
+)
+SELECT id, pg_notify('{CHANNEL}_' || md5(convert_to(id, 'UTF8')), id || ':{KEYS_NOTE}') FROM rotated
+"""
 _APPEND_MANY = "SELECT verdict_append_many(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 
 
 def _role(rows: list[tuple[Any, ...]], key: str) -> str | None:
-    if not rows:
-        return None
-    h = hash_key(key)
-    for role, stored in zip(ROLES, rows[0]):
-        if hmac.compare_digest(h, stored):
-            return role
-    return None
+    return role_of(rows[0], key) if rows else None
 
 
 def _rows(found: list[tuple[Any, ...]]) -> list[Row]:
