@@ -262,6 +262,22 @@ class Knobs:
         "sockets",
         low=0,
     )
+    max_per_user: int = knob(
+        4,
+        LIMITS,
+        "open websockets of one user (a player's own user key) on one table at most: a hello beyond is refused "
+        "(too_many_connections, 1013) until one of them closes",
+        "sockets",
+        low=1,
+    )
+    gm_seats: int = knob(
+        4,
+        LIMITS,
+        "connections kept for GM keys (at most a quarter of --max-connections): a player's or observer's hello "
+        "that would take one is refused (too_many_connections, 1013)",
+        "sockets",
+        low=0,
+    )
     max_unfinished_bytes: int = knob(
         32 * MIB,
         LIMITS,

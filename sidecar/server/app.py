@@ -42,13 +42,14 @@ from .appkeys import (
     SOCKETS,
     THROTTLED,
     UNFINISHED,
+    USERS,
     WAITING,
     WATCHDOG,
 )
 from .bus import Bus
 from .dispatch import serve
 from .hub import Hub
-from .limits import Limiter, Throttled, evict_waiting, unseat, watchdog
+from .limits import Limiter, Throttled, evict_waiting, free_seat, unseat, watchdog
 from .metrics import Metrics
 from .settings import Settings, is_loopback
 from .transport import Socket, Unfinished, WatchedResponse, watch_socket
@@ -116,6 +117,7 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
         "address": Limiter(settings.address_rate or 8 * settings.rate, 8 * settings.bucket()),
     }
     app[PEERS] = {}
+    app[USERS] = {}
     app[WAITING] = {}
     app[UNFINISHED] = unfinished = Unfinished(settings.max_unfinished_bytes)
     metrics.unfinished_bytes = lambda: unfinished.held
@@ -237,7 +239,8 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             {
                 "type": "error",
                 "code": ErrorCode.TOO_MANY_CONNECTIONS,
-                "message": "the sidecar has as many connections as it takes; try again later",
+                "message": f"the sidecar has as many connections as it takes ({settings.max_connections}, "
+                "--max-connections), each of someone who said hello; try again later",
             },
             status=503,
             headers={"Retry-After": str(config.RETRY_AFTER)},
@@ -283,8 +286,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             ws.watch.release()
         if sock.seated:
             unseat(app, sock)
-        if sock.guest:
-            app[METRICS].guests -= 1
+        free_seat(app, sock)
         if sock.conn is not None and sock.hub is not None:
             sock.hub.connections.discard(sock.conn)
     return ws

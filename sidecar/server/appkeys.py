@@ -21,6 +21,8 @@ SOCKETS: web.AppKey[set[web.WebSocketResponse]] = web.AppKey("sockets")
 LIMITS: web.AppKey[dict[str, Limiter]] = web.AppKey("limits")
 PEERS: web.AppKey[dict[str, int]] = web.AppKey("peers")
 """Open sockets per remote address."""
+USERS: web.AppKey[dict[tuple[str, str], int]] = web.AppKey("users")
+"""Open sockets per user-keyed player, by (table, user)."""
 WAITING: web.AppKey[dict[Socket, None]] = web.AppKey("waiting")
 """Sockets that have not said hello yet, oldest first."""
 UNFINISHED: web.AppKey[Unfinished] = web.AppKey("unfinished")

@@ -15,8 +15,9 @@ from sidecar import __version__
 from sidecar.state.keys import Refused, authenticate
 from sidecar.state.ledger import LedgerUnavailable
 
-from .appkeys import HUB, METRICS, PEERS, SETTINGS, WAITING
+from .appkeys import HUB, THROTTLED, WAITING
 from .hub import Connection, ws_frame
+from .limits import take_seat
 from .transport import Socket, error
 
 log = structlog.get_logger("verdict.server")
@@ -48,27 +49,13 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
     try:
         # The key first: a peer without one never makes the sidecar read a table.
         who = await authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
-        guest = who.role != "gm" and who.user is None  # an observer, or the table-wide player key
-        settings = app[SETTINGS]
-        if guest and (
-            app[METRICS].guests >= settings.guest_seats() or app[PEERS].get(sock.remote, 0) > settings.max_per_address
-        ):
-            full = app[METRICS].guests >= settings.guest_seats()
-            await error(
-                app,
-                sock,
-                None,
-                ErrorCode.TOO_MANY_CONNECTIONS,
-                GUESTS_FULL
-                if full
-                else f"at most {settings.max_per_address} connections from one address; close some and try again "
-                "(the GM and players with their own user key still get in)",
-            )
-            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"as many connections as the sidecar takes")
+        refused = take_seat(app, sock, hello.table, who.role, who.user)
+        if refused is not None:
+            message, reason = refused
+            app[THROTTLED].warning("hello_refused_seat", remote=sock.remote, table=hello.table, why=message)
+            await error(app, sock, None, ErrorCode.TOO_MANY_CONNECTIONS, message)
+            sock.close(WSCloseCode.TRY_AGAIN_LATER, reason)
             return False
-        if guest:  # the seat is taken now, before anything is awaited; given back when the socket ends
-            sock.guest = True
-            app[METRICS].guests += 1
         hub = await hub_all.open_table(hello.table)
         if hub is None:
             raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
@@ -108,12 +95,6 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
 
 
 UNREADABLE = "the ledger cannot be read right now; retry shortly"
-
-
-GUESTS_FULL = (
-    "the sidecar has as many observers and table-wide player keys connected as it takes; try again later "
-    "(the GM and players with their own user key still get in)"
-)
 
 
 def gm_requester(gm_key: str) -> str:

@@ -16,7 +16,7 @@ from aiohttp import web
 
 from sidecar import config
 
-from .appkeys import LIMITS, LIVE, PEERS, SETTINGS, SOCKETS, THROTTLED, WAITING
+from .appkeys import LIMITS, LIVE, METRICS, PEERS, SETTINGS, SOCKETS, THROTTLED, USERS, WAITING
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -140,6 +140,69 @@ def charge_frame(app: web.Application, sock: Socket) -> bool:
 
 FRAME_FLOOD = 4429
 """The close code of a socket that sent frames (fragments, pings, pongs) beyond its budget."""
+
+
+def take_seat(app: web.Application, sock: Socket, table: str, role: str, user: str | None) -> tuple[str, bytes] | None:
+    """Seat a socket that said hello as ``role`` (and ``user``) at ``table``, or say which cap its seat
+    would exceed: the error's message and the close frame's reason, each naming it (the socket is then
+    refused; nothing was counted). A GM key is always seated: the last
+    ``gm_reserve()`` seats are no one else's, and a GM's socket that found the sidecar full made room
+    before its hello (:func:`evict_waiting`). Players and guests are counted until :func:`free_seat`."""
+    if role == "gm":
+        return None
+    settings, metrics = app[SETTINGS], app[METRICS]
+    reserve = settings.gm_reserve()
+    if metrics.guests + metrics.players >= settings.max_connections - reserve:
+        return (
+            f"the sidecar is full: its last {reserve} of {settings.max_connections} connections are kept for the GM "
+            "(--gm-seats, --max-connections); try again later",
+            b"full: the seats left are the GM's (--gm-seats)",
+        )
+    if user is None:
+        if metrics.guests >= settings.guest_seats():
+            return GUESTS_FULL, b"as many observers and table-wide player keys as it takes (--max-guests)"
+        if app[PEERS].get(sock.remote, 0) > settings.max_per_address:
+            return (
+                f"at most {settings.max_per_address} connections from one address (--max-per-address); close some "
+                "and try again (the GM and players with their own user key still get in)",
+                b"too many connections from this address (--max-per-address)",
+            )
+        sock.guest = True  # the seat is taken now, before anything is awaited
+        metrics.guests += 1
+        return None
+    users, seat = app[USERS], (table, user)
+    if users.get(seat, 0) >= settings.max_per_user:
+        return (
+            f"user {user!r} already has {settings.max_per_user} connections to this table, as many as one user may "
+            "have (--max-per-user); close one (another browser tab or device) and connect again",
+            b"too many connections for this user (--max-per-user)",
+        )
+    users[seat] = users.get(seat, 0) + 1
+    sock.seat = seat
+    metrics.players += 1
+    return None
+
+
+def free_seat(app: web.Application, sock: Socket) -> None:
+    """Give back what :func:`take_seat` counted for the socket (it ends, or its hello failed later)."""
+    metrics = app[METRICS]
+    if sock.guest:
+        sock.guest = False
+        metrics.guests -= 1
+    seat = sock.seat
+    if seat is not None:
+        sock.seat = None
+        metrics.players -= 1
+        users = app[USERS]
+        users[seat] -= 1
+        if not users[seat]:
+            del users[seat]
+
+
+GUESTS_FULL = (
+    "the sidecar has as many observers and table-wide player keys connected as it takes (--max-guests); try "
+    "again later (the GM and players with their own user key still get in)"
+)
 
 
 def unseat(app: web.Application, sock: Socket) -> None:

@@ -15,6 +15,8 @@ class Metrics:
     connections: int = 0
     guests: int = 0
     """Open sockets of observers and of the table-wide player key."""
+    players: int = 0
+    """Open sockets of players with their own user key."""
     unfinished_bytes: Callable[[], int] = lambda: 0
     """Bytes held for messages peers have begun and not finished, over all sockets."""
     rolls: Counter[str] = field(default_factory=Counter)
@@ -47,6 +49,9 @@ class Metrics:
             "# HELP verdict_guest_connections Open websockets of observers and the table-wide player key.",
             "# TYPE verdict_guest_connections gauge",
             f"verdict_guest_connections {self.guests}",
+            "# HELP verdict_player_connections Open websockets of players with their own user key.",
+            "# TYPE verdict_player_connections gauge",
+            f"verdict_player_connections {self.players}",
             "# HELP verdict_unfinished_message_bytes Bytes held for messages begun and not finished.",
             "# TYPE verdict_unfinished_message_bytes gauge",
             f"verdict_unfinished_message_bytes {self.unfinished_bytes()}",

@@ -24,6 +24,10 @@ class Settings(config.Knobs):
         quarter of ``max_connections`` (at least 8): the cap on connections falls with a low file limit."""
         return max(0, min(self.max_guests, self.max_connections - max(8, self.max_connections // 4)))
 
+    def gm_reserve(self) -> int:
+        """``gm_seats``, at most a quarter of ``max_connections``: the seats no hello but a GM key's takes."""
+        return min(self.gm_seats, self.max_connections // 4)
+
     def origins(self) -> frozenset[str]:
         """The browser origins allowed: ``allow_origins``, else the local Foundry ones on loopback, else none."""
         if self.allow_origins is not None:

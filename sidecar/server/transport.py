@@ -211,6 +211,8 @@ class Socket:
     throttled: Any = None
     guest: bool = False
     """An observer's or the table-wide player key's: counted against ``max_guests``."""
+    seat: tuple[str, str] | None = None
+    """A user-keyed player's (table, user): counted against ``max_per_user``."""
     seated: bool = True
     """Counted in the open sockets (and its address's); a socket evicted before its hello no longer is."""
     closing: bool = False

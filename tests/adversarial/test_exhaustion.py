@@ -89,9 +89,16 @@ async def test_idle_sockets_time_out_and_caps_refuse_clearly(tmp_path):
         assert await _closed_code(ws, 5) == 1013
         seated.append(await _hello_from(s, s.keys.gm, "127.0.0.1"))
         assert seated[-1][1]["type"] == "welcome"
-        # user-keyed players take the seats left: the next socket from anywhere is refused
-        seated += [await _hello_from(s, s.user_key(f"q{i}"), "127.0.0.2", f"q{i}") for i in range(3)]
+        # user-keyed players take the seats left but the 3 kept for GM keys (a quarter of 12): one more
+        # player's hello is refused, naming the reserve, and GM sockets take the seats kept
+        seated.append(await _hello_from(s, s.user_key("q0"), "127.0.0.2", "q0"))
         assert {first["type"] for _, first in seated} == {"welcome"}
+        ws, first = await _hello_from(s, s.user_key("q1"), "127.0.0.2", "q1")
+        assert first["code"] == "too_many_connections" and "kept for the GM" in first["message"], first
+        assert await _closed_code(ws, 5) == 1013
+        seated += [await _hello_from(s, s.keys.gm, "127.0.0.2", f"gm{i}") for i in range(2)]
+        assert {first["type"] for _, first in seated} == {"welcome"}
+        # every seat is someone's who said hello: the next socket from anywhere is refused
         with pytest.raises(websockets.InvalidStatus) as e:
             await _idle(s.url, "127.0.0.3")
         assert e.value.response.status_code == 503 and b"too_many_connections" in e.value.response.body
