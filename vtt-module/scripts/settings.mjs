@@ -2,11 +2,34 @@
 
 import { MODULE_ID, TEMPLATES } from "./constants.mjs";
 import { SYSTEMS } from "./lib/systems.mjs";
+import { normaliseSidecarUrl } from "./lib/sidecar-url.mjs";
 import { mappingFormClass } from "./apps/mapping-form.mjs";
 
 /** Reconnect with the new settings, without a reload. */
 function reconnect() {
   game.modules?.get(MODULE_ID)?.api?.client?.restart();
+}
+
+/**
+ * The *Sidecar URL* as saved: what was pasted made the sidecar's base URL and saved so (the GM's client saves
+ * it; that save calls this again, and then reconnects), or a warning that says what it wants.
+ * @param {string} value
+ */
+function sidecarUrlChanged(value) {
+  const out = normaliseSidecarUrl(value);
+  const gm = Boolean(game.user?.isGM);
+  if (!out.ok) {
+    if (gm) {
+      const reason = game.i18n?.localize(`VERDICT.Settings.url.${out.reason}`) ?? out.reason;
+      ui.notifications?.warn(game.i18n?.format("VERDICT.Settings.url.invalid", { given: value, reason }) ?? reason);
+    }
+    return;
+  }
+  if (out.url !== value) {
+    if (gm) void game.settings?.set(MODULE_ID, "url", out.url);
+    return;
+  }
+  reconnect();
 }
 
 export function registerSettings() {
@@ -19,7 +42,7 @@ export function registerSettings() {
     config: true,
     type: String,
     default: "http://localhost:8765",
-    onChange: reconnect,
+    onChange: sidecarUrlChanged,
   });
   settings.register(MODULE_ID, "table", {
     name: "VERDICT.Settings.table.name",
