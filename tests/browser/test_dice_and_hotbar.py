@@ -48,11 +48,13 @@ def test_with_dice_so_nice_the_outcome_waits_for_the_dice_on_every_page(table):
 
 def test_dice_so_nices_immediate_display_shows_the_outcome_at_once_and_boons_dice_have_their_faces(table):
     table.modules = ["dice-so-nice"]
+    # a world setting of Dice So Nice's, set by the GM before the session
+    table.make_world("boons").settings["dice-so-nice.immediatelyDisplayChatMessages"] = True
     gm = table.open("gm1", "boons")
     connected(gm)
     presets = gm.evaluate("game.dice3d.presets.map((p) => [p.type, p.shape, p.labels.length])")
     assert ["dvboonsability", "d8", 8] in presets and ["dvboonscrisis", "d12", 12] in presets
-    gm.evaluate("game.settings.set('dice-so-nice', 'immediatelyDisplayChatMessages', true); window.__holdDice = true")
+    gm.evaluate("window.__holdDice = true")
     gm.evaluate(f"{API}.client.roll({{check: {BOONS!r}, label: 'Thrown boons'}})")
     card = _card(gm, "Thrown boons")
     card.locator(".verdict-outcome").wait_for(timeout=15000)

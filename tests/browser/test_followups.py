@@ -222,7 +222,9 @@ def test_an_honest_card_stays_verified_after_the_challenge_choice_on_every_page(
     for page in (gm, bram):
         page.wait_for_function(
             "(seq) => game.messages.contents.some((m) => m.flags.verdict?.card?.seq === seq)",
-            arg=ayla.evaluate("game.messages.contents.find((m) => m.flags.verdict?.card?.label === 'Vault the wall').flags.verdict.card.seq"),
+            arg=ayla.evaluate(
+                "game.messages.contents.find((m) => m.flags.verdict?.card?.label === 'Vault the wall').flags.verdict.card.seq"
+            ),
             timeout=15000,
         )
     _honest_after_followup((gm, ayla, bram), sel)

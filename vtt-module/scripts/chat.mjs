@@ -9,7 +9,7 @@ import { MODULE_ID } from "./constants.mjs";
 import { isRelay } from "./client.mjs";
 import { sendFrame } from "./relay/relay.mjs";
 import { DIE_SIZE, EXTENDED, extendedOf, followupOf } from "./lib/systems.mjs";
-import { VOCABULARY } from "./generated/vocabulary.mjs";
+import { presetType, typedDice, typedDiceList } from "./dice-terms.mjs";
 import { complicationChoices, offerOf, openFollowups } from "./lib/card-model.mjs";
 import { fromMarkup, make } from "./lib/dom.mjs";
 import { renderCard, t } from "./render.mjs";
@@ -32,35 +32,20 @@ function canonical(value) {
 }
 
 /**
- * A rule set's typed dice (each type its own size and symbol faces, from the vocabulary), or null.
- * @param {string} system
- * @returns {{sizes: Record<string, number>, faces: Record<string, string[]>}|null}
- */
-function typedDice(system) {
-  const dice = /** @type {any} */ (VOCABULARY.systems)[system]?.dice;
-  return dice?.sizes && dice?.faces ? dice : null;
-}
-
-/** @param {string} system @param {string} type  the Dice So Nice type of a typed die (a preset of ours) */
-function presetType(system, type) {
-  return `dv${system}${type}`.toLowerCase().replace(/[^a-z0-9]/g, "");
-}
-
-/**
  * `diceSoNiceReady`: a dice preset for each typed die of the vocabulary, with its own symbol faces, so such
- * dice land on their symbols rather than as numbered dice.
+ * dice land on their symbols rather than as numbered dice. Each die's term is registered at `init`
+ * (dice-terms.mjs); a preset Dice So Nice still refuses is reported and the others are added.
  * @param {any} dice3d
  */
 export function registerDicePresets(dice3d) {
   if (!dice3d?.addDicePreset) return;
   dice3d.addSystem?.({ id: MODULE_ID, name: "Verdict" }, "default");
-  for (const system of Object.keys(VOCABULARY.systems)) {
-    const typed = typedDice(system);
-    if (!typed) continue;
-    for (const [type, faces] of Object.entries(typed.faces)) {
-      const size = typed.sizes[type];
-      if (!size) continue;
-      dice3d.addDicePreset({ type: presetType(system, type), labels: faces.map((f) => (f === "-" ? " " : f)), system: MODULE_ID }, `d${size}`);
+  for (const die of typedDiceList()) {
+    const type = presetType(die.system, die.type);
+    try {
+      dice3d.addDicePreset({ type, labels: die.faces.map((f) => (f === "-" ? " " : f)), system: MODULE_ID }, `d${die.size}`);
+    } catch (err) {
+      console.warn(`${MODULE_ID} | Dice So Nice refused the preset of the ${die.system} ${die.type} die (${type}); it is thrown as a plain d${die.size}`, err);
     }
   }
 }
@@ -132,17 +117,38 @@ function throwDice(message, card) {
   if (!dice3d?.show || count <= from) return rolling.has(checkId);
   shownDice.set(checkId, count);
   const user = (card.user && game.users?.get(card.user)) || game.user;
-  const thrown = Promise.resolve(dice3d.show({ throws: [{ dice: diceToThrow(card.result, from) }] }, user, false, null, false));
+  /** @type {Promise<unknown>} */
+  let thrown;
+  try {
+    thrown = Promise.resolve(dice3d.show({ throws: [{ dice: diceToThrow(card.result, from) }] }, user, false, null, false));
+  } catch (err) {
+    thrown = Promise.reject(err);
+  }
   if (dsnImmediate()) {
     thrown.catch(() => {});
     return false;
   }
   rolling.add(checkId);
+  let done = false;
   const landed = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(bound);
     rolling.delete(checkId);
     redrawMessage(message);
   };
-  thrown.then(landed, landed);
+  // Dice So Nice's promise may never settle (a throw it cannot animate fails inside its queue): the outcome
+  // waits for the dice at most so long.
+  const wait = timing("diceLanding");
+  const bound = setTimeout(() => {
+    if (done) return;
+    console.warn(`${MODULE_ID} | Dice So Nice did not say within ${wait} ms that the dice of check ${checkId} landed; the card shows its outcome`);
+    landed();
+  }, wait);
+  thrown.then(landed, (err) => {
+    console.warn(`${MODULE_ID} | Dice So Nice could not throw the dice of check ${checkId}; the card shows its outcome`, err);
+    landed();
+  });
   return true;
 }
 

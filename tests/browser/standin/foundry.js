@@ -306,6 +306,21 @@
     }
   }
 
+  // --- dice terms (foundry.dice.terms) -------------------------------------------------------------
+  /** DiceTerm: a term of a roll formula; a subclass names its DENOMINATION (the letters after the number of dice). */
+  class DiceTerm {
+    static DENOMINATION = "";
+    constructor({ number = 1, faces = 6, modifiers = [], results = [], options = {} } = {}) {
+      this.number = number; this.faces = faces; this.modifiers = modifiers; this.results = results; this.options = options;
+    }
+    get denomination() { return this.constructor.DENOMINATION; }
+    /** DiceTerm#getResultLabel: the text a face shows (the number, unless a subclass says otherwise). */
+    getResultLabel(result) { return String(result.result); }
+  }
+  class Die extends DiceTerm { static DENOMINATION = "d"; }
+  class Coin extends DiceTerm { static DENOMINATION = "c"; constructor(data = {}) { super({ ...data, faces: 2 }); } }
+  class FateDie extends DiceTerm { static DENOMINATION = "f"; constructor(data = {}) { super({ ...data, faces: 3 }); } }
+
   // --- the text enricher ----------------------------------------------------------------------------
   /** TextEditor.enrichHTML: `[[...]]` becomes an inline roll and `@UUID[...]{label}` a content link, in text anywhere in the HTML. */
   async function enrichHTML(content) {
@@ -942,6 +957,7 @@
       handlebars: { renderTemplate, loadTemplates, getTemplate },
       ux: { TextEditor },
     },
+    dice: { terms: { DiceTerm, Die, Coin, FateDie } },
     utils: { deepClone, getProperty, setProperty, mergeObject, randomID, escapeHTML, fromUuidSync },
   };
   window.game = {
@@ -1053,18 +1069,50 @@
   }
 
   /**
-   * Dice So Nice, as a double: `show` resolves when the animation ends (after a short delay, or, while a test
-   * holds the dice, when it lets them land); `immediatelyDisplayChatMessages` (a client setting, false by
-   * default) says whether messages wait for the dice. It hides only messages that carry rolls.
+   * Dice So Nice 5.x, as a double. Its factory is built in its own `ready` handler (after `diceSoNiceInit`):
+   * every DiceTerm class in CONFIG.Dice.terms other than core's, made with no data, gets a preset of its faces
+   * when its face count has a model; then `diceSoNiceReady`. `addDicePreset({type, labels, system}, shape)` reads
+   * `CONFIG.Dice.terms[denomination].name` for a type whose denomination (the type less its leading "d") is not a
+   * number, and throws for one no DiceTerm is registered under. `show` resolves when the animation ends (after a
+   * short delay, or, while a test holds the dice, when it lets them land); a throw of a type with no preset
+   * fails inside the animation queue, which nobody awaits: its promise never settles (an unhandled rejection on
+   * the page). `immediatelyDisplayChatMessages` is a world setting (false by default): whether messages that
+   * carry rolls wait for the dice (this double's messages never carry rolls).
    */
+  const DSN_MODELS = [2, 3, 4, 6, 8, 10, 12, 14, 16, 20, 24, 30];
   class DiceSoNiceDouble {
-    constructor() { this.presets = []; this.systems = []; this.pending = []; window.__throws = []; }
+    constructor() {
+      this.presets = []; this.systems = []; this.pending = []; window.__throws = [];
+      this.types = new Set([...DSN_MODELS, 100].map((n) => `d${n}`));
+      Hooks.call("diceSoNiceInit", this);
+      // DiceFactory: a preset for each DiceTerm a system or module registered, with the labels its term gives.
+      for (const term of Object.values(CONFIG.Dice.terms)) {
+        if ([Coin, FateDie, Die].includes(term)) continue;
+        const made = new term({});
+        if (!DSN_MODELS.includes(made.faces)) continue;
+        const labels = Array.from({ length: made.faces }, (_, i) => made.getResultLabel({ result: i + 1 }));
+        this._register({ type: `d${term.DENOMINATION}`, labels, system: "standard", term: term.name, shape: `d${made.faces}` });
+      }
+    }
+    _register(preset) { this.presets.push(preset); this.types.add(preset.type); }
     addSystem(system, mode) { this.systems.push({ ...system, mode }); }
-    addDicePreset(preset, shape) { this.presets.push({ ...preset, shape }); }
+    addDicePreset(preset, shape = null) {
+      const denomination = preset.type.substring(1);
+      // Dice So Nice names the preset's DiceTerm by its class name: an unregistered denomination throws here.
+      const term = Number.isNaN(Number(denomination)) ? CONFIG.Dice.terms[denomination].name : "Die";
+      this._register({ ...preset, shape: shape ?? preset.type, term });
+    }
     isEnabled() { return true; }
     show(data, user = game.user, synchronize = false, users = null, blind = false) {
       window.__throws.push({ data: deepClone(data), user: user?.id ?? null, sync: synchronize, users, blind });
+      const unknown = (data?.throws ?? []).flatMap((t) => t.dice ?? []).map((d) => d.type).find((type) => !this.types.has(type));
       return new Promise((resolve) => {
+        if (unknown) {
+          // The animation queue's async step fails and nobody awaits it: this promise is never settled.
+          Promise.reject(new Error(`Dice So Nice: no preset for the die type "${unknown}"`));
+          return;
+        }
+        if (window.__diceNeverLand) return;
         this.pending.push(resolve);
         if (!window.__holdDice) setTimeout(() => this.land(), 150);
       });
@@ -1073,10 +1121,10 @@
     land() { for (const done of this.pending.splice(0)) done(true); }
   }
   function installDiceSoNice() {
-    settings.register("dice-so-nice", "immediatelyDisplayChatMessages", { scope: "client", config: true, type: Boolean, default: false });
+    settings.register("dice-so-nice", "immediatelyDisplayChatMessages", { scope: "world", config: true, type: Boolean, default: false });
     moduleManifests.set("dice-so-nice", { id: "dice-so-nice" });
     modules.set("dice-so-nice", { id: "dice-so-nice", active: true, title: "Dice So Nice!" });
-    // Dice So Nice makes `game.dice3d` in its own `ready` handler and then calls `diceSoNiceReady`.
+    // Dice So Nice makes `game.dice3d` in its own `ready` handler: its factory, then `diceSoNiceReady`.
     Hooks.once("ready", () => {
       game.dice3d = new DiceSoNiceDouble();
       Hooks.callAll("diceSoNiceReady", game.dice3d);
@@ -1114,6 +1162,8 @@
     game.version = `${gen}.${game.release.build}`;
     window.CONFIG = {
       statusEffects: statusList(gen, baseStatuses()), queries: {}, TextEditor: { enrichers: [] },
+      // CONFIG.Dice.terms: the DiceTerm classes by denomination (core's coin, die and Fate die).
+      Dice: { terms: { c: Coin, d: Die, f: FateDie } },
       // The status the combat tracker shows as defeated (and the token HUD's "defeated" toggle sets).
       specialStatusEffects: { DEFEATED: "dead", INVISIBLE: "invisible", BLIND: "blind" },
     };
