@@ -415,6 +415,12 @@ ZIP_CACHE = 16
 several (one past the cache costs a module.json, not the archive)."""
 WARN_INTERVAL = 10.0
 """Resource warnings are logged at most once per this interval, with a count of those left out."""
+REFUSAL_LOG_EVERY = 60.0
+"""Seconds between two log lines of a refused hello or origin from one source (remote address), so that the
+GM sees what went wrong and what to do, and a flood cannot fill the disk."""
+REFUSAL_LOG_LINES = 60
+"""Such lines per :data:`REFUSAL_LOG_EVERY` at most over every source: a flood from many addresses is told
+as a count of what was left out, on the next line."""
 FILE_LIMIT_WANTED = 65536
 """Open files the sidecar raises its soft limit to when the hard limit is unlimited."""
 

@@ -38,6 +38,7 @@ from .appkeys import (
     METRICS,
     ODDS,
     PEERS,
+    REFUSALS,
     SETTINGS,
     SOCKETS,
     THROTTLED,
@@ -48,8 +49,9 @@ from .appkeys import (
 )
 from .bus import Bus
 from .dispatch import serve
+from .hello import shown
 from .hub import Hub
-from .limits import Limiter, Throttled, evict_waiting, free_seat, unseat, watchdog
+from .limits import Limiter, PerSource, Throttled, evict_waiting, free_seat, unseat, watchdog
 from .metrics import Metrics
 from .settings import Settings, is_loopback
 from .transport import Socket, Unfinished, WatchedResponse, watch_socket
@@ -122,6 +124,7 @@ def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Applicat
     app[UNFINISHED] = unfinished = Unfinished(settings.max_unfinished_bytes)
     metrics.unfinished_bytes = lambda: unfinished.held
     app[THROTTLED] = Throttled()
+    app[REFUSALS] = PerSource()
     app[ODDS] = {"pool": ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdict-odds"), "waiting": 0}
     app.on_startup.append(_start_watchdog)
     app.on_startup.append(_tune_gc)
@@ -201,11 +204,32 @@ async def metrics_view(request: web.Request) -> web.Response:
     return web.Response(text=request.app[METRICS].render(), content_type="text/plain", charset="utf-8")
 
 
+def misnamed_table(request: web.Request) -> str | None:
+    """Why the URL's table is not one the proxy can route by (an empty ``table``, or ``Table``/``TABLE``:
+    the proxy hashes the request URI as it is, and the hello's check reads ``table`` alone), or ``None``.
+    Routing is for cost (a table's sockets on one sidecar, which alone then reads its events), never for
+    correctness; a URL that names no table at all is routed by ``/ws`` alone and is let in."""
+    for name in request.query:
+        if name.lower() == "table" and name != "table":
+            return f"the URL names the table as `{name}`; name it `table`, in lowercase: /ws?table=ID"
+    if "table" in request.query and not all(request.query.getall("table")):
+        return "the URL's `table` is empty: name the table the hello will, /ws?table=ID (or leave `table` out)"
+    return None
+
+
 async def websocket(request: web.Request) -> web.StreamResponse:
     settings = request.app[SETTINGS]
     origin = request.headers.get("Origin")
     if origin is not None and origin.rstrip("/") not in settings.origins():
-        log.warning("origin_refused", origin=origin)
+        remote = client_address(request)
+        if request.app[REFUSALS].due("origin_refused", remote):
+            request.app[REFUSALS].warning(
+                "origin_refused",
+                remote,
+                origin=shown(origin),
+                to_do=f"if this is your Foundry, start the sidecar with --allow-origin {origin} (with compose.yaml, "
+                f"set FOUNDRY_ORIGIN={origin}); a sidecar on loopback allows Foundry on localhost:30000 by itself",
+            )
         return web.json_response(
             {
                 "type": "error",
@@ -224,6 +248,9 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             },
             status=400,
         )
+    misnamed = misnamed_table(request)
+    if misnamed is not None:
+        return web.json_response({"type": "error", "code": ErrorCode.INVALID_MESSAGE, "message": misnamed}, status=400)
     app = request.app
     remote = client_address(request)
     peers = app[PEERS]

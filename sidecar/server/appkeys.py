@@ -9,7 +9,7 @@ from aiohttp import web
 
 if TYPE_CHECKING:
     from .hub import Hub
-    from .limits import Limiter, Throttled
+    from .limits import Limiter, PerSource, Throttled
     from .metrics import Metrics
     from .settings import Settings
     from .transport import Socket, Unfinished
@@ -27,6 +27,8 @@ WAITING: web.AppKey[dict[Socket, None]] = web.AppKey("waiting")
 """Sockets that have not said hello yet, oldest first."""
 UNFINISHED: web.AppKey[Unfinished] = web.AppKey("unfinished")
 THROTTLED: web.AppKey[Throttled] = web.AppKey("throttled")
+REFUSALS: web.AppKey[PerSource] = web.AppKey("refusals")
+"""Refused hellos and origins, logged once per source per minute with what to do."""
 WATCHDOG: web.AppKey[asyncio.Task[None]] = web.AppKey("watchdog")
 LIVE: web.AppKey[set[Socket]] = web.AppKey("live")
 ODDS: web.AppKey[dict[str, Any]] = web.AppKey("odds")

@@ -15,7 +15,7 @@ from sidecar import __version__
 from sidecar.state.keys import Refused, authenticate
 from sidecar.state.ledger import LedgerUnavailable
 
-from .appkeys import HUB, THROTTLED, WAITING
+from .appkeys import HUB, REFUSALS, THROTTLED, WAITING
 from .hub import Connection, ws_frame
 from .limits import take_seat
 from .transport import Socket, error
@@ -61,6 +61,7 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
             raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
     except Refused as exc:
         await error(app, sock, None, exc.code, exc.message)
+        await tell_refused(app, sock, hello, exc.code)
         await sock.ws.close(code=4401, message=b"unauthorized")
         return False
     role = who.role
@@ -95,6 +96,47 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
 
 
 UNREADABLE = "the ledger cannot be read right now; retry shortly"
+
+
+async def tell_refused(app: web.Application, sock: Socket, hello: m.Hello, code: ErrorCode) -> None:
+    """Log a refused hello for whoever runs the sidecar: what was wrong and what to do, once per source per
+    minute (:class:`.limits.PerSource`). The peer was told only "unknown table or wrong key"; the log tells
+    the two apart, reading the table's row only when the line is written."""
+    refusals = app[REFUSALS]
+    if not refusals.due("hello_refused", sock.remote):
+        return
+    table = shown(hello.table)
+    if code == ErrorCode.USER_KEY_REQUIRED:
+        why = f"the table-wide player key of table {table} names user {shown(hello.user or '')}"
+        to_do = (
+            "a player acting as a user connects with that user's own key: the GM gets it with `verdict table user-key`"
+        )
+    else:
+        try:
+            known = await app[HUB].ledger.find_table(hello.table) is not None
+        except LedgerUnavailable:
+            known = None
+        if known is False:
+            why = f"unknown table {table}"
+            to_do = "check the Table id setting in Foundry's Verdict settings; `verdict table list` shows the tables"
+        elif hello.user is not None:
+            why = f"wrong key for table {table} as user {shown(hello.user)}"
+            to_do = (
+                "a user key is made for one user and table: the GM gets it again with `verdict table user-key` "
+                "(keys change with `verdict table rotate-keys`)"
+            )
+        else:
+            why = f"wrong key for table {table}" if known else f"unknown table {table} or wrong key for it"
+            to_do = (
+                "set the GM key or Player key in Foundry's Verdict settings to the one this table was given "
+                "(shown when it was made; new ones after `verdict table rotate-keys`)"
+            )
+    refusals.warning("hello_refused", sock.remote, why=why, to_do=to_do)
+
+
+def shown(text: str, at_most: int = 64) -> str:
+    """A peer's text as a log line quotes it: quoted, escaped, and cut to ``at_most`` characters."""
+    return repr(text if len(text) <= at_most else text[:at_most] + "…")
 
 
 def gm_requester(gm_key: str) -> str:

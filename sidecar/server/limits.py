@@ -77,6 +77,47 @@ class Throttled:
         log.warning(event, left_out=skipped, **kw)
 
 
+class PerSource:
+    """Log a refusal once per source (a remote address) and kind per interval, and at most ``lines`` lines
+    per interval over all sources; a line says how many were left out since the last. The sources
+    remembered are bounded (the oldest forgotten first)."""
+
+    def __init__(
+        self,
+        interval: float = config.REFUSAL_LOG_EVERY,
+        lines: int = config.REFUSAL_LOG_LINES,
+        max_names: int = config.LIMITER_NAMES,
+    ) -> None:
+        self.interval, self.lines, self.max_names = interval, lines, max_names
+        self.last: dict[tuple[str, str], float] = {}  # oldest first
+        self.window, self.told, self.left_out = -1e9, 0, 0
+
+    def due(self, event: str, source: str) -> bool:
+        """Whether a line for ``event`` from ``source`` is to be written now (then :meth:`warning` writes it);
+        ``False`` counts it as left out."""
+        now = time.monotonic()
+        name = (event, source)
+        last = self.last.get(name)
+        if now - self.window >= self.interval:
+            self.window, self.told = now, 0
+        if (last is not None and now - last < self.interval) or self.told >= self.lines:
+            self.left_out += 1
+            return False
+        if last is not None:
+            del self.last[name]  # kept in the order of their last line
+        elif len(self.last) >= self.max_names:
+            for old in list(self.last)[: max(1, len(self.last) // 2)]:
+                del self.last[old]
+        self.last[name] = now
+        self.told += 1
+        return True
+
+    def warning(self, event: str, source: str, **kw: Any) -> None:
+        """Write a line that :meth:`due` let through, with the count of those left out since the last."""
+        log.warning(event, remote=source, left_out=self.left_out, **kw)
+        self.left_out = 0
+
+
 async def watchdog(app: web.Application) -> None:
     """Close sockets that never said hello, and cut those stalled in the middle of a frame or a message."""
     settings = app[SETTINGS]

@@ -85,6 +85,23 @@ async def test_a_hello_for_another_table_than_the_urls_is_refused_and_the_socket
     await c.close()
 
 
+@pytest.mark.parametrize("query", ["table=", "Table=T", "TABLE=T", "table=&table=T"])
+async def test_a_url_whose_table_the_proxy_cannot_route_by_is_refused(sidecar: Sidecar, query: str):
+    """An empty `table`, or one named in another case, would be routed by a hash of something else than the
+    table, and slipped past the hello's check: refused at the upgrade, saying how to name it."""
+    table = sidecar.keys.table
+    url = f"{sidecar.url}?{query.replace('=T', '=' + table)}"
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        await websockets.connect(url, subprotocols=["verdict.v1"])  # type: ignore[list-item]
+    assert refused.value.response.status_code == 400
+    body = json.loads(refused.value.response.body)
+    assert body["code"] == "invalid_message" and "/ws?table=ID" in body["message"], body
+    # a URL that names no table is let in (one sidecar, or a client that does not route)
+    async with websockets.connect(sidecar.url, subprotocols=["verdict.v1"]) as ws:  # type: ignore[list-item]
+        await ws.send(json.dumps({"type": "hello", "protocol": 1, "table": table, "key": sidecar.keys.gm}))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+
+
 # --- over PostgreSQL ------------------------------------------------------------------------------
 
 
