@@ -6,8 +6,8 @@ one is written here from the engine's rule sets (:data:`~sidecar.engine.registry
 ``vtt-module/scripts/generated/vocabulary.mjs``, which the module imports:
 
 - per rule set: its outcomes and their tones; the check's fields as the Struct declares them (wire default,
-  options, kind, and the title and description written once on the Struct); the dialog's fields (presets,
-  bounds, which show for which kind of check); its dice (sizes, faces, how they are marked); the facts a card
+  options, kind, bounds, and the title and description written once on the Struct); the dialog's fields
+  (presets, bounds: the card's, else the Struct's; which show for which kind of check); its dice (sizes, faces, how they are marked); the facts a card
   shows; its numbers (the dice limits and the rest of its rules); whether and how its checks gather several
   people's rolls; whether they can be extended, and how a roll joins one; what a check spends of the actor's
   resources (the dialog shows the cost beside the odds);
@@ -115,6 +115,44 @@ def kind_of(tp: Any) -> str:
     raise TypeError(f"no way to enter a field of type {tp!r}")
 
 
+def bounds_of(tp: Any) -> dict[str, int]:
+    """The bounds the Struct declares on a field (``protocol/v1/limits.py``): ``min`` and ``max`` of a number,
+    ``maxLength`` of a text, ``maxItems`` of a list (and ``itemMin``/``itemMax`` of its numbers), through the
+    field's ``Annotated`` layers and an optional ``None``."""
+    out: dict[str, int] = {}
+
+    def metas(t: Any) -> tuple[Any, list[msgspec.Meta]]:
+        found: list[msgspec.Meta] = []
+        while True:
+            if typing.get_origin(t) is typing.Annotated:
+                found += [m for m in getattr(t, "__metadata__", ()) if isinstance(m, msgspec.Meta)]
+                t = typing.get_args(t)[0]
+            elif typing.get_origin(t) in (typing.Union, types.UnionType):
+                args = [a for a in typing.get_args(t) if a is not type(None)]
+                if len(args) != 1:
+                    return t, found
+                t = args[0]
+            else:
+                return t, found
+
+    bare, found = metas(tp)
+    for meta in found:
+        if meta.ge is not None:
+            out["min"] = int(meta.ge)
+        if meta.le is not None:
+            out["max"] = int(meta.le)
+        if meta.max_length is not None:
+            out["maxItems" if typing.get_origin(bare) is list else "maxLength"] = meta.max_length
+    if typing.get_origin(bare) is list:
+        _, inner = metas(typing.get_args(bare)[0])
+        for meta in inner:
+            if meta.ge is not None:
+                out["itemMin"] = int(meta.ge)
+            if meta.le is not None:
+                out["itemMax"] = int(meta.le)
+    return out
+
+
 def _default(f: msgspec.structs.FieldInfo) -> tuple[bool, Any]:
     if f.default is not msgspec.NODEFAULT:
         return True, msgspec.to_builtins(f.default)
@@ -131,6 +169,7 @@ def _field(f: msgspec.structs.FieldInfo, doc: FieldDoc) -> dict[str, Any]:
     options = _literal(f.type)
     if options is not None:
         out["options"] = options
+    out.update(bounds_of(f.type))
     if doc.title:
         out["title"] = doc.title
     if doc.description:
@@ -166,6 +205,8 @@ def _spec(field: Mapping[str, Any], opts: Mapping[str, Any], when: dict[str, lis
     for bound in ("min", "max"):
         if bound in opts:
             spec[bound] = opts[bound]
+        elif bound in field:  # the wire's own bound, where the card sets none
+            spec[bound] = field[bound]
     if "options" in field:
         spec["options"] = field["options"]
     if when:

@@ -179,3 +179,24 @@ def test_what_a_check_spends_names_the_actors_field_and_the_odds_field():
         bad.card = dataclasses.replace(rs.card, spends=wrong)
         with pytest.raises(TypeError, match=said):
             vocabulary.spends(bad)
+
+
+def test_each_dialog_bound_lies_within_the_wire_bound_of_its_field():
+    """The module's dialog bounds a field by its card's ``min``/``max``, else by the Struct's (``limits.py``): a
+    card never offers what the protocol refuses, and every bounded field of a check carries its bounds."""
+    data = _data()
+    for name, rs in RULESETS.items():
+        wire = {f["name"]: f for f in data["systems"][name]["check"]}
+        for field in msgspec.structs.fields(rs.check_type):
+            bounds = vocabulary.bounds_of(field.type)
+            if field.name != "dice" and vocabulary.kind_of(field.type) in ("int", "optint"):
+                assert "min" in bounds and "max" in bounds, (name, field.name)
+                assert {k: wire[field.name][k] for k in ("min", "max")} == bounds, (name, field.name)
+        for spec in data["systems"][name]["dialog"]:
+            field = wire.get(spec.get("group") or spec["name"])
+            if field is None or spec.get("group") or "min" not in field:
+                continue
+            assert field["min"] <= spec.get("min", field["min"]) <= spec.get("max", field["max"]) <= field["max"], (
+                name,
+                spec["name"],
+            )

@@ -21,6 +21,7 @@ import msgspec
 from msgspec import Meta
 
 from .base import Check, Result
+from .limits import Count, Counts, Faces, Name, Running
 
 BoonsDieType = Literal["ability", "boon", "bane", "trial", "crisis"]
 BoonsOutcome = Literal["exceptional", "improved", "success", "failure"]
@@ -28,14 +29,14 @@ BoonsWinner = Literal["actor", "defender"]
 BoonsExtendedStatus = Literal["in_progress", "complete", "failed"]
 
 Ability = Annotated[
-    int, Meta(title="Ability dice", description="Ability dice (d8): the character's characteristic and skill.")
+    Count, Meta(title="Ability dice", description="Ability dice (d8): the character's characteristic and skill.")
 ]
 Boon = Annotated[
-    int, Meta(title="Boon dice", description="Boon dice (d6): help, gear, the situation in the character's favour.")
+    Count, Meta(title="Boon dice", description="Boon dice (d6): help, gear, the situation in the character's favour.")
 ]
-Bane = Annotated[int, Meta(title="Bane dice", description="Bane dice (d6): what hampers the character.")]
+Bane = Annotated[Count, Meta(title="Bane dice", description="Bane dice (d6): what hampers the character.")]
 Ranks = Annotated[
-    list[int],
+    Counts,
     Meta(
         title="Assistants' ranks",
         description="Each assistant's rank in the relevant skill, at most two: a boon die each, or an ability die "
@@ -55,7 +56,8 @@ class BoonsPool(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     boon: Boon = 0
     bane: Bane = 0
     rank: Annotated[
-        int | None, Meta(title="Defender's rank", description="The defender's rank in the relevant skill, for assists.")
+        Count | None,
+        Meta(title="Defender's rank", description="The defender's rank in the relevant skill, for assists."),
     ] = None
     assists: Ranks = []
 
@@ -66,10 +68,12 @@ class BoonsCheck(Check, tag="boons"):
     ability: Ability = 0
     boon: Boon = 0
     bane: Bane = 0
-    trial: Annotated[int, Meta(title="Trial dice (difficulty)", description="The difficulty, as trial dice (d8).")] = 0
-    crisis: Annotated[int, Meta(title="Crisis dice", description="Crisis dice (d12) asked for directly.")] = 0
+    trial: Annotated[
+        Count, Meta(title="Trial dice (difficulty)", description="The difficulty, as trial dice (d8).")
+    ] = 0
+    crisis: Annotated[Count, Meta(title="Crisis dice", description="Crisis dice (d12) asked for directly.")] = 0
     upgrade: Annotated[
-        int,
+        Count,
         Meta(
             title="Upgrade trial to crisis",
             description="The GM upgrades the difficulty: this many of the trial dice become crisis dice (at most "
@@ -77,14 +81,14 @@ class BoonsCheck(Check, tag="boons"):
         ),
     ] = 0
     rank: Annotated[
-        int | None,
+        Count | None,
         Meta(
             title="Primary's rank",
             description="Assisted: the primary character's rank in the relevant skill (the performer's when unset).",
         ),
     ] = None
     assists: Annotated[
-        list[int],
+        Counts,
         Meta(
             title="Assistants' ranks",
             description="Assisted: each assistant's rank in the relevant skill, at most two (a third is refused "
@@ -92,11 +96,11 @@ class BoonsCheck(Check, tag="boons"):
         ),
     ] = []
     performer_rank: Annotated[
-        int | None,
+        Count | None,
         Meta(title="Performer's rank", description="Group: the performer's relevant rank (or characteristic)."),
     ] = None
     participant_ranks: Annotated[
-        list[int] | None,
+        Counts | None,
         Meta(
             title="Participants' ranks",
             description="Group: the relevant ranks of the other necessary participants (0 for one who must be "
@@ -111,26 +115,26 @@ class BoonsCheck(Check, tag="boons"):
         ),
     ] = None
     threshold: Annotated[
-        int | None,
+        Count | None,
         Meta(title="Success threshold", description="Extended: the total of net successes that completes the task."),
     ] = None
     time_unit: Annotated[
-        str | None,
+        Name | None,
         Meta(
             title="Time per roll",
             description="Extended: what one roll represents (minutes, hours, scenes, one exchange of a chase, ...).",
         ),
     ] = None
     limit: Annotated[
-        int | None,
+        Count | None,
         Meta(title="Attempt limit", description="Extended: the most rolls before the task fails (unset: no limit)."),
     ] = None
     progress: Annotated[
-        int, Meta(description="Extended: net successes gathered by earlier rolls (the table state fills it in).")
+        Running, Meta(description="Extended: net successes gathered by earlier rolls (the table state fills it in).")
     ] = 0
-    attempts: Annotated[int, Meta(description="Extended: rolls already made (the table state fills it in).")] = 0
+    attempts: Annotated[Running, Meta(description="Extended: rolls already made (the table state fills it in).")] = 0
     dice: Annotated[
-        list[int] | None,
+        Faces | None,
         Meta(
             description="The faces rolled at the table: the effective pool in the order ability, boon, bane, "
             "trial, crisis, then the defender's ability, boon and bane."

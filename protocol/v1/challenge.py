@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from msgspec import Meta
 
 from .base import Action, Check, Result
+from .limits import Faces, Level, Name
 
 ChallengeOutcome = Literal["epic_success", "success", "success_at_cost", "failure", "epic_failure"]
 ChallengeOption = Literal["game_changer", "strain"]
@@ -22,23 +23,23 @@ class ChallengeCheck(Check, tag="challenge"):
     """
 
     cl: Annotated[
-        int,
+        Level,
         Meta(
             title="Challenge Level",
             description="The level to reach (1 or more): the total climbs the ladder one level per 5.",
         ),
     ] = 1
     modifier: Annotated[
-        int, Meta(title="Modifier", description="Added to the d20: attribute, skill and circumstances.")
+        Level, Meta(title="Modifier", description="Added to the d20: attribute, skill and circumstances.")
     ] = 0
     complication: Annotated[
-        str | None,
+        Name | None,
         Meta(
             title="Addresses complication",
             description="The id of an open complication the hero addresses: a success removes it.",
         ),
     ] = None
-    dice: Annotated[list[int] | None, Meta(description="The d20's face, rolled at the table.")] = None
+    dice: Annotated[Faces | None, Meta(description="The d20's face, rolled at the table.")] = None
 
 
 class ChallengeResult(Result, tag="challenge"):

@@ -99,7 +99,8 @@ def decode_client(data: bytes | str, msgpack: bool = False) -> Any:
             f"unknown message type {env.type!r}; expected one of: {', '.join(sorted(map(str, CLIENT_TAGS)))}",
             rid,
         )
-    raise ProtocolError(ErrorCode.INVALID_MESSAGE, f"invalid {env.type!r} message: {_explain(detail)}", rid)
+    code, why = _explain(detail)
+    raise ProtocolError(code, f"invalid {env.type!r} message: {why}", rid)
 
 
 def _not_json(data: bytes | str) -> ProtocolError:
@@ -158,15 +159,32 @@ def _lone_surrogate(value: Any, path: str) -> tuple[str, str] | None:
 
 
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`(?: - at `(?P<at>[^`]*)`)?$")
+_BOUND = re.compile(
+    r"^Expected `(?P<kind>int|str|array|object)`(?P<length> of length)? (?P<op><=|>=|<|>) (?P<n>-?[0-9]+)"
+    r"(?: - at `\$\.?(?P<at>[^`]*)`)?$"
+)
+_SIDE = {"<=": "at most", ">=": "at least", "<": "less than", ">": "more than"}
 
 
-def _explain(detail: str) -> str:
-    """msgspec's error, with an unknown field named with its full path (``$.check.opponent.abilty``)."""
+def _explain(detail: str) -> tuple[ErrorCode, str]:
+    """msgspec's error as the refusal says it: an unknown field named with its full path
+    (``$.check.opponent.abilty``); a value beyond a field's bound (``protocol/v1/limits.py``) named with its place
+    and the bound (a text too long: ``text_too_long``, as for any text beyond :data:`MAX_TEXT`)."""
     hit = _UNKNOWN.match(detail)
-    if hit is None:
-        return detail
-    where = hit["at"] or "$"
-    return f"unknown field `{hit['name']}` at `{where}.{hit['name']}`; no such field here: check its spelling and place"
+    if hit is not None:
+        where = hit["at"] or "$"
+        return ErrorCode.INVALID_MESSAGE, (
+            f"unknown field `{hit['name']}` at `{where}.{hit['name']}`; no such field here: check its spelling and place"
+        )
+    bound = _BOUND.match(detail)
+    if bound is None:
+        return ErrorCode.INVALID_MESSAGE, detail
+    where, side, n = bound["at"] or "$", _SIDE[bound["op"]], bound["n"]
+    if bound["kind"] == "str" and bound["length"]:
+        return ErrorCode.TEXT_TOO_LONG, f"`{where}` is too long: {side} {n} characters"
+    if bound["length"]:
+        return ErrorCode.INVALID_MESSAGE, f"`{where}` holds {side} {n} items"
+    return ErrorCode.INVALID_MESSAGE, f"`{where}` is {side} {n}: the bound of what the rules can mean"
 
 
 _LONG_NUMBER = re.compile(rb"[0-9]{19}")

@@ -76,6 +76,15 @@ class ErrorCode(StrEnum):
     UNKNOWN_OP = "unknown_op"
     UNKNOWN_TRIAL = "unknown_trial"
 
+    # --- what a table holds (protocol/v1/limits.py): one item too many, or a running value past its bound
+    TOO_MANY_ACTORS = "too_many_actors"
+    TOO_MANY_SCENES = "too_many_scenes"
+    TOO_MANY_FACETS = "too_many_facets"
+    TOO_MANY_COMPLICATIONS = "too_many_complications"
+    TOO_MANY_CONDITIONS = "too_many_conditions"
+    TOO_MANY_OPEN = "too_many_open"
+    OVER_LIMIT = "over_limit"
+
     # --- checks and dice (every rule set)
     INVALID_CHECK = "invalid_check"
     INVALID_DICE = "invalid_dice"

@@ -8,6 +8,7 @@ import msgspec
 from msgspec import Meta
 
 from .base import Check, Result
+from .limits import Count, Faces
 
 FacetsKind = Literal["obstacle", "opposition", "interpersonal", "mystical"]
 FacetsDomain = Literal["physical", "mental", "social", "mystical"]
@@ -19,7 +20,7 @@ class FacetsCheck(Check, tag="facets"):
     """A `facets` check. The pool is ``pool + helping - hindering``; zero or less is desperate."""
 
     pool: Annotated[
-        int,
+        Count,
         Meta(
             title="Dice pool",
             description="The d6 the character brings (attribute and skill). With the facets, zero or less is "
@@ -27,10 +28,10 @@ class FacetsCheck(Check, tag="facets"):
         ),
     ] = 0
     helping: Annotated[
-        int, Meta(title="Helping facets", description="Facets in the character's favour: one die more each.")
+        Count, Meta(title="Helping facets", description="Facets in the character's favour: one die more each.")
     ] = 0
     hindering: Annotated[
-        int, Meta(title="Hindering facets", description="Facets against the character: one die fewer each.")
+        Count, Meta(title="Hindering facets", description="Facets against the character: one die fewer each.")
     ] = 0
     kind: Annotated[
         FacetsKind,
@@ -45,7 +46,7 @@ class FacetsCheck(Check, tag="facets"):
         Meta(title="Domain", description="Where the check is made: the lists a suggested facet or cost comes from."),
     ] = "physical"
     dice: Annotated[
-        list[int] | None,
+        Faces | None,
         Meta(description="The faces rolled at the table, one per die of the pool (none: the sidecar rolls)."),
     ] = None
 

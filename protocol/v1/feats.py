@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from msgspec import Meta
 
 from .base import Check, Result
+from .limits import ITEMS, Count, Faces, Level
 
 FeatsDie = Literal["white", "red", "blue"]
 """The three d8 in their fixed order: first white, second red, third blue."""
@@ -27,30 +28,30 @@ class FeatsCheck(Check, tag="feats"):
     dice bought with Wyrd (so ``[w, b]`` when red was bought); ``[]`` when nothing is rolled.
     """
 
-    ability: Annotated[int | None, Meta(title="Ability", description="The character's ability or skill.")] = None
+    ability: Annotated[Level | None, Meta(title="Ability", description="The character's ability or skill.")] = None
     difficulty: Annotated[
-        int | None,
+        Level | None,
         Meta(title="Difficulty", description="The task's difficulty: the Feat level is difficulty − ability."),
     ] = None
     opposing: Annotated[
-        int | None,
+        Level | None,
         Meta(
             title="Opposing ability",
             description="The opponent's ability or skill, instead of a difficulty: the level is opposing − ability.",
         ),
     ] = None
     level: Annotated[
-        int | None,
+        Level | None,
         Meta(
             title="Feat level (instead)",
             description="The Feat level itself; leave it unset to use difficulty − ability.",
         ),
     ] = None
     wyrd: Annotated[
-        int, Meta(title="8s bought with Wyrd", description="Dice set to 8 before the roll, 5 Wyrd Points each.")
+        Count, Meta(title="8s bought with Wyrd", description="Dice set to 8 before the roll, 5 Wyrd Points each.")
     ] = 0
     wyrd_dice: Annotated[
-        list[FeatsDie] | None,
+        Annotated[list[FeatsDie], Meta(max_length=ITEMS)] | None,
         Meta(
             title="Dice bought (first die if none)",
             description="Which dice the Wyrd sets to 8 (default: the first dice first).",
@@ -64,7 +65,7 @@ class FeatsCheck(Check, tag="feats"):
         ),
     ] = False
     dice: Annotated[
-        list[int] | None,
+        Faces | None,
         Meta(description="The faces rolled at the table, white, red, blue, leaving out the dice bought with Wyrd."),
     ] = None
 

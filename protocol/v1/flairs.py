@@ -13,6 +13,7 @@ import msgspec
 from msgspec import Meta
 
 from .base import Action, Check, Result
+from .limits import ITEMS, Count, Faces, Name
 
 FlairsOutcome = Literal["triumph", "conflict", "failure", "success"]
 FlairsTrialName = Literal["costly", "slow", "loud", "harmful", "foolish", "chaotic"]
@@ -21,15 +22,15 @@ FlairsTrialSource = Literal["pair", "darkness", "lurking", "bargain"]
 """Where a trial comes from: matching dice, darkness, the Judge's lurking trials, a devil's bargain."""
 
 Rank = Annotated[
-    int,
+    Count,
     Meta(
         title="Skill rank",
         description="The character's rank in the skill the check uses: that many d6 in the pool, with the edges.",
     ),
 ]
-Edges = Annotated[int, Meta(title="Edges", description="Advantages the character brings: one d6 more each.")]
+Edges = Annotated[Count, Meta(title="Edges", description="Advantages the character brings: one d6 more each.")]
 Cuts = Annotated[
-    int,
+    Count,
     Meta(
         title="Cuts",
         description="Disadvantages: each removes the highest remaining die. Cuts at or above the pool make the "
@@ -39,20 +40,20 @@ Cuts = Annotated[
 
 
 NamedTrials = Annotated[
-    list[FlairsTrialName] | None,
+    Annotated[list[FlairsTrialName], Meta(max_length=ITEMS)] | None,
     Meta(
         description="The trials' names in order (unset: each drawn at random).",
         extra={"label": "VERDICT.Trial.{value}"},
     ),
 ]
-TrialDice = Annotated[list[int] | None, Meta(description="The d6s that draw them, when rolled at the table.")]
+TrialDice = Annotated[Faces | None, Meta(description="The d6s that draw them, when rolled at the table.")]
 """The trials the Judge names or sets, and the d6s that draw them when they are left to chance."""
 
 
 class FlairsParticipant(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     """One character in a group check: their own pool, rolled as a simple check."""
 
-    name: Annotated[str, Meta(title="Participant", description="The character's name: the part they roll.")]
+    name: Annotated[Name, Meta(title="Participant", description="The character's name: the part they roll.")]
     rank: Rank = 0
     edges: Edges = 0
     cuts: Cuts = 0
@@ -87,7 +88,7 @@ class FlairsCheck(Check, tag="flairs"):
         ),
     ] = False
     lurking: Annotated[
-        int,
+        Count,
         Meta(
             title="Lurking trials",
             description="How many lurking trials the players are told of: secret trials the Judge set, which "
@@ -99,13 +100,13 @@ class FlairsCheck(Check, tag="flairs"):
         Meta(title="Darkness (sight matters)", description="The character cannot see well: one more trial stands."),
     ] = False
     dice: Annotated[
-        list[int] | None,
+        Faces | None,
         Meta(
             description="The faces rolled at the table, in the order rolled, before cuts (a group: each one's in turn)."
         ),
     ] = None
     lurking_trials: Annotated[
-        list[FlairsTrialName] | None,
+        Annotated[list[FlairsTrialName], Meta(max_length=ITEMS)] | None,
         Meta(
             title="Lurking trials' names",
             description="The lurking trials' secret names, set by the Judge (as many as lurking; unset: drawn at "
@@ -113,7 +114,7 @@ class FlairsCheck(Check, tag="flairs"):
         ),
     ] = None
     group: Annotated[
-        list[FlairsParticipant] | None,
+        Annotated[list[FlairsParticipant], Meta(max_length=ITEMS)] | None,
         Meta(
             title="Group",
             description="A group check: each participant rolls their own pool as a simple check; rank, edges, "
@@ -242,7 +243,7 @@ class FlairsBargain(Action, tag="flairs_bargain"):
             extra={"label": "VERDICT.Trial.{value}"},
         ),
     ]
-    dice: Annotated[list[int] | None, Meta(description="The added d6's face when rolled at the table.")] = None
+    dice: Annotated[Faces | None, Meta(description="The added d6's face when rolled at the table.")] = None
 
 
 class FlairsChoose(Action, tag="flairs_choose"):
@@ -253,7 +254,7 @@ class FlairsChoose(Action, tag="flairs_choose"):
     """
 
     flairs: Annotated[
-        list[FlairsFlair],
+        Annotated[list[FlairsFlair], Meta(max_length=ITEMS)],
         Meta(
             description="The flairs chosen, each at most once, no more than were earned.",
             extra={"label": "VERDICT.Flair.{value}"},

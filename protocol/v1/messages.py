@@ -16,6 +16,7 @@ from .base import PROTOCOL, Probability
 from .challenge import ChallengeOption
 from .errors import ErrorCode
 from .flairs import FlairsTrialName
+from .limits import Label, Name
 from .systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS, AnyAction, AnyCheck, AnyOdds, AnyResult
 from .table import AnyEvent, AnyOp, Sequenced, Snapshot
 
@@ -54,18 +55,19 @@ class Roll(ClientMessage, tag="roll"):
 
     id: str
     check: AnyCheck
-    actor: str | None = None
-    target: str | None = None
+    actor: Name | None = None
+    """Whose roll it is (a Foundry actor's id): what its consequences land on."""
+    target: Name | None = None
     """The opponent who takes the opponent's harm (`facets` conflicts)."""
-    scene: str | None = None
+    scene: Name | None = None
     mode: RollMode = "public"
-    label: str | None = None
-    extended: str | None = None
+    label: Label | None = None
+    extended: Name | None = None
     """The extended check this roll adds to (`boons`)."""
-    gather: str | None = None
+    gather: Name | None = None
     """The gathered check (group or opposed) this roll is a part of; ``part`` names which."""
-    part: str | None = None
-    user: str | None = None
+    part: Name | None = None
+    user: Name | None = None
     """On behalf of this user (a GM client relaying a player's request); defaults to the connection's user.
     Other roles get ``forbidden``."""
 

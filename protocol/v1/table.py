@@ -10,10 +10,12 @@ is in the receiving viewer's own numbering, which counts only the events it is t
 
 from __future__ import annotations
 
-from typing import Literal, Union, get_args
+from typing import Annotated, Literal, Union, get_args
 
 import msgspec
+from msgspec import Meta
 
+from .limits import ITEMS, STRAIN, WYRD, Count, Level, Name, Note
 from .systems import AnyAction, AnyCheck, AnyResult
 
 ComplicationOrigin = Literal["epic_failure", "taken_down", "gm"]
@@ -24,99 +26,99 @@ class Op(msgspec.Struct, gc=False, tag_field="op", forbid_unknown_fields=True):
 
 
 class ComplicationAdd(Op, tag="complication_add"):
-    scene: str
-    text: str
+    scene: Name
+    text: Note
     hidden: bool = True
 
 
 class ComplicationEdit(Op, tag="complication_edit"):
-    complication: str
-    text: str
+    complication: Name
+    text: Note
 
 
 class ComplicationReveal(Op, tag="complication_reveal"):
-    complication: str
+    complication: Name
 
 
 class ComplicationRemove(Op, tag="complication_remove"):
-    complication: str
+    complication: Name
 
 
 class ComplicationConvert(Op, tag="complication_convert"):
     """Address a complication as a challenge with a CL set by the GM; a success on it removes it."""
 
-    complication: str
-    cl: int
+    complication: Name
+    cl: Level
 
 
 class StrainSet(Op, tag="strain_set"):
-    actor: str
-    strain: int
+    actor: Name
+    strain: Annotated[int, Meta(ge=-STRAIN, le=STRAIN)]
 
 
 class ConditionAdd(Op, tag="condition_add"):
-    actor: str
-    text: str = "condition"
+    actor: Name
+    text: Note = "condition"
 
 
 class ConditionRemove(Op, tag="condition_remove"):
-    actor: str
-    condition: str
+    actor: Name
+    condition: Name
 
 
 class FacetAdd(Op, tag="facet_add"):
     """The GM writes a facet of their own (docs/rules/facets.md: the GM has the final say and may write their own), on an
     actor, or a scene (the active scene when neither is named)."""
 
-    facet: str
+    facet: Note
     nature: Literal["beneficial", "detrimental"]
-    actor: str | None = None
-    scene: str | None = None
+    actor: Name | None = None
+    scene: Name | None = None
 
 
 class FacetRename(Op, tag="facet_rename"):
     """Name a facet (say, the suggestion a triumph stored) or rename it, by its id."""
 
-    facet: str
-    text: str
+    facet: Name
+    text: Note
 
 
 class FacetRemove(Op, tag="facet_remove"):
-    facet: str
+    facet: Name
 
 
 class HarmHeal(Op, tag="harm_heal"):
     """Heal (remove) ``count`` wounds or scratches of an actor."""
 
-    actor: str
+    actor: Name
     harm: Literal["wound", "scratch"]
-    count: int = 1
+    count: Count = 1
 
 
 class WyrdGrant(Op, tag="wyrd_grant"):
-    actor: str
-    amount: int
+    actor: Name
+    amount: Annotated[int, Meta(ge=-WYRD, le=WYRD)]
 
 
 class LurkingSet(Op, tag="lurking_set"):
     """Secret lurking trials waiting for the next `flairs` check of ``actor`` (or anyone, in ``scene``)."""
 
-    trials: list[str]
-    actor: str | None = None
-    scene: str | None = None
+    trials: Annotated[list[Name], Meta(max_length=ITEMS)]
+    actor: Name | None = None
+    scene: Name | None = None
 
 
 class ExtendedStart(Op, tag="extended_start"):
     """An extended `boons` check: rolls that name it add their net successes."""
 
-    name: str
-    threshold: int
-    time_unit: str = "round"
-    limit: int | None = None
-    trial: int = 0
-    crisis: int = 0
-    actor: str | None = None
-    scene: str | None = None
+    name: Name
+    threshold: Count
+    time_unit: Name = "round"
+    limit: Count | None = None
+    trial: Count = 0
+    crisis: Count = 0
+    actor: Name | None = None
+    scene: Name | None = None
 
 
 class GatherStart(Op, tag="gather_start"):
@@ -126,8 +128,8 @@ class GatherStart(Op, tag="gather_start"):
     """
 
     check: AnyCheck
-    name: str = ""
-    scene: str | None = None
+    name: Name = ""
+    scene: Name | None = None
 
 
 class Undo(Op, tag="undo"):
@@ -135,12 +137,12 @@ class Undo(Op, tag="undo"):
     ``events`` the last ``count`` single events (one consequence, say). Nothing is deleted: an ``undone``
     event records what no longer counts."""
 
-    count: int = 1
+    count: Count = 1
     events: bool = False
 
 
 class SceneActivate(Op, tag="scene_activate"):
-    scene: str
+    scene: Name
 
 
 AnyOp = Union[

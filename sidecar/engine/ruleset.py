@@ -110,6 +110,33 @@ class TableView(Protocol):
         """The extended checks the GM started, by id, as they now stand."""
         ...
 
+    # what the table holds, for the bounds of what an action may add (:mod:`sidecar.engine.bounds`)
+    @property
+    def actors(self) -> Mapping[str, t.ActorState]:
+        """The actors the table tracks (those with any state), by name."""
+        ...
+
+    @property
+    def scenes(self) -> Mapping[str, t.SceneState]:
+        """The scenes the table holds state in, by name (their facets; complications are in
+        :attr:`complications`)."""
+        ...
+
+    @property
+    def complications(self) -> Mapping[str, t.Complication]:
+        """The open complications, by id."""
+        ...
+
+    @property
+    def lurking(self) -> Mapping[str, t.Lurking]:
+        """The lurking trials waiting, by id."""
+        ...
+
+    @property
+    def gathers(self) -> Mapping[str, t.GatherState]:
+        """The gathered checks, by id."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class RollContext:

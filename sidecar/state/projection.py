@@ -14,6 +14,11 @@ removal of a complication after an epic success, would keep it for good). What l
 and follow-up events are in the ledger, and the table reads them back for whoever names the check
 (:meth:`.table.Table.check`), answering exactly as it did while it was held. Which checks are held is a
 function of the events alone, so a snapshot and its tail hold the same ones a full fold does.
+
+Running values stay within their bounds (``protocol/v1/limits.py``: strain, harm, game changers, Wyrd): the
+actions that would carry one past are refused before they are recorded (a Wyrd grant), or cannot add more
+than a few at a time (a roll's strain or harm), which the fold holds at the bound, so that no number in the
+state, or in a snapshot of it, leaves what the rules can mean (nor a signed 64-bit integer).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from collections.abc import Callable, Iterable
 
 import msgspec
 
+from protocol.v1 import limits
 from protocol.v1 import table as t
 from sidecar import config
 from sidecar.engine import registry
@@ -269,10 +275,10 @@ class Projection:
             case t.StrainChanged():
                 a = self.actor(ev.actor)
                 value = ev.set if ev.set is not None else a.strain + (ev.delta or 0)
-                a.strain = max(0, value)  # strain never goes below 0
+                a.strain = min(max(0, value), limits.STRAIN)  # strain never goes below 0, nor past its bound
             case t.GameChangerGained():
                 a = self.actor(ev.actor)
-                a.game_changers = max(0, a.game_changers + ev.count)
+                a.game_changers = min(max(0, a.game_changers + ev.count), limits.GAME_CHANGERS)
             case t.ConditionAdded():
                 a = self.actor(ev.actor)
                 a.conditions.append(t.Condition(id=ev.condition, text=ev.text))
@@ -286,9 +292,9 @@ class Projection:
             case t.HarmTaken():
                 a = self.actor(ev.actor)
                 if ev.harm == "wound":
-                    a.wounds += 1
+                    a.wounds = min(a.wounds + 1, limits.HARM)
                 else:
-                    a.scratches += 1
+                    a.scratches = min(a.scratches + 1, limits.HARM)
             case t.FacetCreated():
                 f = t.Facet(facet=ev.facet, nature=ev.nature, id=ev.id or f"f{seq}")
                 if ev.scene is not None:
@@ -335,7 +341,7 @@ class Projection:
                     c.cl = ev.cl
             case t.WyrdChanged():
                 a = self.actor(ev.actor)
-                a.wyrd += ev.delta
+                a.wyrd = min(max(-limits.WYRD, a.wyrd + ev.delta), limits.WYRD)
             case t.LurkingTrialsSet():
                 self.lurking[ev.lurking] = t.Lurking(
                     id=ev.lurking, count=ev.count, trials=list(ev.trials) or None, actor=ev.actor, scene=ev.scene

@@ -79,6 +79,10 @@ class View:
         scene: str | None = None,
     ) -> None:
         self.actors, self.complications, self._scene = actors or {}, complications or {}, scene
+        self.scenes: dict[str, t.SceneState] = {}
+        self.lurking: dict[str, t.Lurking] = {}
+        self.gathers: dict[str, t.GatherState] = {}
+        self.extended: dict[str, t.ExtendedState] = {}
 
     @property
     def scene(self) -> str | None:

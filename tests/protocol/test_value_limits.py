@@ -1,5 +1,6 @@
 """Integers beyond 64 signed bits and texts beyond MAX_TEXT are refused wherever they sit in a request,
-naming where; everything within the limits decodes (the quick check and the one that names the place agree)."""
+naming where, and so is a value beyond its field's own bound (``protocol/v1/limits.py``); everything within
+the limits decodes (the quick check and the one that names the place agree)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from protocol.v1 import codec
 from protocol.v1 import messages as m
 from protocol.v1.codec import INT_MAX, INT_MIN, MAX_TEXT, ProtocolError
+from protocol.v1.limits import LABEL_CHARS, LEVEL
 
 from ..conftest import Sidecar
 
@@ -75,8 +77,8 @@ def test_a_small_frame_with_an_integer_out_of_range_is_refused(wire):
 
 @settings(deadline=None)
 @given(
-    modifier=st.integers(INT_MIN, INT_MAX),
-    label=st.text(max_size=MAX_TEXT),
+    modifier=st.integers(-LEVEL, LEVEL),
+    label=st.text(max_size=LABEL_CHARS),
     dice=st.lists(st.integers(1, 20), max_size=3),
 )
 def test_what_fits_decodes(modifier, label, dice):
@@ -106,13 +108,9 @@ _INTS = st.one_of(
 _TEXT = st.text(st.characters(codec="utf-8"), max_size=60)
 
 
-def _frame(modifier: int, label: str) -> dict[str, object]:
-    return {
-        "type": "roll",
-        "id": "r1",
-        "check": {"system": "challenge", "cl": 3, "modifier": modifier},
-        "label": label,
-    }
+def _frame(since: int, client: str) -> dict[str, object]:
+    """A hello: ``since`` and ``client`` are bounded by the codec's own limits alone."""
+    return {"type": "hello", "table": "t1", "key": "k", "since": since, "client": client}
 
 
 @settings(max_examples=400)
@@ -139,16 +137,16 @@ def test_a_small_frame_is_refused_exactly_when_a_value_does_not_fit(
         assert exc.code in ("invalid_message", "text_too_long")
     else:
         assert fits, data
-        assert msg.check.modifier == modifier
+        assert msg.since == modifier
 
 
 def test_escaped_text_at_the_size_limit_is_measured_in_characters() -> None:
-    """A label of MAX_TEXT characters fits however it is escaped; one more does not, even as escapes."""
+    """A text of MAX_TEXT characters fits however it is escaped; one more does not, even as escapes."""
     for n, ok in ((MAX_TEXT, True), (MAX_TEXT + 1, False)):
         for ascii_only in (True, False):
             data = json.dumps(_frame(1, "é" * n), ensure_ascii=ascii_only).encode()
             if ok:
-                assert codec.decode_client(data).label == "é" * n
+                assert codec.decode_client(data).client == "é" * n
             else:
                 with pytest.raises(ProtocolError) as err:
                     codec.decode_client(data)
@@ -158,7 +156,7 @@ def test_escaped_text_at_the_size_limit_is_measured_in_characters() -> None:
 @pytest.mark.parametrize("msgpack", [False, True])
 async def test_a_small_frame_over_a_limit_is_refused_over_the_socket(sidecar: Sidecar, msgpack: bool) -> None:
     gm = await sidecar.client("gm", user="gm-1", msgpack=msgpack)
-    doc = _frame(2**64 - 1, "x")
+    doc = {"type": "roll", "id": "r1", "check": {"system": "challenge", "cl": 3, "modifier": 2**64 - 1}}
     data: bytes | str = msgspec.msgpack.encode(doc) if msgpack else json.dumps(doc)
     assert len(data) < MAX_TEXT
     await gm.send_raw(data)

@@ -22,6 +22,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "pool",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Dice pool",
           "description": "The d6 the character brings (attribute and skill). With the facets, zero or less is desperate: 2d6, the lowest read."
         },
@@ -29,6 +31,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "helping",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Helping facets",
           "description": "Facets in the character's favour: one die more each."
         },
@@ -36,6 +40,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "hindering",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Hindering facets",
           "description": "Facets against the character: one die fewer each."
         },
@@ -213,6 +219,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "cl",
           "kind": "int",
           "default": 1,
+          "min": -1000,
+          "max": 1000,
           "title": "Challenge Level",
           "description": "The level to reach (1 or more): the total climbs the ladder one level per 5."
         },
@@ -220,6 +228,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "modifier",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Modifier",
           "description": "Added to the d20: attribute, skill and circumstances."
         },
@@ -227,6 +237,7 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "complication",
           "kind": "text",
           "default": null,
+          "maxLength": 128,
           "title": "Addresses complication",
           "description": "The id of an open complication the hero addresses: a success removes it."
         }
@@ -408,6 +419,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "rank",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Skill rank",
           "description": "The character's rank in the skill the check uses: that many d6 in the pool, with the edges."
         },
@@ -415,6 +428,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "edges",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Edges",
           "description": "Advantages the character brings: one d6 more each."
         },
@@ -422,6 +437,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "cuts",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Cuts",
           "description": "Disadvantages: each removes the highest remaining die. Cuts at or above the pool make the roll desperate: 2d6, the lowest kept, every pair a trial."
         },
@@ -436,6 +453,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "lurking",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Lurking trials",
           "description": "How many lurking trials the players are told of: secret trials the Judge set, which chosen flairs may banish."
         },
@@ -458,6 +477,7 @@ export const VOCABULARY = /** @type {const} */ ({
             "foolish",
             "chaotic"
           ],
+          "maxItems": 100,
           "title": "Lurking trials' names",
           "description": "The lurking trials' secret names, set by the Judge (as many as lurking; unset: drawn at random)."
         },
@@ -465,6 +485,7 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "group",
           "kind": "list",
           "default": null,
+          "maxItems": 100,
           "title": "Group",
           "description": "A group check: each participant rolls their own pool as a simple check; rank, edges, cuts, lurking and darkness stay unset."
         },
@@ -675,6 +696,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "ability",
           "kind": "optint",
           "default": null,
+          "min": -1000,
+          "max": 1000,
           "title": "Ability",
           "description": "The character's ability or skill."
         },
@@ -682,6 +705,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "difficulty",
           "kind": "optint",
           "default": null,
+          "min": -1000,
+          "max": 1000,
           "title": "Difficulty",
           "description": "The task's difficulty: the Feat level is difficulty \u2212 ability."
         },
@@ -689,6 +714,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "opposing",
           "kind": "optint",
           "default": null,
+          "min": -1000,
+          "max": 1000,
           "title": "Opposing ability",
           "description": "The opponent's ability or skill, instead of a difficulty: the level is opposing \u2212 ability."
         },
@@ -696,6 +723,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "level",
           "kind": "optint",
           "default": null,
+          "min": -1000,
+          "max": 1000,
           "title": "Feat level (instead)",
           "description": "The Feat level itself; leave it unset to use difficulty \u2212 ability."
         },
@@ -703,6 +732,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "wyrd",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "8s bought with Wyrd",
           "description": "Dice set to 8 before the roll, 5 Wyrd Points each."
         },
@@ -715,6 +746,7 @@ export const VOCABULARY = /** @type {const} */ ({
             "red",
             "blue"
           ],
+          "maxItems": 100,
           "title": "Dice bought (first die if none)",
           "description": "Which dice the Wyrd sets to 8 (default: the first dice first)."
         },
@@ -1130,6 +1162,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "ability",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Ability dice",
           "description": "Ability dice (d8): the character's characteristic and skill."
         },
@@ -1137,6 +1171,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "boon",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Boon dice",
           "description": "Boon dice (d6): help, gear, the situation in the character's favour."
         },
@@ -1144,6 +1180,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "bane",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Bane dice",
           "description": "Bane dice (d6): what hampers the character."
         },
@@ -1151,6 +1189,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "trial",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Trial dice (difficulty)",
           "description": "The difficulty, as trial dice (d8)."
         },
@@ -1158,6 +1198,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "crisis",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Crisis dice",
           "description": "Crisis dice (d12) asked for directly."
         },
@@ -1165,6 +1207,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "upgrade",
           "kind": "int",
           "default": 0,
+          "min": -1000,
+          "max": 1000,
           "title": "Upgrade trial to crisis",
           "description": "The GM upgrades the difficulty: this many of the trial dice become crisis dice (at most the trial dice)."
         },
@@ -1172,6 +1216,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "rank",
           "kind": "optint",
           "default": null,
+          "min": -1000,
+          "max": 1000,
           "title": "Primary's rank",
           "description": "Assisted: the primary character's rank in the relevant skill (the performer's when unset)."
         },
@@ -1179,6 +1225,9 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "assists",
           "kind": "intlist",
           "default": [],
+          "maxItems": 100,
+          "itemMin": -1000,
+          "itemMax": 1000,
           "title": "Assistants' ranks",
           "description": "Assisted: each assistant's rank in the relevant skill, at most two (a third is refused with too_many_assists)."
         },
@@ -1186,6 +1235,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "performer_rank",
           "kind": "optint",
           "default": null,
+          "min": -1000,
+          "max": 1000,
           "title": "Performer's rank",
           "description": "Group: the performer's relevant rank (or characteristic)."
         },
@@ -1193,6 +1244,9 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "participant_ranks",
           "kind": "intlist",
           "default": null,
+          "maxItems": 100,
+          "itemMin": -1000,
+          "itemMax": 1000,
           "title": "Participants' ranks",
           "description": "Group: the relevant ranks of the other necessary participants (0 for one who must be carried)."
         },
@@ -1207,6 +1261,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "threshold",
           "kind": "optint",
           "default": null,
+          "min": -1000,
+          "max": 1000,
           "title": "Success threshold",
           "description": "Extended: the total of net successes that completes the task."
         },
@@ -1214,6 +1270,7 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "time_unit",
           "kind": "text",
           "default": null,
+          "maxLength": 128,
           "title": "Time per roll",
           "description": "Extended: what one roll represents (minutes, hours, scenes, one exchange of a chase, ...)."
         },
@@ -1221,6 +1278,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "limit",
           "kind": "optint",
           "default": null,
+          "min": -1000,
+          "max": 1000,
           "title": "Attempt limit",
           "description": "Extended: the most rolls before the task fails (unset: no limit)."
         },
@@ -1228,12 +1287,16 @@ export const VOCABULARY = /** @type {const} */ ({
           "name": "progress",
           "kind": "int",
           "default": 0,
+          "min": -10000,
+          "max": 10000,
           "description": "Extended: net successes gathered by earlier rolls (the table state fills it in)."
         },
         {
           "name": "attempts",
           "kind": "int",
           "default": 0,
+          "min": -10000,
+          "max": 10000,
           "description": "Extended: rolls already made (the table state fills it in)."
         }
       ],

@@ -12,16 +12,21 @@ from collections.abc import Iterable
 
 import msgspec
 
+from protocol.v1 import limits
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck, BoonsResult
 
+from ... import bounds
 from ...errors import CheckError, ErrorCode
 from ...ruleset import Consequence, TableView
 
 
 def fill_extended(check: BoonsCheck, x: t.ExtendedState) -> BoonsCheck:
     """The roll as the extended check has it: the GM's difficulty, threshold, limit and time unit, and the
-    table's progress. The request may leave them out or repeat them; a different value is refused."""
+    table's progress. The request may leave them out or repeat them; a different value is refused. An extended
+    check without an attempt limit takes at most :data:`~protocol.v1.limits.RUNNING` rolls (``over_limit``), so
+    the attempts a roll carries stay within what a check may hold."""
+    bounds.within(f"the attempts of {x.name or x.id!r}", x.attempts + 1, limits.RUNNING)
     fields = {
         "threshold": x.threshold,
         "progress": x.progress,

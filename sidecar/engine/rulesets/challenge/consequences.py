@@ -9,6 +9,11 @@
 - A roll that addresses a complication (converted into a challenge by the GM) removes it on any success.
 - The choice after beating the CL by 2 or 3: the change of strain, or the game changer gained.
 - After an epic success, the GM's removal of a complication of the roll's scene.
+- The table's bounds (``protocol/v1/limits.py``): any roll the sidecar rolls may fail epically (a natural 1),
+  so it is refused whole, whatever its die, when its scene (or the table) holds the most open complications
+  it may, or when its hero carries the most conditions one may, or is one the table does not track when it
+  tracks the most actors it may; a roll of a given face is refused for what that face adds. A `self` roll
+  adds nothing and is not refused.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from protocol.v1 import table as t
 from protocol.v1.base import Action
 from protocol.v1.challenge import ChallengeCheck, ChallengeRemoveComplication, ChallengeResult
 
+from ... import bounds
 from ...errors import CheckError, ErrorCode
 from ...ruleset import Consequence, RollContext, Shown, TableView, new_id
 from .rules import RULES, SUCCESSES
@@ -59,8 +65,26 @@ def condition(actor: str, scene: str | None, view: TableView) -> Iterable[object
         )
 
 
+def room(roll: t.RollEvent, view: TableView) -> None:
+    """Refuse a roll when what it adds has no room on the table: what an epic failure adds when the sidecar
+    rolls (whatever the die), what the given face adds when it was given (the requester knows it already)."""
+    check, result = roll.check, roll.result
+    assert isinstance(check, ChallengeCheck) and isinstance(result, ChallengeResult)
+    if roll.mode == "self":
+        return
+    given = check.dice is not None
+    if roll.actor is not None:
+        if not given or result.condition:
+            bounds.room_for_condition(view, roll.actor)
+        elif result.strain:
+            bounds.room_for_actor(view, roll.actor)
+    if not given or result.complication == "add" or (result.condition and roll.actor is not None):
+        bounds.room_for_complication(view, roll.scene or "")
+
+
 def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
-    """The events a `challenge` result produces."""
+    """The events a `challenge` result produces; refuses a roll whose consequences would have no room."""
+    room(roll, view)
     check, result = roll.check, roll.result
     assert isinstance(check, ChallengeCheck) and isinstance(result, ChallengeResult)
     actor, scene = roll.actor, roll.scene

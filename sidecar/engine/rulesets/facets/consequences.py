@@ -5,6 +5,12 @@
   takes anyone down). A side with no name takes nothing.
 - A triumph or a catastrophe creates a facet: of the scene when the roll names one, else of the roller;
   named by the suggestion, which the GM may rename.
+- The table's bounds (``protocol/v1/limits.py``): a roll is refused whole, before anything is recorded, when
+  what its rules may add would be one too many: a facet where the scene (or the roller) or the table holds
+  the most facets it may; in a conflict, a roller or target the table does not track when it tracks the most
+  actors it may, or a condition on one who carries the most. Any roll the sidecar rolls may triumph or end
+  in catastrophe, so it is refused whatever its dice, and the refusal tells nothing of them; a roll of given
+  faces is refused for what those faces add. A `self` roll adds nothing and is not refused.
 """
 
 from __future__ import annotations
@@ -12,13 +18,36 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from protocol.v1 import table as t
-from protocol.v1.facets import FacetsResult
+from protocol.v1.facets import FacetsCheck, FacetsResult
 
+from ... import bounds
 from ...ruleset import Consequence, TableView, new_id
+from .rules import CONFLICT_KINDS
+
+
+def room(roll: t.RollEvent, view: TableView) -> None:
+    """Refuse a roll when what it adds has no room on the table: what its rules may add when the sidecar rolls
+    (whatever the dice), what its faces do add when they were given (the requester knows them already)."""
+    check, result = roll.check, roll.result
+    assert isinstance(check, FacetsCheck) and isinstance(result, FacetsResult)
+    if roll.mode == "self":
+        return
+    given = check.dice is not None
+    if check.kind in CONFLICT_KINDS:
+        for who, harms in ((roll.actor, result.harm.character), (roll.target, result.harm.opponent)):
+            if who is None or (given and not harms):
+                continue
+            if given and "condition" not in harms:
+                bounds.room_for_actor(view, who)
+            else:
+                bounds.room_for_condition(view, who)
+    if not given or result.facet is not None:
+        bounds.room_for_facet(view, roll.actor, roll.scene)
 
 
 def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
-    """The events a `facets` result produces."""
+    """The events a `facets` result produces; refuses a roll whose consequences would have no room."""
+    room(roll, view)
     result = roll.result
     assert isinstance(result, FacetsResult)
     actor, scene = roll.actor, roll.scene

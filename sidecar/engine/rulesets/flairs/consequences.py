@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import msgspec
 
+from protocol.v1 import limits
 from protocol.v1 import table as t
 from protocol.v1.base import Action
 from protocol.v1.flairs import FlairsBargain, FlairsCheck
 
+from ... import bounds
 from ...errors import CheckError, ErrorCode
 from ...ruleset import Prepared, RollContext, TableView, new_id
 from .rules import RULES, TRIALS
@@ -64,6 +66,7 @@ def lurking_set(op: t.LurkingSet, view: TableView) -> list[object]:
         if view.scene is None:
             raise CheckError(ErrorCode.INVALID_OP, "lurking trials wait for an actor or a scene: name one")
         scene = view.scene
+    bounds.room_for_open("sets of lurking trials waiting", len(view.lurking), limits.LURKING)
     return [
         t.LurkingTrialsSet(
             lurking=new_id("l"), trials=list(op.trials), count=len(op.trials), actor=op.actor, scene=scene

@@ -1,0 +1,121 @@
+"""Room on the table for what an action may add: the bounds of ``protocol/v1/limits.py``, checked on the
+table as a rule set reads it (a :class:`~sidecar.engine.ruleset.TableView`).
+
+Each ``room_for_*`` refuses (:class:`CheckError` with a ``too_many_*`` code naming the bound) when the item
+the action may add would be one too many; it says nothing when the item is already there (an actor the table
+tracks, a scene it holds). A rule set checks what its rules *may* add, before anything is recorded and
+whatever the dice say (a `facets` roll may triumph, so a scene at its facets' bound refuses the roll, not the
+triumph's facet): the refusal depends on the request and the table alone, never on a hidden result.
+"""
+
+from __future__ import annotations
+
+from protocol.v1 import limits
+from protocol.v1 import table as t
+
+from .errors import CheckError, ErrorCode
+from .ruleset import TableView
+
+
+def room_for_actor(view: TableView, actor: str | None) -> None:
+    """Room for ``actor``'s state: it is tracked already, or the table tracks fewer than :data:`ACTORS`."""
+    if actor is None or actor in view.actors:
+        return
+    if len(view.actors) >= limits.ACTORS:
+        raise CheckError(
+            ErrorCode.TOO_MANY_ACTORS,
+            f"this table tracks {limits.ACTORS} actors, the most it may; {actor!r} would be one more: the GM "
+            "undoes what made an actor tracked, or the roll names an actor the table tracks",
+        )
+
+
+def room_for_scene(view: TableView, scene: str | None) -> None:
+    """Room for state in ``scene``: it holds some already, or the table holds fewer than :data:`SCENES`."""
+    if scene is None or scene in view.scenes:
+        return
+    if len(view.scenes) >= limits.SCENES:
+        raise CheckError(
+            ErrorCode.TOO_MANY_SCENES,
+            f"this table holds state in {limits.SCENES} scenes, the most it may; {scene!r} would be one more",
+        )
+
+
+def room_for_facet(view: TableView, actor: str | None, scene: str | None) -> None:
+    """Room for one more facet, of ``scene`` when named, else of ``actor``."""
+    held: t.ActorState | t.SceneState | None
+    if scene is not None:
+        room_for_scene(view, scene)
+        held, where = view.scenes.get(scene), f"scene {scene!r}"
+    elif actor is not None:
+        room_for_actor(view, actor)
+        held, where = view.actors.get(actor), f"actor {actor!r}"
+    else:
+        return
+    if held is not None and len(held.facets) >= limits.FACETS_PER_HOLDER:
+        raise CheckError(
+            ErrorCode.TOO_MANY_FACETS,
+            f"{where} has {limits.FACETS_PER_HOLDER} facets, the most one may (a roll that may create one is "
+            "refused): the GM removes one first (`facet_remove`)",
+        )
+    total = sum(len(a.facets) for a in view.actors.values()) + sum(len(s.facets) for s in view.scenes.values())
+    if total >= limits.FACETS:
+        raise CheckError(
+            ErrorCode.TOO_MANY_FACETS,
+            f"this table has {limits.FACETS} facets, the most it may (a roll that may create one is refused): "
+            "the GM removes one first (`facet_remove`)",
+        )
+
+
+def room_for_complication(view: TableView, scene: str) -> None:
+    """Room for one more open complication in ``scene`` (``""``: the unnamed one)."""
+    room_for_scene(view, scene)
+    complications = view.complications
+    if len(complications) >= limits.COMPLICATIONS:
+        raise CheckError(
+            ErrorCode.TOO_MANY_COMPLICATIONS,
+            f"this table has {limits.COMPLICATIONS} open complications, the most it may (a roll that may add one "
+            "is refused): the GM removes one first (`complication_remove`)",
+        )
+    if sum(1 for c in complications.values() if c.scene == scene) >= limits.COMPLICATIONS_PER_SCENE:
+        raise CheckError(
+            ErrorCode.TOO_MANY_COMPLICATIONS,
+            f"scene {scene!r} has {limits.COMPLICATIONS_PER_SCENE} open complications, the most one may (a roll "
+            "that may add one is refused): the GM removes one first (`complication_remove`)",
+        )
+
+
+def room_for_condition(view: TableView, actor: str) -> None:
+    """Room for one more condition on ``actor``."""
+    room_for_actor(view, actor)
+    held = view.actors.get(actor)
+    if held is not None and len(held.conditions) >= limits.CONDITIONS_PER_ACTOR:
+        raise CheckError(
+            ErrorCode.TOO_MANY_CONDITIONS,
+            f"{actor!r} has {limits.CONDITIONS_PER_ACTOR} conditions, the most one may (a roll that may add one is "
+            "refused): the GM removes one first (`condition_remove`)",
+        )
+    if sum(len(a.conditions) for a in view.actors.values()) >= limits.CONDITIONS:
+        raise CheckError(
+            ErrorCode.TOO_MANY_CONDITIONS,
+            f"this table has {limits.CONDITIONS} conditions, the most it may (a roll that may add one is "
+            "refused): the GM removes one first (`condition_remove`)",
+        )
+
+
+def room_for_open(what: str, held: int, most: int) -> None:
+    """Room for one more of a kind the GM opens (lurking trials, extended or gathered checks): ``held`` of at
+    most ``most``."""
+    if held >= most:
+        raise CheckError(
+            ErrorCode.TOO_MANY_OPEN,
+            f"this table has {most} {what}, the most it may: the GM ends or undoes one first",
+        )
+
+
+def within(what: str, value: int, most: int, least: int = 0) -> None:
+    """A running value an action would make ``value``: refused with ``over_limit`` outside ``least``..``most``."""
+    if not least <= value <= most:
+        raise CheckError(
+            ErrorCode.OVER_LIMIT,
+            f"{what} would be {value}; it stays within {least} and {most}",
+        )

@@ -1,0 +1,55 @@
+"""Room on the table for what a GM operation adds: the bounds of ``protocol/v1/limits.py`` (the rule sets
+check their rolls' own, :mod:`sidecar.engine.bounds`).
+
+:func:`refuse_op` refuses an operation that would add one item too many (an actor, a scene, a facet, a
+complication, a condition, an extended or gathered check) or carry a running value past its bound (a Wyrd
+grant past :data:`~protocol.v1.limits.WYRD`), before any event is prepared: :func:`.gm_ops.prepare` calls it
+first. Pure: it reads the table's state and changes nothing.
+"""
+
+from __future__ import annotations
+
+from protocol.v1 import limits
+from protocol.v1 import table as t
+from sidecar.engine import CheckError, bounds
+from sidecar.engine.registry import TAKEN_DOWN_AT
+
+from .errors import ActionError
+from .projection import Projection
+
+
+def refuse_op(op: object, state: Projection) -> None:
+    """Raise :class:`ActionError` (``too_many_*``, ``over_limit``) for an operation the table has no room for."""
+    try:
+        _room_for(op, state)
+    except CheckError as exc:
+        raise ActionError(exc.code, exc.message) from None
+
+
+def _room_for(op: object, state: Projection) -> None:
+    match op:
+        case t.ComplicationAdd():
+            bounds.room_for_complication(state, op.scene)
+        case t.StrainSet():
+            bounds.room_for_actor(state, op.actor)
+        case t.ConditionAdd():
+            bounds.room_for_condition(state, op.actor)
+            held = state.actor_state(op.actor)
+            if len(held.conditions) + 1 >= TAKEN_DOWN_AT and not held.taken_down:  # taken down: a complication too
+                bounds.room_for_complication(state, state.scene or "")
+        case t.FacetAdd():
+            scene = op.scene if op.actor is not None or op.scene is not None else state.scene
+            bounds.room_for_facet(state, op.actor, scene)
+        case t.WyrdGrant():
+            bounds.room_for_actor(state, op.actor)
+            have = state.actor_state(op.actor).wyrd
+            if have + op.amount > limits.WYRD:
+                bounds.within(f"{op.actor}'s Wyrd Points (now {have})", have + op.amount, limits.WYRD)
+        case t.ExtendedStart():
+            bounds.room_for_open("extended checks", len(state.extended), limits.EXTENDED)
+        case t.GatherStart():
+            bounds.room_for_open("gathered checks", len(state.gathers), limits.GATHERS)
+        case t.SceneActivate():
+            bounds.room_for_scene(state, op.scene)
+        case _:
+            pass
