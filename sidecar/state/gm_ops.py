@@ -17,16 +17,20 @@ operation                             events                                    
 ``complication_convert``              (``complication_revealed`` if hidden:         everyone
                                       addressing it brings it on-screen)
                                       ``complication_converted``
-``strain_set``                        ``strain_changed``                            everyone
+``strain_set``                        ``strain_changed`` (the value the GM states)  everyone
 ``condition_add``                     ``condition_added`` and what a rule set       everyone; a complication
                                       sets off (a fourth condition: ``taken_down``  it adds: the GM (hidden)
                                       and a complication)
-``condition_remove``                  ``condition_removed``                         everyone
+``condition_remove``                  ``condition_removed``                         as the condition was (a
+                                                                                    hidden roll's: its viewers)
 ``facet_add``                         ``facet_created``                             everyone
 ``facet_rename`` / ``facet_remove``   ``facet_renamed`` / ``facet_removed``         whoever saw the facet
                                                                                     created (a blind roll's:
                                                                                     the GM)
-``harm_heal``                         ``harm_healed``                               everyone
+``harm_heal``                         ``harm_healed``, one per part of the harm     each part as its harm was:
+                                      (what everyone saw heals first, then what     everyone's, a player's own
+                                      a player's own ``gm`` rolls dealt, then a     (and the GM), the GM's
+                                      blind roll's)
 ``wyrd_grant``                        ``wyrd_changed``                              everyone
 ``extended_start``                    ``extended_started``                          everyone
 ``scene_activate``                    ``scene_activated``                           everyone
@@ -43,11 +47,17 @@ a rule set's own (``lurking_set``…)   what the rule set says                  
 
 An off-screen complication is the GM's whatever added it (:meth:`.table.Table._pend` sees to that). The
 undo never names a ``self`` roll (no action of the GM's view: undoing it would tell the GM of it).
+
+What an operation removes or heals is told as the thing was: a viewer never hears of the end of something it
+was never shown (a condition, a wound, a facet or a complication a hidden roll brought), which would tell it
+that the hidden roll went badly. An operation that states a value (``strain_set``, a Wyrd grant's delta) or
+brings something new is everyone's: the GM says it to the table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from protocol.v1 import table as t
@@ -68,17 +78,23 @@ History = Callable[[], Iterable[tuple[int, "Stored"]]]
 """The table's committed events, newest first (what an undo looks back through)."""
 
 
-def prepare(
-    op: object,
-    state: Projection,
-    facet_seen: Mapping[str, tuple[str, str | None]],
-    backwards: History,
-    undone: set[int],
-) -> list[Told]:
+@dataclass(frozen=True)
+class Seen:
+    """Who saw what an operation changes or removes: its events are told to them alone."""
+
+    facets: Mapping[str, tuple[str, str | None]]
+    """(visibility, owner) of the event that created each facet."""
+    conditions: Mapping[str, tuple[str, str | None]]
+    """(visibility, owner) of the event that added each condition not seen by all (absent: everyone's)."""
+    harm: Callable[[str, str], list[tuple[str, str | None, int]]]
+    """An actor's wounds or scratches in parts, each with who may see it, in the order a heal takes them."""
+
+
+def prepare(op: object, state: Projection, seen: Seen, backwards: History, undone: set[int]) -> list[Told]:
     """The events of the GM operation ``op`` on the table as ``state`` has it, each with who hears it; raises
-    :class:`ActionError` for an operation that cannot be made (nothing is then appended). ``facet_seen``: who
-    saw each facet created; ``backwards`` and ``undone``: the history an undo looks back through, and the seqs
-    already undone."""
+    :class:`ActionError` for an operation that cannot be made (nothing is then appended). ``seen``: who saw
+    what the operation changes; ``backwards`` and ``undone``: the history an undo looks back through, and the
+    seqs already undone."""
     out: list[Told] = []
 
     def add(ev: t.AnyEvent, vis: str = "all", owner: str | None = None) -> None:
@@ -124,7 +140,8 @@ def prepare(
             a = state.actors.get(op.actor)
             if a is None or all(c.id != op.condition for c in a.conditions):
                 raise ActionError(ErrorCode.UNKNOWN_CONDITION, f"{op.actor} has no condition {op.condition!r}")
-            add(t.ConditionRemoved(actor=op.actor, condition=op.condition))
+            # seen as the condition was: a hidden roll's condition goes unseen, and so does its removal
+            add(t.ConditionRemoved(actor=op.actor, condition=op.condition), *seen.conditions.get(op.condition, _ALL))
         case t.FacetAdd():
             _need(op.facet.strip(), "a facet needs a name")
             if op.actor is not None and op.scene is not None:
@@ -137,10 +154,10 @@ def prepare(
             add(t.FacetCreated(facet=op.facet, nature=op.nature, actor=op.actor, scene=scene, id=new_id("f")))
         case t.FacetRename():
             _need(op.text.strip(), "a facet needs a name")
-            vis, owner = _facet_seen(state, facet_seen, op.facet)
+            vis, owner = _facet_seen(state, seen.facets, op.facet)
             add(t.FacetRenamed(facet=op.facet, text=op.text), vis, owner)
         case t.FacetRemove():
-            vis, owner = _facet_seen(state, facet_seen, op.facet)
+            vis, owner = _facet_seen(state, seen.facets, op.facet)
             add(t.FacetRemoved(facet=op.facet), vis, owner)
         case t.HarmHeal():
             if op.count < 1:
@@ -152,7 +169,13 @@ def prepare(
                     ErrorCode.NO_SUCH_HARM,
                     f"{op.actor} has {have} {op.harm}{'s' if have != 1 else ''}; cannot heal {op.count}",
                 )
-            add(t.HarmHealed(actor=op.actor, harm=op.harm, count=op.count))
+            # the harm everyone saw heals first, then what only some saw, each part told as its harm was
+            left = op.count
+            for vis, owner, n in seen.harm(op.actor, op.harm):
+                take = min(n, left)
+                if take > 0:
+                    add(t.HarmHealed(actor=op.actor, harm=op.harm, count=take), vis, owner)
+                    left -= take
         case t.WyrdGrant():
             have = state.actors.get(op.actor, t.ActorState()).wyrd
             if have + op.amount < 0:
@@ -213,6 +236,9 @@ def prepare(
             for ev in events:
                 add(ev)  # type: ignore[arg-type]
     return out
+
+
+_ALL: tuple[str, str | None] = ("all", None)
 
 
 def add_condition(actor: str, scene: str | None, state: Projection) -> Iterable[object]:

@@ -54,7 +54,7 @@ class Stored(msgspec.Struct, array_like=True, gc=False):
 _enc = msgspec.msgpack.Encoder()
 _dec = msgspec.msgpack.Decoder(Stored)
 
-SNAPSHOT_FORMAT = 3
+SNAPSHOT_FORMAT = 4
 """Raised whenever what a snapshot holds, or how events fold into it, changes."""
 SNAPSHOT_VERSION = f"{SNAPSHOT_FORMAT}/{__version__}"
 """A snapshot written by another version is not read: the table folds its events and writes a new one."""
@@ -65,6 +65,8 @@ class Saved(msgspec.Struct, array_like=True, gc=False):
 
     head: int
     facet_seen: dict[str, tuple[str, str | None]]
+    condition_seen: dict[str, tuple[str, str | None]]
+    harm_secret: dict[str, list[tuple[str, str | None]]]
     secret_owners: list[str]
     gather_secret: list[str]
     gaps: list[bytes]
@@ -167,6 +169,12 @@ class Table:
         ``OLD_CHECKS_KEPT`` named."""
         self.facet_seen: dict[str, tuple[str, str | None]] = {}
         """(visibility, owner) of the event that created each facet: who its changes go to."""
+        self.condition_seen: dict[str, tuple[str, str | None]] = {}
+        """(visibility, owner) of the event that added each condition not seen by all (a hidden roll's): who
+        its removal goes to. Every other condition's removal is everyone's."""
+        self.harm_secret: dict[str, set[tuple[str, str | None]]] = {}
+        """Per actor, the (visibility, owner) of each kind of harm event not seen by all it took (a hidden
+        roll's wound): only a heal of such an actor is split by who saw the harm (:meth:`harm_seen`)."""
         self._undoing: list[tuple[int, Stored]] | None = None
         """The events up to an ``undone`` being committed, read once for every projection's rebuild."""
         self.views: OrderedDict[str | None, Projection] = OrderedDict()
@@ -228,6 +236,8 @@ class Table:
             Saved(
                 self.head,
                 self.facet_seen,
+                self.condition_seen,
+                {actor: sorted(seen, key=_by_owner) for actor, seen in self.harm_secret.items()},
                 sorted(self.secret_owners),
                 sorted(self.gather_secret),
                 [nums.gaps[False].to_bytes(), nums.gaps[True].to_bytes()],
@@ -245,7 +255,8 @@ class Table:
         the history: ``before``, the events up to the snapshot (else read blocking)."""
         saved = _saved_dec.decode(data)
         self.head = self.durable = self.snapshot_seq = saved.head
-        self.facet_seen, self._old = saved.facet_seen, OrderedDict()
+        self.facet_seen, self.condition_seen, self._old = saved.facet_seen, saved.condition_seen, OrderedDict()
+        self.harm_secret = {actor: set(seen) for actor, seen in saved.harm_secret.items()}
         self.secret_owners, self.gather_secret = set(saved.secret_owners), set(saved.gather_secret)
         self.numbering = Numbering()
         self.numbering.head = saved.head
@@ -272,6 +283,7 @@ class Table:
     def _fold(self, rows: list[tuple[int, bytes]]) -> None:
         self.head = self.durable = self.snapshot_seq = 0
         self.facet_seen, self.views, self._old = {}, OrderedDict(), OrderedDict()
+        self.condition_seen, self.harm_secret = {}, {}
         self.numbering = Numbering()
         self.secret_owners, self.gather_secret = set(), set()
         self.recent = []
@@ -330,6 +342,11 @@ class Table:
                 self.gather_secret.add(st.event.gather)
         elif isinstance(st.event, t.FacetCreated):
             self.facet_seen[st.event.id or f"f{seq}"] = (st.vis, st.owner)
+        elif st.vis != "all":
+            if isinstance(st.event, t.ConditionAdded):
+                self.condition_seen[st.event.condition] = (st.vis, st.owner)
+            elif isinstance(st.event, t.HarmTaken):
+                self.harm_secret.setdefault(st.event.actor, set()).add((st.vis, st.owner))
         self.numbering.add(seq, st, self.restricted)
 
     def _keep(self, seq: int, st: Stored) -> None:
@@ -535,6 +552,8 @@ class Table:
         block runs: an undo's history, the check a follow-up names; None when it reads nothing (a roll)."""
         if isinstance(msg, m.Gm) and isinstance(msg.op, t.Undo):
             return self._undo_reading(msg.op)
+        if isinstance(msg, m.Gm) and isinstance(msg.op, t.HarmHeal) and self._heal_reads(msg.op):
+            return self.reading(0)
         if isinstance(msg, m.Follow):
             return self._checking(msg.check)
         return None
@@ -966,9 +985,38 @@ class Table:
     def prepare_op(self, op: object) -> Pending:
         """A GM operation's events (:mod:`.gm_ops`), numbered after the table's head."""
         pending, add = self._pend()
-        for ev, vis, owner in gm_ops.prepare(op, self.state, self.facet_seen, self._backwards, self.state.undone):
+        seen = gm_ops.Seen(self.facet_seen, self.condition_seen, self.harm_seen)
+        for ev, vis, owner in gm_ops.prepare(op, self.state, seen, self._backwards, self.state.undone):
             add(ev, vis, owner)
         return pending
+
+    def harm_seen(self, actor: str, harm: str) -> list[tuple[str, str | None, int]]:
+        """The ``harm`` (wounds or scratches) ``actor`` has, in parts by who may see them: what every viewer
+        sees first, then what each player sees beyond it (harm of their own ``gm`` rolls), then the GM's alone
+        (harm of blind rolls). A heal takes the parts in that order, each told as its harm was. Only an actor
+        hurt by a hidden roll reads the players' projections for it (:meth:`reading_for` holds their events)."""
+        total = _harm_of(self.state, actor, harm)
+        secret = self.harm_secret.get(actor)
+        if not secret:
+            return [("all", None, total)]
+        public = min(total, _harm_of(self._view(Viewer("player", None)), actor, harm))
+        parts: list[tuple[str, str | None, int]] = [("all", None, public)]
+        rest = total - public
+        for owner in sorted({o for _, o in secret if o is not None}):
+            extra = _harm_of(self._view(Viewer("player", owner)), actor, harm) - public
+            take = max(0, min(extra, rest))
+            parts.append(("roller_gm", owner, take))
+            rest -= take
+        parts.append(("gm", None, rest))
+        return parts
+
+    def _heal_reads(self, op: t.HarmHeal) -> bool:
+        """Whether splitting this heal (:meth:`harm_seen`) builds a players' projection the table does not hold."""
+        secret = self.harm_secret.get(op.actor)
+        if not secret:
+            return False
+        owners = {None, *(o for _, o in secret if o is not None)}
+        return not all(self.view_held(Viewer("player", o)) for o in owners)
 
     def _backwards(self) -> Iterable[tuple[int, Stored]]:
         """The committed events, newest first: the recent window and what is in hand, then the ledger in growing
@@ -982,6 +1030,17 @@ class Table:
             since = max(0, upto - chunk)
             yield from reversed(self.stored(since, upto))
             upto, chunk = since, chunk * 4
+
+
+def _harm_of(p: Projection, actor: str, harm: str) -> int:
+    a = p.actors.get(actor)
+    if a is None:
+        return 0
+    return a.wounds if harm == "wound" else a.scratches
+
+
+def _by_owner(seen: tuple[str, str | None]) -> tuple[str, str]:
+    return seen[0], seen[1] or ""
 
 
 def _refuse_private_part(msg: m.Roll) -> None:
