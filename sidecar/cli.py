@@ -767,6 +767,44 @@ def cmd_restore(args: argparse.Namespace) -> int:
     return 0
 
 
+RULES_PACKAGE = "sidecar.rules_pages"
+"""Where an installed distribution keeps docs/rules/ (pyproject.toml maps it in)."""
+CHECKOUT_RULES = Path(__file__).resolve().parents[1] / "docs" / "rules"
+_PAGE_REFERENCE = re.compile(r"\(docs/rules/(\w+)\.md\)")
+
+
+def _rules_pages() -> dict[str, Any]:
+    """The rules pages by name (``facets``, ...; ``README`` is the index), a checkout's or the installed copy."""
+    import importlib.resources
+
+    root: Any = CHECKOUT_RULES
+    if not (CHECKOUT_RULES / "README.md").is_file():
+        try:
+            root = importlib.resources.files(RULES_PACKAGE)
+        except ModuleNotFoundError:
+            return {}
+    return {p.name.removesuffix(".md"): p for p in root.iterdir() if p.name.endswith(".md")}
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    pages = _rules_pages()
+    names = sorted(n for n in pages if n != "README")
+    if args.name is None:
+        sys.stdout.write(pages["README"].read_text(encoding="utf-8") if "README" in pages else "")
+        print(f"\npages: {', '.join(names)} (verdict rules NAME)")
+        return 0
+    page = pages.get(args.name)
+    if page is None:
+        raise CliError(ErrorCode.USAGE, f"no rules page {args.name!r}; the pages: {', '.join(names)}")
+    sys.stdout.write(page.read_text(encoding="utf-8"))
+    return 0
+
+
+def _pointing_to_rules(text: str) -> str:
+    """A help line that names a rules page by its path in the checkout names the command that prints it."""
+    return _PAGE_REFERENCE.sub(lambda hit: f"(verdict rules {hit[1]})", text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="verdict",
@@ -812,10 +850,20 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=what, description=what.capitalize() + ". Options depend on the rule set.")
         systems = p.add_subparsers(dest="system", required=True, metavar="SYSTEM", parser_class=Parser)
         for system, check_type in CHECKS.items():
-            sp = systems.add_parser(system, help=(sys.modules[check_type.__module__].__doc__ or "").split("\n")[0])
+            sp = systems.add_parser(
+                system, help=_pointing_to_rules((sys.modules[check_type.__module__].__doc__ or "").split("\n")[0])
+            )
             _add_check_options(sp, check_type, dice)
             sp.add_argument("--json", action="store_true", help="print the result object exactly as on the wire")
             sp.set_defaults(func=func)
+
+    rules = sub.add_parser(
+        "rules",
+        help="print a rule set's rules page (or, without NAME, the index)",
+        description="Print a rules page: what each rule set does, in the project's words, with its rulings.",
+    )
+    rules.add_argument("name", nargs="?", metavar="NAME", help=f"one of: {', '.join(CHECKS)}")
+    rules.set_defaults(func=cmd_rules)
 
     table = sub.add_parser("table", help="manage tables and their keys")
     _add_knob(table, KNOBS["data"])

@@ -20,7 +20,9 @@ from packaging.requirements import Requirement
 
 from .serving import wait_listening
 
-OURS = {"verdict"}
+DISTRIBUTION = "verdict-vtt"
+"""The distribution's name on the package index (the command it installs is `verdict`)."""
+OURS = {DISTRIBUTION}
 
 
 def _dependencies(name: str) -> list[metadata.Distribution]:
@@ -41,9 +43,9 @@ def _dependencies(name: str) -> list[metadata.Distribution]:
 
 
 def link_dependencies(where: Path) -> Path:
-    """A folder of links to the installed dependencies of verdict (their packages and metadata only)."""
+    """A folder of links to the installed dependencies of the distribution (their packages and metadata only)."""
     where.mkdir(parents=True, exist_ok=True)
-    for dist in _dependencies("verdict"):
+    for dist in _dependencies(DISTRIBUTION):
         for file in dist.files or []:
             top = file.parts[0]
             if top == ".." or top.endswith(".pth") or top == "__pycache__":

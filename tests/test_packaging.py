@@ -38,8 +38,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         timeout=600,
     )
     assert r.returncode == 0, r.stdout + r.stderr
-    (sdist,) = out.glob("verdict-*.tar.gz")
-    (wheel,) = out.glob("verdict-*.whl")
+    (sdist,) = out.glob("verdict_vtt-*.tar.gz")
+    (wheel,) = out.glob("verdict_vtt-*.whl")
     return sdist, wheel
 
 
@@ -57,6 +57,20 @@ def test_the_distribution_carries_the_module_and_one_licence(built: tuple[Path, 
     # Every file Foundry installs from a checkout's zip, nothing else (no type declarations).
     assert packaged == module
     assert "License-Expression: MIT" in metadata
+    assert "Name: verdict-vtt" in metadata
+    urls = dict(
+        line.removeprefix("Project-URL: ").split(", ", 1)
+        for line in metadata.splitlines()
+        if line.startswith("Project-URL: ")
+    )
+    assert set(urls) == {"Homepage", "Source", "Issues", "Changelog"}
+    manifest = json.loads((CHECKOUT_DIR / "module.json").read_text())
+    assert (manifest["url"], manifest["bugs"]) == (urls["Homepage"], urls["Issues"])
+    assert manifest["changelog"] == urls["Changelog"] and manifest["readme"].startswith(urls["Source"])
+    # The checkout's generators stay in the checkout; the rules pages travel.
+    assert "protocol/generate.py" not in names and "sidecar/knob_table.py" not in names
+    rules = {n.removeprefix("sidecar/rules_pages/") for n in names if n.startswith("sidecar/rules_pages/")}
+    assert rules == {p.name for p in (ROOT / "docs" / "rules").glob("*.md")}
     # The module ships the same licence the distribution declares.
     assert (ROOT / "LICENSE").read_bytes() == (CHECKOUT_DIR / "LICENSE").read_bytes()
     assert '"license": "LICENSE"' in (CHECKOUT_DIR / "module.json").read_text()
@@ -75,7 +89,8 @@ def test_a_wheel_in_a_fresh_venv_serves_its_module_from_an_empty_folder(
     verdict = python.parent / "verdict"
     empty = tmp_path / "empty"
     empty.mkdir()
-    env = clean_env(VERDICT_PUBLIC_URL=PUBLIC + "/")
+    user_data = tmp_path / "user-data"  # the platform's per-user data folders (XDG on Linux)
+    env = clean_env(VERDICT_PUBLIC_URL=PUBLIC + "/", XDG_DATA_HOME=str(user_data))
     # The sidecar runs from the environment, and the module's files are the package's, not a checkout's.
     where = subprocess.run(
         [
@@ -113,8 +128,30 @@ def test_a_wheel_in_a_fresh_venv_serves_its_module_from_an_empty_folder(
     assert archive.read(generated) == (CHECKOUT_DIR / generated).read_bytes()
     inside = json.loads(archive.read("module.json"))
     assert (inside["manifest"], inside["download"]) == (manifest["manifest"], manifest["download"])
-    # Its data went to ./var of the folder it ran in, the keys printed once.
-    assert (empty / "var" / "verdict.sqlite3").is_file() and (empty / "var" / "default-table.keys").is_file()
+    # Its data went to the user's data folder, not the folder it ran in.
+    data = user_data / "verdict"
+    assert (data / "verdict.sqlite3").is_file() and (data / "default-table.keys").is_file()
+    assert not (empty / "var").exists()
+    assert f"data folder: {data}" in served.output()
+
+    # The rules pages, a backup and its restore, from the installed command alone.
+    page = subprocess.run([str(verdict), "rules", "flairs"], capture_output=True, text=True, cwd=empty, env=env)
+    assert page.returncode == 0 and page.stdout == (ROOT / "docs" / "rules" / "flairs.md").read_text()
+    saved = subprocess.run(
+        [str(verdict), "backup", "campaign.sqlite3"], capture_output=True, text=True, cwd=empty, env=env
+    )
+    assert saved.returncode == 0, saved.stderr
+    assert saved.stdout.startswith(f"backed up the ledger of {data} to {empty / 'campaign.sqlite3'} (1 tables, ")
+    back = subprocess.run(
+        [str(verdict), "restore", "--data", "copy", "campaign.sqlite3"],
+        capture_output=True,
+        text=True,
+        cwd=empty,
+        env=env,
+    )
+    assert back.returncode == 0 and (empty / "copy" / "verdict.sqlite3").is_file(), back.stderr
+    helped = subprocess.run([str(verdict), "serve", "--help"], capture_output=True, text=True, cwd=empty, env=env)
+    assert helped.returncode == 0 and f"else{data})" in "".join(helped.stdout.split())  # a long path wraps anywhere
 
     # The installed CLI writes the same release zip the sidecar serves for that public URL.
     r = subprocess.run(
@@ -130,12 +167,13 @@ def test_the_package_list_is_the_source_tree() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed = set(config["packages"])
     mapped = {pkg: ROOT / folder for pkg, folder in config["package-dir"].items()}
-    assert mapped == {"sidecar.foundry_module": CHECKOUT_DIR}
+    assert mapped == {"sidecar.foundry_module": CHECKOUT_DIR, "sidecar.rules_pages": ROOT / "docs" / "rules"}
     found = set()
     for top in ("protocol", "sidecar"):
         for folder in [ROOT / top, *(ROOT / top).rglob("*")]:
             if folder.is_dir() and folder.name != "__pycache__" and any(f.is_file() for f in folder.iterdir()):
                 found.add(".".join(folder.relative_to(ROOT).parts))
+    found.add("sidecar.rules_pages")
     for folder in [CHECKOUT_DIR, *CHECKOUT_DIR.rglob("*")]:
         if folder.is_dir() and folder.name != "types":  # types/: declarations for the type check only
             found.add(".".join(("sidecar", "foundry_module", *folder.relative_to(CHECKOUT_DIR).parts)))
@@ -144,7 +182,7 @@ def test_the_package_list_is_the_source_tree() -> None:
 
 def test_the_server_and_state_layers_import_nothing_of_the_cli() -> None:
     """Dependencies point one way: protocol <- engine <- state <- server <- cli."""
-    cli_only = ("sidecar.cli", "sidecar.tables")
+    cli_only = ("sidecar.cli", "sidecar.tables", "sidecar.backup", "sidecar.datadir")
     for layer in ("engine", "state", "server"):
         for path in (ROOT / "sidecar" / layer).rglob("*.py"):
             package = path.relative_to(ROOT).parent.parts
