@@ -12,7 +12,7 @@ import { DIE_SIZE, EXTENDED, extendedOf, followupOf } from "./lib/systems.mjs";
 import { presetType, typedDice, typedDiceList } from "./dice-terms.mjs";
 import { complicationChoices, offerOf, openFollowups } from "./lib/card-model.mjs";
 import { fromMarkup, make } from "./lib/dom.mjs";
-import { renderCard, t } from "./render.mjs";
+import { renderCard, renderCardNow, t } from "./render.mjs";
 import { RollDialog } from "./apps/roll-dialog.mjs";
 import { syncActor } from "./tokens.mjs";
 import { Drawn } from "./lib/drawn.mjs";
@@ -402,6 +402,13 @@ export function decorateCard(message, html, card) {
   let root = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
   if (!root) return;
   const client = api?.client;
+  // What the document's content shows of typed text (a label, a complication) has been through Foundry's
+  // server-side cleaning and its enricher, which may have made a roll or a link of it: the card is drawn
+  // from its flags instead, here, before the log inserts the element (the enricher has run by now).
+  if (!card.shell) {
+    const drawn = fromFlags(html, root, card);
+    if (drawn) root = drawn;
+  }
   /**
    * Draw this viewer's own copy in place of what the document holds (a player-safe copy or a shell). The
    * copy is never written to the shared document. Swapped inside the message's element, whether or not the
@@ -447,6 +454,26 @@ export function decorateCard(message, html, card) {
   if (ok && client && (strict || !client.known.has(card.checkId)) && client.status.state === "open") {
     holdToLedger(message, html, card, client, strict);
   }
+}
+
+/**
+ * Draw the document's own card from its flags in place of `root`. Before its template is compiled (a message
+ * drawn during set-up, the templates still loading), the content is kept with the enricher's work undone:
+ * each roll or link it made becomes the text it was made of.
+ * @param {HTMLElement} html
+ * @param {HTMLElement} root
+ * @param {Record<string, any>} card
+ * @returns {HTMLElement|null} the card's new root, or null when the content was kept
+ */
+function fromFlags(html, root, card) {
+  const markup = renderCardNow(/** @type {any} */ (card), { isGM: false, verified: true });
+  const fresh = markup ? fromMarkup(html, markup) : null;
+  if (fresh) {
+    root.replaceWith(fresh);
+    return fresh;
+  }
+  root.querySelectorAll("a.inline-roll, a.content-link, [data-uuid], [data-formula]").forEach((el) => el.replaceWith(el.textContent ?? ""));
+  return null;
 }
 
 /** @param {HTMLElement} root */

@@ -39,6 +39,21 @@ export function tf(key, data) {
 }
 
 /**
+ * The card's HTML for one viewer at once, without awaiting a template: Foundry's `loadTemplates` (called at
+ * `init`) registers each compiled template as a Handlebars partial named by its path. Null until it is.
+ * @param {import("./lib/card-model.mjs").CardEntry} entry
+ * @param {{isGM?: boolean, canFollow?: boolean, verified?: boolean|null}} opts
+ * @returns {string|null}
+ */
+export function renderCardNow(entry, opts) {
+  const compiled = /** @type {any} */ (globalThis).Handlebars?.partials?.[`${TEMPLATES}/chat-card.hbs`];
+  if (typeof compiled !== "function") return null;
+  const actor = actorById(entry.actor);
+  const model = localizeCard(buildCard(entry, { ...opts, actorName: actorName(actor) }), t);
+  return compiled(model, { allowProtoMethodsByDefault: true, allowProtoPropertiesByDefault: true });
+}
+
+/**
  * The card's HTML for one viewer.
  * @param {import("./lib/card-model.mjs").CardEntry} entry
  * @param {{isGM?: boolean, canFollow?: boolean, verified?: boolean|null}} opts

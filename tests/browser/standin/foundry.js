@@ -593,7 +593,8 @@
       templateCache.set(path, fetch(`/${path}`).then((r) => {
         if (!r.ok) throw new Error(`template ${path}: ${r.status}`);
         return r.text();
-      }).then((src) => Handlebars.compile(src)));
+      // As Foundry's getTemplate: the compiled template is also registered as a partial named by its path.
+      }).then((src) => { const compiled = Handlebars.compile(src); Handlebars.registerPartial(path, compiled); return compiled; }));
     }
     return templateCache.get(path);
   }

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from aiohttp import WSMsgType, web
 
+from sanitiser import clean_html
+
 # Foundry's CONST.USER_ROLES: PLAYER 1, TRUSTED 2, ASSISTANT 3, GAMEMASTER 4.
 USERS = [
     {"id": "gm1", "name": "Gamemaster", "role": 4, "character": None},
@@ -401,6 +403,8 @@ class StandinServer:
             data.setdefault("whisper", [])
             data.setdefault("blind", False)
             data.setdefault("flags", {})
+            # ChatMessage#content is an HTMLField: the server stores it cleaned (foundry.utils.cleanHTML).
+            data["content"] = clean_html(str(data.get("content") or ""))
             world.messages.append(data)
             # Every client receives every message, whispered or not: `ChatMessage#visible` hides it on the client.
             await self._broadcast(world, {"op": "created", "data": data, "rid": None})
@@ -418,6 +422,8 @@ class StandinServer:
             changes = f.get("changes") or {}
             changes.pop("author", None)
             changes.pop("_id", None)
+            if "content" in changes:
+                changes["content"] = clean_html(str(changes["content"] or ""))
             _merge(msg, changes)
             await self._broadcast(world, {"op": "updatedMessage", "id": msg["_id"], "changes": changes})
             await self._send(world, user, {"op": "ack", "rid": rid})

@@ -1,15 +1,20 @@
 /**
- * Text that Foundry's enricher must show literally. Foundry runs chat message content through its text
- * enricher, which looks for patterns such as `[[/r 1d20]]` (inline rolls) and `@UUID[...]{...}` (content
- * links) in the text of each node. A label or a complication typed by a user must stay text: after every
- * `[`, `@` and `&` in the text between tags an empty `<wbr>` element splits the text node, so no pattern can
- * match across it, while the reader sees the same characters. Tags and attribute values are left alone.
+ * Text that Foundry's enricher must show literally, in content Foundry's server stores. The server cleans a
+ * message's content (`foundry.utils.cleanHTML` keeps only `CONST.ALLOWED_HTML_TAGS`: no `<wbr>`), and the
+ * enricher looks for patterns such as `[[/r 1d20]]` (inline rolls) and `@UUID[...]{...}` (content links) in the
+ * text of each node. After every `[`, `@` and `&` in the text between tags an empty `<span>` (an allowed
+ * element, so it survives the cleaning) splits the text node, so no pattern can match across it, while the
+ * reader sees the same characters. Tags and attribute values are left alone. This keeps stored content inert
+ * for any reader; the module does not rely on it: each browser draws a card's text from its flags (chat.mjs).
  * Pure, so node units check it.
  * @module
  */
 
 /** `[`, `@` and `&` (escaped as `&amp;` in markup; a bare `&` starts an entity and is left alone). */
 const MARK = /(\[|@|&amp;)/g;
+
+/** The empty element that splits a text node (kept by Foundry's server-side cleaning). */
+export const SPLIT = '<span class="verdict-split"></span>';
 
 /**
  * @param {string} html  markup whose text may hold enricher patterns
@@ -18,7 +23,7 @@ const MARK = /(\[|@|&amp;)/g;
 export function inert(html) {
   return html
     .split(/(<[^>]*>)/)
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(MARK, "$1<wbr>")))
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(MARK, `$1${SPLIT}`)))
     .join("");
 }
 
