@@ -5,11 +5,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.stamp-install
+RUNTIME_STAMP := $(VENV)/.stamp-runtime
 
-.PHONY: serve test lint test-python test-random bench schema clean help
+.PHONY: serve test lint test-python test-random bench schema release clean help
 
 help:
-	@echo "make serve    set up and run the sidecar on 127.0.0.1:8765 (data in ./var; options: make serve ARGS='--port 9000')"
+	@echo "make serve    set up the runtime alone and run the sidecar on 127.0.0.1:8765 (options: make serve ARGS='--port 9000')"
 	@echo "make test     set up and run the whole suite (Python, JS units, type check, browser)"
 	@echo "make lint     ruff's lint rules and formatter check, and mypy --strict, over the Python"
 	@echo "make test-random  the property tests with fresh randomness (make test runs them derandomized)"
@@ -17,16 +18,35 @@ help:
 	@echo "make bench    run the benchmarks against their anchors"
 	@echo "make package PUBLIC_URL=https://verdict.example.org"
 	@echo "              write dist/verdict.zip and dist/module.json, the Foundry module, updating from that sidecar"
+	@echo "make release VERSION=x.y.z PUBLIC_URL=https://…/releases/download/vx.y.z"
+	@echo "              write dist/: wheel, sdist, verdict.zip, module.json (URLs on PUBLIC_URL), SHA256SUMS, RELEASE-NOTES.md"
 	@echo "make schema   regenerate protocol/schema/v1.json, the golden vectors' index, the module's rule vocabulary and the README's table of limits"
 
-$(STAMP): pyproject.toml
+# Two installs, two stamps: `make serve` needs the runtime alone (what a GM's `pipx install` gets), `make test`
+# the test and bench toolchains too. Each stamp says its own install is done, so `make test` after `make serve`
+# still installs the extras, and `make serve` after `make test` installs nothing more.
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,bench,postgres]'
+
+$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
 	touch $@
 
-serve: $(STAMP)
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test,bench,postgres]'
+	touch $@ $(RUNTIME_STAMP)
+
+serve: $(RUNTIME_STAMP)
 	$(BIN)/verdict serve $(ARGS)
+
+# The release's files (tools/release.py): refused unless the tree carries VERSION and CHANGELOG.md has its
+# section. PUBLIC_URL is where they are downloaded from, side by side (the forge's release page); the module's
+# manifest and zip carry absolute URLs on it, so an installed copy checks for updates there.
+release: $(STAMP)
+	@test -n "$(VERSION)" || { echo "make release: give VERSION=x.y.z"; exit 2; }
+	@test -n "$(PUBLIC_URL)" || { echo "make release: give PUBLIC_URL, where the release's files are downloaded from"; exit 2; }
+	$(BIN)/python tools/release.py --version '$(VERSION)' --public-url '$(PUBLIC_URL)' --out dist
 
 # The JavaScript side (npm packages, node units, the type check, the browser tests, the zip).
 include mk/js.mk

@@ -35,5 +35,5 @@ test-browser: $(STAMP) $(NPM_STAMP) $(CHROMIUM)
 # The module's release files, the same the sidecar at PUBLIC_URL serves under /module/: dist/verdict.zip and
 # dist/module.json, their manifest and download URLs absolute on PUBLIC_URL so an installed copy checks for
 # updates there. Without PUBLIC_URL (or $$VERDICT_PUBLIC_URL) `verdict module` refuses and says why.
-package: $(STAMP)
+package: $(RUNTIME_STAMP)
 	$(BIN)/verdict module --zip dist/verdict.zip --manifest dist/module.json $(if $(PUBLIC_URL),--public-url '$(PUBLIC_URL)')

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import re
 import subprocess
 import sys
 import tarfile
@@ -196,3 +197,77 @@ def test_the_server_and_state_layers_import_nothing_of_the_cli() -> None:
                     names = [alias.name for alias in node.names]
                 for name in names:
                     assert not name.startswith(cli_only), f"{path.relative_to(ROOT)} imports {name}"
+
+
+RELEASE_URL = "https://forge.example/verdict/releases/download/v0.1.0"
+
+
+def _release(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "release.py"), *args], capture_output=True, text=True, timeout=600
+    )
+
+
+def test_a_release_is_refused_for_a_version_the_tree_or_the_changelog_does_not_carry(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    r = _release(tmp_path, "--version", "9.9.9", "--public-url", RELEASE_URL, "--out", str(out))
+    assert r.returncode == 2 and "the tree is not at 9.9.9: pyproject.toml says " in r.stderr
+    changelog = tmp_path / "CHANGELOG.md"
+    changelog.write_text("# Changelog\n\n## [Unreleased]\n\n- a change\n")
+    r = _release(
+        tmp_path, "--version", "0.1.0", "--public-url", RELEASE_URL, "--out", str(out), "--changelog", str(changelog)
+    )
+    assert r.returncode == 2 and "CHANGELOG.md has no section for 0.1.0" in r.stderr
+    assert not out.exists()  # nothing built
+
+
+def test_make_release_writes_the_release_set_and_its_sums(tmp_path: Path) -> None:
+    import hashlib
+
+    changelog = tmp_path / "CHANGELOG.md"
+    changelog.write_text(
+        "# Changelog\n\n## [Unreleased]\n\n## [0.1.0] - 2026-12-03\n\n### Added\n\n- the first release\n\n"
+        "## [0.0.9] - 2026-11-01\n\n- older\n"
+    )
+    out = tmp_path / "dist"
+    r = _release(
+        tmp_path,
+        "--version",
+        "0.1.0",
+        "--public-url",
+        RELEASE_URL + "/",
+        "--out",
+        str(out),
+        "--changelog",
+        str(changelog),
+    )
+    assert r.returncode == 0, r.stderr
+    names = {p.name for p in out.iterdir()}
+    assert names == {
+        "verdict_vtt-0.1.0-py3-none-any.whl",
+        "verdict_vtt-0.1.0.tar.gz",
+        "verdict.zip",
+        "module.json",
+        "RELEASE-NOTES.md",
+        "SHA256SUMS",
+    }
+    sums = dict(reversed(line.split("  ")) for line in (out / "SHA256SUMS").read_text().splitlines())
+    assert set(sums) == names - {"SHA256SUMS"}
+    for name, digest in sums.items():
+        assert hashlib.sha256((out / name).read_bytes()).hexdigest() == digest, name
+    manifest = json.loads((out / "module.json").read_text())
+    assert (manifest["manifest"], manifest["download"]) == (f"{RELEASE_URL}/module.json", f"{RELEASE_URL}/verdict.zip")
+    assert manifest["version"] == "0.1.0"
+    inside = json.loads(zipfile.ZipFile(out / "verdict.zip").read("module.json"))
+    assert inside == manifest
+    assert (out / "RELEASE-NOTES.md").read_text() == "## [0.1.0] - 2026-12-03\n\n### Added\n\n- the first release\n"
+
+
+def test_the_changelog_keeps_its_form() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text()
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings[0] == "## [Unreleased]"
+    for heading in headings[1:]:
+        assert re.fullmatch(r"## \[\d+\.\d+\.\d+\] - \d{4}-\d{2}-\d{2}", heading), heading
+    workflow = (ROOT / ".github" / "workflows" / "release.yml").read_text()
+    assert 'tags: ["v*.*.*"]' in workflow and "make release VERSION=" in workflow

@@ -82,16 +82,17 @@ def module_files(root: Traversable | None = None) -> Iterator[tuple[str, Travers
     yield from walk(root if root is not None else module_root(), "")
 
 
-def manifest(public_url: str, root: Traversable | None = None) -> dict[str, Any]:
-    """module.json with absolute ``manifest`` and ``download`` URLs on ``public_url``.
+def manifest(public_url: str, root: Traversable | None = None, at_root: bool = False) -> dict[str, Any]:
+    """module.json with absolute ``manifest`` and ``download`` URLs on ``public_url``: where a sidecar serves
+    them (``/module/…``), or ``at_root`` of the address, as a release's files lie side by side.
 
     Foundry installs from ``download`` and checks for updates at the installed copy's ``manifest``: both
     must be absolute."""
     base = public_url.rstrip("/")
     source = root if root is not None else module_root()
     data: dict[str, Any] = json.loads(source.joinpath("module.json").read_text(encoding="utf-8"))
-    data["manifest"] = base + MANIFEST_PATH
-    data["download"] = base + ZIP_PATH
+    data["manifest"] = base + ("/" + MANIFEST_PATH.rsplit("/", 1)[1] if at_root else MANIFEST_PATH)
+    data["download"] = base + ("/" + ZIP_PATH.rsplit("/", 1)[1] if at_root else ZIP_PATH)
     return data
 
 
@@ -143,14 +144,15 @@ def _end(archive: bytes) -> tuple[int, int, int]:
     return count, size, offset
 
 
-def with_manifest(files: bytes, public_url: str, root: Traversable | None = None) -> bytes:
+def with_manifest(files: bytes, public_url: str, root: Traversable | None = None, at_root: bool = False) -> bytes:
     """``files`` (from :func:`files_zip`) with module.json at the archive's root, its URLs on ``public_url``.
 
     module.json is compressed into an archive of its own, and its entry is spliced after the files' entries:
     the files' bytes are copied, never parsed or compressed again."""
     one = io.BytesIO()
     with zipfile.ZipFile(one, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(_entry("module.json"), (json.dumps(manifest(public_url, root), indent=2) + "\n").encode())
+        data = manifest(public_url, root, at_root)
+        zf.writestr(_entry("module.json"), (json.dumps(data, indent=2) + "\n").encode())
     single = one.getvalue()
     _, single_size, single_offset = _end(single)
     record = bytearray(single[single_offset : single_offset + single_size])
@@ -161,14 +163,14 @@ def with_manifest(files: bytes, public_url: str, root: Traversable | None = None
     return local + directory + _END.pack(_END_SIGNATURE, 0, 0, count + 1, count + 1, len(directory), len(local), 0)
 
 
-def build_zip(public_url: str, root: Traversable | None = None) -> bytes:
+def build_zip(public_url: str, root: Traversable | None = None, at_root: bool = False) -> bytes:
     """The module as a Foundry package: module.json at the root of the archive, its URLs on ``public_url``.
 
     Built reproducibly (fixed timestamps, sorted names, module.json last): the same files and URL always
     give the same bytes, so the served zip and one written by ``verdict module --zip`` for the same URL are
     one archive."""
     source = root if root is not None else module_root()
-    return with_manifest(files_zip(source), public_url, source)
+    return with_manifest(files_zip(source), public_url, source, at_root)
 
 
 # --- the public URL ------------------------------------------------------------------------------------
