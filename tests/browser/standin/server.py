@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiohttp import WSMsgType, web
-
 from sanitiser import clean_html
 
 # Foundry's CONST.USER_ROLES: PLAYER 1, TRUSTED 2, ASSISTANT 3, GAMEMASTER 4.
