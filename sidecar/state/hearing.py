@@ -102,6 +102,10 @@ __all__ = [
     "welcome",
 ]
 
+RUN_GAP = 32
+"""A catch-up that reads the viewer's events apart (:meth:`Numbering.runs`) reads across this many events hidden
+from it rather than ask the ledger once more: a read of a few rows more costs less than another query."""
+
 K = TypeVar("K")
 """Whatever a caller tells (a connection): :func:`audiences` groups them by what they are told."""
 
@@ -281,6 +285,34 @@ class Numbering:
                 lo = mid + 1
         return lo - 1
 
+    def runs(self, start: int, viewer: Viewer) -> list[tuple[int, int]]:
+        """The ledger ranges ``(after, upto]`` that hold every event ``viewer`` is told of after ledger seq
+        ``start``, the events hidden from it between them left out (a stretch of fewer than :data:`RUN_GAP`
+        kept in): at most one range per event of the viewer's, whatever was hidden from it meanwhile. Each
+        range is found from the gaps (a bisection, then a step per event of the viewer's own among them)."""
+        base = viewer.is_gm
+        gaps = self.gaps[base]
+        own = self.own.get((base, viewer.user)) if viewer.user is not None else None
+        head, count = self.head, self.count(viewer)
+        n = self.number(start, viewer)
+        out: list[tuple[int, int]] = []
+        while n < count:
+            first = self.after(n, viewer) + 1  # the viewer's next event
+            i = gaps.bisect_right(first)
+            last = head
+            while i < len(gaps):
+                g = gaps[i]
+                if own is None or g not in own:
+                    last = g - 1  # the next event hidden from it ends the run
+                    break
+                i += 1
+            if out and first - 1 - out[-1][1] < RUN_GAP:
+                out[-1] = (out[-1][0], last)
+            else:
+                out.append((first - 1, last))
+            n = self.number(last, viewer)
+        return out
+
     def owns_secrets(self, viewer: Viewer) -> bool:
         """Is ``viewer`` numbered apart from the others of its base (a user told of secrets of their own)?"""
         return viewer.user is not None and (viewer.is_gm, viewer.user) in self.own
@@ -363,20 +395,27 @@ def events_for(
 
 def welcome(table: Table, viewer: Viewer, role: m.Role, since: int | None, server: str) -> m.Welcome:
     """The ``welcome`` of a connection that last saw its event ``since``: the events it missed, or a snapshot
-    when it is new, ahead of the table (another numbering) or too far behind."""
+    when it is new, ahead of the table (another numbering) or too far behind. Which of the two is decided by
+    the viewer's own numbering alone: the events hidden from it, however many, change neither the shape nor
+    the contents (:meth:`.table.Table.welcome_reads` reads only the viewer's events when many were hidden)."""
     head = table.numbering.count(viewer)
-    if since is not None and 0 <= since <= head and head - since <= RESYNC_LIMIT:
+    if since is not None and catches_up(head, since):
         start = table.numbering.after(since, viewer)
-        if table.head - start <= RESYNC_READ:
-            return m.Welcome(
-                protocol=1,
-                server=server,
-                role=role,
-                table=table.id,
-                seq=head,
-                events=events_for(table, table.stored(start), viewer),
-            )
+        return m.Welcome(
+            protocol=1,
+            server=server,
+            role=role,
+            table=table.id,
+            seq=head,
+            events=events_for(table, table.stored(start), viewer),
+        )
     return m.Welcome(protocol=1, server=server, role=role, table=table.id, seq=head, snapshot=table.snapshot(viewer))
+
+
+def catches_up(count: int, since: int) -> bool:
+    """Whether a viewer whose last event is its ``count``-th, reconnecting with ``since``, is sent the events it
+    missed (else a snapshot): from the viewer's own numbering only."""
+    return 0 <= since <= count and count - since <= RESYNC_LIMIT
 
 
 def open_followups(table: Table, rec: t.RollEvent, viewer: Viewer) -> list[m.OpenFollowup]:

@@ -87,6 +87,18 @@ def decode_stored(data: bytes) -> Stored:
 
 
 @dataclass(frozen=True)
+class Runs:
+    """What a catch-up reads when most of the events after its start are hidden from its viewer: the ranges
+    ``(after, upto]`` of ledger seqs that hold the viewer's events (:meth:`.hearing.Numbering.runs`). With them
+    in hand (:meth:`Table.reading`), the stored events of ``(since, upto]`` are those of the ranges alone: only a
+    welcome's, which tells the viewer nothing else, reads them so."""
+
+    since: int
+    upto: int
+    ranges: list[tuple[int, int]]
+
+
+@dataclass(frozen=True)
 class Check:
     """A check as the table answers for it: its roll's seq, who may see it (its roll event's visibility and
     owner), and its record as it stands (the roll event with its result after every follow-up, no label)."""
@@ -304,19 +316,28 @@ class Table:
             self._in_hand = None
 
     @contextlib.asynccontextmanager
-    async def reading(self, since: int = 0) -> AsyncIterator[None]:
+    async def reading(self, since: int | Runs = 0) -> AsyncIterator[None]:
         """The stored events after ``since`` in hand while the block runs, read without blocking the loop
-        when memory lacks them: the plain methods called in it read no ledger."""
+        when memory lacks them: the plain methods called in it read no ledger. ``Runs``: only the events in
+        its ranges (a catch-up's, which reads nothing else)."""
+        runs = since if isinstance(since, Runs) else None
+        after = since.since if isinstance(since, Runs) else since
         if (
             self._in_hand is not None
-            or since >= self.durable  # nothing stored after it to read
-            or (self.recent and self.recent[0][0] <= since + 1)
+            or after >= self.durable  # nothing stored after it to read
+            or (self.recent and self.recent[0][0] <= after + 1)
         ):
             yield
             return
         upto = self.durable
-        rows = await self.ledger.read_events(self.id, since, upto)
-        self._in_hand = (since, upto, [(seq, _dec.decode(data)) for seq, data in rows])
+        if runs is not None:
+            rows = []
+            for lo, hi in runs.ranges:
+                if lo < upto:
+                    rows += await self.ledger.read_events(self.id, lo, min(hi, upto))
+        else:
+            rows = await self.ledger.read_events(self.id, after, upto)
+        self._in_hand = (after, upto, [(seq, _dec.decode(data)) for seq, data in rows])
         try:
             yield
         finally:
@@ -405,17 +426,19 @@ class Table:
         """Whether :meth:`snapshot` for ``viewer`` needs no history: the GM's state, or a player's view kept."""
         return viewer.is_gm or (viewer.user if viewer.user in self.secret_owners else None) in self.views
 
-    def welcome_reads(self, viewer: Viewer, since: int | None) -> int:
-        """The ledger seq after which a ``welcome`` for ``viewer`` (:func:`.hearing.welcome`) may read events:
-        its view's whole history when it must be built, else what it missed, else nothing."""
-        if not self.view_held(viewer):
-            return 0
+    def welcome_reads(self, viewer: Viewer, since: int | None) -> int | Runs:
+        """What a ``welcome`` for ``viewer`` (:func:`.hearing.welcome`) reads of the ledger (for
+        :meth:`reading`): for a catch-up, the events after the ledger seq just before the first it missed, or,
+        when more than ``RESYNC_READ`` events lie after it (mostly hidden from it), only the stretches that
+        hold its own (:class:`Runs`); for a snapshot, its view's whole history when it must be built, else
+        nothing. Which of the two it gets is the viewer's numbering's alone (:func:`.hearing.catches_up`)."""
         count = self.numbering.count(viewer)
-        if since is not None and 0 <= since <= count and count - since <= hearing.RESYNC_LIMIT:
+        if since is not None and hearing.catches_up(count, since):
             start = self.numbering.after(since, viewer)
             if self.head - start <= hearing.RESYNC_READ:
                 return start
-        return self.head
+            return Runs(start, self.head, self.numbering.runs(start, viewer))
+        return self.head if self.view_held(viewer) else 0
 
     def snapshot(self, viewer: Viewer) -> t.Snapshot:
         snap = (self.state if viewer.is_gm else self._view(viewer)).snapshot()
