@@ -562,9 +562,11 @@ def _serve(settings: Settings) -> int:
             ErrorCode.USAGE,
             f"--data {data}: the data folder cannot be used ({exc.strerror or exc}); choose another with --data",
         ) from None
+    from .server.module import address_url
+
     settings = dataclasses.replace(settings, port=_claim_port(settings.host, settings.port))
     try:
-        lock = datadir.hold_serving_lock(data)
+        lock = datadir.hold_serving_lock(data, address_url(settings.host, settings.port))
     except datadir.Served as exc:
         raise CliError(ErrorCode.USAGE, str(exc)) from None
     except OSError as exc:
@@ -723,6 +725,27 @@ def _table_action(args: argparse.Namespace, ledger: Any, ledger_url: str | None,
             raise CliError(ErrorCode.USAGE, f"table {info.id} not deleted: {exc}") from None
         print(f"deleted table {info.name!r} ({info.id}, {events} events); a backup from just before: {kept}")
     return 0
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    """Exit 0 when the sidecar serving the data folder answers /healthz, else 1 (a container's health check:
+    it follows the port the sidecar serves, whatever its command line says)."""
+    import urllib.error
+    import urllib.request
+
+    data = _data_dir(args)
+    address = datadir.serving_address(data)
+    if address is None:
+        print(f"unhealthy: no sidecar serves {data}", file=sys.stderr)
+        return 1
+    try:
+        with urllib.request.urlopen(f"{address}/healthz", timeout=args.timeout) as reply:
+            body = json.loads(reply.read())
+    except (OSError, ValueError) as exc:
+        print(f"unhealthy: {address}/healthz: {getattr(exc, 'reason', exc)}", file=sys.stderr)
+        return 1
+    print(f"{address}: {body.get('status', body)}")
+    return 0 if body.get("status") == "ok" else 1
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
@@ -903,6 +926,16 @@ def build_parser() -> argparse.ArgumentParser:
         "event, marked with who saw it); jsonl is the whole ledger either way",
     )
     table.set_defaults(func=cmd_table)
+
+    health = sub.add_parser(
+        "health",
+        help="check the sidecar serving the data folder (exit 0 when it answers /healthz)",
+        description="Ask the sidecar that serves the data folder for /healthz, on the address it listens on: "
+        "exit 0 when it is healthy, 1 otherwise (the image's health check).",
+    )
+    _add_knob(health, KNOBS["data"])
+    health.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS", help="how long to wait (default: 3)")
+    health.set_defaults(func=cmd_health)
 
     for name, func, what, about in (
         (

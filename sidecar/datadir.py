@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,8 @@ APP_NAME = "verdict"
 LEGACY_DATA = Path("var")
 """Where versions up to 0.1 kept the data, relative to the working directory."""
 LOCK_FILE = "verdict.lock"
+LOCK_TRIES, LOCK_RETRY = 50, 0.01
+"""How often, and how many seconds apart, a starting sidecar tries for its lock before it gives up."""
 PRIVATE_UMASK = 0o077
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
@@ -164,17 +167,37 @@ def _lock(handle: IO[str], exclusive: bool) -> bool:
     return True
 
 
-def hold_serving_lock(folder: Path) -> IO[str]:
-    """The shared lock a serving sidecar holds on ``folder`` until it exits (keep the handle open)."""
+def hold_serving_lock(folder: Path, address: str) -> IO[str]:
+    """The shared lock a serving sidecar holds on ``folder`` until it exits (keep the handle open); the file
+    names its process and ``address`` (its own URL, for ``verdict health``)."""
     handle = open(folder / LOCK_FILE, "a+")  # held open for the life of the process: not a `with`
-    if not _lock(handle, exclusive=False):
+    # `verdict health` holds the lock exclusively for an instant to see whether anyone serves: wait that out
+    for _ in range(LOCK_TRIES):
+        if _lock(handle, exclusive=False):
+            break
+        time.sleep(LOCK_RETRY)
+    else:
         handle.close()
-        raise Served(f"{folder} is being restored; start the sidecar once the restore ends")
+        raise Served(f"{folder} is being restored or a table deleted; start the sidecar once that ends")
     handle.seek(0)
     handle.truncate()
-    handle.write(f"{os.getpid()}\n")
+    handle.write(f"{os.getpid()} {address}\n")
     handle.flush()
     return handle
+
+
+def serving_address(folder: Path) -> str | None:
+    """The URL of the sidecar serving ``folder`` (the last one started, where several share it), or None
+    when none serves it."""
+    try:
+        handle = open(folder / LOCK_FILE)
+    except FileNotFoundError:
+        return None
+    with handle:
+        if _lock(handle, exclusive=True):  # nobody holds it: nobody serves
+            return None
+        words = handle.read().split()
+    return words[1] if len(words) > 1 else None
 
 
 @contextlib.contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -33,14 +34,40 @@ def test_compose_file_is_valid_and_complete():
     assert r.returncode == 0, r.stderr
     cfg = r.stdout
     assert "verdict-data:/data" in cfg.replace(" ", "") or "source: verdict-data" in cfg
-    assert "/healthz" in cfg
     assert "--allow-origin" in cfg and "https://foundry.example.org" in cfg
+    services = _yaml(cfg)["services"]
+    assert services["proxy"]["depends_on"] == {"verdict": {"condition": "service_healthy"}}
+    assert services["verdict"]["healthcheck"]["test"] == ["CMD", "verdict", "health", "--data", "/data"]
+    # Without the domain or the Foundry origin the file refuses to start, naming what is missing.
+    for missing in ("VERDICT_DOMAIN", "FOUNDRY_ORIGIN"):
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "FOUNDRY_ORIGIN": "https://foundry.example.org",
+            "VERDICT_DOMAIN": "v.example.org",
+        }
+        del env[missing]
+        r = subprocess.run(
+            ["docker-compose", "-f", "compose.yaml", "config"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
+        assert r.returncode != 0 and f"set {missing}" in r.stderr and ".env.example" in r.stderr
+    example = dict(
+        line.split("=", 1)
+        for line in (ROOT / ".env.example").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    assert {"VERDICT_DOMAIN", "FOUNDRY_ORIGIN", "POSTGRES_PASSWORD"} <= set(example)
 
 
 def test_dockerfile_runs_the_sidecar_with_a_healthcheck():
     text = (ROOT / "Dockerfile").read_text()
-    assert "HEALTHCHECK" in text and "/healthz" in text
+    assert 'HEALTHCHECK --interval=30s --timeout=5s --start-period=10s CMD ["verdict", "health"]' in text
     assert '"verdict", "serve"' in text and "VOLUME /data" in text
+    assert "VERDICT_PUBLIC_URL" not in text.split("ENV", 1)[1].split("\n", 1)[0]  # not baked into the image
     for path in ("protocol", "sidecar", "vtt-module", "pyproject.toml"):
         assert path in text
 
@@ -87,7 +114,8 @@ def test_several_sidecars_compose_file_is_valid_and_complete():
         s = services[name]
         assert s["environment"]["VERDICT_LEDGER"] == "postgresql://verdict:pw-for-the-test@postgres:5432/verdict"
         assert s["depends_on"]["postgres"]["condition"] == "service_healthy"
-        assert "/healthz" in " ".join(s["healthcheck"]["test"])
+        assert s["healthcheck"]["test"] == ["CMD", "verdict", "health", "--data", "/data"]
+        assert services["proxy"]["depends_on"][name] == {"condition": "service_healthy"}
         assert "https://foundry.example.org" in s["command"]
     assert services["postgres"]["image"].startswith("postgres:")
     assert "pg_isready" in services["postgres"]["healthcheck"]["test"]
@@ -177,7 +205,7 @@ def test_the_dockerfile_builds_the_wheel_installs_it_and_serves_the_module_as_a_
     stages: dict[str, Path] = {}
     root = cwd = tmp_path
     env: dict[str, str] = {}
-    user = cmd = None
+    user = cmd = health = None
     venv = None  # the stage's Python, made when something is installed into it
     copied_from_context: list[str] = []
 
@@ -242,7 +270,8 @@ def test_the_dockerfile_builds_the_wheel_installs_it_and_serves_the_module_as_a_
                     (purelib / "dependencies.pth").write_text(f"{link_dependencies(root / 'dependencies')}\n")
                     assert "No broken requirements" in pip(venv / "bin" / "python", "check")
                 elif argv[0] in ("rm", "mkdir"):
-                    assert all(Path(a).is_relative_to(root) for a in argv[1:] if not a.startswith("-"))
+                    paths = [a for i, a in enumerate(argv[1:], 1) if not a.startswith("-") and argv[i - 1] != "-m"]
+                    assert all(Path(a).is_relative_to(root) for a in paths)
                     subprocess.run(argv, check=True)
                 elif argv[0] in ("useradd", "chown"):
                     pass  # the system's users are not the test's to change; USER is checked below
@@ -252,22 +281,43 @@ def test_the_dockerfile_builds_the_wheel_installs_it_and_serves_the_module_as_a_
             user = rest
         elif word == "CMD":
             cmd = json.loads(rest)
+        elif word == "HEALTHCHECK":
+            health = json.loads(rest.split(" CMD ", 1)[1])
     assert user not in (None, "root", "0"), "the image runs as a user of its own"
     assert venv is not None and cmd is not None and cmd[0] == "verdict"
     assert not any(src in ("sidecar", "protocol", "vtt-module", ".") for src in copied_from_context), (
         "the final image holds the installed wheel, not the source tree"
     )
-    # Its CMD, on a free loopback port, from the image's WORKDIR with the image's environment.
+    assert "VERDICT_PUBLIC_URL" not in env, "the public URL is the deployment's, not the image's"
+    data = inside(env["VERDICT_DATA"])
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    # Its CMD, on a free loopback port (not the one it names), from the image's WORKDIR with the image's environment.
     port = free_port()
     argv = [str(venv / "bin" / "verdict"), *cmd[1:]]
     argv[argv.index("--host") + 1] = "127.0.0.1"
     argv[argv.index("--port") + 1] = str(port)
-    image_env = {**env, "VERDICT_DATA": str(inside(env["VERDICT_DATA"]))}
+    image_env = {**env, "VERDICT_DATA": str(data)}
     served = Served(argv, port, cwd, clean_env(**image_env))
     try:
-        manifest = json.loads(served.get("/module/module.json", {"Host": "evil.example"}))
+        manifest = json.loads(served.get("/module/module.json", {"Host": "localhost:8765"}))
         assert json.loads(served.get("/healthz"))["status"] == "ok"
+        # The image's health check finds the port served, whatever the command said.
+        assert health is not None and health[0] == "verdict"
+        checked = subprocess.run(
+            [str(venv / "bin" / "verdict"), *health[1:]],
+            cwd=cwd,
+            env=clean_env(**image_env),
+            capture_output=True,
+            text=True,
+        )
+        assert checked.returncode == 0, checked.stderr
+        assert checked.stdout.strip() == f"http://127.0.0.1:{port}: ok"
     finally:
         served.stop()
-    assert manifest["manifest"] == env["VERDICT_PUBLIC_URL"] + "/module/module.json"
-    assert (Path(image_env["VERDICT_DATA"]) / "verdict.sqlite3").is_file()
+    after = subprocess.run([str(venv / "bin" / "verdict"), *health[1:]], cwd=cwd, env=clean_env(**image_env))
+    assert after.returncode == 1  # stopped: unhealthy
+    # On the address it was asked at (no public URL baked in); keys in the folder, not in the log.
+    assert manifest["manifest"] == f"http://127.0.0.1:{port}/module/module.json"
+    assert (data / "verdict.sqlite3").is_file() and stat.S_IMODE((data / "default-table.keys").stat().st_mode) == 0o600
+    keys = dict(line.split(" ", 1) for line in (data / "default-table.keys").read_text().splitlines())
+    assert keys["gm"] not in served.output()
