@@ -218,7 +218,7 @@ test("the relay says what each request it answers waits for, step by step, until
   relay._onSocket({ v: SOCKET_VERSION, t: "hello", commit: sha256(secret) }, "p1");
   // Connections that hold each request until the test answers it.
   const asked = [];
-  const conn = (state) => ({ state, reason: null, start() {}, request: (m) => new Promise((resolve) => asked.push({ m, resolve })) });
+  const conn = (state) => ({ state, reason: null, start() {}, on() {}, request: (m) => new Promise((resolve) => asked.push({ m, resolve })) });
   relay.own = conn("open");
   relay.playerView = conn("open");
   relay._make = () => conn("connecting");
@@ -335,5 +335,83 @@ test("a query asked again late gives the relay only what is left of the player's
     assert.match(answer.message, /^VERDICT\.Relay\.gaveUp .*VERDICT\.Relay\.userKey/, "the relay's answer came before the player's own timeout");
   } finally {
     player.stop();
+  }
+});
+
+/** Sockets the client opens, answered by hand: each records its hello; `end` closes it as the sidecar would. */
+function fakeSockets() {
+  const sockets = [];
+  globalThis.WebSocket = class {
+    constructor(url) { this.url = url; this.sent = []; sockets.push(this); }
+    send(text) { this.sent.push(JSON.parse(text)); }
+    close() {}
+    get key() { return this.sent.find((m) => m.type === "hello")?.key; }
+    welcome(role) {
+      this.onopen?.();
+      this.onmessage?.({ data: JSON.stringify({ type: "welcome", protocol: 1, server: "v", role, table: "T", seq: 0, events: [], snapshot: null }) });
+    }
+    end(code, reason) { this.onclose?.({ code, reason }); }
+  };
+  return sockets;
+}
+
+/** What the module told the user, and the settings it changed. */
+function watchUser() {
+  const said = [];
+  const set = [];
+  for (const level of ["warn", "info", "error"]) globalThis.ui.notifications[level] = (text) => said.push([level, text]);
+  globalThis.game.settings.set = (scope, key, value) => { set.push([`${scope}.${key}`, value]); return Promise.resolve(value); };
+  return { said, set };
+}
+
+const ROTATED = "the table's keys were rotated: connect with the new key";
+
+test("a GM whose session ends because the keys were rotated forgets the GM key and is asked for the new one, no reconnect loop", async () => {
+  world("gm1", { gmKeyFor: ["gm1"], mode: "server" });
+  const sockets = fakeSockets();
+  const { said, set } = watchUser();
+  const client = new VerdictClient();
+  client.start();
+  const gm = sockets.find((s) => { s.onopen?.(); return s.key === "gk"; });
+  assert.ok(gm, "the GM connects with its key");
+  gm.welcome("gm");
+  const before = sockets.length;
+  gm.end(4403, ROTATED);
+  assert.deepEqual(set, [["verdict.gmKey", ""]]);  // its settings change reconnects everything, without the key
+  assert.ok(said.some(([level, text]) => level === "error" && text === "VERDICT.Status.gmNeedsKey"));
+  assert.equal(client.status.state, "offline");
+  await new Promise((r) => setTimeout(r, 700));  // longer than the first reconnect's wait
+  assert.equal(sockets.filter((s) => s.key === "gk").length, 1, "never opened again with the replaced key");
+  assert.equal(sockets.length, before);
+  client.stop();
+});
+
+test("a player whose user key was replaced forgets it and asks the relay for the new one", async () => {
+  const w = world("p1", { gmKeyFor: ["gm1"], mode: "server" });
+  const store = new Map([["verdict.userKey.T.p1", "old-user-key"]]);
+  globalThis.localStorage = { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => store.set(k, v), removeItem: (k) => store.delete(k) };
+  const sockets = fakeSockets();
+  watchUser();
+  try {
+    const client = playerRelayedBy("gm1");
+    await new Promise((r) => setTimeout(r, 0));
+    const mine = sockets.find((s) => { s.onopen?.(); return s.key === "old-user-key"; });
+    assert.ok(mine, "the player connects with its stored user key");
+    mine.welcome("player");
+    assert.equal(w.queries.filter((q) => q.name === "verdict.userKey").length, 0);
+    mine.end(4403, ROTATED);
+    assert.equal(store.has("verdict.userKey.T.p1"), false, "the replaced key is forgotten");
+    await new Promise((r) => setTimeout(r, 0));
+    const asked = w.queries.filter((q) => q.name === "verdict.userKey");
+    assert.equal(asked.length, 1, "the relay is asked for the new key");
+    assert.equal(asked[0].to, "gm1");
+    asked[0].resolve({ key: "new-user-key" });
+    await new Promise((r) => setTimeout(r, 0));
+    const again = sockets.find((s) => { s.onopen?.(); return s.key === "new-user-key"; });
+    assert.ok(again, "and connects with it");
+    assert.equal(store.get("verdict.userKey.T.p1"), "new-user-key");
+    client.stop();
+  } finally {
+    delete globalThis.localStorage;
   }
 });

@@ -2,7 +2,7 @@
 // from the last seq, heartbeat, fatal errors, and requests resent with their id after a reconnect.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Connection, backoffDelay } from "../../vtt-module/scripts/lib/connection.mjs";
+import { Connection, KEY_REPLACED, backoffDelay } from "../../vtt-module/scripts/lib/connection.mjs";
 
 class FakeTimers {
   constructor() { this.now = 0; this.queue = []; this.n = 0; }
@@ -31,6 +31,7 @@ function fakeSocketClass() {
     open() { this.onopen?.(); }
     receive(msg) { this.onmessage?.({ data: JSON.stringify(msg) }); }
     drop(reason = "") { this.closed = true; this.onclose?.({ code: 1006, reason }); }
+    end(code, reason) { this.closed = true; this.onclose?.({ code, reason }); }
   }
   return { FakeSocket, sockets };
 }
@@ -132,6 +133,34 @@ test("a refused key is offline with the reason, and retries only at the longest 
   assert.equal(sockets.length, 1);
   timers.advance(1);
   assert.equal(sockets.length, 2);
+});
+
+test("a session ended because its key was replaced stops for good, fails what waits and says so", async () => {
+  const { conn, sockets, timers, states } = make();
+  const replaced = [];
+  conn.on("key-replaced", (reason) => replaced.push(reason));
+  conn.start();
+  sockets[0].open();
+  sockets[0].receive(welcome(4));
+  const p = conn.request({ type: "roll", check: { system: "facets", pool: 2 } });
+  assert.equal(KEY_REPLACED, 4403);
+  sockets[0].end(KEY_REPLACED, "the table's keys were rotated: connect with the new key");
+  await assert.rejects(p, (e) => e.code === "key_replaced");
+  assert.deepEqual(replaced, ["the table's keys were rotated: connect with the new key"]);
+  assert.equal(conn.state, "offline");
+  assert.equal(conn.keyReplaced, true);
+  assert.deepEqual(states.at(-1), ["offline", "the table's keys were rotated: connect with the new key"]);
+  timers.advance(10 * 60000);
+  assert.equal(sockets.length, 1, "never reconnects with the replaced key");
+  // any other close code still reconnects
+  const other = make();
+  other.conn.start();
+  other.sockets[0].open();
+  other.sockets[0].receive(welcome(0));
+  other.sockets[0].end(4408, "no hello in time");
+  assert.equal(other.conn.state, "reconnecting");
+  other.timers.advance(60000);
+  assert.equal(other.sockets.length, 2);
 });
 
 test("heartbeat: a ping after quiet, and a dead socket is dropped when no answer comes", () => {

@@ -27,7 +27,7 @@ import { newId, wsUrl } from "./lib/protocol.mjs";
 import { Election, listen, receive, sendFrame } from "./relay/relay.mjs";
 import { sha256 } from "./lib/sha256.mjs";
 import { diagnose } from "./lib/local-network.mjs";
-import { setting } from "./settings.mjs";
+import { gmKeyFormClass, setting } from "./settings.mjs";
 import { relayBudget, timing } from "./lib/timings.mjs";
 import { EXTENDED } from "./lib/systems.mjs";
 
@@ -273,6 +273,7 @@ export class VerdictClient extends Emitter {
       if (relayKey) {
         this.playerView = this._make(setting("playerKey"), null);
         this.playerView.on("state", () => this._broadcastStatus());
+        this.playerView.on("key-replaced", () => this._keyReplaced("playerKey"));
         this.playerView.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "player-view"));
         this.playerView.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onPlayerView(m, info.reply));
         this.playerView.start();
@@ -335,7 +336,38 @@ export class VerdictClient extends Emitter {
     });
     conn.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "own"));
     conn.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onMessage(m, "own", info.reply));
+    conn.on("key-replaced", () => this._keyReplaced("gmKey"));
     conn.start();
+  }
+
+  /**
+   * The sidecar ended a connection because the table's keys were rotated (close 4403): the key it used opens
+   * nothing now, and reconnecting with it would be refused forever. The GM's key is forgotten and its form
+   * shown (the settings change reconnects everything); a user key is forgotten and asked of the relay again;
+   * a relayed user's connection is let go of (the next request derives the user's key afresh); the world's
+   * player key waits for the GM to set the new one (the connection says why it is offline).
+   * @param {"gmKey"|"playerKey"|"userKey"|"relayed"} which
+   * @param {string} [user]  the relayed user
+   */
+  _keyReplaced(which, user) {
+    if (which === "relayed") {
+      if (user !== undefined) this.userConns.delete(user);
+    } else if (which === "userKey") {
+      this.own = null;
+      this._ownKey = "";
+      this._reconcile();
+    } else if (which === "gmKey") {
+      ui.notifications?.error(t("VERDICT.Status.gmNeedsKey"), { permanent: true });
+      this._warnedNoKey = true; // said now: the reconnect without a key need not say it again
+      void game.settings?.set(MODULE_ID, "gmKey", "");
+      try {
+        new (gmKeyFormClass())().render({ force: true });
+      } catch {
+        /* no application classes here (a test, an older Foundry): the notification says where the form is */
+      }
+    } else if (game.user?.isGM) {
+      ui.notifications?.error(t("VERDICT.Status.noPlayerKey"), { permanent: true });
+    }
   }
 
   /**
@@ -386,6 +418,11 @@ export class VerdictClient extends Emitter {
     });
     conn.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "own"));
     conn.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onMessage(m, "own", info.reply));
+    conn.on("key-replaced", () => {
+      if (this.own !== conn) return;
+      if (userKey) globalThis.localStorage?.removeItem(storeKey);
+      this._keyReplaced(userKey ? "userKey" : "playerKey");
+    });
     conn.start();
   }
 
@@ -808,6 +845,9 @@ export class VerdictClient extends Emitter {
         if (!this.isRelay) throw new RequestError("not_relay", "this browser no longer relays");
         const conn = this._make(key, user);
         this.userConns.set(user, conn);
+        conn.on("key-replaced", () => {
+          if (this.userConns.get(user) === conn) this._keyReplaced("relayed", user);
+        });
         conn.start();
         return conn;
       }, (err) => {

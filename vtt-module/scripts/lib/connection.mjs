@@ -43,6 +43,13 @@ export function tableUrl(url, table) {
 export const FATAL_CODES = new Set(["bad_key", "unknown_table", "forbidden", "bad_origin", "unsupported_protocol", "unauthorized"]);
 
 /**
+ * The close code of a session whose key the sidecar no longer takes: the table's keys were rotated
+ * (`verdict table rotate-keys`). Reconnecting with the same key cannot succeed, so the connection stops and
+ * says so ("key-replaced"); its owner asks for the new key.
+ */
+export const KEY_REPLACED = 4403;
+
+/**
  * The delay before reconnect attempt `attempt` (0-based): base * factor^attempt, capped, with jitter.
  * @param {number} attempt
  * @param {{base?: number, factor?: number, max?: number, jitter?: number}} [opts]
@@ -70,7 +77,8 @@ export class RequestError extends Error {
 
 /**
  * One websocket to the sidecar, with hello, heartbeat, backoff and resync from the last seq. Events:
- * "state" (state, reason), "welcome" (msg), "message" (msg) for every decoded frame.
+ * "state" (state, reason), "welcome" (msg), "message" (msg) for every decoded frame, "key-replaced" (reason)
+ * when the sidecar ended the session because its key was replaced (then stopped: no reconnect).
  */
 export class Connection extends Emitter {
   /** @param {ConnectionOptions} options */
@@ -96,6 +104,8 @@ export class Connection extends Emitter {
     /** @type {any} */ this._retryTimer = null;
     /** @type {any} */ this._pingTimer = null;
     /** @type {any} */ this._pongTimer = null;
+    /** true once the sidecar ended the session because the key was replaced (see KEY_REPLACED) */
+    this.keyReplaced = false;
   }
 
   get timers() {
@@ -181,12 +191,34 @@ export class Connection extends Emitter {
       this.ws = null;
       this._stopHeartbeat();
       if (this._stopped) return;
+      if (ev?.code === KEY_REPLACED) {
+        this._keyReplaced(ev.reason || "the table's keys were rotated");
+        return;
+      }
       const reason = this._fatal ?? (ev?.reason || (this._welcomed ? "connection lost" : "sidecar unreachable"));
       this._scheduleReconnect(reason);
     };
     ws.onerror = () => {
       /* a close event follows; it carries the reason */
     };
+  }
+
+  /**
+   * The key opens the table no more: stop for good, fail what waits (with a code of its own), and say so.
+   * @param {string} reason
+   */
+  _keyReplaced(reason) {
+    this._stopped = true;
+    this.timers.clearTimeout(this._retryTimer);
+    this._retryTimer = null;
+    this.keyReplaced = true;
+    for (const [id, p] of this.pending) {
+      this.timers.clearTimeout(p.timer);
+      p.reject(new RequestError("key_replaced", reason));
+      this.pending.delete(id);
+    }
+    this._setState("offline", reason);
+    this.emit("key-replaced", reason);
   }
 
   /** @param {string} reason */
