@@ -905,14 +905,14 @@ class SqliteLedger:
         return None if row is None else role_of(row, key)
 
     def access(self, table_id: str, key: str) -> Access | None:
-        secret = self.user_secret(table_id)  # made first for a table from before per-user keys
         with self._lock:
             row = self._read.execute(
                 "SELECT gm_hash, player_hash, observer_hash, user_secret FROM tables WHERE id=?", (table_id,)
             ).fetchone()
-        if row is None or secret is None:
-            return None
-        return Access(role_of(row[:3], key), bytes.fromhex(row[3]), row[0])
+        if row is not None and row[3] is None:  # a table from before per-user keys: its secret made first
+            self.user_secret(table_id)
+            return self.access(table_id, key)
+        return None if row is None else Access(role_of(row[:3], key), bytes.fromhex(row[3]), row[0])
 
     def keys_of(self, table_ids: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}

@@ -607,15 +607,18 @@ class PostgresLedger:
         return await self.guard.run(self._access(table_id, key), "reading a table's keys")
 
     async def _access(self, table_id: str, key: str) -> Access | None:
-        if await self._user_secret(table_id) is None:  # made first for a table from before per-user keys
-            return None
-        rows = await self._aq(
-            "SELECT gm_hash, player_hash, observer_hash, user_secret FROM tables WHERE id=%s", (table_id,)
-        )
-        if not rows:
-            return None
-        gm, player, observer, secret = rows[0]
-        return Access(role_of((gm, player, observer), key), bytes.fromhex(secret), gm)
+        for _ in (1, 2):
+            rows = await self._aq(
+                "SELECT gm_hash, player_hash, observer_hash, user_secret FROM tables WHERE id=%s", (table_id,)
+            )
+            if not rows:
+                return None
+            gm, player, observer, secret = rows[0]
+            if secret is not None:
+                return Access(role_of((gm, player, observer), key), bytes.fromhex(secret), gm)
+            # made on first use for a table from before per-user keys; the first one made stands
+            await self._aq(_GIVE_SECRET, (secrets.token_hex(32), table_id))
+        raise psycopg.DataError(f"table {table_id!r} keeps no user secret")
 
     async def find_keys(self, table_ids: list[str]) -> dict[str, str]:
         rows = await self.guard.run(

@@ -148,6 +148,10 @@ async def test_a_frozen_disk_refuses_the_roll_within_the_bound_while_the_sidecar
         assert (await elsewhere.request(m.State(id="s"), timeout=1.0)).snapshot.seq == 1
         code, took = await _refusal(elsewhere.request(m.Roll(id="also", check=FacetsCheck(pool=2)), timeout=60))
         assert code == "ledger_unavailable" and took < 1.0, (code, took)
+        start = time.monotonic()  # a join needs the key read from the ledger: refused at once, the socket told why
+        with pytest.raises(RequestFailed) as joining:
+            await asyncio.wait_for(Client.connect(sidecar.url, other_table, other_gm, user="gm"), WITHIN)
+        assert joining.value.code == "ledger_unavailable" and time.monotonic() - start < 1.0
         assert disk.frozen and time.monotonic() - frozen_at < 30
 
         disk.thaw()

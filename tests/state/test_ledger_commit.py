@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.state.ledger import SqliteLedger
+from sidecar.state.ledger import LedgerUnavailable, SqliteLedger
 
 
 @pytest.mark.parametrize("commit", SqliteLedger.COMMITS)
@@ -79,3 +79,32 @@ def test_a_failed_commit_fails_every_append_of_its_turn_and_stores_none(tmp_path
 def test_an_unknown_commit_mode_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="commit must be one of"):
         SqliteLedger(tmp_path / "v.sqlite3", commit="sometimes")
+
+
+def test_a_snapshot_or_a_prune_on_a_disk_that_stops_answering_is_refused_within_the_bound(tmp_path: Path) -> None:
+    """Housekeeping writes wait on the reader thread like any read: bounded, the loop never held."""
+    answering = threading.Event()
+
+    class Stuck(SqliteLedger):
+        def store_snapshot_sync(self, table_id: str, seq: int, version: str, data: bytes) -> None:
+            answering.wait()
+            super().store_snapshot_sync(table_id, seq, version, data)
+
+        def prune_requests_sync(self, batch: int = 2000) -> int:
+            answering.wait()
+            return super().prune_requests_sync(batch)
+
+    ledger = Stuck(tmp_path / "v.sqlite3")
+    ledger.guard.bound = 0.3
+    a = ledger.create_table("a").table
+
+    async def main() -> None:
+        for call in (ledger.store_snapshot(a, 1, "v", b"state"), ledger.prune_requests()):
+            with pytest.raises(LedgerUnavailable, match="took longer than 0.3 s"):
+                await asyncio.wait_for(call, 5)
+        assert ledger.guard.down is None  # housekeeping that waits is not a store held down
+        answering.set()
+        await ledger.aclose()
+
+    asyncio.run(main())
+    ledger.close()

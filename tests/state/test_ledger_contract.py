@@ -125,6 +125,31 @@ async def test_serving_reads_answer_as_the_administration_ones(backend: Backend)
     await _closed(ledger)
 
 
+async def test_a_keys_access_is_read_at_once_and_its_mark_changes_with_every_rotation_by_another_process(
+    backend: Backend,
+):
+    ledger = backend.open()
+    a, b = ledger.create_table("alpha"), ledger.create_table("beta")
+    access = await ledger.find_access(a.table, a.gm)
+    assert access.role == "gm" and access.user_secret == ledger.user_secret(a.table)
+    assert [(await ledger.find_access(a.table, k)).role for k in (a.player, a.observer, b.gm, "")] == [
+        "player",
+        "observer",
+        None,
+        None,
+    ]
+    assert await ledger.find_access("nope", a.gm) is None
+    marks = await ledger.find_keys([a.table, b.table, "nope"])
+    assert set(marks) == {a.table, b.table} and marks[a.table] == access.keys != marks[b.table]
+    new = backend.open().rotate_keys(a.table)  # another process on the same ledger (the CLI)
+    after = await ledger.find_keys([a.table, b.table])
+    assert after[a.table] != marks[a.table] and after[b.table] == marks[b.table]
+    assert (await ledger.find_access(a.table, a.gm)).role is None
+    rotated = await ledger.find_access(a.table, new.gm)
+    assert rotated.role == "gm" and rotated.keys == after[a.table] and rotated.user_secret != access.user_secret
+    await _closed(ledger)
+
+
 async def test_append_read_and_requests(backend: Backend):
     ledger = backend.open()
     k = ledger.create_table("t")
