@@ -153,19 +153,28 @@ function throwDice(message, card) {
 }
 
 /**
- * Draw every element of one message again (see `redrawEverywhere`).
+ * Draw every element of one message again, in place (see `redrawIn`).
  * @param {ChatMessage.Implementation} message
  */
 function redrawMessage(message) {
   if (!message.id) return;
   for (const { el } of drawnMessages.live(message.id)) {
     const element = /** @type {HTMLElement} */ (/** @type {unknown} */ (el));
-    if (!element.parentNode) continue;
-    const current = game.messages?.get(message.id) ?? message;
-    /** @type {any} */ (current).renderHTML().then((/** @type {HTMLElement} */ fresh) => {
-      if (element.parentNode) element.replaceWith(fresh);
-    }).catch((/** @type {unknown} */ err) => console.error(`${MODULE_ID} | drawing a message again failed`, err));
+    if (element.parentNode) redrawIn(message, element);
   }
+}
+
+/**
+ * Draw a card or trace again inside the element Foundry drew its message in, from the message as it now
+ * stands. The element itself stays: Foundry keeps its own state on it (a notification copy's lifespan, its
+ * hover listeners, its controls), and `ChatLog#updateMessage` replaces the element it took before awaiting
+ * its render, so an element swapped out meanwhile would lose that update.
+ * @param {ChatMessage.Implementation} message
+ * @param {HTMLElement} element
+ */
+function redrawIn(message, element) {
+  const current = /** @type {ChatMessage.Implementation} */ ((message.id && game.messages?.get(message.id)) || message);
+  decorateMessage(current, element);
 }
 
 /** What waits for the dice: the outcome and everything that follows from it. */
@@ -213,20 +222,27 @@ export function trackMessage(message, html) {
 }
 
 /**
- * Draw every Verdict message on screen again, each element of it, as Foundry draws a message it updates: a
- * new element from `renderHTML` (which runs `renderChatMessageHTML`, so every card asks for this viewer's own
- * copy again) in place of the old one. Called when the client connects and reconnects: cards drawn before
- * (Foundry draws old messages before `ready`) or during an outage get their content and buttons.
+ * Draw every Verdict message on screen again, each element of it, for this viewer: cards and traces in place
+ * (see `redrawIn`: each card asks for this viewer's own copy again), a request card through Foundry's own
+ * path (`ChatLog#updateMessage`, which runs `renderChatMessageHTML` for each of its elements). Called when the
+ * client connects and reconnects: cards drawn before (Foundry draws old messages before `ready`) or during an
+ * outage get their content and buttons.
  */
 export function redrawEverywhere() {
   for (const id of drawnMessages.keys()) {
-    for (const { el, value: message } of drawnMessages.live(id)) {
+    const live = drawnMessages.live(id);
+    const message = /** @type {ChatMessage.Implementation|undefined} */ (game.messages?.get(id) ?? live[0]?.value);
+    if (!message) continue;
+    if (message.getFlag(MODULE_ID, "request")) {
+      // (an element not inserted yet is still on its way from its own render)
+      if (live.some(({ el }) => el.isConnected)) {
+        /** @type {any} */ (ui.chat)?.updateMessage?.(message)?.catch?.((/** @type {unknown} */ err) => console.error(`${MODULE_ID} | drawing a request again failed`, err));
+      }
+      continue;
+    }
+    for (const { el } of live) {
       const element = /** @type {HTMLElement} */ (/** @type {unknown} */ (el));
-      if (!element.parentNode) continue; // not inserted yet: its own render is still on the way
-      const current = game.messages?.get(/** @type {string} */ (message.id)) ?? message;
-      /** @type {any} */ (current).renderHTML().then((/** @type {HTMLElement} */ fresh) => {
-        if (element.parentNode) element.replaceWith(fresh);
-      }).catch((/** @type {unknown} */ err) => console.error(`${MODULE_ID} | drawing a message again failed`, err));
+      if (element.parentNode) redrawIn(message, element);
     }
   }
 }

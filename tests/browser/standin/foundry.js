@@ -391,41 +391,65 @@
       const created = await ask({ op: "create", data: body });
       return game.messages.get(created._id);
     }
-    /** ChatMessage#renderHTML: the enriched content in a new element, passed to `renderChatMessageHTML` before anyone inserts it. */
-    async renderHTML() {
+    /**
+     * ChatMessage#renderHTML({canDelete, canClose}): the enriched content in a new element, passed to
+     * `renderChatMessageHTML` before anyone inserts it. The header has a delete control when `canDelete` (by
+     * default for a GM) and a dismiss control when `canClose` (a notification's copy).
+     */
+    async renderHTML({ canDelete = game.user.isGM, canClose = false } = {}) {
       const content = this.isContentVisible ? await enrichHTML(this.content) : "";
+      // The test's own instrument: a render that takes this long (Foundry's enrichment may be slow).
+      if (window.__renderDelay) await new Promise((r) => setTimeout(r, window.__renderDelay));
       const li = document.createElement("li");
       li.className = `chat-message message flexcol${this.whisper.length ? " whisper" : ""}${this.blind ? " blind" : ""}`;
       li.dataset.messageId = this.id;
       li.innerHTML = `<header class="message-header flexrow"><h4 class="message-sender">${escapeHTML(this.speaker?.alias ?? this.author?.name ?? "?")}</h4>`
-        + `<span class="message-metadata"><time>now</time></span></header>`
+        + `<span class="message-metadata"><time>now</time>`
+        + (canDelete ? `<button type="button" class="message-delete" data-action="deleteMessage" aria-label="Delete"><i class="fa-solid fa-trash"></i></button>` : "")
+        + (canClose ? `<button type="button" class="message-close" data-action="dismissMessage" aria-label="Dismiss"><i class="fa-solid fa-xmark"></i></button>` : "")
+        + `</span></header>`
         + (this.whisper.length ? `<span class="whisper-to">To: ${this.whisper.map((id) => escapeHTML(game.users.get(id)?.name ?? id)).join(", ")}</span>` : "")
         + `<div class="message-content">${content}</div>`;
-      Hooks.callAll("renderChatMessageHTML", this, li, { message: this.toJSON(), author: this.author, isWhisper: this.whisper.length > 0 });
+      Hooks.callAll("renderChatMessageHTML", this, li, { message: this.toJSON(), author: this.author, isWhisper: this.whisper.length > 0, canDelete, canClose });
       return li;
     }
   }
   const messageFrom = (d) => new ChatMessage(d);
 
   // The chat log: renders each visible message and inserts it afterwards, one at a time in order. One message
-  // may be drawn in several elements: the log; in generation 14 the notifications pane (a copy of each new
-  // message, drawn again when it changes); a popped-out log (a window of its own). Each copy is its own render.
+  // may be drawn in several elements: the log; the notifications pane (a copy of each new message while the
+  // chat tab is not on screen, generations 13 and 14 alike, drawn again when it changes); a popped-out log (a
+  // window of its own). Each copy is its own render.
   let chatQueue = Promise.resolve();
   let chatPopout = null;
   // The notifications pane shows new messages while the chat tab is not on screen (the sidebar collapsed).
   let chatNotifications = false;
+  // ChatLog.NOTIFY_DURATION, NOTIFY_TICKER: how long a notification's copy stays, how often the ticker looks.
+  const NOTIFY_DURATION = 5000;
+  const NOTIFY_TICKER = 500;
+  /** A notification copy's hover listeners: the pointer over it holds its lifespan (Foundry pauses the queue). */
+  const hover = {
+    enter(ev) { ev.currentTarget._paused = true; },
+    leave(ev) { ev.currentTarget._paused = false; ev.currentTarget._lifeSpan = Math.max(ev.currentTarget._lifeSpan, Date.now() + 2000); },
+  };
+  const listen = (el) => {
+    el.addEventListener("mouseenter", hover.enter);
+    el.addEventListener("mouseleave", hover.leave);
+    el.querySelector("[data-action=dismissMessage]")?.addEventListener("click", () => el.remove());
+  };
+  // The ticker: a copy whose lifespan is over is dismissed (a lifespan that is no number never is).
+  setInterval(() => {
+    for (const el of document.querySelectorAll("#chat-notifications > .chat-message")) {
+      if (!el._paused && Date.now() >= el._lifeSpan) el.remove();
+    }
+  }, NOTIFY_TICKER);
+  const notificationPane = () => document.getElementById("chat-notifications");
   const chatLog = {
-    post(msg, { notify = false } = {}) { chatQueue = chatQueue.then(() => chatLog._render(msg, notify)).catch((err) => window.__errors.push(`chat: ${err.message}`)); return chatQueue; },
-    /** The lists holding (or to hold) a copy of this message. */
-    _targets(msg, notify) {
-      const out = [document.getElementById("chat-log")];
-      const pane = document.getElementById("chat-notifications");
-      if (pane && game.release.generation >= 14 && ((notify && chatNotifications) || pane.querySelector(`[data-message-id="${msg.id}"]`))) out.push(pane);
-      if (chatPopout) out.push(chatPopout);
-      return out;
-    },
-    async _render(msg, notify) {
-      for (const list of chatLog._targets(msg, notify)) {
+    /** ChatLog#postOne: the message rendered and appended to the log (and to a pop-out); a copy in the pane when asked to notify while the chat is not on screen. */
+    post(msg, { notify = false } = {}) { chatQueue = chatQueue.then(() => chatLog._post(msg, notify)).catch((err) => window.__errors.push(`chat: ${err.message}`)); return chatQueue; },
+    async _post(msg, notify) {
+      const lists = [document.getElementById("chat-log"), ...(chatPopout ? [chatPopout] : [])];
+      for (const list of lists) {
         const old = list.querySelector(`[data-message-id="${msg.id}"]`);
         if (!msg.visible) { old?.remove(); continue; }
         const el = await msg.renderHTML();
@@ -435,6 +459,44 @@
         if (current) current.replaceWith(el); else list.append(el);
         list.scrollTop = list.scrollHeight;
       }
+      const pane = notificationPane();
+      if (notify && chatNotifications && pane && msg.visible) {
+        const copy = await msg.renderHTML({ canDelete: false, canClose: true });
+        copy._lifeSpan = Date.now() + NOTIFY_DURATION;
+        listen(copy);
+        pane.append(copy);
+      }
+    },
+    /**
+     * ChatLog#updateMessage: each element of the message is taken first, then the new one rendered (which
+     * takes time) and put in that element's place; an element that left its document meanwhile is replaced in
+     * vain (the update is lost there). A notification's copy is rendered as one (no delete, a dismiss) and keeps
+     * the old copy's lifespan, `hidden` and hover listeners. A message not yet in the log is posted.
+     */
+    async updateMessage(msg) {
+      const lists = [document.getElementById("chat-log"), ...(chatPopout ? [chatPopout] : [])];
+      if (!lists[0].querySelector(`[data-message-id="${msg.id}"]`)) return chatLog.post(msg);
+      const pane = notificationPane();
+      const work = lists.map(async (list) => {
+        const old = list.querySelector(`[data-message-id="${msg.id}"]`);
+        if (!msg.visible) { old?.remove(); return; }
+        if (!old) return;
+        const el = await msg.renderHTML();
+        old.replaceWith(el);
+      });
+      const oldCopy = pane?.querySelector(`[data-message-id="${msg.id}"]`);
+      if (oldCopy) {
+        work.push((async () => {
+          if (!msg.visible) { oldCopy.remove(); return; }
+          const copy = await msg.renderHTML({ canDelete: false, canClose: true });
+          copy._lifeSpan = oldCopy._lifeSpan;
+          copy._paused = oldCopy._paused;
+          copy.hidden = oldCopy.hidden;
+          listen(copy);
+          oldCopy.replaceWith(copy);
+        })());
+      }
+      await Promise.all(work);
     },
     rerender() { for (const m of game.messages.contents) chatLog.post(m); return chatQueue; },
     /** ChatLog#renderPopout: the log in a window of its own (generation 14: its own document), every message drawn there. */
@@ -1025,7 +1087,8 @@
         if (!msg) return;
         mergeObject(msg, deepClone(f.changes));
         Hooks.callAll("updateChatMessage", msg, f.changes, {});
-        chatLog.post(msg);
+        // ChatMessage#_onUpdate: the log updates the message at once (not after the messages being posted).
+        chatLog.updateMessage(msg).catch((err) => window.__errors.push(`chat: ${err.message}`));
         return;
       }
       case "updatedActor":
@@ -1231,7 +1294,7 @@
     },
     popoutCombat: () => combatApp.renderPopout(),
     popoutChat: () => chatLog.renderPopout(),
-    /** Collapse the sidebar: generation 14 then shows new messages in its notifications pane too. */
+    /** Collapse the sidebar: the chat tab is not on screen, so new messages show in the notifications pane too. */
     collapseSidebar: () => { reached("the notifications pane"); chatNotifications = true; document.getElementById("sidebar").classList.add("collapsed"); },
     ActorSheet: ActorSheetV2,
     SimpleActorSheet,
