@@ -80,3 +80,33 @@ def test_a_die_type_without_a_preset_never_lands_in_dice_so_nice(table):
     )
     assert said["refused"] and said["settled"] == "pending"
     assert any("no preset" in e for e in said["errors"])
+
+
+def test_a_follow_up_arriving_while_the_dice_land_is_drawn(table):
+    """Bram's page draws slowly. His dice land (the module draws the card again) and the Judge's naming of the
+    trials arrives before that draw would have ended: Foundry's update takes the card's element before its own
+    render and puts the new one in that element's place, so the card must still be in that element then."""
+    table.modules = ["dice-so-nice"]
+    gm, ayla, bram = table.open("gm1", "flairs"), table.open("p1", "flairs"), table.open("p2", "flairs")
+    connected(gm, ayla, bram)
+    bram.evaluate("window.__holdDice = true")
+    # A pair of 3s on a failure: one trial of the Judge's choice (a follow-up that throws no dice).
+    ayla.evaluate(
+        f"{API}.client.roll({{check: {{system: 'flairs', rank: 2, dice: [3, 3]}}, actor: 'actorAyla', scene: 'scene1', label: 'Ford the river'}})"
+    )
+    sel = "#chat-log .verdict-card[data-system='flairs']"
+    name = gm.locator(f"{sel} [data-verdict-follow*='flairs_name_trials']")
+    name.wait_for(timeout=15000)
+    bram.locator(f"{sel}[data-rolling='1']").wait_for(timeout=15000)
+    seq = bram.evaluate("game.messages.contents.find((m) => m.flags.verdict?.card).flags.verdict.card.seq")
+    bram.evaluate("window.__renderDelay = 4000; standin.landDice()")
+    name.click()
+    # Bram's page has the update: its log is drawing it (slowly)
+    bram.wait_for_function(
+        "(seq) => game.messages.contents.find((m) => m.flags.verdict?.card).flags.verdict.card.seq > seq",
+        arg=seq,
+        timeout=15000,
+    )
+    bram.evaluate("window.__renderDelay = 0")
+    for page in (gm, ayla, bram):
+        page.locator(f"{sel} dt:has-text('Trials named')").wait_for(timeout=20000)
