@@ -955,7 +955,11 @@
      */
     async renderPopout() {
       reached("a popped-out combat tracker");
-      const markup = `<section id="combat-popout" class="sidebar-tab combat-sidebar"><header class="combat-tracker-header"><h3>Combat Tracker</h3></header><ol class="combat-tracker"></ol></section>`;
+      // A popped-out application is a window: its own frame header (title, controls) before the tracker's content.
+      const markup = `<header class="window-header"><h1 class="window-title">Combat Tracker</h1>`
+        + `<button type="button" class="header-control icon fa-solid fa-xmark" data-action="close" aria-label="Close"></button></header>`
+        + `<section class="window-content"><section id="combat-popout" class="sidebar-tab combat-sidebar"><header class="combat-tracker-header"><h3>Combat Tracker</h3>`
+        + `<nav class="encounter-controls"></nav></header><ol class="combat-tracker"></ol></section></section>`;
       let root;
       if (game.release.generation >= 14) {
         const frame = document.createElement("iframe");
@@ -965,9 +969,9 @@
         document.body.append(frame);
         const doc = frame.contentDocument;
         doc.open();
-        doc.write(`<!doctype html><html lang="en"><head><title>Combat Tracker</title>${[...document.querySelectorAll("link[rel=stylesheet]")].map((l) => `<link rel="stylesheet" href="${l.href}">`).join("")}</head><body class="vtt theme-dark">${markup}</body></html>`);
+        doc.write(`<!doctype html><html lang="en"><head><title>Combat Tracker</title>${[...document.querySelectorAll("link[rel=stylesheet]")].map((l) => `<link rel="stylesheet" href="${l.href}">`).join("")}</head><body class="vtt theme-dark"><div id="combat-popout-app" class="application window-app popout">${markup}</div></body></html>`);
         doc.close();
-        root = doc.getElementById("combat-popout");
+        root = doc.getElementById("combat-popout-app");
       } else {
         const holder = document.createElement("div");
         holder.className = "application window-app popout";
@@ -975,8 +979,9 @@
         holder.style.cssText = "position: fixed; left: 700px; top: 80px; width: 360px; z-index: 5000";
         holder.innerHTML = markup;
         document.body.append(holder);
-        root = holder.querySelector("#combat-popout");
+        root = holder;
       }
+      // The render hook of a popped-out application gets its whole window, frame header first.
       Hooks.callAll("renderCombatTracker", { ...combatApp, popOut: true }, root, {});
       return root;
     },
