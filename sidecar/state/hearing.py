@@ -77,7 +77,6 @@ import msgspec
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from sidecar.config import RESYNC_LIMIT as RESYNC_LIMIT
-from sidecar.config import RESYNC_READ as RESYNC_READ
 from sidecar.engine import registry
 from sidecar.engine.ruleset import Seat
 
@@ -102,9 +101,11 @@ __all__ = [
     "welcome",
 ]
 
-RUN_GAP = 32
-"""A catch-up that reads the viewer's events apart (:meth:`Numbering.runs`) reads across this many events hidden
-from it rather than ask the ledger once more: a read of a few rows more costs less than another query."""
+RUN_GAP = 64
+"""Events hidden from a viewer that its catch-up reads across rather than ask the ledger once more (a query costs
+about what reading and skipping this many rows does): a catch-up reads the ledger straight through while fewer
+than this many events per event it missed lie in the way, else only the stretches holding its own
+(:meth:`Numbering.runs`); either way at most about this many rows per event it is sent."""
 
 K = TypeVar("K")
 """Whatever a caller tells (a connection): :func:`audiences` groups them by what they are told."""

@@ -429,13 +429,14 @@ class Table:
     def welcome_reads(self, viewer: Viewer, since: int | None) -> int | Runs:
         """What a ``welcome`` for ``viewer`` (:func:`.hearing.welcome`) reads of the ledger (for
         :meth:`reading`): for a catch-up, the events after the ledger seq just before the first it missed, or,
-        when more than ``RESYNC_READ`` events lie after it (mostly hidden from it), only the stretches that
-        hold its own (:class:`Runs`); for a snapshot, its view's whole history when it must be built, else
-        nothing. Which of the two it gets is the viewer's numbering's alone (:func:`.hearing.catches_up`)."""
+        when more than ``RUN_GAP`` events per event it missed lie there (mostly hidden from it), only the
+        stretches that hold its own (:class:`Runs`); for a snapshot, its view's whole history when it must be
+        built, else nothing. Which of the two it gets is the viewer's numbering's alone
+        (:func:`.hearing.catches_up`): what was hidden from it changes what is read, never what it is sent."""
         count = self.numbering.count(viewer)
         if since is not None and hearing.catches_up(count, since):
             start = self.numbering.after(since, viewer)
-            if self.head - start <= hearing.RESYNC_READ:
+            if self.head - start <= hearing.RUN_GAP * (count - since + 1):
                 return start
             return Runs(start, self.head, self.numbering.runs(start, viewer))
         return self.head if self.view_held(viewer) else 0

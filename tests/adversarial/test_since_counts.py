@@ -1,19 +1,20 @@
 """A reconnect's catch-up counts nothing hidden from the viewer. Between two reconnects of an observer, a
 player and a blind roller, the GM makes a public change, few or very many blind rolls, and a public change
 again: every one of them gets a ``welcome`` with the two events it missed, the same frame byte for byte (its numbers counted from
-its ``since``) whether 10 or 300 hidden events came between, past the catch-up's read bound (made small here,
-with the recent window, so that the ledger is read as a campaign's old events are)."""
+its ``since``) whether 10, 300 or 16,001 hidden events came between (read straight through, or only the stretches that hold the
+viewer's own; the recent window is made small, so that the ledger is read as a campaign's old events are)."""
 
 from __future__ import annotations
 
 import re
 
-import pytest
-
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
+from sidecar.config import RESYNC_READ
+from sidecar.server.app import HUB
 from sidecar.state import hearing, table
+from sidecar.state.visibility import Viewer
 
 from .conftest import Raw
 
@@ -24,27 +25,40 @@ def _relative(frame: bytes, base: int) -> bytes:
     return SEQ.sub(lambda g: b'"%s":%d' % (g.group(1), int(g.group(2)) - base), frame)
 
 
-@pytest.mark.parametrize("msgpack", [False, True])
-async def test_a_catch_up_is_the_same_however_many_hidden_events_came_between(sidecar, monkeypatch, msgpack):
+def _hide(sidecar, count: int) -> None:
+    """``count`` blind rolls for alice, appended as the hub appends a roll (a campaign's worth, sooner than
+    over the wire, where the GM's key has a rate)."""
+    tab = sidecar.server.app[HUB].tables[sidecar.keys.table].table
+    gm = Viewer("gm", "gm-user")
+    for i in range(count):
+        check = FacetsCheck(pool=2, kind="obstacle", dice=[2 + i % 5, 3])
+        pending = tab.prepare_roll(m.Roll(id="h", check=check, mode="blind", actor="Ayla"), gm, "alice")
+        tab.ledger.append_sync(tab.id, pending.encoded(), None)
+        tab.commit(pending)
+
+
+async def test_a_catch_up_is_the_same_however_many_hidden_events_came_between(sidecar, monkeypatch):
     monkeypatch.setattr(table, "RECENT_KEPT", 4)  # the events missed are read back from the ledger
-    monkeypatch.setattr(hearing, "RESYNC_READ", 50)
     gm = await sidecar.client("gm", user="gm-user")
     who = {"observer": (sidecar.keys.observer, None), "player": (sidecar.user_key("bob"), "bob")}
     who["roller"] = (sidecar.user_key("alice"), "alice")
     welcomes: dict[str, list[bytes]] = {name: [] for name in who}
-    for n, hidden in enumerate((10, 300, 12)):
+    # few hidden events between the two missed, more than the straight read's, more than the old bound's
+    for n, hidden in enumerate((10, 300, RESYNC_READ + 1, 12)):
         since = {}
         for name, (key, user) in who.items():
-            sock = await Raw.join(sidecar, key, user, msgpack=msgpack)
+            sock = await Raw.join(sidecar, key, user, msgpack=name == "player")
             since[name] = sock.decoded()[0]["seq"]
             await sock.close()
         await gm.request(m.Gm(id=f"s{n}", op=t.StrainSet(actor="Bree", strain=n + 1)))
-        for i in range(hidden):  # between the two events the viewers missed
-            check = FacetsCheck(pool=2, kind="opposition", dice=[1 + i % 6, 1 + i % 5])
+        if hidden > 1000:
+            _hide(sidecar, hidden)
+        for i in range(hidden if hidden <= 1000 else 0):  # between the two events the viewers missed
+            check = FacetsCheck(pool=2, kind="obstacle", dice=[2 + i % 5, 3])
             await gm.request(m.Roll(id=f"h{n}-{i}", check=check, mode="blind", user="alice", actor="Ayla"))
         await gm.request(m.Gm(id=f"t{n}", op=t.StrainSet(actor="Bree", strain=n + 2)))
         for name, (key, user) in who.items():
-            sock = await Raw.join(sidecar, key, user, since=since[name], msgpack=False)
+            sock = await Raw.join(sidecar, key, user, since=since[name])
             hello = sock.decoded()[0]
             assert hello["type"] == "welcome" and hello.get("snapshot") is None, (name, hidden)
             assert [e["event"]["kind"] for e in hello["events"]] == ["strain", "strain"], (name, hidden)
