@@ -20,7 +20,7 @@ help:
 	@echo "              write dist/verdict.zip and dist/module.json, the Foundry module, updating from that sidecar"
 	@echo "make release VERSION=x.y.z PUBLIC_URL=https://…/releases/download/vx.y.z"
 	@echo "              write dist/: wheel, sdist, verdict.zip, module.json (URLs on PUBLIC_URL), SHA256SUMS, RELEASE-NOTES.md"
-	@echo "make schema   regenerate protocol/schema/v1.json, the golden vectors' index, the module's rule vocabulary and the README's table of limits"
+	@echo "make schema   regenerate protocol/schema/v1.json, the golden vectors' index, the module's rule vocabulary and the table of limits in docs/operating.md"
 
 # Two installs, two stamps: `make serve` needs the runtime alone (what a GM's `pipx install` gets), `make test`
 # the test and bench toolchains too. Each stamp says its own install is done, so `make test` after `make serve`

@@ -748,6 +748,13 @@ def cmd_health(args: argparse.Namespace) -> int:
     return 0 if body.get("status") == "ok" else 1
 
 
+def _counted(summary: Any) -> str:
+    """What a ledger holds, as a backup or restore says it: ``2 tables, 1 event``."""
+    return ", ".join(
+        f"{n} {what}{'' if n == 1 else 's'}" for n, what in ((summary.tables, "table"), (summary.events, "event"))
+    )
+
+
 def cmd_backup(args: argparse.Namespace) -> int:
     from .backup import PG_DUMP, BackupError, backup
 
@@ -760,7 +767,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
             summary = backup(data, target)
         except BackupError as exc:
             raise CliError(ErrorCode.USAGE, f"backup: {exc}") from None
-    print(f"backed up the ledger of {data} to {target} ({summary.tables} tables, {summary.events} events)")
+    print(f"backed up the ledger of {data} to {target} ({_counted(summary)})")
     return 0
 
 
@@ -779,7 +786,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
             raise CliError(ErrorCode.USAGE, f"restore: {exc}") from None
         except OSError as exc:
             raise CliError(ErrorCode.USAGE, f"restore: {data} cannot be written ({exc.strerror or exc})") from None
-    print(f"restored {source} into {data} ({done.summary.tables} tables, {done.summary.events} events)")
+    print(f"restored {source} into {data} ({_counted(done.summary)})")
     if done.kept:
         print(f"the ledger it replaced: {done.kept}")
     if done.keys_moved:

@@ -1,7 +1,8 @@
-"""The README's table of limits, timeouts and growth knobs (its Security section), made from :mod:`sidecar.config`.
+"""The operator's guide's table of limits, timeouts and growth knobs (its Security section), made from
+:mod:`sidecar.config`.
 
-``python -m sidecar.knob_table`` (run by ``make schema``) rewrites the table between its two markers; a test
-says when the README's copy is out of date.
+``python -m sidecar.knob_table`` (run by ``make schema``) rewrites the table between its two markers in
+docs/operating.md; a test says when the copy there is out of date. A checkout's tool: not in the wheel.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from sidecar import config
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "operating.md"
 BEGIN = "<!-- knobs: made from sidecar/config.py by `make schema`; edit the knobs there, not this table -->"
 END = "<!-- /knobs -->"
 GROUPS = (config.LIMITS, config.TIMEOUTS, config.GROWTH)
@@ -34,16 +35,16 @@ def rewrite(text: str) -> str:
     head, begin, rest = text.partition(BEGIN)
     _, end, tail = rest.partition(END)
     if not begin or not end:
-        raise ValueError(f"the README has no {BEGIN!r} ... {END!r} block")
+        raise ValueError(f"{GUIDE.name} has no {BEGIN!r} ... {END!r} block")
     return f"{head}{BEGIN}\n{table()}\n{END}{tail}"
 
 
 def main() -> int:
-    text = README.read_text()
+    text = GUIDE.read_text()
     made = rewrite(text)
     if made != text:
-        README.write_text(made)
-        print(f"rewrote the table of knobs in {README.name}")
+        GUIDE.write_text(made)
+        print(f"rewrote the table of knobs in {GUIDE.relative_to(GUIDE.parents[1])}")
     return 0
 
 

@@ -142,7 +142,7 @@ def test_a_wheel_in_a_fresh_venv_serves_its_module_from_an_empty_folder(
         [str(verdict), "backup", "campaign.sqlite3"], capture_output=True, text=True, cwd=empty, env=env
     )
     assert saved.returncode == 0, saved.stderr
-    assert saved.stdout.startswith(f"backed up the ledger of {data} to {empty / 'campaign.sqlite3'} (1 tables, ")
+    assert saved.stdout.startswith(f"backed up the ledger of {data} to {empty / 'campaign.sqlite3'} (1 table, ")
     back = subprocess.run(
         [str(verdict), "restore", "--data", "copy", "campaign.sqlite3"],
         capture_output=True,

@@ -1,4 +1,4 @@
-"""The README's Security section states sidecar/config.py's numbers: its table of knobs is made from the knobs
+"""The operator's guide's Security section (docs/operating.md) states sidecar/config.py's numbers: its table of knobs is made from the knobs
 (``make schema``), and every number its prose gives for a limit is that limit's default."""
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ KNOB = {k.name: k for k in config.KNOBS}
 
 
 def _security() -> str:
-    text = knob_table.README.read_text()
+    text = knob_table.GUIDE.read_text()
     section = text[text.index("\n## Security\n") :]
     section = section[: section.index("\n## ", 1)]
     return " ".join(section.split())  # the prose's lines wrap anywhere
 
 
 def test_the_table_of_knobs_is_current() -> None:
-    text = knob_table.README.read_text()
-    assert knob_table.rewrite(text) == text, "the README's table of knobs is out of date: run `make schema`"
+    text = knob_table.GUIDE.read_text()
+    assert knob_table.rewrite(text) == text, "the table of knobs in docs/operating.md is out of date: run `make schema`"
     for group in knob_table.GROUPS:
         for knob in config.KNOBS:
             if knob.group == group:
@@ -34,7 +34,7 @@ def _n(value: float) -> str:
 
 
 PROSE = [
-    # (what the README says, with the default where it goes)
+    # (what the guide says, with the default where it goes)
     (f"Frames: at most {KNOB['max_frame'].said(D.max_frame)} (`--max-frame`", "max_frame"),
     (f"text fields at most {_n(MAX_TEXT)} characters", "the protocol's"),
     (f"{_n(D.rate)} requests/s per socket (burst {_n(Settings().bucket())})", "rate, burst"),
@@ -58,10 +58,10 @@ PROSE = [
 
 @pytest.mark.parametrize("said, what", PROSE, ids=[w for _, w in PROSE])
 def test_the_prose_states_the_defaults(said: str, what: str) -> None:
-    assert said in _security(), f"the README's Security section no longer says {said!r} ({what})"
+    assert said in _security(), f"the Security section of docs/operating.md no longer says {said!r} ({what})"
 
 
 def test_when_the_ledger_is_down_states_its_bounds() -> None:
-    text = " ".join(knob_table.README.read_text().split())
+    text = " ".join(knob_table.GUIDE.read_text().split())
     assert f"`ledger_unavailable` within about {config.LEDGER_BOUND:g} seconds" in text
     assert f"(a probe every {config.LEDGER_PROBE_EVERY:g} s)" in text

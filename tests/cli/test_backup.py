@@ -64,7 +64,7 @@ async def test_a_backup_under_load_restores_every_roll_acknowledged_before_it_be
     finally:
         sidecar.stop()
     assert code == 0, err
-    assert out.startswith(f"backed up the ledger of {data} to {copy} (1 tables, ")
+    assert out.startswith(f"backed up the ledger of {data} to {copy} (1 table, ")
     assert during > 0  # the rolls went on while the copy was made
     assert stat.S_IMODE(copy.stat().st_mode) == 0o600
     assert not Path(f"{copy}-wal").exists()  # one self-contained file
