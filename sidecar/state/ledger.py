@@ -20,7 +20,7 @@ never the loop (``commit="loop"`` commits on the loop's own thread instead, for 
 serving reads, snapshots and prunes run on a reader thread of their own. Before each batch, and every
 :data:`FILE_CHECK_EVERY` seconds while serving, it checks that the files at its paths (the ledger, its
 write-ahead log and the log's index) are still the files it has open: a ledger deleted or replaced under it
-refuses, and what its write-ahead log held is first saved into the ledger file (:meth:`SqliteLedger.rescue`).
+refuses, and what its write-ahead log held is first saved into the ledger file (:meth:`SqliteLedger._lose`).
 :class:`~sidecar.state.ledger_pg.PostgresLedger` (``--ledger postgresql://...``) is the same interface
 over a database that several sidecars share.
 """
