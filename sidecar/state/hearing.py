@@ -26,10 +26,11 @@ self      the result; nothing is      nothing (below)                           
           applied at the table
 ========  ==========================  =========================================  ===================
 
-- *Who may see a blind roll's follow-up?* The GM, always. The roller hears that a follow-up *they* made
-  happened (a ``followed`` with ``result: null``, no action they did not send, no consequence); a follow-up
-  the GM made on it reaches the roller not at all. A refusal of the roller's follow-up that would tell the
-  result is ``followup_refused`` with no reason.
+- *Who follows up a blind roll?* The GM: the follow-ups that would be the roller's (a bargain, a choice) are
+  open to the GM, and the GM's are told to the GM alone (not the roller). The roller, who may not see the
+  result, gets one refusal (``followup_refused``, one message) for every follow-up they ask on it, whatever
+  the result, on their own key or relayed by the GM's connection (a GM connection acting for a user is that
+  user here): which follow-ups apply is the result's to say, so none is answered by it.
 - A consequence is seen as the roll is, with two exceptions: a hidden complication is the GM's alone whatever
   caused it (the table sees to that), and the removal of a complication is seen as the complication was (a
   public one's removal is public, even when a hidden roll caused it: the rule set's ``Shown``).
@@ -45,8 +46,9 @@ self      the result; nothing is      nothing (below)                           
   player's relayed by the GM's browser), numbered as the requester's last event.
 - Gathered checks: each part is seen as its roll is; the whole check (which tells every part's faces) is
   everyone's only when every part was rolled in the open, else the GM's.
-- GM operations: each event as its visibility says (a hidden complication and what touches it: the GM's; a
-  facet's changes: whoever saw it created). An ``undone`` names only the seqs the viewer was told of; a viewer
+- GM operations: each event as its visibility says: what an operation removes, changes or heals is told as
+  the thing was (a hidden complication and what touches it: the GM's; a facet's changes: whoever saw it
+  created; a condition's removal: whoever saw it added; a heal: in parts, each as its harm was). An ``undone`` names only the seqs the viewer was told of; a viewer
   told of none of them is not told of the undo.
 - Lurking trials: players see how many, never their names (the rule sets' ``redact``). A non-GM viewer always
   gets the redacted copy of what it may see.
@@ -59,7 +61,7 @@ self      the result; nothing is      nothing (below)                           
 its own stream, so a hidden action moves nobody's count but its viewers'. A frame's seq, an event's ``cause``,
 an ``undone``'s ``seqs``, ``welcome.seq``, a snapshot's seq and ``verified.seq`` are all in the receiving
 viewer's numbering; ``hello.since`` is too, and a catch-up reads back only from the first event the viewer
-missed. A frame about an action the viewer is told of but whose events it may not see (a blind roll's roller,
+missed, and whether it gets them or a snapshot is its own numbering's alone. A frame about an action the viewer is told of but whose events it may not see (a blind roll's roller,
 a GM relaying a player's ``self`` roll) carries the number of the viewer's last event before it, which moves
 nothing. Check ids are random, so they count nothing either (older ledgers' ``<table>-<seq>`` ids still
 work: a check id is whatever its roll event recorded). The numbers are worked out from the ledger alone
