@@ -366,10 +366,11 @@
     get isAuthor() { return this._authorRaw === me; }
     /** ChatMessage#visible: a whispered message (without rolls) is visible to its author and its recipients only. */
     get visible() { return !this.whisper.length || this.isAuthor || this.whisper.includes(me); }
-    /** ChatMessage#isContentVisible: a blind message hides its content from everyone not among its recipients. */
+    /** ChatMessage#isContentVisible (v13): a blind roll hides its content from everyone not among its recipients; a
+     *  message without rolls shows its content to whoever sees it, blind or not. */
     get isContentVisible() {
       if (!this.visible) return false;
-      if (!this.whisper.length) return true;
+      if (!this.rolls?.length || !this.whisper.length) return true;
       return this.whisper.includes(me) || (this.isAuthor && !this.blind);
     }
     getFlag(scope, key) { return getProperty(this.flags[scope] ?? {}, key); }
@@ -725,7 +726,12 @@
       const made = !this.element;
       if (made) this._createFrame();
       this._replaceHTML(result, this.element.querySelector(".window-content"), options);
-      if (made) document.getElementById("interface").append(this.element);
+      if (made) {
+        // As Foundry's frame: the header controls are built once, at the first render.
+        this._buildControls();
+        // Foundry inserts an application's window into the body, outside the interface (its own colour scheme).
+        document.body.append(this.element);
+      }
       this.rendered = true;
       if (made) await this._onFirstRender(context, options);
       await this._onRender(context, options);
@@ -768,10 +774,8 @@
       }
       this.element = el;
     }
-    /** The header-controls menu is built each time it opens: `_getHeaderControls` then `getHeaderControls{Class}` hooks, filtered by visibility and ownership. */
-    _toggleControls() {
-      const old = this.element.querySelector(".controls-dropdown");
-      if (old) { old.remove(); return; }
+    /** The header-controls menu, built once at the first render: `_getHeaderControls` then `getHeaderControls{Class}` hooks, filtered by visibility and ownership. */
+    _buildControls() {
       const controls = this._getHeaderControls();
       for (const c of classChain(this).reverse()) if (c.name) Hooks.callAll(`getHeaderControls${c.name}`, this, controls);
       const doc = this.document ?? this.actor;
@@ -782,12 +786,19 @@
       });
       const menu = document.createElement("menu");
       menu.className = "controls-dropdown";
+      menu.hidden = true;
       for (const c of shown) {
         const li = document.createElement("li");
         li.innerHTML = `<button type="button" class="header-control" data-action="${escapeHTML(c.action)}"><i class="${escapeHTML(c.icon ?? "")}"></i><span>${escapeHTML(i18n.localize(c.label ?? ""))}</span></button>`;
         menu.append(li);
       }
+      this.window.controls = menu;
       this.element.querySelector(".window-header").after(menu);
+    }
+    /** Opening and closing the menu shows and hides what the first render built. */
+    _toggleControls() {
+      const menu = this.element.querySelector(".controls-dropdown");
+      if (menu) menu.hidden = !menu.hidden;
     }
     async close(options = {}) {
       this._closes = (this._closes ?? 0) + 1;
@@ -891,13 +902,16 @@
           a.addEventListener("click", (ev) => { ev.preventDefault(); b.onclick?.(ev); });
           header.append(a);
         }
-        document.getElementById("interface").append(el);
+        document.body.append(el);
         this._element = el;
       }
+      const first = !this.rendered;
       this._element.querySelector(".window-content").replaceChildren(inner);
       this.rendered = true;
-      // As Foundry's ApplicationV1: render hooks receive the inner HTML (the sheet's form), not the window.
-      for (let c = this.constructor; c && c !== Object && c.name; c = Object.getPrototypeOf(c)) Hooks.callAll(`render${c.name}`, this, wrap(inner), data);
+      // As Foundry's ApplicationV1: the render hooks receive the outer window on the first render, the inner
+      // HTML (the sheet's form) on every later one.
+      const root = first ? this._element : inner;
+      for (let c = this.constructor; c && c !== Object && c.name; c = Object.getPrototypeOf(c)) Hooks.callAll(`render${c.name}`, this, wrap(root), data);
       return this;
     }
     async close() {
@@ -1299,6 +1313,17 @@
     },
     popoutCombat: () => combatApp.renderPopout(),
     popoutChat: () => chatLog.renderPopout(),
+    /**
+     * The two colour schemes of v13's `core.uiConfig` (`colorScheme.applications`, `colorScheme.interface`):
+     * the body carries the applications' (`theme-light`/`theme-dark`), the interface (sidebar, chat,
+     * notifications, hotbar) the other's.
+     */
+    setColorScheme: (applications, iface) => {
+      for (const [el, scheme] of [[document.body, applications], [document.getElementById("interface"), iface]]) {
+        el.classList.remove("theme-light", "theme-dark");
+        el.classList.add(`theme-${scheme}`);
+      }
+    },
     /** Collapse the sidebar: the chat tab is not on screen, so new messages show in the notifications pane too. */
     collapseSidebar: () => { reached("the notifications pane"); chatNotifications = true; document.getElementById("sidebar").classList.add("collapsed"); },
     ActorSheet: ActorSheetV2,
