@@ -17,7 +17,7 @@ from sidecar.state.ledger import LedgerUnavailable
 
 from .appkeys import HUB, REFUSALS, THROTTLED, WAITING
 from .hub import Connection, ws_frame
-from .limits import take_seat
+from .limits import take_seat, unseat
 from .transport import Socket, error
 
 log = structlog.get_logger("verdict.server")
@@ -32,7 +32,7 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         await error(
             app, sock, None, ErrorCode.UNSUPPORTED_PROTOCOL, f"this sidecar speaks protocol 1, not {hello.protocol}"
         )
-        await sock.ws.close(code=4400, message=b"unsupported protocol")
+        refuse(app, sock, 4400, b"unsupported protocol")
         return False
     if sock.url_table is not None and sock.url_table != hello.table:
         # The proxy routed this socket by the URL's table: joining another would put it on that table's
@@ -54,7 +54,7 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
             message, reason = refused
             app[THROTTLED].warning("hello_refused_seat", remote=sock.remote, table=hello.table, why=message)
             await error(app, sock, None, ErrorCode.TOO_MANY_CONNECTIONS, message)
-            sock.close(WSCloseCode.TRY_AGAIN_LATER, reason)
+            refuse(app, sock, WSCloseCode.TRY_AGAIN_LATER, reason)
             return False
         hub = await hub_all.open_table(hello.table)
         if hub is None:
@@ -62,7 +62,7 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
     except Refused as exc:
         await error(app, sock, None, exc.code, exc.message)
         await tell_refused(app, sock, hello, exc.code)
-        await sock.ws.close(code=4401, message=b"unauthorized")
+        refuse(app, sock, 4401, b"unauthorized")
         return False
     role = who.role
     user = who.user if who.user is not None or role != "gm" else gm_requester(hello.key)
@@ -79,13 +79,13 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         await hub_all.refresh(hub)
         if not await hub_all.readable(hub):  # an append failed and the table could not be read back
             await error(app, sock, None, ErrorCode.LEDGER_UNAVAILABLE, UNREADABLE)
-            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
+            refuse(app, sock, WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
             return False
         try:
             welcome = await hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
         except LedgerUnavailable as exc:  # the history it needs cannot be read now
             await error(app, sock, None, exc.code, exc.message)
-            sock.close(WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
+            refuse(app, sock, WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
             return False
         # Written, not awaited: a joiner that does not read holds up nobody (its backlog then drops it).
         sock.write(ws_frame(codec.encode(welcome, sock.msgpack), sock.msgpack))
@@ -96,6 +96,15 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
 
 
 UNREADABLE = "the ledger cannot be read right now; retry shortly"
+
+
+def refuse(app: web.Application, sock: Socket, code: int, reason: bytes) -> None:
+    """Close a socket whose hello is refused. Its seat is given back now, and it is cut once its peer
+    answers the close or :data:`~sidecar.config.CLOSE_GRACE` passes: a peer that never answers holds no seat
+    meanwhile, so refused hellos cannot fill the seats a GM's socket would take."""
+    if sock.seated:
+        unseat(app, sock)
+    sock.close(code, reason)
 
 
 async def tell_refused(app: web.Application, sock: Socket, hello: m.Hello, code: ErrorCode) -> None:

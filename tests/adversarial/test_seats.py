@@ -23,9 +23,11 @@ class Refused(Exception):
         self.status, self.body = status, body
 
 
-async def hello(port: int, table: str, key: str, user: str | None = None, source: str = "127.0.0.1"):
+async def hello(
+    port: int, table: str, key: str, user: str | None = None, source: str = "127.0.0.1", wait_close: bool = True
+):
     """A raw socket from ``source`` that says hello: (the peer, its first reply, the close code when the
-    sidecar closed it after that reply, else ``None``)."""
+    sidecar closed it after that reply, else ``None``; not waited for unless ``wait_close``)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
     writer.write(
         b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -45,7 +47,7 @@ async def hello(port: int, table: str, key: str, user: str | None = None, source
     while not peer.texts() and not peer.ended.is_set():
         await asyncio.sleep(0.002)
     first = peer.texts()[0] if peer.texts() else {"type": "closed"}  # closed before its hello was read
-    if first["type"] == "welcome":
+    if first["type"] == "welcome" or not wait_close:
         return peer, first, None
     await peer.closed(10)
     return peer, first, peer.close_code
@@ -156,3 +158,21 @@ def test_a_player_flooding_verdict_serve_leaves_the_gm_in(tmp_path):
         asyncio.run(run())
     finally:
         server.stop()
+
+
+async def test_refused_hellos_whose_peers_never_answer_the_close_hold_no_seat(tmp_path):
+    """Wrong keys, one socket after another, each peer leaving the sidecar's close frame unanswered: a
+    refused socket gives its seat back at once, so the GM still gets in, however many there were."""
+    async with Small(tmp_path, max_connections=12, hello_timeout=60) as s:
+        refused = []
+        for i in range(40):
+            peer, first, _ = await hello(s.port, s.keys.table, f"wrong-{i}", wait_close=False)
+            assert first["code"] == "unauthorized", first
+            refused.append(peer)
+        gm, first, _ = await hello(s.port, s.keys.table, s.keys.gm)
+        assert first["type"] == "welcome", first
+        # each was closed with 4401 all the same, and cut though it never answered
+        for p in refused:
+            assert await p.closed(10) and p.close_code == 4401
+        for p in (*refused, gm):
+            p.abort()
