@@ -4,9 +4,10 @@ One websocket per client, subprotocol ``verdict.v1`` (JSON) or ``verdict.v1+msgp
 
 - :mod:`.transport`: what a peer's bytes and frames are (the frame headers read ahead of aiohttp's parser,
   unfinished messages and their bytes), the per-socket state, writes and closes;
-- :mod:`.limits`: what protects the sidecar (token buckets that charge control frames too, 4429; the seats,
-  apart for observers, the table-wide player key and sockets that have not said hello, so that these never
-  lock out the GM or a user-keyed player; the hello and unfinished-message timeouts, 4408);
+- :mod:`.limits`: what protects the sidecar (token buckets that charge every frame, fragments and control
+  frames too, 4429; the seats: a few per user, the last few kept for GM keys, apart for observers, the
+  table-wide player key and sockets that have not said hello, so that nobody locks out the GM; the hello and
+  unfinished-message timeouts, 4408);
 - :mod:`.hello`: a socket's ``hello`` (a wrong key is answered ``unauthorized`` and closed with 4401);
 - :mod:`.dispatch`: every later frame, charged, decoded and handed to the table (a bad one gets an
   ``error`` and the socket stays up), odds computed off the event loop;
@@ -254,9 +255,10 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     app = request.app
     remote = client_address(request)
     peers = app[PEERS]
-    # Who a socket is is known only at its hello. A full address or sidecar makes room by closing its oldest
-    # socket that has not said hello yet; a full address that has none still lets a socket in, on probation:
-    # its hello is refused unless it is the GM or a user-keyed player (see :func:`.hello.join`).
+    # Who a socket is is known only at its hello, so the caps by who it is (per user, the seats kept for GM
+    # keys, guests) hold there (:func:`.limits.take_seat`). Here a full address or sidecar makes room by
+    # closing its oldest socket that has not said hello yet; a full address that has none still lets a
+    # socket in, on probation: its hello is refused unless it is the GM or a user-keyed player within its cap.
     if peers.get(remote, 0) >= settings.max_per_address:
         evict_waiting(app, remote)
     if len(app[SOCKETS]) >= settings.max_connections and not evict_waiting(app, None):

@@ -1,8 +1,10 @@
-"""What protects the sidecar from its peers: token buckets (requests and control frames alike), the seats
-(connections in all and per address, apart for those who are no one in particular, and the sockets that have
-not said hello, which give their seats up first), and the hello and unfinished-message timeouts.
+"""What protects the sidecar from its peers: token buckets (requests and every other frame alike, charged
+before hello too), the seats (connections in all and per address; a few per user; the last few kept for GM
+keys; observers and the table-wide player key counted apart; sockets that have not said hello give their
+seats up first), the hello and unfinished-message timeouts, and the rate of refusal lines in the log.
 
-The byte-level watch of unfinished messages is :mod:`.transport`'s; the caps' numbers are :mod:`sidecar.config`'s.
+The byte-level watch of frames and unfinished messages is :mod:`.transport`'s; the caps' numbers are
+:mod:`sidecar.config`'s; docs/architecture/resources.md says, for each resource, who may use how much.
 """
 
 from __future__ import annotations
