@@ -168,7 +168,7 @@ def test_a_roll_at_the_table_does_not_wipe_what_the_gm_is_typing(table):
         ".verdict-tracker .verdict-complication:not(.is-hidden):has-text('Rats in the flour')", timeout=15000
     )
     gm.wait_for_function("document.querySelector('.verdict-add [name=text]').value === ''", timeout=15000)
-    row.locator("[data-action=edit]").click()
+    row.locator("[data-action=editSave]").click()
     gm.wait_for_selector(".verdict-tracker .verdict-complication:has-text('A loose board, half sawn')", timeout=15000)
     assert not row.locator("[name=edit]").is_visible()
 

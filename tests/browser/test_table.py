@@ -39,7 +39,7 @@ def test_card_follow_up_clicked_by_the_player(table, shot):
 
 
 def test_hidden_complication_never_reaches_the_player(table, shot):
-    gm, player = table.open("gm1"), table.open("p1")
+    gm, player = table.open("gm1", system="flairs"), table.open("p1", system="flairs")
     connected(gm, player)
     tracker = add_complications(gm, "A ward seals the cellar", "The miller's dogs are loose")
 

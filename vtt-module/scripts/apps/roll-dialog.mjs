@@ -106,7 +106,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
 
   /**
    * The entries of the roll's scene a roll may name: those this viewer sees that the table has made ready to be
-   * addressed (a complication the GM converted into a challenge has its CL; the sidecar refuses any other).
+   * addressed (a complication the GM converted, which has its CL; the sidecar refuses any other).
    * @param {string} list   the scene state's list
    * @returns {Array<{id: string, text: string, hidden?: boolean, cl?: number|null} & Record<string, any>>}
    */
@@ -118,7 +118,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   }
 
   /**
-   * A field naming a scene's entry was set to one: the check's fields the entry holds (the challenge's CL the
+   * A field naming a scene's entry was set to one: the check's fields the entry holds (the CL the
    * GM set on converting it) are filled from it.
    * @param {Record<string, any>} before   the values before the change
    * @returns {boolean} whether any field was filled

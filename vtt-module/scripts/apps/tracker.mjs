@@ -9,7 +9,8 @@ import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { t } from "../render.mjs";
 import { RollDialog } from "./roll-dialog.mjs";
 import { actorById } from "../documents.mjs";
-import { EXTENDED, FIELDS, TRIALS, extendedOf, labelOf } from "../lib/systems.mjs";
+import { EXTENDED, FIELDS, GM_FIELDS, SCENE_CHOICES, SYSTEMS, TRIALS, extendedOf, labelOf, systemOf } from "../lib/systems.mjs";
+import { setting } from "../settings.mjs";
 import { captureDrafts, clearDraft, restoreDrafts } from "../lib/drafts.mjs";
 
 const { ApplicationV2, HandlebarsApplicationMixin } = foundry.applications.api;
@@ -25,6 +26,8 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
       add: Tracker.#onAdd,
       reveal: Tracker.#onReveal,
       edit: Tracker.#onEdit,
+      editSave: Tracker.#onEditSave,
+      editCancel: Tracker.#onEditCancel,
       remove: Tracker.#onRemove,
       convert: Tracker.#onConvert,
       lurking: Tracker.#onLurking,
@@ -63,6 +66,12 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     this._off = client?.on("snapshot", () => {
       if (this.rendered) this.render();
     });
+    /** @type {string|null} what the table's last action was, as this browser heard it (what an undo takes back) */
+    this.lastAction = null;
+    this._offMessage = client?.on("message", (/** @type {Record<string, any>} */ msg) => {
+      const said = actionSaid(msg);
+      if (said !== undefined) this.lastAction = said;
+    });
   }
 
   /** @returns {string|null} */
@@ -77,6 +86,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     const snap = client?.snapshot ?? null;
     this._drawn = snap;
     const isGM = Boolean(game.user?.isGM);
+    const world = setting("system") || SYSTEMS[0];
     const sceneId = this.sceneId;
     // With no scene viewed, the table's sceneless complications (an epic failure rolled with no scene is
     // kept under the scene id "") are the ones shown.
@@ -116,6 +126,10 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
       if (actor?.id && !owners.has(actor.id)) owners.set(actor.id, actor.name ?? actor.id);
     }
     return Object.assign(context, {
+      sections: sectionsOf(world),
+      // A complication is given a CL where the world's checks address one.
+      converts: (FIELDS[world] ?? []).some((f) => SCENE_CHOICES[f.name]),
+      lastAction: this.lastAction,
       isGM,
       connected: client?.status.state === "open",
       status: client?.status,
@@ -161,7 +175,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
       el.addEventListener("keydown", (ev) => {
         if (/** @type {KeyboardEvent} */ (ev).key !== "Enter") return;
         ev.preventDefault();
-        const action = el.getAttribute("name") === "rename" ? "facetRename" : "edit";
+        const action = el.getAttribute("name") === "rename" ? "facetRename" : "editSave";
         /** @type {HTMLElement|null} */ (el.closest("[data-id]")?.querySelector(`[data-action=${action}]`) ?? null)?.click();
       });
     });
@@ -185,6 +199,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   _onClose(options) {
     super._onClose(options);
     this._off?.();
+    this._offMessage?.();
     Tracker.#instance = null;
   }
 
@@ -194,7 +209,12 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   async #gm(op, sent = /** @type {string[]} */ ([])) {
     const client = game.modules?.get(MODULE_ID)?.api?.client;
     try {
-      await client?.gm(op);
+      const done = await client?.gm(op);
+      const said = done ? actionSaid({ type: "done", ...done }) : undefined;
+      if (said !== undefined) {
+        this.lastAction = said;
+        if (this.rendered) this.render();
+      }
     } catch (err) {
       ui.notifications?.error(`${t("VERDICT.Error.gm")}: ${/** @type {Error} */ (err).message}`);
       return;
@@ -229,18 +249,26 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
 
   /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
   static async #onEdit(_ev, target) {
-    const row = target.closest("[data-id]");
-    const input = /** @type {HTMLInputElement|null} */ (row?.querySelector("[name=edit]"));
+    const input = /** @type {HTMLInputElement|null} */ (target.closest("[data-id]")?.querySelector("[name=edit]") ?? null);
     if (!input) return;
-    if (input.hidden) {
-      input.hidden = false;
-      input.dataset.opened = "1";
-      input.focus();
-      return;
-    }
-    const text = input.value.trim();
+    input.hidden = false;
+    input.dataset.opened = "1";
+    input.focus();
+    input.select();
+  }
+
+  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
+  static async #onEditSave(_ev, target) {
+    const input = /** @type {HTMLInputElement|null} */ (target.closest("[data-id]")?.querySelector("[name=edit]") ?? null);
+    const text = input?.value.trim();
     const id = Tracker.#id(target);
     if (text) await this.#gm({ op: "complication_edit", complication: id, text }, [`[data-id="${CSS.escape(id)}"] [name=edit]`]);
+  }
+
+  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
+  static async #onEditCancel(_ev, target) {
+    const input = /** @type {HTMLInputElement|null} */ (target.closest("[data-id]")?.querySelector("[name=edit]") ?? null);
+    if (input) clearDraft(input);
   }
 
   /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
@@ -346,6 +374,57 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   static async #onUndo() {
     await this.#gm({ op: "undo", count: 1 });
   }
+}
+
+/**
+ * The tracker's sections a world of this rule set has: lurking trials where its checks meet the GM's lurking
+ * trials, extended checks where its checks can be extended, facets where its results write facets. The
+ * complications and the characters are every world's.
+ * @param {string} system
+ * @returns {{lurking: boolean, extended: boolean, facets: boolean}}
+ */
+export function sectionsOf(system) {
+  const sys = systemOf(system);
+  return {
+    lurking: (sys.check ?? []).some((/** @type {{name: string}} */ f) => GM_FIELDS.has(f.name)),
+    extended: EXTENDED.includes(system),
+    facets: (sys.facts ?? []).some((/** @type {{key: unknown}} */ f) => f.key === "facet"),
+  };
+}
+
+/**
+ * Is this event a consequence of another action (its `cause` is that action's seq, not its own)?
+ * @param {Record<string, any>} event
+ * @param {number|undefined} seq
+ */
+function consequence(event, seq) {
+  return Boolean(event.cause) && event.cause !== seq;
+}
+
+/**
+ * What one message the GM's connection hears says of the table's last action, in words: a roll (its label),
+ * a follow-up, a GM change (its event); undefined for a message that is no action.
+ * @param {Record<string, any>} msg
+ * @returns {string|null|undefined}
+ */
+function actionSaid(msg) {
+  if (msg.type === "rolled") return `${t("VERDICT.Tracker.lastRoll")}${msg.label ? ` “${msg.label}”` : ""}`;
+  if (msg.type === "followed") return t("VERDICT.Tracker.lastFollow");
+  if (msg.type === "done") {
+    const first = (msg.events ?? []).find((/** @type {any} */ e) => e?.event?.kind && !consequence(e.event, e.seq));
+    return first ? actionSaid({ type: "event", seq: first.seq, event: first.event }) : undefined;
+  }
+  if (msg.type === "event" && msg.event?.kind) {
+    if (msg.event.kind === "undone") return null; // what comes before is not known here
+    if (consequence(msg.event, msg.seq)) return undefined; // undone with the action that caused it
+    if (msg.event.kind === "roll") return `${t("VERDICT.Tracker.lastRoll")}${msg.event.label ? ` “${msg.event.label}”` : ""}`;
+    if (msg.event.kind === "follow") return t("VERDICT.Tracker.lastFollow");
+    const key = `VERDICT.Tracker.event.${msg.event.kind}`;
+    const what = game.i18n?.has(key) ? t(key) : msg.event.kind.replaceAll("_", " ");
+    const text = msg.event.text ?? msg.event.facet ?? msg.event.name;
+    return typeof text === "string" && text ? `${what}: “${text}”` : what;
+  }
+  return undefined;
 }
 
 /**
