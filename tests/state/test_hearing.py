@@ -51,3 +51,36 @@ def test_numbers_and_catch_up_starts_match_the_definition(session):
             assert [x for x in stream if x > start] == stream[since:], (viewer, since)
             if since < len(stream):
                 assert start == stream[since] - 1  # nothing read before the first missed event
+
+
+def test_who_saw_a_hidden_condition_and_wound_is_kept_in_a_snapshot(tmp_path):
+    """After a restart from a snapshot, the GM's removal of a blind roll's condition and heal of its wound are
+    still the GM's alone, and a heal still takes the wound everyone saw first."""
+    from protocol.v1 import messages as m
+    from protocol.v1.facets import FacetsCheck
+    from sidecar.state.ledger import SqliteLedger
+    from sidecar.state.table import Table
+
+    ledger = SqliteLedger(tmp_path / "t.sqlite3")
+    table = Table(ledger.create_table("t").table, ledger)
+    gm = Viewer("gm", "gm")
+
+    def act(pending):
+        ledger.append_sync(table.id, pending.encoded(), None)
+        table.commit(pending)
+
+    def roll(dice, mode):
+        msg = m.Roll(id="r", check=FacetsCheck(pool=2, kind="opposition", dice=dice), actor="Ayla", mode=mode)
+        act(table.prepare_roll(msg, gm, "alice"))
+
+    roll([3, 2], "public")  # a wound everyone sees
+    roll([1, 1], "blind")  # a wound and a condition only the GM sees
+    assert table.snapshot(Viewer("observer", None)).actors["Ayla"].wounds == 1  # the players' view, held
+    again = Table(table.id, ledger)
+    again.restore(table.saved(), [])
+    condition = again.state.actors["Ayla"].conditions[0].id
+    removed = again.prepare_op(t.ConditionRemove(actor="Ayla", condition=condition))
+    assert [(st.vis, type(st.event).__name__) for _, st in removed.events] == [("gm", "ConditionRemoved")]
+    healed = again.prepare_op(t.HarmHeal(actor="Ayla", harm="wound", count=2))
+    assert [(st.vis, st.event.count) for _, st in healed.events] == [("all", 1), ("gm", 1)]
+    ledger.close()
