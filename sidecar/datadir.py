@@ -29,7 +29,7 @@ from typing import IO
 from sidecar import config
 
 APP_NAME = "verdict"
-LEGACY_DATA = Path("var")
+LEGACY_DATA = Path(config.DATA_DIR)
 """Where versions up to 0.1 kept the data, relative to the working directory."""
 LOCK_FILE = "verdict.lock"
 LOCK_TRIES, LOCK_RETRY = 50, 0.01

@@ -96,7 +96,16 @@ def _make(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     # The checkout's Makefile against the interpreter running the tests (its venv is set up already).
     env = {k: v for k, v in os.environ.items() if k != config.PUBLIC_URL_ENV and not k.startswith("MAKE")}
     return subprocess.run(
-        ["make", "--no-print-directory", "-o", ".venv/.stamp-install", f"BIN={Path(sys.executable).parent}", *args],
+        [
+            "make",
+            "--no-print-directory",
+            "-o",
+            ".venv/.stamp-install",
+            "-o",
+            ".venv/.stamp-runtime",
+            f"BIN={Path(sys.executable).parent}",
+            *args,
+        ],
         cwd=cwd,
         capture_output=True,
         text=True,

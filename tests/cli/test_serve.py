@@ -196,6 +196,8 @@ NOT_DEFAULT: dict[str, str] = {
     "max_connections": "200",
     "max_per_address": "40",
     "max_guests": "1",
+    "max_per_user": "3",
+    "gm_seats": "2",
     "max_unfinished_bytes": str(1 * config.MIB),
     "send_buffer": str(32 * config.KIB),
     "odds_queue": "3",
