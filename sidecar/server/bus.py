@@ -206,7 +206,8 @@ class Bus:
             return
         for table_id, head in (await self.ledger.heads(ids)).items():
             self.poke(table_id, head)
-        await self.hub.check_keys(ids)
+        with contextlib.suppress(LedgerUnavailable):  # the guard says the store is down; the next check looks again
+            await self.hub.check_keys(ids)
 
     def keys_soon(self, table_id: str) -> None:
         """Look at the table's keys now (a notification said they may have changed), once at a time."""
