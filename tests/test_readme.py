@@ -17,9 +17,14 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from sidecar.cli import build_parser
 
+from .installing import clean_env, fresh_venv
 from .serving import ROOT, free_port
+
+pytestmark = pytest.mark.xdist_group("from_the_checkout")  # the wheel is built from the checkout (tests/conftest.py)
 
 README = ROOT / "README.md"
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
@@ -84,13 +89,36 @@ class Terminal:
         os.close(self.master)
 
 
-def test_every_command_shown_runs_and_prints_what_is_shown(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of an installed `verdict`: the wheel, built from the checkout, in a fresh environment."""
+    out = tmp_path_factory.mktemp("wheel")
+    r = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    (wheel,) = out.glob("verdict_vtt-*.whl")
+    return fresh_venv(out / "venv", wheel).parent
+
+
+@pytest.mark.parametrize("where", ["checkout", "wheel"])
+def test_every_command_shown_runs_and_prints_what_is_shown(
+    tmp_path: Path, where: str, request: pytest.FixtureRequest
+) -> None:
     home = tmp_path / "home"
     home.mkdir()
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VERDICT_", "XDG_"))}
-    env.update(HOME=str(home), PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
-    env.update(PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    if where == "wheel":  # the quick start as a GM meets it: only Python and the installed wheel
+        env = clean_env()
+        env["PATH"] = f"{request.getfixturevalue('installed')}{os.pathsep}/usr/bin:/bin"
+    else:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VERDICT_")}
+        env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(ROOT))
+    env = {k: v for k, v in env.items() if not k.startswith("XDG_")}
+    env.update(HOME=str(home), PYTHONUNBUFFERED="1")
     blocks = _blocks("console")
     assert blocks, "the README shows no console session"
     shown_table = re.search(r"table id\s+(\w+)", blocks[0])[1]  # type: ignore[index]
