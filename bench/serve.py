@@ -44,7 +44,7 @@ async def serve_verdict(
     from sidecar.state.ledger import SqliteLedger, open_ledger
 
     data.mkdir(parents=True, exist_ok=True)
-    # SQLite in data (committing as BENCH_COMMIT says: loop, the default, or thread), or a shared PostgreSQL ledger
+    # SQLite in data (committing as BENCH_COMMIT says: thread, the default, or loop), or a shared PostgreSQL ledger
     commit = os.environ.get("BENCH_COMMIT")
     ledger = (
         SqliteLedger(data / "verdict.sqlite3", commit=commit)
