@@ -246,3 +246,26 @@ def test_a_window_closed_while_it_renders_throws_nothing(table):
         }}"""
     )
     assert raced == [None, None, ["ok", "ok"]]
+
+
+def test_a_v2_sheets_header_controls_are_built_once_and_keep_the_verdict_roll(table):
+    """A V2 frame builds its header controls at its first render (the `getHeaderControls` hooks run then), not
+    each time the menu opens: the Verdict entry is there, once, however often the menu is opened, and after the
+    sheet renders again."""
+    gm, ayla = table.open("gm1", "challenge"), table.open("p1", "challenge")
+    connected(gm, ayla)
+    ayla.evaluate(
+        """() => { window.__built = 0; Hooks.on('getHeaderControlsActorSheetV2', () => { window.__built += 1; });
+          window.__sheet = new standin.ActorSheet({document: game.actors.get('actorAyla'), id: 'sheet-once'});
+          return window.__sheet.render({force: true}); }"""
+    )
+    sheet = ayla.locator("#sheet-once")
+    toggle = sheet.locator("[data-action=toggleControls]")
+    for _ in range(3):  # open, close, open
+        toggle.click()
+    ayla.evaluate("window.__sheet.render()")
+    assert ayla.evaluate("window.__built") == 1
+    entry = sheet.locator(".controls-dropdown [data-action='verdictRoll']")
+    assert entry.count() == 1 and entry.is_visible()
+    entry.click()
+    ayla.locator(".verdict-roll-dialog").wait_for(timeout=15000)
