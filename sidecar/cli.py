@@ -5,9 +5,14 @@
     verdict roll SYSTEM [options] [--json]      roll a check here, with the sidecar's dice
     verdict read SYSTEM --dice F,F,... [options] [--json]   read faces rolled by hand
     verdict odds SYSTEM [options] [--json]      the exact odds of a check
-    verdict table [--ledger URL] create NAME | list | rotate-keys ID | user-key ID USER | export ID --format jsonl|markdown [--for players|gm]
+    verdict rules [NAME]                        print a rule set's rules page
+    verdict table [--data DIR] [--ledger URL] create NAME | list | rotate-keys ID | user-key ID USER | delete ID [--yes]
+                  | export ID --format jsonl|markdown [--for players|gm]
+    verdict backup FILE | restore FILE [--data DIR]   copy the ledger consistently while serving; put one back
+    verdict health [--data DIR]                 exit 0 when the sidecar serving the data folder answers /healthz
 
-The ledger is SQLite in the data directory unless ``--ledger`` (or ``$VERDICT_LEDGER``) names a
+The data folder is ``--data``, else ``$VERDICT_DATA``, else a ``./var`` holding a ledger, else the platform's
+(:mod:`sidecar.datadir`). The ledger is SQLite in it unless ``--ledger`` (or ``$VERDICT_LEDGER``) names a
 PostgreSQL database, ``postgresql://USER:PASSWORD@HOST/DB``, which several sidecars may share.
 
 The options of serve are sidecar/config.py's knobs (``verdict serve --help`` lists them by group, with their
