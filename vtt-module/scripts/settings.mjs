@@ -20,8 +20,8 @@ function sidecarUrlChanged(value) {
   const gm = Boolean(game.user?.isGM);
   if (!out.ok) {
     if (gm) {
-      const reason = game.i18n?.localize(`VERDICT.Settings.url.${out.reason}`) ?? out.reason;
-      ui.notifications?.warn(game.i18n?.format("VERDICT.Settings.url.invalid", { given: value, reason }) ?? reason);
+      const reason = game.i18n?.localize(`VERDICT.Settings.url.reason.${out.reason}`) ?? out.reason;
+      ui.notifications?.warn(game.i18n?.format("VERDICT.Settings.url.refused", { given: value, reason }) ?? reason);
     }
     return;
   }
