@@ -557,10 +557,14 @@ class Table:
         the loop when the table holds it nowhere: its events found by the ledger, never the history."""
         if check_id in self._old or not check_id.startswith(f"{self.id}-") or len(check_id) <= len(self.id) + 1:
             return
-        if not self._guessable(check_id) and (
-            check_id in self.state.checks or self._recent_check(check_id) is not None
-        ):
-            return  # held: whoever may not see it does not have its random id to name
+        if not self._guessable(check_id):
+            held = self.state.checks.get(check_id)
+            if held is not None and held.mode != "blind":
+                return  # held: whoever may not see it does not have its random id to name
+            if self._recent_check(check_id) is not None:
+                return  # in the recent window, whatever became of it
+            # A blind roll's roller has its id but not its result, and the table holds it past the recent
+            # window only while it is open, which follows from the result: read on its first naming either way.
         # (an id anyone can name is read on its first naming, held or not, as one that never was is: what the
         # table holds follows from outcomes, a blind epic success's open follow-up say)
         rows = await self.ledger.read_check(self.id, check_id)

@@ -12,8 +12,12 @@ import re
 import msgspec
 
 from protocol.v1 import messages as m
+from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication
 from protocol.v1.flairs import FlairsBargain, FlairsCheck, FlairsChoose, FlairsReveal
+from sidecar import config
+from sidecar.server.app import HUB
+from sidecar.state import table as table_module
 
 from .conftest import Raw, barrier
 
@@ -137,4 +141,40 @@ async def test_the_gm_makes_a_blind_rollers_follow_ups_and_the_roller_hears_none
     assert v["found"] and v.get("result") is None and not v.get("open")
     await alice.close()
     await other_gm.close()
+    await gm.close()
+
+
+async def test_a_blind_rollers_follow_up_reads_the_same_whatever_became_of_the_check(sidecar, monkeypatch):
+    """The table holds an old check only while it is open, and whether a blind roll's check is open is its
+    result's to say (a +2/+3 margin waits for the choice, a failure is closed): the roller's follow-up on an
+    old blind check reads the ledger once whichever it is, so that its answer comes as soon either way."""
+    monkeypatch.setattr(table_module, "RECENT_KEPT", 4)
+    monkeypatch.setattr(config, "CHECKS_LATEST", 0)  # only the open ones held
+    gm = await sidecar.client("gm", user="gm-user")
+    alice = await Raw.join(sidecar, sidecar.user_key("alice"), "alice")
+    open_ = await gm.request(m.Roll(id="o", check=ChallengeCheck(cl=2, dice=[17]), mode="blind", user="alice"))
+    closed = await gm.request(m.Roll(id="c", check=ChallengeCheck(cl=2, dice=[7]), mode="blind", user="alice"))
+    for i in range(12):  # newer events push both out of the recent window
+        await gm.request(m.Gm(id=f"p{i}", op=t.StrainSet(actor="Bree", strain=i)))
+    hub = sidecar.server.app[HUB]
+    table_ = hub.tables[sidecar.keys.table].table
+    assert open_.check in table_.state.checks and closed.check not in table_.state.checks
+    reads: list[str] = []
+    real = table_.ledger.read_check
+
+    async def counted(table_id: str, check_id: str):
+        reads.append(check_id)
+        return await real(table_id, check_id)
+
+    monkeypatch.setattr(table_.ledger, "read_check", counted)
+    answers = []
+    for r in (open_, closed):
+        for n in range(2):  # the first naming reads; the next ones answer from memory, both alike
+            before = len(reads)
+            frame = await _ask(
+                alice, m.Follow(id=f"a{r.check}-{n}", check=r.check, action=ChallengeChoice(option="strain"))
+            )
+            answers.append((len(reads) - before, _plain([frame], r.check)))
+    assert answers[:2] == answers[2:] and [n for n, _ in answers[:2]] == [1, 0], answers
+    await alice.close()
     await gm.close()
