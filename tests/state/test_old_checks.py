@@ -55,7 +55,8 @@ def _campaign(table: Table, n: int, secret: bool) -> None:
         elif i % 3 == 1 and mode != "self":
             cid = _roll(table, ANNA, CHOICE, mode)
             follow = m.Follow(id="f", check=cid, action=ChallengeChoice(option="strain"))
-            _act(table, table.prepare_follow(follow, ANNA, "anna"))
+            by = GM if mode == "blind" else ANNA  # a blind roll's follow-ups are the GM's to make
+            _act(table, table.prepare_follow(follow, by, by.user))
         else:
             _roll(table, BO, ChallengeCheck(cl=2, modifier=0, dice=[7]), mode)  # at a cost: nothing to follow
 
@@ -136,7 +137,7 @@ async def _answers(
             if who == "observer":
                 continue
             actions: list[object] = [ChallengeRemoveComplication(complication="k-none")]  # refused to all
-            if who != ("gm" if name == "gm's" else "anna"):
+            if who != ("gm" if name in ("gm's", "blind choice") else "anna"):
                 actions.append(ChallengeChoice(option="strain"))  # the roller's alone
             for action in actions:
                 try:
