@@ -10,13 +10,13 @@ Two kinds, both part of the wire contract:
   text), naming the field and the bound.
 - **What a table holds** (the counts below): what requesters' actions may add to the state every ``welcome``
   carries. An action that would add one item too many is refused whole, before anything is recorded, with a
-  ``too_many_*`` code naming the bound (a roll whose rules *could* add one — a `facets` roll may triumph, a
-  `challenge` roll may fail epically — is refused at the bound whatever its dice, so the refusal tells nothing
-  of them). A running value (Wyrd, strain, harm, game changers, an extended check's attempts) that an action
-  would carry past its bound is refused with ``over_limit``.
+  ``too_many_*`` code naming the bound. A roll the sidecar rolls is refused when its rules *could* add one (a
+  `facets` roll may triumph, a `challenge` roll may fail epically), whatever its dice, so the refusal tells
+  nothing of them; a roll of given faces, when those faces add one. A running value that an action would carry
+  past its bound is refused with ``over_limit`` (a Wyrd grant, an extended check's attempts); one a roll moves
+  a step at a time (strain, harm, game changers) is held at its bound.
 
-With every bound held, a table's snapshot is bounded too: :data:`SNAPSHOT_BYTES` (what a ``welcome`` or a
-``state`` reply carries, in the worst case of every text at its longest and every character escaped).
+With every bound held, a table's snapshot is bounded too: :data:`SNAPSHOT_BYTES`.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ NAME_CHARS = 128
 """Longest name a request gives: an actor, a target, a scene, a participant, an extended check's name and time
 unit (Foundry's ids are 16 characters)."""
 LABEL_CHARS = 1024
-"""Longest label of a roll (what the card shows above it)."""
-NOTE_CHARS = 1024
+"""Longest label of a roll (what the card shows above it): kept with the roll in the ledger, never in the
+table's state, so it does not grow what a welcome carries."""
+NOTE_CHARS = 256
 """Longest text the GM writes into the state: a complication's, a condition's, a facet's name."""
 COUNT = 1000
 """Largest count a check or an operation names, either sign: dice, ranks, edges, cuts, lurking trials, 8s bought,
@@ -75,28 +76,20 @@ CONDITIONS = 256
 """Conditions on a table at most, every actor's together."""
 LURKING = 64
 """Sets of lurking trials waiting on a table at most."""
-EXTENDED = 64
-"""Extended checks on a table at most (in progress or ended: the GM's undo clears them)."""
-GATHERS = 64
-"""Gathered checks on a table at most (open or resolved)."""
+EXTENDED = 16
+"""Extended checks in progress on a table at most."""
+GATHERS = 16
+"""Gathered checks waiting for parts on a table at most."""
+ENDED_KEPT = 16
+"""Extended checks ended (complete or failed), and gathered checks resolved, a table's state keeps: the newest.
+An older one leaves the state (its events stay in the ledger); a roll that names it is told there is none."""
 
 # --- the snapshot's bound -----------------------------------------------------------------------------------------
-ESCAPED = 6
-"""Bytes a character takes at most in a JSON text (``\\u001f``); in MessagePack, 4 (UTF-8)."""
-_ITEM = 160
-"""Bytes of an item's fixed part at most (its keys, ids, flags and numbers as JSON writes them)."""
-SNAPSHOT_BYTES = (
-    ACTORS * (NAME_CHARS * ESCAPED + 4 * _ITEM)
-    + SCENES * (NAME_CHARS * ESCAPED + _ITEM)
-    + FACETS * (NOTE_CHARS * ESCAPED + _ITEM)
-    + CONDITIONS * (NOTE_CHARS * ESCAPED + _ITEM)
-    + COMPLICATIONS * (NOTE_CHARS * ESCAPED + NAME_CHARS * ESCAPED + _ITEM)
-    + LURKING * (NAME_CHARS * ESCAPED * 2 + 12 * 16 + _ITEM)
-    + EXTENDED * (NAME_CHARS * ESCAPED * 4 + 2 * _ITEM)
-    + GATHERS * (NAME_CHARS * ESCAPED * (2 + 2 * 12) + ITEMS * 8 + 12 * _ITEM)
-)
-"""Bytes a table's snapshot takes at most, in JSON with every text at its longest and every character escaped
-(some 3.6 MiB; a table of plain names and texts at their longest takes a sixth of it)."""
+SNAPSHOT_BYTES = 4 * 1024 * 1024
+"""Bytes a table's snapshot takes at most (what a ``welcome`` or a ``state`` reply carries) with every bound above
+held. The worst case, every count at its bound, every text at its longest and every character one JSON escapes
+(six bytes), is some 3.3 MB in JSON and 0.7 MB in MessagePack; with plain text, a sixth of that
+(``tests/adversarial/test_unbounded_state.py`` builds it)."""
 
 # --- the annotations the Structs use --------------------------------------------------------------------------
 Name = Annotated[str, Meta(max_length=NAME_CHARS)]

@@ -46,9 +46,11 @@ def _room_for(op: object, state: Projection) -> None:
             if have + op.amount > limits.WYRD:
                 bounds.within(f"{op.actor}'s Wyrd Points (now {have})", have + op.amount, limits.WYRD)
         case t.ExtendedStart():
-            bounds.room_for_open("extended checks", len(state.extended), limits.EXTENDED)
+            going = sum(1 for x in state.extended.values() if x.status == "in_progress")
+            bounds.room_for_open("extended checks in progress", going, limits.EXTENDED)
         case t.GatherStart():
-            bounds.room_for_open("gathered checks", len(state.gathers), limits.GATHERS)
+            waiting = sum(1 for g in state.gathers.values() if g.result is None)
+            bounds.room_for_open("gathered checks waiting for parts", waiting, limits.GATHERS)
         case t.SceneActivate():
             bounds.room_for_scene(state, op.scene)
         case _:

@@ -18,12 +18,15 @@ function of the events alone, so a snapshot and its tail hold the same ones a fu
 Running values stay within their bounds (``protocol/v1/limits.py``: strain, harm, game changers, Wyrd): the
 actions that would carry one past are refused before they are recorded (a Wyrd grant), or cannot add more
 than a few at a time (a roll's strain or harm), which the fold holds at the bound, so that no number in the
-state, or in a snapshot of it, leaves what the rules can mean (nor a signed 64-bit integer).
+state, or in a snapshot of it, leaves what the rules can mean (nor a signed 64-bit integer). Extended checks
+that ended and gathered checks that resolved stay in the state while they are among the last
+:data:`~protocol.v1.limits.ENDED_KEPT`: a campaign's finished ones do not grow it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import msgspec
 
@@ -248,6 +251,13 @@ class Projection:
             if s <= seq and not isinstance(ev, t.Undone):
                 self._fold(s, ev)
 
+    @staticmethod
+    def _keep_ended(held: dict[str, Any], ended: list[str]) -> None:
+        """Let the oldest ended items of ``held`` go beyond :data:`~protocol.v1.limits.ENDED_KEPT` (their events
+        stay in the ledger): a campaign's finished extended and gathered checks do not grow its state."""
+        for gone in ended[: max(0, len(ended) - limits.ENDED_KEPT)]:
+            del held[gone]
+
     def _fold(self, seq: int, ev: object) -> None:
         if seq in self.undone or getattr(ev, "cause", 0) in self.undone:
             return
@@ -364,6 +374,10 @@ class Projection:
                 x = self.extended.get(ev.extended)
                 if x is not None:
                     x.progress, x.attempts, x.status = ev.progress, ev.attempts, ev.status
+                    if x.status != "in_progress":
+                        self._keep_ended(
+                            self.extended, [k for k, e in self.extended.items() if e.status != "in_progress"]
+                        )
             case t.GatherStarted():
                 self.gathers[ev.gather] = t.GatherState(
                     id=ev.gather, name=ev.name, check=ev.check, parts=list(ev.parts), rolled={}, scene=ev.scene
@@ -376,6 +390,7 @@ class Projection:
                 g = self.gathers.get(ev.gather)
                 if g is not None:
                     g.result = ev.result
+                    self._keep_ended(self.gathers, [k for k, e in self.gathers.items() if e.result is not None])
             case t.SceneActivated():
                 self.scene = ev.scene
                 self.scene_state(ev.scene)
