@@ -39,7 +39,39 @@ test("facets: the die read is marked, harm is spelled out", () => {
   } }), localize);
   assert.deepEqual(model.dice.map((d) => d.cls.includes("read")), [true, false, false]);
   assert.ok(model.facts.some((f) => f.label === "Opponent takes" && f.text === "a scratch"));
-  assert.equal(model.suggestion, "It takes longer");
+  // The text's example, labelled as what it is: a cost for the GM to detail (never an unlabelled line).
+  assert.match(model.suggestion, /^An example cost .*: It takes longer$/);
+  assert.ok(model.facts.some((f) => f.label === "Cost" && f.text === "the GM details the cost"), "a fact says what it means, not \"yes\"");
+  assert.equal(model.apply, false, "no actor: nothing to apply");
+});
+
+test("apply is offered where the result changes what the tokens mark, and says what it marks", () => {
+  const r = { system: "challenge", outcome: "success", dice: [12], total: 12, level: 3, cl: 2, margin: 1, success: true, strain: 0, condition: false };
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", actor: "a1", result: r }).apply, false, "a plain success changes no marker");
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", actor: "a1", result: { ...r, strain: 2 } }).apply, true);
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", actor: "a1", result: { ...r, condition: true } }).apply, true);
+  const harm = { system: "facets", outcome: "failure", dice: [2], harm: { opponent: null, character: ["wound"] } };
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", actor: "a1", result: harm }).apply, true);
+  assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", actor: "a1", result: { ...harm, harm: { opponent: null, character: null } } }).apply, false);
+  assert.match(localize("VERDICT.Card.apply"), /strain/i);
+});
+
+test("boons: the dice's symbols come with a legend in words, and each die names its type", () => {
+  const r = { system: "boons", outcome: "success", dice: [4, 3, 8], types: ["ability", "boon", "trial"], symbols: ["SS", "-", "FN"], net_successes: 1 };
+  const model = localizeCard(buildCard({ checkId: "c", seq: 1, by: "player", result: r }), localize);
+  const legend = model.facts.find((f) => f.label === "Symbols");
+  assert.equal(legend.text, "S Success · – blank · F Failure · N Bane");
+  assert.deepEqual(model.dice.map((d) => d.title), ["Ability die: Success, Success", "Boon die: blank", "Trial die: Failure, Bane"]);
+});
+
+test("facts speak the rule text's words, with their values", () => {
+  const r = { system: "challenge", outcome: "epic_failure", dice: [1], total: 1, level: 0, cl: 2, margin: -2, success: false, strain: 0, condition: true, complication: "add", natural: 1 };
+  const model = localizeCard(buildCard({ checkId: "c", seq: 1, by: "player", result: r }), localize);
+  const said = Object.fromEntries(model.facts.map((f) => [f.label, f.text]));
+  assert.equal(said["New Condition"], "one more Condition (the GM names it)");
+  assert.equal(said["Natural roll"], "1");
+  assert.equal(said["Level reached / CL"], "0 / 2");
+  for (const f of model.facts) assert.notEqual(f.text, "yes", f.label);
 });
 
 test("challenge: the choice's buttons come from the open list the viewer received, never from the result", () => {

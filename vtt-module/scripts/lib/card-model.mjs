@@ -189,9 +189,47 @@ function diceOf(r) {
     if (colour) cls.unshift(`${String(d.colour_class ?? "{colour}").replace("{colour}", colour)}${(r[d.bought] ?? []).includes(colour) ? " bought" : ""}`);
     /** @type {Record<string, any>} */
     const die = { face: d.symbols ? symbols[i] ?? f : f, size, cls: cls.join(" ") };
-    if (type) die.title = `${type} ${f}`;
+    if (type) die.title = `@${K}.DieType.${type}: ${d.symbols ? symbolWords(String(symbols[i] ?? f)) : f}`;
+    if (d.symbols) die.symbols = String(symbols[i] ?? "");
     return die;
   });
+}
+
+/**
+ * A face's symbols as `@VERDICT.Symbol.<letter>` tokens (the words `localizeCard` resolves): "SB" is a
+ * success and a boon, "-" a blank face.
+ * @param {string} face
+ */
+function symbolWords(face) {
+  const letters = [...face];
+  return letters.map((x) => `@${K}.Symbol.${x === "-" ? "blank" : x}`).join(", ");
+}
+
+/**
+ * The legend of the symbols a result's dice show: each letter on the dice once, with its word, as a fact
+ * (the dice carry letters; the legend says what each one is).
+ * @param {Array<Record<string, any>>} dice
+ * @returns {Fact|null}
+ */
+function symbolLegend(dice) {
+  /** @type {string[]} */
+  const seen = [];
+  for (const die of dice) {
+    for (const x of [...String(die.symbols ?? "")]) if (!seen.includes(x)) seen.push(x);
+  }
+  if (!seen.length) return null;
+  const value = seen.map((x) => `${x === "-" ? "–" : x} @${K}.Symbol.${x === "-" ? "blank" : x}`).join(" · ");
+  return { key: `${K}.Fact.symbols`, value };
+}
+
+/**
+ * Does a result change what the tokens mark (the table's strain, conditions, wounds and scratches, as the
+ * result's own fields name them)? Only then has the GM's "apply" anything to bring in line.
+ * @param {Record<string, any>} r
+ */
+export function touchesTokens(r) {
+  const some = (/** @type {any} */ v) => (v && typeof v === "object" ? Object.values(v).some(some) : Array.isArray(v) ? v.length > 0 : Boolean(v));
+  return ["strain", "condition", "harm", "taken_down"].some((field) => some(r[field]));
 }
 
 /**
@@ -334,6 +372,7 @@ export function buildCard(entry, opts = {}) {
   const mode = entry.mode ?? "public";
   const open = opts.canFollow === false ? [] : openFollowups(entry);
   const buttons = followups(open, entry);
+  const dice = diceOf(r);
   return {
     checkId: entry.checkId,
     seq: entry.seq,
@@ -347,8 +386,8 @@ export function buildCard(entry, opts = {}) {
     mode,
     modeKey: `${K}.Mode.${mode}`,
     secret: mode !== "public",
-    dice: diceOf(r),
-    facts: factsOf(r),
+    dice,
+    facts: [...factsOf(r), ...[symbolLegend(dice)].filter((f) => f !== null)],
     suggestion: r.suggestion ?? null,
     followups: buttons.filter((b) => !b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
     gmFollowups: buttons.filter((b) => b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
@@ -357,9 +396,10 @@ export function buildCard(entry, opts = {}) {
     // that the GM's browser fills from its own snapshot (see complicationChoices).
     removeComplication: open.some((o) => offerOf(o)?.how === "table"),
     extendedNext: open.some((o) => offerOf(o)?.how === "roll"),
-    // "Apply" brings the tokens of the card's actor and target in line with the table: only a card
-    // that names one has it (the GM's alone; the card marks it GM-only).
-    apply: Boolean(entry.actor || entry.target),
+    // "Apply" brings the tokens of the card's actor and target in line with the table: only a card that
+    // names one and whose result changes what the tokens mark has it (the GM's alone; the card marks it).
+    apply: Boolean(entry.actor || entry.target) && touchesTokens(r),
+    suggestionKey: r.suggestion ? `${K}.Card.suggested.${r.facet ? "facet" : r.cost ? "cost" : "other"}` : null,
     unverified: opts.verified === false,
     redacted: Boolean(entry.redacted),
     actions: (entry.actions ?? []).map((a) => a.action),
@@ -385,16 +425,34 @@ export function localizeCard(model, localize) {
     systemLabel: say(model.systemKey, model.system),
     outcomeLabel: say(model.outcomeKey, String(model.outcome ?? "").replaceAll("_", " ")),
     modeLabel: localize(model.modeKey),
+    dice: model.dice.map((d) => (d.title ? { ...d, title: tokens(String(d.title)) } : d)),
     facts: model.facts.map((/** @type {Fact} */ f) => ({
       ...f,
       label: say(f.key, f.title),
-      text: f.valueKey ? localize(f.valueKey) : tokens(String(f.value ?? "")),
+      text: f.valueKey ? sayValue(f, localize) : tokens(String(f.value ?? "")),
     })),
+    // The text's example for the domain, labelled as what it suggests (the GM has the final say).
+    suggestion: model.suggestion && model.suggestionKey ? `${say(model.suggestionKey, "")}${say(model.suggestionKey, "") ? ": " : ""}${model.suggestion}` : model.suggestion,
     followups: model.followups.map((b) => ({ ...b, label: localizeButton(b, localize) })),
     gmFollowups: model.gmFollowups.map((b) => ({ ...b, label: localizeButton(b, localize) })),
     choose: model.choose && localizeForm(model.choose, localize),
     bargain: model.bargain && localizeForm(model.bargain, localize),
   };
+}
+
+/**
+ * A fact's value by its key: a fact that is only "yes" says what it means where the language says so
+ * (`VERDICT.FactYes.<fact>`: "a new Condition, the GM names it" rather than "yes").
+ * @param {Fact} f
+ * @param {(key: string) => string} localize
+ */
+function sayValue(f, localize) {
+  if (f.valueKey === `${K}.Yes`) {
+    const key = `${K}.FactYes.${f.key.split(".").pop()}`;
+    const text = localize(key);
+    if (text && text !== key) return text;
+  }
+  return localize(/** @type {string} */ (f.valueKey));
 }
 
 /**
