@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import structlog
 import websockets
 
 from tests.serving import Process, free_port
@@ -83,3 +84,24 @@ def test_refused_hellos_and_origins_are_logged_once_per_source_with_what_to_do(t
     assert "verdict table user-key" in by_source["127.0.0.5"]["to_do"] and "'alice'" in by_source["127.0.0.5"]["why"]
     (origin,) = lines(log, "origin_refused")
     assert origin["remote"] == "127.0.0.6" and "--allow-origin https://foundry.example.org" in origin["to_do"]
+
+
+def test_refusals_from_many_sources_are_a_few_lines_and_a_count():
+    """A flood from many addresses: a line for each of the first sources of the minute, up to the cap over
+    all of them, then nothing; the next line written says how many were left out meanwhile."""
+    from sidecar.server.limits import PerSource
+
+    told = PerSource(interval=3600, lines=10, max_names=50)
+    written = [told.due("hello_refused", f"203.0.113.{i}") for i in range(200)]
+    assert written == [True] * 10 + [False] * 190
+    assert not told.due("hello_refused", "203.0.113.1")  # once per source per interval, cap or not
+    assert told.left_out == 191 and len(told.last) == 10
+    told.window -= 3600  # the next minute: a new line says what the last one left out
+    assert told.due("hello_refused", "198.51.100.7")
+    with structlog.testing.capture_logs() as said:
+        told.warning("hello_refused", "198.51.100.7", why="unknown table 'x'")
+    assert told.left_out == 0 and said[0]["left_out"] == 191 and said[0]["remote"] == "198.51.100.7"
+    for i in range(100):  # the sources remembered stay bounded, the oldest forgotten first
+        told.window -= 3600
+        told.due("hello_refused", f"192.0.2.{i}")
+    assert len(told.last) <= 50 and ("hello_refused", "192.0.2.99") in told.last
