@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from protocol.v1 import codec, limits
@@ -192,6 +192,8 @@ def _fits(value: Any) -> bool:
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(check=_CHECKS)
+@example(check={"system": "feats", "ability": limits.LEVEL, "difficulty": -limits.LEVEL})
+@example(check={"system": "challenge", "cl": limits.LEVEL, "modifier": limits.LEVEL, "dice": [20]})
 def test_any_check_the_protocol_accepts_reads_within_64_bits(check: dict[str, Any]) -> None:
     msg = codec.decode_client(json.dumps({"type": "roll", "id": "r", "check": check}))
     assert isinstance(msg, m.Roll)
