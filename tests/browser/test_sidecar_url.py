@@ -1,5 +1,5 @@
 """The *Sidecar URL* setting as a GM pastes it: what `verdict serve` printed without its scheme, the manifest
-URL, the websocket URL — saved as the sidecar's address, and connected; what cannot be one, warned of."""
+URL, the websocket URL — saved as the sidecar's address, and connected; what cannot be one, refused with a warning and the last address put back."""
 
 from __future__ import annotations
 
@@ -34,4 +34,6 @@ def test_what_a_gm_pastes_is_saved_as_the_sidecars_address_and_connects(table):
         arg=before,
         timeout=15000,
     )
-    assert gm.evaluate("game.settings.get('verdict', 'url')") == "ftp://127.0.0.1:21"  # kept, as typed, and said
+    # not saved: the last address that was one is put back, and the module stays connected to it
+    gm.wait_for_function("(b) => game.settings.get('verdict', 'url') === b", arg=base, timeout=15000)
+    connected(gm)

@@ -10,9 +10,13 @@ function reconnect() {
   game.modules?.get(MODULE_ID)?.api?.client?.restart();
 }
 
+/** The last *Sidecar URL* saved that is one: what a refused paste is put back to. */
+let savedSidecarUrl = "http://localhost:8765";
+
 /**
- * The *Sidecar URL* as saved: what was pasted made the sidecar's base URL and saved so (the GM's client saves
- * it; that save calls this again, and then reconnects), or a warning that says what it wants.
+ * The *Sidecar URL* as saved: what was pasted made the sidecar's base URL and saved so (a GM's client saves
+ * it; that save calls this again, and then reconnects), or refused with a warning that says what it wants
+ * and the last address that was one put back.
  * @param {string} value
  */
 function sidecarUrlChanged(value) {
@@ -22,6 +26,7 @@ function sidecarUrlChanged(value) {
     if (gm) {
       const reason = game.i18n?.localize(`VERDICT.Settings.url.reason.${out.reason}`) ?? out.reason;
       ui.notifications?.warn(game.i18n?.format("VERDICT.Settings.url.refused", { given: value, reason }) ?? reason);
+      void game.settings?.set(MODULE_ID, "url", savedSidecarUrl);
     }
     return;
   }
@@ -29,6 +34,7 @@ function sidecarUrlChanged(value) {
     if (gm) void game.settings?.set(MODULE_ID, "url", out.url);
     return;
   }
+  savedSidecarUrl = out.url;
   reconnect();
 }
 
@@ -41,9 +47,16 @@ export function registerSettings() {
     scope: "world",
     config: true,
     type: String,
-    default: "http://localhost:8765",
+    default: savedSidecarUrl,
     onChange: sidecarUrlChanged,
   });
+  // The address saved before this session, if it is one (world settings are read from the world's data at init).
+  try {
+    const stored = normaliseSidecarUrl(String(settings.get(MODULE_ID, "url") ?? ""));
+    if (stored.ok) savedSidecarUrl = stored.url;
+  } catch {
+    // not readable yet: the default stands until a valid address is saved
+  }
   settings.register(MODULE_ID, "table", {
     name: "VERDICT.Settings.table.name",
     hint: "VERDICT.Settings.table.hint",
