@@ -56,6 +56,9 @@ async def _frame(app: web.Application, sock: Socket, data: bytes, text: bool) ->
             ErrorCode.RATE_LIMITED,
             f"slow down: at most {settings.rate:g} requests per second; retry this request shortly",
         )
+        # A refused frame is answered, never cut for; but the next of a socket sending faster than it is
+        # served waits its turn behind every other socket's, so a flood of them cannot hold the loop.
+        await asyncio.sleep(0)
         return True
     if len(data) > settings.max_frame:
         await error(app, sock, None, ErrorCode.FRAME_TOO_LARGE, f"frames are limited to {settings.max_frame} bytes")
