@@ -250,7 +250,8 @@ class Knobs:
     max_per_address: int = knob(
         64,
         LIMITS,
-        "open websockets from one remote address at most (the GM and user-keyed players still get in)",
+        "open websockets from one remote address at most (the GM and user-keyed players, within --max-per-user, "
+        "still get in)",
         "sockets",
         low=1,
     )
