@@ -6,7 +6,9 @@ JSON text frames for browsers; MessagePack for Python clients that negotiate
 in every Struct nested in one (checks, participants, pools, actions, GM operations), with the
 field's name and where it sits (``$.check.opponent``): a misspelled field would otherwise be
 dropped and the request done without it. Frames nested too deeply, integers outside 64-bit
-signed range and text fields longer than :data:`MAX_TEXT` raise it too.
+signed range and text fields longer than :data:`MAX_TEXT` raise it too, and so does a value beyond its
+field's own bound (``protocol/v1/limits.py``: named with its place and the bound, ``text_too_long`` for a
+text).
 
 What the sidecar sends (results, events, snapshots) is decoded leniently: a client keeps reading
 the messages of a newer sidecar that added a field, since what it does not know it only shows.

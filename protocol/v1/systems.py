@@ -5,8 +5,8 @@ package of its own names the module of its Structs under the entry point group `
 entry point's name is its tag, ``check.system``); at run time the unions below hold its Structs too: the
 module's one :class:`~protocol.v1.base.Check` and one :class:`~protocol.v1.base.Result` subclass, its
 :class:`~protocol.v1.base.Action` subclasses (its follow-ups) and its one
-:class:`~protocol.v1.odds.CheckOdds` subclass. Such a module may import ``protocol.v1.base`` and
-``protocol.v1.odds``, nothing above them. The protocol imports nothing of the engine; a test holds these
+:class:`~protocol.v1.odds.CheckOdds` subclass. Such a module may import ``protocol.v1.base``,
+``protocol.v1.limits`` (the bounds of its fields) and ``protocol.v1.odds``, nothing above them. The protocol imports nothing of the engine; a test holds these
 unions and the engine's registry of rule sets in agreement.
 
 An installed package that cannot be used as it stands stops the sidecar at start with a

@@ -22,8 +22,8 @@ To add a rule set, as a package of its own (nothing in this repository changes; 
    subclass tagged with its name, its follow-up :class:`~protocol.v1.base.Action` subclasses and one
    :class:`~protocol.v1.odds.CheckOdds` subclass; each check field described once, with
    ``Annotated[..., msgspec.Meta(title=..., description=...)]`` (the schema, ``verdict roll <name> --help``
-   and the dialog all say it from there). The module imports only ``protocol.v1.base`` and
-   ``protocol.v1.odds``; it is named by the entry point ``<name> = <module>`` of the group
+   and the dialog all say it from there; bound each number with ``protocol.v1.limits``). The module imports
+   only ``protocol.v1.base``, ``protocol.v1.limits`` and ``protocol.v1.odds``; it is named by the entry point ``<name> = <module>`` of the group
    ``verdict.protocol``;
 2. its rules and its :class:`RuleSet` subclass: implement every ``@abstractmethod`` (``roll``, ``read``,
    ``odds``; ``validate``, ``sizes`` and ``describe`` come from ``module`` by default) and override a hook
@@ -53,6 +53,12 @@ A rule set shipped here takes the same files in ``protocol/v1/<name>.py`` and
 ``sidecar/engine/rulesets/<name>/``, its page in ``docs/rules/<name>.md``, and its names written out by hand
 so that type checkers see it: its Structs in the unions of ``protocol/v1/systems.py`` (and its odds in
 ``AnyOdds``, ``protocol/v1/odds.py``), and ``RULESET`` in ``_SHIPPED`` of ``sidecar/engine/registry.py``.
+
+What a rule set's consequences add to the table (an actor's state, a facet, a complication, a condition) is
+bounded (``protocol/v1/limits.py``): its ``consequences`` checks there is room with :mod:`sidecar.engine.bounds`
+first, for what its rules may add when the sidecar rolls (whatever the dice, so that a refusal tells nothing of a
+hidden result) and for what given faces do add. Its check's numbers carry bounds on their Struct (the protocol's
+``Count``, ``Level``, ``Faces``, …) so that nothing it computes from them leaves a signed 64-bit integer.
 
 The state layer (``sidecar/state/``) knows no rule set by name: it asks the registry for the rule set of
 a check and applies the events this contract hands back. Errors are raised as :class:`CheckError` (or
