@@ -10,6 +10,8 @@ import { actorKey } from "./documents.mjs";
 import { elementOf, make } from "./lib/dom.mjs";
 import { Drawn } from "./lib/drawn.mjs";
 import { rollData, skillsBase } from "./character.mjs";
+import { SYSTEMS, systemOf } from "./lib/systems.mjs";
+import { setting } from "./settings.mjs";
 
 /** @param {string} key */
 const t = (key) => game.i18n?.localize(key) ?? key;
@@ -47,17 +49,80 @@ export function renderSheetSection(app, html) {
   if (!root || !actor) return;
   const key = actorKey(actor);
   if (!key) return;
-  let section = /** @type {HTMLElement|null} */ (root.querySelector(".verdict-sheet"));
+  // A V1 sheet's first render hook gets the whole window, later ones its form: the section is looked for, and
+  // placed, in the sheet's own body either way.
+  const sheet = /** @type {HTMLElement} */ (root.closest(".app, .application, .window-app") ?? root);
+  let section = /** @type {HTMLElement|null} */ (sheet.querySelector(".verdict-sheet"));
   if (!section) {
     section = make(root, "section");
     section.className = "verdict verdict-sheet";
     section.setAttribute("aria-label", t("VERDICT.Sheet.section"));
-    const content = root.querySelector(".window-content") ?? root;
-    content.append(section);
   }
+  place(sheet, section);
+  follow(sheet, section);
   section.dataset.actor = key;
   sections.add(key, section, { actor });
   drawSection(section, actor);
+}
+
+/**
+ * Where the section goes in a sheet: in its form (a V1 sheet's `<form>` inside the window content, a V2
+ * sheet that is the form itself), in the active tab's body where the sheet has tabs, else in the sheet's
+ * body, else at the end of the form.
+ * @param {HTMLElement} sheet  the sheet's window
+ * @returns {HTMLElement}
+ */
+function placeOf(sheet) {
+  const content = /** @type {HTMLElement} */ (sheet.querySelector(".window-content") ?? sheet);
+  const form = /** @type {HTMLElement} */ (sheet.tagName === "FORM" ? sheet : content.querySelector("form") ?? content);
+  const tab = /** @type {HTMLElement|null} */ (form.querySelector(".tab.active[data-tab]"));
+  if (tab) return tab;
+  return /** @type {HTMLElement|null} */ (form.querySelector(".sheet-body")) ?? form;
+}
+
+/**
+ * @param {HTMLElement} sheet
+ * @param {HTMLElement} section
+ */
+function place(sheet, section) {
+  const where = placeOf(sheet);
+  if (section.parentElement !== where || where.lastElementChild !== section) where.append(section);
+}
+
+/**
+ * On a tabbed sheet, the section follows the tab the user opens (a tab switch renders nothing again).
+ * @param {HTMLElement} sheet
+ * @param {HTMLElement} section
+ */
+function follow(sheet, section) {
+  if (sheet.dataset.verdictFollows) return;
+  sheet.dataset.verdictFollows = "1";
+  sheet.addEventListener("click", (ev) => {
+    if (!(/** @type {HTMLElement} */ (ev.target)).closest?.("[data-tab]")) return;
+    setTimeout(() => {
+      const current = /** @type {HTMLElement|null} */ (sheet.querySelector(".verdict-sheet")) ?? section;
+      if (current.isConnected) place(sheet, current);
+    }, 0);
+  });
+}
+
+/**
+ * What of the table's state for a character the world's rule set has: its results' fields (as its card's
+ * facts read them) and the resource its checks spend. A stat the rule set does not have is left out unless
+ * the table holds some of it for the character (set by hand, or from a roll of another rule set).
+ * @returns {Set<string>}
+ */
+function statsOfWorld() {
+  const sys = systemOf(setting("system") || SYSTEMS[0]);
+  const fields = new Set((sys.facts ?? []).map((/** @type {{when?: string, key: unknown}} */ f) => String(f.when ?? f.key).split(/[.[]/)[0]));
+  const stats = new Set();
+  if (fields.has("strain")) stats.add("strain");
+  if (fields.has("condition") || fields.has("harm")) stats.add("conditions");
+  if (fields.has("harm")) stats.add("wounds").add("scratches");
+  if (fields.has("game_changers")) stats.add("game_changers");
+  if (fields.has("facet")) stats.add("facet");
+  if (sys.spends?.resource) stats.add(String(sys.spends.resource));
+  return stats;
 }
 
 /** Draw every section on screen again (the table's state changed). */
@@ -88,15 +153,16 @@ function drawSection(section, actor) {
     list.append(dt, dd);
   };
   const none = t("VERDICT.Sheet.none");
-  row("strain", t("VERDICT.Sheet.strain"), String(state.strain ?? 0));
+  const has = statsOfWorld();
+  if (has.has("strain") || state.strain) row("strain", t("VERDICT.Sheet.strain"), String(state.strain ?? 0));
   const conditions = /** @type {Array<{text: string}>} */ (state.conditions ?? []);
-  row("conditions", t("VERDICT.Sheet.conditions"), conditions.length ? conditions.map((c) => c.text).join(", ") : none);
-  row("wounds", t("VERDICT.Sheet.wounds"), String(state.wounds ?? 0));
-  row("scratches", t("VERDICT.Sheet.scratches"), String(state.scratches ?? 0));
+  if (has.has("conditions") || conditions.length) row("conditions", t("VERDICT.Sheet.conditions"), conditions.length ? conditions.map((c) => c.text).join(", ") : none);
+  if (has.has("wounds") || state.wounds) row("wounds", t("VERDICT.Sheet.wounds"), String(state.wounds ?? 0));
+  if (has.has("scratches") || state.scratches) row("scratches", t("VERDICT.Sheet.scratches"), String(state.scratches ?? 0));
   const facets = /** @type {Array<{facet: string}>} */ (state.facets ?? []);
   if (facets.length) row("facet", t("VERDICT.Sheet.facets"), facets.map((f) => f.facet).join(", "));
-  if (state.wyrd) row("wyrd", t("VERDICT.Sheet.wyrd"), String(state.wyrd));
-  if (state.game_changers) row("game_changers", t("VERDICT.Sheet.gameChangers"), String(state.game_changers));
+  if (has.has("wyrd") || state.wyrd) row("wyrd", t("VERDICT.Sheet.wyrd"), String(state.wyrd ?? 0));
+  if (has.has("game_changers") || state.game_changers) row("game_changers", t("VERDICT.Sheet.gameChangers"), String(state.game_changers ?? 0));
   if (state.taken_down) row("taken_down", t("VERDICT.Sheet.takenDown"), t("VERDICT.Yes"));
   const open = Object.values(/** @type {Record<string, any>} */ (snap?.extended ?? {})).filter((x) => x.actor === key && x.status === "in_progress");
   if (open.length) row("extended", t("VERDICT.Sheet.extended"), open.map((x) => `${x.name} ${x.progress}/${x.threshold}`).join(", "));
@@ -112,7 +178,6 @@ function drawSection(section, actor) {
     b.type = "button";
     b.dataset.skill = skill.key;
     b.draggable = true;
-    b.title = t("VERDICT.Sheet.skillHint");
     b.innerHTML = `<i class="fa-solid fa-dice-d20" aria-hidden="true"></i> `;
     b.append(skill.label);
     if (skill.value !== null) {
@@ -129,7 +194,11 @@ function drawSection(section, actor) {
     li.append(b);
     buttons.append(li);
   }
-  section.replaceChildren(h, list, ...(skills.length ? [buttons] : []));
+  const hint = make(section, "p");
+  hint.className = "hint verdict-sheet-hint";
+  hint.textContent = t("VERDICT.Sheet.skillHint");
+  const parts = list.childElementCount ? [h, list] : [h];
+  section.replaceChildren(...parts, ...(skills.length ? [buttons, hint] : []));
 }
 
 /**
