@@ -469,6 +469,10 @@ def _claim_port(host: str, port: int) -> int:
             try:
                 probe.bind((address[0], port, *address[2:]))
             except OSError as exc:
+                if exc.errno == errno.EADDRNOTAVAIL:
+                    raise CliError(
+                        ErrorCode.USAGE, f"--host {host}: not an address of this machine (e.g. 127.0.0.1 or 0.0.0.0)"
+                    ) from None
                 reason = (
                     "is already in use (another sidecar?)"
                     if exc.errno == errno.EADDRINUSE
@@ -560,6 +564,7 @@ def _serve(settings: Settings) -> int:
     from .server.run import serve
 
     data = settings.data
+    settings = dataclasses.replace(settings, port=_claim_port(settings.host, settings.port))  # before anything is made
     try:
         datadir.secure(data)
     except OSError as exc:
@@ -569,7 +574,6 @@ def _serve(settings: Settings) -> int:
         ) from None
     from .server.module import address_url
 
-    settings = dataclasses.replace(settings, port=_claim_port(settings.host, settings.port))
     try:
         lock = datadir.hold_serving_lock(data, address_url(settings.host, settings.port))
     except datadir.Served as exc:

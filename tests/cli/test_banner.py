@@ -100,7 +100,7 @@ def test_a_busy_port_is_found_before_a_table_is_made(tmp_path: Path) -> None:
         == f"verdict: 127.0.0.1:{port} is already in use (another sidecar?); choose another with --port"
     )
     assert r.stdout == ""  # no keys "shown only now" for a table nobody can reach
-    assert not (data / "default-table.keys").exists() and not (data / "verdict.sqlite3").exists()
+    assert not data.exists()
 
 
 def test_table_delete_asks_backs_up_and_deletes(tmp_path: Path) -> None:
@@ -134,3 +134,12 @@ def test_table_delete_is_refused_while_a_sidecar_serves_the_folder(tmp_path: Pat
     finally:
         _stop(proc)
     assert table in verdict("table", "--data", str(data), "list").stdout
+
+
+def test_a_host_not_of_this_machine_is_named(tmp_path: Path) -> None:
+    r = subprocess.run(
+        serve_command(0, tmp_path / "data", "--host", "192.0.2.77"), capture_output=True, text=True, timeout=30
+    )
+    assert r.returncode == 2
+    assert r.stderr.strip() == "verdict: --host 192.0.2.77: not an address of this machine (e.g. 127.0.0.1 or 0.0.0.0)"
+    assert not (tmp_path / "data").exists()
