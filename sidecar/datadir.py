@@ -5,8 +5,8 @@ first table's keys in clear, so it is its owner's alone: the folder 0700, its fi
 write into it run with a umask of 0o077, which SQLite's files (the ledger, its ``-wal`` and ``-shm``) follow
 as they are created; a folder made by an older version is tightened when it is next used.
 
-Where it is: ``--data`` or ``$VERDICT_DATA``; else a ``./var`` that already holds a ledger (where versions up
-to 0.1 kept it, relative to the working directory), with a note; else the platform's per-user data folder
+Where it is: ``--data`` or ``$VERDICT_DATA``; else a ``./var`` that already holds a ledger (where earlier builds
+kept it, relative to the working directory), with a note; else the platform's per-user data folder
 (``platformdirs``: ``~/.local/share/verdict`` on Linux, ``~/Library/Application Support/verdict`` on macOS,
 ``%LOCALAPPDATA%\\verdict`` on Windows), the same wherever the sidecar is started from.
 
@@ -30,7 +30,7 @@ from sidecar import config
 
 APP_NAME = "verdict"
 LEGACY_DATA = Path(config.DATA_DIR)
-"""Where versions up to 0.1 kept the data, relative to the working directory."""
+"""Where earlier builds kept the data, relative to the working directory."""
 LOCK_FILE = "verdict.lock"
 LOCK_TRIES, LOCK_RETRY = 50, 0.01
 """How often, and how many seconds apart, a starting sidecar tries for its lock before it gives up."""
