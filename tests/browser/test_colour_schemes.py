@@ -22,7 +22,7 @@ ROLLS = (
 SCHEMES = [(apps, iface) for apps in ("light", "dark") for iface in ("light", "dark")]
 
 
-def test_cards_read_under_both_colour_schemes_in_all_four_combinations(table, shot):
+def test_cards_and_windows_read_under_both_colour_schemes_in_all_four_combinations(table, shot):
     if not AXE.exists():
         pytest.fail("axe-core is missing: run `make test-browser` (it installs the npm packages)")
     gm, ayla = table.open("gm1"), table.open("p1")
@@ -45,5 +45,16 @@ def test_cards_read_under_both_colour_schemes_in_all_four_combinations(table, sh
             assert tone == ("#8f2f1a" if iface == "light" else "#ff9a82"), (apps, iface, tone)
             problems[f"{who}: applications {apps}, interface {iface}"] = violations(page, "#chat-log")
             shot(page, "#chat-log", f"cards-{who}-applications-{apps}-interface-{iface}.png")
+    # the windows the module opens take the applications' scheme: the roll dialog and the tracker
+    ayla.evaluate(f"{API}.roll({{actor: 'actorAyla', system: 'flairs', label: 'Under a window'}})")
+    ayla.locator(".verdict-roll-dialog .verdict-odds-legend li").first.wait_for(timeout=15000)
+    ayla.click("#scene-controls [data-tool='verdict-tracker']")
+    ayla.locator(".verdict-tracker").wait_for(timeout=15000)
+    for apps, iface in SCHEMES:
+        ayla.evaluate(f"standin.setColorScheme({apps!r}, {iface!r})")
+        ayla.evaluate(SETTLED)
+        for surface, sel in (("roll dialog", ".verdict-roll-dialog"), ("tracker", ".verdict-tracker")):
+            problems[f"{surface}: applications {apps}, interface {iface}"] = violations(ayla, sel)
+            shot(ayla, sel, f"{surface.replace(' ', '-')}-applications-{apps}-interface-{iface}.png")
     bad = {k: v for k, v in problems.items() if v}
     assert not bad, "\n".join(f"{k}: {line}" for k, v in bad.items() for line in v)
