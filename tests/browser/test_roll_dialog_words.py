@@ -131,3 +131,30 @@ def test_every_field_has_a_hint_and_no_engine_words(table, system):
     assert not re.search(r"\bsidecar\b|\bid of\b|`", text, re.I), text
     if AXE.exists():
         assert violations(player, DIALOG) == []
+
+
+def test_feats_odds_say_when_a_purchase_changes_nothing(table, shot):
+    gm, player = table.open("gm1", system="feats"), table.open("p1", system="feats")
+    connected(gm, player)
+    dialog = open_dialog(player, "feats")
+    success = dialog.locator(".verdict-odds-legend li[data-outcome=success] .pct")
+    # Feat level 0: the white die alone decides; a red 8 bought for 5 Wyrd leaves the chance at 50%.
+    dialog.locator("[name='field.ability']").fill("10")
+    dialog.locator("[name='field.difficulty']").fill("10")
+    dialog.locator("[name='field.wyrd']").fill("1")
+    dialog.locator("[name='field.wyrd_dice'][value=red]").check()
+    player.wait_for_selector(f"{DIALOG} [data-spend-cost]:text-is('5')", timeout=15000)
+    note = dialog.locator(".verdict-odds-unchanged")
+    note.wait_for(timeout=15000)
+    assert success.inner_text() == "50.0%"
+    assert "does not change the chance" in note.inner_text()
+    shot(player, DIALOG, "dialog-feats-unchanged.png")
+    # The white die bought instead: certain success, and the note goes.
+    dialog.locator("[name='field.wyrd_dice'][value=red]").uncheck()
+    dialog.locator("[name='field.wyrd_dice'][value=white]").check()
+    player.wait_for_selector(
+        f"{DIALOG} .verdict-odds-legend li[data-outcome=success] .pct:text-is('100%')", timeout=15000
+    )
+    assert note.count() == 0
+    # A certain outcome shows no "1/1", an impossible one no "0/1".
+    assert dialog.locator(".verdict-odds-legend .exact").count() == 0

@@ -41,6 +41,24 @@ function costOf(system, odds) {
 }
 
 /**
+ * Does what the check buys leave its chance to succeed as it was? The odds answer the chance with each number
+ * bought (`by_<resource>`, first die first): a purchase whose chance is the chance with none bought changes
+ * nothing (at that level the dice read are others), which the dialog says rather than leaving the player to
+ * wonder why the odds did not move.
+ * @param {string} system
+ * @param {Record<string, any>|undefined} odds
+ * @returns {boolean}
+ */
+function spentForNothing(system, odds) {
+  const resource = spendsOf(system)?.resource;
+  const cost = costOf(system, odds);
+  const none = resource ? odds?.[`by_${resource}`]?.find?.((/** @type {any} */ c) => c?.value === 0)?.chance : null;
+  const now = odds?.succeeds ?? odds?.outcome?.find?.((/** @type {any} */ c) => c?.value === "success")?.chance;
+  if (!cost || !none || !now) return false;
+  return Number(none.num) * Number(now.den) === Number(now.num) * Number(none.den);
+}
+
+/**
  * @typedef {object} RollDialogConfig
  * @property {string} [system]                 the rule set (default: the world's)
  * @property {string|null} [actor]             actor id
@@ -89,7 +107,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     this.label = config.label ?? null;
     /** @type {number[]} faces rolled at the table (physical dice), read by the sidecar instead of rolling */
     this.dice = [];
-    /** @type {{segments: import("../lib/odds.mjs").OddsSegment[], error: string|null, loading: boolean, succeeds?: string|null, cost?: number|null}} */
+    /** @type {{segments: import("../lib/odds.mjs").OddsSegment[], error: string|null, loading: boolean, succeeds?: string|null, cost?: number|null, unchanged?: boolean}} */
     this.odds = { segments: [], error: null, loading: true };
     this.busy = false;
     /** @type {any} */ this._oddsTimer = null;
@@ -194,7 +212,14 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       modes: ROLL_MODES.map((m) => ({ value: m, label: t(`VERDICT.Mode.${m}`), selected: m === this.mode })),
       label: this.label ?? "",
       dice: this.dice.join(", "),
-      odds: this.odds.segments.map((s) => ({ ...s, label: t(`VERDICT.Outcome.${this.system}.${s.outcome}`) })),
+      // The percent is what is read; an exact fraction is shown beside it only while it stays short (a few
+      // digits), else it is the percent's tooltip; a certain or impossible outcome has none.
+      odds: this.odds.segments.map((s) => {
+        const exact = s.p > 0 && s.p < 1 ? s.exact : null;
+        const short = exact !== null && exact.length <= 7;
+        return { ...s, exact: short ? exact : null, exactTitle: exact, label: t(`VERDICT.Outcome.${this.system}.${s.outcome}`) };
+      }),
+      oddsUnchanged: Boolean(this.odds.unchanged),
       oddsError: this.odds.error,
       oddsLoading: this.odds.loading,
       oddsSucceeds: this.odds.succeeds ?? null,
@@ -379,7 +404,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       if (mine !== this._oddsSeq) return;
       this.odds = {
         segments: oddsSegments(this.system, reply.odds), error: null, loading: false, succeeds: succeeds(reply.odds),
-        cost: costOf(this.system, reply.odds),
+        cost: costOf(this.system, reply.odds), unchanged: spentForNothing(this.system, reply.odds),
       };
     } catch (err) {
       if (mine !== this._oddsSeq) return;
