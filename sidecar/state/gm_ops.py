@@ -65,6 +65,7 @@ from protocol.v1.errors import ErrorCode
 from sidecar.engine import CheckError, gather, registry
 from sidecar.engine.ruleset import new_id
 
+from .bounds import refuse_op
 from .errors import ActionError
 from .projection import Projection
 
@@ -95,6 +96,7 @@ def prepare(op: object, state: Projection, seen: Seen, backwards: History, undon
     :class:`ActionError` for an operation that cannot be made (nothing is then appended). ``seen``: who saw
     what the operation changes; ``backwards`` and ``undone``: the history an undo looks back through, and the
     seqs already undone."""
+    refuse_op(op, state)
     out: list[Told] = []
 
     def add(ev: t.AnyEvent, vis: str = "all", owner: str | None = None) -> None:
