@@ -74,6 +74,8 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         backlog=sock.backlog,
         drop=sock.drop,
         write=sock.write,
+        keys=who.keys,
+        close=sock.close,
     )
     async with hub.lock:  # no action lands between the welcome's seq and the first broadcast
         await hub_all.refresh(hub)
