@@ -454,8 +454,8 @@ cards again in every browser): at most this many, of at most ``MAX_TEXT`` charac
 RESYNC_LIMIT = 1000
 """A client further behind than this many of its events gets a snapshot instead of the events."""
 RESYNC_READ = 16 * RESYNC_LIMIT
-"""Nor is a catch-up read past this many ledger events (most of them hidden from the viewer): a snapshot
-costs less then."""
+"""No longer a bound on a catch-up (its shape is the viewer's own count's alone): the bound an earlier
+sidecar used, kept so the tests can make that many hidden events and show it counts nothing."""
 CHECKS_HELD = 1000
 """Checks still open to follow-ups a table holds in memory at most (the newest). A check its rule set closes
 leaves at once; one a rule leaves open (the GM's removal of a complication after an epic success waits for a

@@ -295,8 +295,8 @@ async def test_a_peer_that_never_reads_is_cut(tmp_path):
         await slow.send(json.dumps({"type": "hello", "table": s.keys.table, "key": s.keys.player}))
         gm = await Client.connect(s.url, s.keys.table, s.keys.gm, user="gm")
         start = time.monotonic()
-        for i in range(400):  # ~2 KiB each: far more than a bounded send buffer holds
-            await gm.request(m.Roll(id=f"fast-{i}", check=FacetsCheck(pool=2), label="x" * 1000), timeout=5)
+        for i in range(800):  # ~1 KiB each: far more than a bounded send buffer holds
+            await gm.request(m.Roll(id=f"fast-{i}", check=FacetsCheck(pool=2), label="x" * 256), timeout=5)
         elapsed = time.monotonic() - start
         await asyncio.sleep(1.0)  # the close is said, then the transport is cut
         assert len(s.app[LIVE]) == 1, "the slow peer's socket is still open on the server"
