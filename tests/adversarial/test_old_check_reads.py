@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from protocol.v1 import limits
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck
@@ -109,13 +110,14 @@ async def test_texts_shaped_like_check_ids_make_no_index_entries(sidecar: Sideca
     gm = await sidecar.client("gm", user="gm")
     anna = await raw.join(sidecar, sidecar.user_key("anna"), user="anna")
     table_id = sidecar.keys.table
-    forged = _forged_ids(table_id, 60)
+    each = len(_forged_ids(table_id, 1))  # as many as each text's bound lets in
+    forged = _forged_ids(table_id, limits.LABEL_CHARS // each)
     roll = {
         "type": "roll",
         "id": "forged",
         "check": {"system": "facets", "pool": 1},
-        "actor": _forged_ids(table_id, 60),
-        "target": _forged_ids(table_id, 60),
+        "actor": _forged_ids(table_id, limits.NAME_CHARS // each),
+        "target": _forged_ids(table_id, limits.NAME_CHARS // each),
         "label": forged,
     }
     await anna.ws.send(json.dumps(roll))
