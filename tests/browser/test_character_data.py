@@ -69,7 +69,15 @@ def test_a_formula_and_the_simple_worldbuilding_preset(table):
     form.locator("[data-action=preset][data-preset='worldbuilding']").click()
     form.locator("input[data-field='ability'][value='@ability']").wait_for(timeout=15000)
     form.locator("tr[data-field='ability'] .verdict-mapping-ok:has-text('3')").wait_for(timeout=15000)
+    # "No mapping" wipes every field: it asks first, and nothing is cleared until the GM confirms.
     form.locator("[data-action=preset][data-preset='none']").click()
+    form.locator(".verdict-mapping-confirm").wait_for(timeout=15000)
+    assert form.locator("input[data-field='ability']").input_value() == "@ability"
+    form.locator("[data-action=preset][data-preset='keep']").click()
+    form.locator(".verdict-mapping-confirm").wait_for(state="detached", timeout=15000)
+    assert form.locator("input[data-field='ability']").input_value() == "@ability"
+    form.locator("[data-action=preset][data-preset='none']").click()
+    form.locator("[data-action=preset][data-preset='none']:has-text('Clear every field')").click()
     form.locator("input[data-field='ability'][value='']").wait_for(timeout=15000)
 
 

@@ -6,7 +6,7 @@
  */
 
 import { MODULE_ID, TEMPLATES } from "../constants.mjs";
-import { FIELDS, SYSTEMS } from "../lib/systems.mjs";
+import { FIELDS, GM_FIELDS, SYSTEMS } from "../lib/systems.mjs";
 import { numericPaths, presetMapping, resolveMapping } from "../lib/mapping.mjs";
 import { rollData, worldMapping } from "../character.mjs";
 import { skillsOf } from "../sheet-section.mjs";
@@ -45,6 +45,8 @@ export function mappingFormClass() {
       this.system = String(game.settings?.get(MODULE_ID, "system") || SYSTEMS[0]);
       /** @type {string|null} the skill the preview rolls for (a mapping's `@skill`) */
       this.skill = null;
+      /** @type {string|null} the rule set whose "no mapping" waits for its confirmation */
+      this.confirmingNone = null;
       /** @type {string|null} */
       this.actorId = game.user?.character?.id ?? /** @type {any} */ (game.actors)?.contents?.[0]?.id ?? null;
     }
@@ -62,7 +64,8 @@ export function mappingFormClass() {
       const skillPath = skills.find((s) => s.key === this.skill)?.path.slice(1);
       if (skillPath) data.skill = skillPath.split(".").reduce((/** @type {any} */ o, k) => (o && typeof o === "object" ? o[k] : undefined), data);
       const mapping = this.draft[this.system] ?? {};
-      const numeric = (FIELDS[this.system] ?? []).filter((f) => f.type === "int" || f.type === "optint");
+      // The character's numbers: never a field the GM keeps secret at the table (lurking trials).
+      const numeric = (FIELDS[this.system] ?? []).filter((f) => (f.type === "int" || f.type === "optint") && !GM_FIELDS.has(f.name));
       return {
         systems: SYSTEMS.map((s) => ({ value: s, label: t(`VERDICT.System.${s}`), selected: s === this.system })),
         actors: (/** @type {any} */ (game.actors)?.contents ?? []).map((/** @type {any} */ a) => ({ id: a.id, name: a.name, selected: a.id === this.actorId })),
@@ -81,6 +84,8 @@ export function mappingFormClass() {
           };
         }),
         hasActor: Boolean(actor),
+        confirmingNone: this.confirmingNone === this.system,
+        mapped: Object.keys(mapping).length > 0,
         skills: skills.map((s) => ({ key: s.key, label: s.label, selected: s.key === this.skill })),
       };
     }
@@ -127,8 +132,15 @@ export function mappingFormClass() {
      * @param {HTMLElement} target
      */
     static #preset(_event, target) {
-      const preset = /** @type {"worldbuilding"|"none"} */ (target.dataset.preset === "worldbuilding" ? "worldbuilding" : "none");
-      this.draft[this.system] = presetMapping(preset, FIELDS[this.system] ?? []);
+      const preset = /** @type {"worldbuilding"|"none"|"keep"} */ (target.dataset.preset === "worldbuilding" ? "worldbuilding" : target.dataset.preset === "keep" ? "keep" : "none");
+      this.#read(/** @type {HTMLFormElement} */ (this.element));
+      // Clearing every field of a mapping that has some asks once more first (the button becomes the confirmation).
+      if (preset === "keep") this.confirmingNone = null;
+      else if (preset === "none" && Object.keys(this.draft[this.system] ?? {}).length && this.confirmingNone !== this.system) this.confirmingNone = this.system;
+      else {
+        this.confirmingNone = null;
+        this.draft[this.system] = presetMapping(preset, (FIELDS[this.system] ?? []).filter((f) => !GM_FIELDS.has(f.name)));
+      }
       this.render();
     }
 
