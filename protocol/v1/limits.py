@@ -62,6 +62,10 @@ CONDITIONS_PER_ACTOR = 16
 # --- what one table holds -----------------------------------------------------------------------------------------
 ACTORS = 200
 """Actors a table tracks at most (those with any state: strain, harm, conditions, facets, Wyrd)."""
+ACTORS_PER_USER = 32
+"""Of those, actors one player's rolls may have brought to the table (made tracked) at most: one player cannot
+take the whole table's room from the others (the GM's rolls and operations count against :data:`ACTORS`
+alone)."""
 SCENES = 64
 """Scenes a table holds state in at most (complications, facets, lurking trials)."""
 FACETS_PER_HOLDER = 32

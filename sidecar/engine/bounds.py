@@ -17,8 +17,9 @@ from .errors import CheckError, ErrorCode
 from .ruleset import TableView
 
 
-def room_for_actor(view: TableView, actor: str | None) -> None:
-    """Room for ``actor``'s state: it is tracked already, or the table tracks fewer than :data:`ACTORS`."""
+def room_for_actor(view: TableView, actor: str | None, user: str | None = None) -> None:
+    """Room for ``actor``'s state: it is tracked already, or the table tracks fewer than :data:`ACTORS` (and, for
+    a roll of the player ``user``, that player's rolls brought fewer than :data:`ACTORS_PER_USER`)."""
     if actor is None or actor in view.actors:
         return
     if len(view.actors) >= limits.ACTORS:
@@ -26,6 +27,12 @@ def room_for_actor(view: TableView, actor: str | None) -> None:
             ErrorCode.TOO_MANY_ACTORS,
             f"this table tracks {limits.ACTORS} actors, the most it may; {actor!r} would be one more: the GM "
             "undoes what made an actor tracked, or the roll names an actor the table tracks",
+        )
+    if user is not None and view.brought_by(user) >= limits.ACTORS_PER_USER:
+        raise CheckError(
+            ErrorCode.TOO_MANY_ACTORS,
+            f"your rolls brought {limits.ACTORS_PER_USER} actors to this table, the most one player's may; "
+            f"{actor!r} would be one more: roll for an actor the table tracks, or ask the GM",
         )
 
 
@@ -40,14 +47,14 @@ def room_for_scene(view: TableView, scene: str | None) -> None:
         )
 
 
-def room_for_facet(view: TableView, actor: str | None, scene: str | None) -> None:
+def room_for_facet(view: TableView, actor: str | None, scene: str | None, user: str | None = None) -> None:
     """Room for one more facet, of ``scene`` when named, else of ``actor``."""
     held: t.ActorState | t.SceneState | None
     if scene is not None:
         room_for_scene(view, scene)
         held, where = view.scenes.get(scene), f"scene {scene!r}"
     elif actor is not None:
-        room_for_actor(view, actor)
+        room_for_actor(view, actor, user)
         held, where = view.actors.get(actor), f"actor {actor!r}"
     else:
         return
@@ -84,9 +91,9 @@ def room_for_complication(view: TableView, scene: str) -> None:
         )
 
 
-def room_for_condition(view: TableView, actor: str) -> None:
+def room_for_condition(view: TableView, actor: str, user: str | None = None) -> None:
     """Room for one more condition on ``actor``."""
-    room_for_actor(view, actor)
+    room_for_actor(view, actor, user)
     held = view.actors.get(actor)
     if held is not None and len(held.conditions) >= limits.CONDITIONS_PER_ACTOR:
         raise CheckError(

@@ -143,6 +143,10 @@ class TableView(Protocol):
         """The gathered checks, by id."""
         ...
 
+    def brought_by(self, user: str) -> int:
+        """How many of the tracked actors a roll of the player ``user`` made tracked."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class RollContext:

@@ -52,6 +52,7 @@ class Folded(msgspec.Struct, array_like=True, gc=False):
     latest: list[str]
     gathers: dict[str, t.GatherState]
     undone: list[int]
+    brought: dict[str, str] = {}
 
 
 class Projection:
@@ -89,6 +90,12 @@ class Projection:
         """The last checks rolled (``CHECKS_LATEST``), held open or closed: the cards just drawn, verified
         again by every browser that draws them."""
         self.gathers: dict[str, t.GatherState] = {}
+        self.brought: dict[str, str] = {}
+        """The actors a player's roll made tracked, with that player's user: what one player may bring is bounded
+        (:data:`~protocol.v1.limits.ACTORS_PER_USER`)."""
+        self._folding_cause = 0
+        self._roller: tuple[int, str | None] = (0, None)
+        """The seq of the last roll folded and its player's user (``None``: the GM's): its consequences follow it."""
         self.undone: set[int] = set()
 
     @classmethod
@@ -121,6 +128,7 @@ class Projection:
             self.latest,
             self.gathers,
             sorted(self.undone),
+            self.brought,
         )
 
     @classmethod
@@ -132,7 +140,7 @@ class Projection:
         p.seq, p.scene, p.actors, p.scenes = state.seq, state.scene, state.actors, state.scenes
         p.extended, p.complications, p.lurking = state.extended, state.complications, state.lurking
         p.checks, p.rolls, p.gathers, p.undone = state.checks, state.rolls, state.gathers, set(state.undone)
-        p.latest = state.latest
+        p.latest, p.brought = state.latest, state.brought
         return p
 
     # --- accessors ----------------------------------------------------------------
@@ -141,7 +149,13 @@ class Projection:
         a = self.actors.get(name)
         if a is None:
             a = self.actors[name] = t.ActorState(conditions=[], facets=[])
+            if self._roller[1] is not None and self._folding_cause == self._roller[0]:
+                self.brought[name] = self._roller[1]
         return a
+
+    def brought_by(self, user: str) -> int:
+        """How many of the actors the table tracks a roll of ``user``'s made tracked."""
+        return sum(1 for who in self.brought.values() if who == user)
 
     def scene_state(self, name: str) -> t.SceneState:
         s = self.scenes.get(name)
@@ -233,6 +247,7 @@ class Projection:
         self.scene, self.actors, self.scenes = base.scene, base.actors, base.scenes
         self.extended, self.complications, self.lurking = base.extended, base.complications, base.lurking
         self.checks, self.rolls, self.latest, self.gathers = base.checks, base.rolls, base.latest, base.gathers
+        self.brought = base.brought
         self.undone, self.seq = undone, at
         for s, e in events:
             if s <= at and not isinstance(e, t.Undone):
@@ -261,8 +276,10 @@ class Projection:
     def _fold(self, seq: int, ev: object) -> None:
         if seq in self.undone or getattr(ev, "cause", 0) in self.undone:
             return
+        self._folding_cause = getattr(ev, "cause", 0)
         match ev:
             case t.RollEvent():
+                self._roller = (seq, ev.user if ev.by != "gm" else None)
                 if self.holds_checks:
                     # the label is the roll's history, not state a follow-up reads: let it go with the event
                     self.checks[ev.check_id] = msgspec.structs.replace(ev, label=None) if ev.label is not None else ev

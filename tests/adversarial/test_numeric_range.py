@@ -93,10 +93,6 @@ async def test_wyrd_grants_beyond_the_bound_are_refused_and_msgpack_clients_are_
     _quiet(caplog, capsys)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="sidecar/state/gm_ops.py's prepare() calls sidecar.state.bounds.refuse_op(op, state) first",
-)
 async def test_a_wyrd_grant_past_the_bound_is_refused_clearly(sidecar: Sidecar) -> None:
     gm = await Raw.join(sidecar, sidecar.keys.gm, "gm")
     most = {"type": "gm", "id": "most", "op": {"op": "wyrd_grant", "actor": "Ayla", "amount": limits.WYRD}}

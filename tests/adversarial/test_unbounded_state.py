@@ -64,18 +64,29 @@ async def test_fresh_long_actors_on_every_roll_stop_at_the_tables_bound(sidecar:
     long = await _rolls(mallory, [_conflict(n, 1024) for n in range(50)])
     assert {(r["type"], r["code"]) for r in long} == {("error", "text_too_long")}
     assert "`actor`" in long[0]["message"] and str(limits.NAME_CHARS) in long[0]["message"]
-    # names at their bound: two fresh actors a roll, until the table tracks the most it may
+    # names at their bound, two fresh actors a roll: one player brings at most their share
     replies = await _rolls(mallory, [_conflict(n, limits.NAME_CHARS) for n in range(2000)])
-    rolled = [r for r in replies if r["type"] == "rolled"]
-    refusals = {r.get("code") for r in replies if r["type"] == "error"}
-    assert len(rolled) == limits.ACTORS // 2, len(rolled)
-    assert refusals == {"too_many_actors"}, refusals
-    assert all(r["type"] == "error" for r in replies[limits.ACTORS // 2 :])
+    share = limits.ACTORS_PER_USER // 2
+    assert [r["type"] for r in replies[:share]] == ["rolled"] * share
+    assert {r.get("code") for r in replies[share:]} == {"too_many_actors"}
+    assert "your rolls" in replies[-1]["message"]
+    # the others still find room, until the table tracks the most it may
+    n, players = 2000, 0
+    while True:
+        players += 1
+        other = await Raw.join(sidecar, sidecar.user_key(f"p{players}"), f"p{players}")
+        got = await _rolls(other, [_conflict(n + i, limits.NAME_CHARS) for i in range(share)])
+        await other.close()
+        n += share
+        if got[-1]["type"] == "error":
+            assert got[-1]["code"] == "too_many_actors" and "this table tracks" in got[-1]["message"], got[-1]
+            break
+    assert players == -(-(limits.ACTORS - limits.ACTORS_PER_USER) // limits.ACTORS_PER_USER)
     size, welcome = await _welcome_bytes(sidecar, "newcomer")
     assert len(welcome["snapshot"]["actors"]) == limits.ACTORS
     assert size <= limits.SNAPSHOT_BYTES
     assert size < 256 * 1024, size  # plain names at their longest: a small part of the bound
-    # an actor the table tracks still rolls, and the GM still may
+    # an actor the table tracks still rolls
     again = await _rolls(mallory, [{**_conflict(0, limits.NAME_CHARS), "id": "again"}])
     assert again[0]["type"] == "rolled", again
     await mallory.close()

@@ -97,6 +97,9 @@ class View:
     def open_lurking(self, actor: str | None, scene: str | None) -> t.Lurking | None:
         return None
 
+    def brought_by(self, user: str) -> int:
+        return 0
+
 
 def _roll(check: object, faces: list[int], actor: str | None = "Ayla", scene: str | None = "Inn") -> t.RollEvent:
     rs = registry.ruleset_of(check)

@@ -72,12 +72,12 @@ def room(roll: t.RollEvent, view: TableView) -> None:
     assert isinstance(check, ChallengeCheck) and isinstance(result, ChallengeResult)
     if roll.mode == "self":
         return
-    given = check.dice is not None
+    given, user = check.dice is not None, roll.user if roll.by != "gm" else None
     if roll.actor is not None:
         if not given or result.condition:
-            bounds.room_for_condition(view, roll.actor)
+            bounds.room_for_condition(view, roll.actor, user)
         elif result.strain:
-            bounds.room_for_actor(view, roll.actor)
+            bounds.room_for_actor(view, roll.actor, user)
     if not given or result.complication == "add" or (result.condition and roll.actor is not None):
         bounds.room_for_complication(view, roll.scene or "")
 

@@ -32,17 +32,17 @@ def room(roll: t.RollEvent, view: TableView) -> None:
     assert isinstance(check, FacetsCheck) and isinstance(result, FacetsResult)
     if roll.mode == "self":
         return
-    given = check.dice is not None
+    given, user = check.dice is not None, roll.user if roll.by != "gm" else None
     if check.kind in CONFLICT_KINDS:
         for who, harms in ((roll.actor, result.harm.character), (roll.target, result.harm.opponent)):
             if who is None or (given and not harms):
                 continue
             if given and "condition" not in harms:
-                bounds.room_for_actor(view, who)
+                bounds.room_for_actor(view, who, user)
             else:
-                bounds.room_for_condition(view, who)
+                bounds.room_for_condition(view, who, user)
     if not given or result.facet is not None:
-        bounds.room_for_facet(view, roll.actor, roll.scene)
+        bounds.room_for_facet(view, roll.actor, roll.scene, user)
 
 
 def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
