@@ -20,9 +20,10 @@ from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck
 from protocol.v1.facets import FacetsCheck
+from sidecar.engine import registry
 from sidecar.state import bounds
 from sidecar.state.errors import ActionError
-from sidecar.state.projection import Projection
+from sidecar.state.projection import Folded, Projection
 
 from ..conftest import Sidecar
 from ..wire import gm_op, refused, roll
@@ -199,7 +200,7 @@ def _full_snapshot() -> t.Snapshot:
         for n in range(limits.EXTENDED + limits.ENDED_KEPT)
     }
     from protocol.v1.flairs import FlairsCheck, FlairsParticipant
-    from sidecar.engine import Dice, gather, registry
+    from sidecar.engine import Dice, gather
 
     group = [FlairsParticipant(name=f"{i:02d}".ljust(limits.NAME_CHARS, "\x01"), rank=30) for i in range(12)]
     check = FlairsCheck(group=group)
@@ -285,3 +286,21 @@ def test_a_campaigns_ended_extended_and_gathered_checks_do_not_grow_its_state() 
         bounds.refuse_op(t.ExtendedStart(name="One more", threshold=5), full)
     assert e.value.code == "too_many_open"
     bounds.refuse_op(t.ExtendedStart(name="One more", threshold=5), p)  # ended ones leave room
+
+
+def test_whose_roll_brought_an_actor_is_folded_from_the_events_alone() -> None:
+    check = FacetsCheck(pool=2, dice=[3, 2])
+    result = registry.ruleset_of(check).read(check, [3, 2])
+    events: list[object] = [
+        t.RollEvent(check_id="c1", check=check, result=result, by="player", user="anna", actor="Ayla"),
+        t.HarmTaken(actor="Ayla", harm="wound", cause=1),
+        t.RollEvent(check_id="c2", check=check, result=result, by="gm", user="gm-1", actor="Bo"),
+        t.HarmTaken(actor="Bo", harm="wound", cause=3),
+        t.StrainChanged(actor="Cy", set=1, cause=5),  # a GM operation's
+    ]
+    p = Projection.build(enumerate(events, 1))
+    assert p.brought == {"Ayla": "anna"} and p.brought_by("anna") == 1 and p.brought_by("gm-1") == 0
+    stored = msgspec.msgpack.decode(msgspec.msgpack.encode(p.folded()), type=Folded)
+    assert stored.brought == {"Ayla": "anna"}
+    p.apply(6, t.Undone(seqs=[1, 2]))
+    assert p.brought == {} and "Ayla" not in p.actors
