@@ -40,7 +40,7 @@ def test_an_epic_failure_marks_the_token_and_strain_shows(table, shot):
     )
     for page in (gm, player):
         page.wait_for_selector(f"{AYLA} [data-status='verdict-condition']", timeout=15000)
-        assert "3" in page.locator(f"{AYLA} .token-text[data-name='verdict-strain']").inner_text()
+        assert page.locator(f"{AYLA} .token-text[data-name='verdict-strain']").inner_text().strip() == "Strain 3"
         # Bram's token is untouched.
         assert page.locator("#board .token[data-actor='actorBram'] [data-status]").count() == 0
     # Every write came from the GM's client, none from the player's.
@@ -166,3 +166,46 @@ def test_sheet_header_controls_offer_a_roll_to_owners(table):
     dialog = gm.locator(".verdict-roll-dialog")
     dialog.wait_for(timeout=15000)
     assert "Bram Ashdown" in dialog.locator(".window-title").inner_text()
+
+
+@pytest.mark.generations(13, 14)
+def test_the_markers_have_icons_of_the_modules_own_named_as_the_rule_set_names_them(table, web):
+    gm = table.open("gm1", "challenge")
+    connected(gm)
+    entries = gm.evaluate(
+        """() => { const list = Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects : Object.values(CONFIG.statusEffects);
+          return list.filter((e) => String(e.id).startsWith('verdict-')).map((e) => ({id: e.id, name: game.i18n.localize(e.name), img: e.img})); }"""
+    )
+    names = {e["id"]: e["name"] for e in entries}
+    assert names == {
+        "verdict-condition": "Condition",
+        "verdict-wound": "Wound",
+        "verdict-scratch": "Scratch",
+        "verdict-taken-down": "Taken Down",
+    }
+    core = gm.evaluate(
+        """() => (Array.isArray(CONFIG.statusEffects) ? CONFIG.statusEffects : Object.values(CONFIG.statusEffects))
+          .filter((e) => !String(e.id).startsWith('verdict-')).map((e) => e.img)"""
+    )
+    for e in entries:
+        assert e["img"].startswith("modules/verdict/icons/") and e["img"] not in core, e
+        # the icon is there to load, an SVG
+        loaded = gm.evaluate(
+            "async (src) => { const r = await fetch('/' + src); return [r.status, (await r.text()).startsWith('<svg')]; }",
+            e["img"],
+        )
+        assert loaded == [200, True], e
+
+
+def test_the_connection_indicator_does_not_cover_the_player_list(table):
+    gm, player = table.open("gm1"), table.open("p1")
+    connected(gm, player)
+    for page in (gm, player):
+        page.locator("#players li").first.wait_for(timeout=15000)
+        overlap = page.evaluate(
+            """() => { const pill = document.querySelector('#verdict-status').getBoundingClientRect();
+              return [...document.querySelectorAll('#players li')].some((li) => { const r = li.getBoundingClientRect();
+                return !(r.right <= pill.left || r.left >= pill.right || r.bottom <= pill.top || r.top >= pill.bottom); }); }"""
+        )
+        assert not overlap, "the pill sits on top of the player list"
+        assert page.locator("#verdict-status").is_visible()

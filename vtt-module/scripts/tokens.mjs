@@ -7,16 +7,19 @@ import { MODULE_ID, STATUS } from "./constants.mjs";
 import { isRelay } from "./client.mjs";
 import { actorById } from "./documents.mjs";
 
+/** The module's own icons, so its markers are not taken for Foundry's statuses (daze, blood, skull). */
+const ICONS = `modules/${MODULE_ID}/icons`;
+
 /**
- * The statuses the sidecar owns, with their names; registered with `hud: false` (the table's state sets
- * them, not a click on the token HUD).
- * @type {Array<[{id: string, img: string}, string]>}
+ * The statuses the sidecar owns, with their names and icons; registered with `hud: false` (the table's state
+ * sets them, not a click on the token HUD).
+ * @type {Array<[{id: string}, string, string]>}
  */
 const OWNED = [
-  [STATUS.condition, "VERDICT.Status.condition"],
-  [STATUS.wound, "VERDICT.Status.wound"],
-  [STATUS.scratch, "VERDICT.Status.scratch"],
-  [STATUS.takenDown, "VERDICT.Status.takenDown"],
+  [STATUS.condition, "VERDICT.Status.condition", `${ICONS}/condition.svg`],
+  [STATUS.wound, "VERDICT.Status.wound", `${ICONS}/wound.svg`],
+  [STATUS.scratch, "VERDICT.Status.scratch", `${ICONS}/scratch.svg`],
+  [STATUS.takenDown, "VERDICT.Status.takenDown", `${ICONS}/taken-down.svg`],
 ];
 
 /**
@@ -38,9 +41,9 @@ export function hasStatus(effects, id) {
  */
 export function addStatuses(effects, name = (k) => k) {
   let added = 0;
-  for (const [s, key] of OWNED) {
+  for (const [s, key, img] of OWNED) {
     if (hasStatus(effects, s.id)) continue;
-    const entry = { id: s.id, name: name(key), img: s.img, hud: false };
+    const entry = { id: s.id, name: name(key), img, hud: false };
     if (Array.isArray(effects)) effects.push(entry);
     else effects[s.id] = entry;
     added += 1;
@@ -130,7 +133,8 @@ export function drawStrain(token) {
     badge.anchor.set(1, 0);
     token.addChild(badge);
   }
-  badge.text = `⚡${strain}`;
+  // Named, as the rule set names it: a bare bolt would read as energy.
+  badge.text = `${game.i18n?.localize("VERDICT.Status.strain") ?? "Strain"} ${strain}`;
   badge.position.set(token.w - 2, 2);
   badge.visible = true;
 }
