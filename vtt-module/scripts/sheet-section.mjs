@@ -10,7 +10,7 @@ import { actorKey } from "./documents.mjs";
 import { elementOf, make } from "./lib/dom.mjs";
 import { Drawn } from "./lib/drawn.mjs";
 import { rollData, skillsBase } from "./character.mjs";
-import { SYSTEMS, systemOf } from "./lib/systems.mjs";
+import { SYSTEMS, UNNAMED_CONDITION, systemOf } from "./lib/systems.mjs";
 import { setting } from "./settings.mjs";
 
 /** @param {string} key */
@@ -156,7 +156,7 @@ function drawSection(section, actor) {
   const has = statsOfWorld();
   if (has.has("strain") || state.strain) row("strain", t("VERDICT.Sheet.strain"), String(state.strain ?? 0));
   const conditions = /** @type {Array<{text: string}>} */ (state.conditions ?? []);
-  if (has.has("conditions") || conditions.length) row("conditions", t("VERDICT.Sheet.conditions"), conditions.length ? conditions.map((c) => c.text).join(", ") : none);
+  if (has.has("conditions") || conditions.length) row("conditions", t("VERDICT.Sheet.conditions"), conditions.length ? conditions.map((c) => (c.text === UNNAMED_CONDITION ? t("VERDICT.Tracker.unnamedCondition") : c.text)).join(", ") : none);
   if (has.has("wounds") || state.wounds) row("wounds", t("VERDICT.Sheet.wounds"), String(state.wounds ?? 0));
   if (has.has("scratches") || state.scratches) row("scratches", t("VERDICT.Sheet.scratches"), String(state.scratches ?? 0));
   const facets = /** @type {Array<{facet: string}>} */ (state.facets ?? []);

@@ -9,7 +9,7 @@ import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { t } from "../render.mjs";
 import { RollDialog } from "./roll-dialog.mjs";
 import { actorById } from "../documents.mjs";
-import { EXTENDED, FIELDS, GM_FIELDS, SCENE_CHOICES, SYSTEMS, TRIALS, extendedOf, labelOf, systemOf } from "../lib/systems.mjs";
+import { EXTENDED, FIELDS, GM_FIELDS, SCENE_CHOICES, SYSTEMS, TRIALS, UNNAMED_CONDITION, extendedOf, labelOf, systemOf } from "../lib/systems.mjs";
 import { setting } from "../settings.mjs";
 import { captureDrafts, clearDraft, restoreDrafts } from "../lib/drafts.mjs";
 
@@ -111,6 +111,8 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     const actors = Object.entries(snap?.actors ?? {}).map(([id, a]) => ({
       id, name: actorById(id)?.name ?? id, ...(/** @type {any} */ (a)),
       conditionCount: (/** @type {any} */ (a)).conditions?.length ?? 0,
+      // A roll's condition carries the table's default text until the GM names it.
+      conditions: ((/** @type {any} */ (a)).conditions ?? []).map((/** @type {any} */ c) => ({ ...c, unnamed: c.text === UNNAMED_CONDITION })),
     }));
     const facetRow = (/** @type {any} */ f, /** @type {string|null} */ owner) => ({
       ...f, owner, natureLabel: t(`VERDICT.Facet.${f.nature}`), tone: f.nature === "beneficial" ? "good" : "bad",

@@ -62,6 +62,9 @@ export const GM_FIELDS = new Set(["lurking"]);
  */
 export const SCENE_CHOICES = { complication: "complications" };
 
+/** The text the table gives a condition nobody named yet (`condition_add`'s default, a roll's condition). */
+export const UNNAMED_CONDITION = "condition";
+
 /**
  * Is this field shown to this viewer?
  * @param {{name: string}} field
