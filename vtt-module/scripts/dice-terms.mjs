@@ -1,6 +1,6 @@
 /**
  * The rule sets' typed dice as Foundry dice terms. Dice So Nice draws a die type it knows: for a type whose
- * denomination is not a number (`dvboonsability`: the type less its leading `d`) it names the preset's term by
+ * denomination is not a number (a typed die: the type less its leading `d`) it names the preset's term by
  * the class registered under that denomination in `CONFIG.Dice.terms`, and a preset for a denomination with no
  * class throws. So each typed die of the vocabulary gets a `Die` subclass of its own, registered at `init`,
  * before Dice So Nice builds its dice and before the presets are added; its faces read as the rule set's symbols.
