@@ -29,11 +29,11 @@ def test_a_player_never_sees_the_lurking_trials_box(table, shot):
     connected(gm, player)
     gm.evaluate(f"{API}.client.gm({{op: 'lurking_set', trials: ['loud', 'harmful'], scene: 'scene1', actor: null}})")
     dialog = open_dialog(player, "flairs")
-    # Every other field of the rule set is there, with a hint; the GM's secret is not, not even hidden.
-    for name in ("rank", "edges", "cuts", "simple", "darkness"):
-        assert dialog.locator(f"[data-field={name}] .hint").count() == 1, name
+    # The GM's secret is not in the player's dialog, not even hidden; every other field is, with a hint.
     assert dialog.locator("[data-field=lurking], [name='field.lurking']").count() == 0
     assert "Lurking" not in dialog.inner_text()
+    for name in ("rank", "edges", "cuts", "simple", "darkness"):
+        assert dialog.locator(f"[data-field={name}] .hint").count() == 1, name
     shot(player, DIALOG, "dialog-flairs-player.png")
     # The GM's own dialog keeps it.
     gdialog = open_dialog(gm, "flairs")

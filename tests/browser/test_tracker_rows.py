@@ -5,6 +5,8 @@ and a world shows only its rule set's sections."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .helpers import API, add_complications, connected
@@ -25,8 +27,10 @@ def test_the_hidden_badge_shows_and_every_control_says_what_it_does(table, shot)
     connected(gm)
     tracker = add_complications(gm, "A ward seals the cellar", "The miller's dogs are loose")
     row = tracker.locator(".verdict-complication.is-hidden")
-    badge = row.locator(".verdict-complication-head .badge", has_text="Hidden from players")
-    assert badge.is_visible()
+    badge = row.locator(".badge", has_text=re.compile("hidden", re.I))
+    assert badge.count() == 1
+    assert badge.is_visible(), "the GM sees the badge that marks what players cannot see"
+    assert badge.inner_text().strip() == "Hidden from players"
     # No element of the module's drawing carries Foundry's utility class (core hides it).
     assert gm.locator(".verdict-tracker .hidden").count() == 0
     for name in ("Reveal", "Edit", "Make it a challenge", "Remove"):
