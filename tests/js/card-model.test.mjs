@@ -54,6 +54,8 @@ test("apply is offered where the result changes what the tokens mark, and says w
   assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", actor: "a1", result: harm }).apply, true);
   assert.equal(buildCard({ checkId: "c", seq: 1, by: "player", actor: "a1", result: { ...harm, harm: { opponent: null, character: null } } }).apply, false);
   assert.match(localize("VERDICT.Card.apply"), /strain/i);
+  const both = localizeCard(buildCard({ checkId: "c", seq: 1, by: "player", actor: "a1", result: { ...r, strain: 2, condition: true } }), localize);
+  assert.equal(both.applyLabel, "Mark on the tokens: Strain, the Condition");
 });
 
 test("boons: the dice's symbols come with a legend in words, and each die names its type", () => {

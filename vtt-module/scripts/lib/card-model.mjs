@@ -228,8 +228,20 @@ function symbolLegend(dice) {
  * @param {Record<string, any>} r
  */
 export function touchesTokens(r) {
-  const some = (/** @type {any} */ v) => (v && typeof v === "object" ? Object.values(v).some(some) : Array.isArray(v) ? v.length > 0 : Boolean(v));
-  return ["strain", "condition", "harm", "taken_down"].some((field) => some(r[field]));
+  return marksOf(r).length > 0;
+}
+
+/** The result's fields the tokens' markers show (the table's own words for them). */
+const MARKED = ["strain", "condition", "harm", "taken_down"];
+
+/**
+ * Which of the tokens' markers a result changes, by the result's field that changes it.
+ * @param {Record<string, any>} r
+ * @returns {string[]}
+ */
+export function marksOf(r) {
+  const some = (/** @type {any} */ v) => (Array.isArray(v) ? v.length > 0 : v && typeof v === "object" ? Object.values(v).some(some) : Boolean(v));
+  return MARKED.filter((field) => some(r[field]));
 }
 
 /**
@@ -399,6 +411,7 @@ export function buildCard(entry, opts = {}) {
     // "Apply" brings the tokens of the card's actor and target in line with the table: only a card that
     // names one and whose result changes what the tokens mark has it (the GM's alone; the card marks it).
     apply: Boolean(entry.actor || entry.target) && touchesTokens(r),
+    applyMarks: marksOf(r),
     suggestionKey: r.suggestion ? `${K}.Card.suggested.${r.facet ? "facet" : r.cost ? "cost" : "other"}` : null,
     unverified: opts.verified === false,
     redacted: Boolean(entry.redacted),
@@ -425,6 +438,8 @@ export function localizeCard(model, localize) {
     systemLabel: say(model.systemKey, model.system),
     outcomeLabel: say(model.outcomeKey, String(model.outcome ?? "").replaceAll("_", " ")),
     modeLabel: localize(model.modeKey),
+    // What "apply" marks on the tokens, for the button's words.
+    applyLabel: `${localize(`${K}.Card.applyTo`)}: ${model.applyMarks.map((m) => localize(`${K}.Card.marks.${m}`)).join(", ")}`,
     dice: model.dice.map((d) => (d.title ? { ...d, title: tokens(String(d.title)) } : d)),
     facts: model.facts.map((/** @type {Fact} */ f) => ({
       ...f,
