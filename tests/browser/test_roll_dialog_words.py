@@ -124,8 +124,6 @@ def test_every_field_has_a_hint_and_no_engine_words(table, system):
     dialog = open_dialog(player, system)
     for field in dialog.locator("[data-field]").all():
         name = field.get_attribute("data-field")
-        if name in ("check_type",):
-            continue
         assert field.locator(".hint").count() == 1, f"{system}.{name} has no hint"
     text = dialog.inner_text()
     assert not re.search(r"\bsidecar\b|\bid of\b|`", text, re.I), text
