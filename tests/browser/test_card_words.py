@@ -68,9 +68,19 @@ def test_boons_dice_come_with_a_legend_in_words(table, shot):
     assert "Breakthrough" in legend and "Success" in legend, legend
     titles = c.locator(".verdict-dice .die").evaluate_all("(ds) => ds.map((d) => d.dataset.tooltip)")
     assert titles[0].startswith("Ability die: "), titles
-    shot(player, ".chat-message:has(.verdict-label:has-text('Pick the lock'))", "card-words-boons-player.png")
-    if AXE.exists():
-        assert violations(player, "#chat-log .chat-message:last-child") == []
+    for scheme in ("dark", "light"):
+        player.evaluate(
+            "(name) => { for (const el of document.querySelectorAll('.theme-dark, .theme-light')) "
+            "{ el.classList.remove('theme-dark', 'theme-light'); el.classList.add(`theme-${name}`); } }",
+            scheme,
+        )
+        shot(
+            player,
+            ".chat-message:has(.verdict-label:has-text('Pick the lock'))",
+            f"card-words-boons-player-{scheme}.png",
+        )
+        if AXE.exists():
+            assert violations(player, "#chat-log .chat-message:last-child") == [], scheme
 
 
 def test_secret_cards_name_the_roll_mode_as_foundry_does(table):

@@ -96,10 +96,14 @@ def test_the_dialog_offers_the_scenes_open_complications(table, shot):
         label="The miller's dogs are loose (CL 2)"
     )
     player.wait_for_function(f"document.querySelector(\"{DIALOG} [name='field.cl']\").value === '2'", timeout=15000)
+    player.locator(f"{DIALOG} [name='label']").fill("")
     player.locator(f"{DIALOG} [name='dice']").fill("15")
     player.locator(f"{DIALOG} [name='dice']").dispatch_event("change")
     player.locator(f"{DIALOG} button[type=submit]").click()
-    player.locator(".verdict-card[data-system='challenge']").wait_for(timeout=15000)
+    # With no label of its own, the card is labelled by what the hero overcame.
+    player.locator(".verdict-card[data-system='challenge'] .verdict-label:has-text('dogs are loose')").wait_for(
+        timeout=15000
+    )
     gm.wait_for_function(
         f"""!Object.values({API}.client.snapshot.scenes).flatMap((s) => s.complications)
               .some((c) => c.id === {dogs!r})""",

@@ -217,7 +217,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       odds: this.odds.segments.map((s) => {
         const exact = s.p > 0 && s.p < 1 ? s.exact : null;
         const short = exact !== null && exact.length <= 7;
-        return { ...s, exact: short ? exact : null, exactTitle: exact, label: t(`VERDICT.Outcome.${this.system}.${s.outcome}`) };
+        return { ...s, exact: short ? exact : null, exactTitle: short ? null : exact, label: t(`VERDICT.Outcome.${this.system}.${s.outcome}`) };
       }),
       oddsUnchanged: Boolean(this.odds.unchanged),
       oddsError: this.odds.error,
@@ -429,6 +429,14 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     const client = game.modules?.get(MODULE_ID)?.api?.client;
     if (!client) return;
     this.busy = true;
+    // A roll that addresses one of the scene's entries and has no label of its own is labelled by that entry's
+    // text: the card then says what was overcome (its facts name the entry by its id only).
+    if (!this.label) {
+      for (const [field, list] of Object.entries(SCENE_CHOICES)) {
+        const entry = this.values[field] ? this._sceneEntries(list).find((c) => c.id === this.values[field]) : null;
+        if (entry?.text) this.label = entry.text;
+      }
+    }
     try {
       const rolled = await client.roll({
         check: this.check(),
