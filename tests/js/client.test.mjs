@@ -378,7 +378,7 @@ test("a GM whose session ends because the keys were rotated forgets the GM key a
   const before = sockets.length;
   gm.end(4403, ROTATED);
   assert.deepEqual(set, [["verdict.gmKey", ""]]);  // its settings change reconnects everything, without the key
-  assert.ok(said.some(([level, text]) => level === "error" && text === "VERDICT.Status.gmNeedsKey"));
+  assert.ok(said.some(([level, text]) => level === "error" && text === "VERDICT.Status.keyReplaced"));
   assert.equal(client.status.state, "offline");
   await new Promise((r) => setTimeout(r, 700));  // longer than the first reconnect's wait
   assert.equal(sockets.filter((s) => s.key === "gk").length, 1, "never opened again with the replaced key");

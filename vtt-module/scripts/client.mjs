@@ -357,7 +357,7 @@ export class VerdictClient extends Emitter {
       this._ownKey = "";
       this._reconcile();
     } else if (which === "gmKey") {
-      ui.notifications?.error(t("VERDICT.Status.gmNeedsKey"), { permanent: true });
+      ui.notifications?.error(t("VERDICT.Status.keyReplaced"), { permanent: true });
       this._warnedNoKey = true; // said now: the reconnect without a key need not say it again
       void game.settings?.set(MODULE_ID, "gmKey", "");
       try {

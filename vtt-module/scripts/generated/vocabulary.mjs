@@ -283,7 +283,7 @@ export const VOCABULARY = /** @type {const} */ ({
           "text": "{level} / {cl|?}"
         },
         {
-          "key": "margin",
+          "key": "clMargin",
           "text": "{margin|signed}"
         },
         {

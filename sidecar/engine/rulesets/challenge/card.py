@@ -21,7 +21,7 @@ CARD = Card(
     facts=(
         {"key": "total", "text": "{total}"},
         {"key": "levelVsCl", "text": "{level} / {cl|?}"},
-        {"key": "margin", "text": "{margin|signed}"},
+        {"key": "clMargin", "text": "{margin|signed}"},
         {"key": "strain", "when": "strain", "text": "{strain|signed}", "tone": {"sign": "strain", "invert": True}},
         {"key": "gameChangers", "when": "game_changers", "text": "{game_changers|signed}", "tone": "good"},
         {"key": "chosen", "when": "chosen", "value_key": "VERDICT.Choice.{chosen}", "tone": "good"},
