@@ -280,6 +280,10 @@ export function decorateRequest(message, html, request) {
   const me = game.user?.id ?? "";
   const api = game.modules?.get(MODULE_ID)?.api;
   const locked = ["system", ...(FIELDS[request.system] ?? []).map((f) => f.name)];
+  // The typed label is drawn from the flags as text: what Foundry's cleaning and enrichers made of the stored
+  // content never decides what it reads.
+  const title = html.querySelector(".verdict-request .verdict-label");
+  if (title && typeof request.label === "string" && request.label) title.textContent = request.label;
   if (request.gather) {
     html.querySelectorAll("[data-verdict-part-roll]").forEach((el) => {
       const btn = /** @type {HTMLElement} */ (el);
