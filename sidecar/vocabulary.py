@@ -214,6 +214,9 @@ def _spec(field: Mapping[str, Any], opts: Mapping[str, Any], when: dict[str, lis
     spec["label"] = opts.get("title") or field.get("title") or field["name"]
     if field.get("description"):
         spec["hint"] = field["description"]
+    for mark in ("gm", "choices"):  # the GM's secret to set; a choice among the scene's open entries of a list
+        if mark in opts:
+            spec[mark] = opts[mark]
     return spec
 
 

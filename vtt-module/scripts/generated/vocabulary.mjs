@@ -266,7 +266,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "type": "text",
           "default": null,
           "label": "Addresses complication",
-          "hint": "The id of an open complication the hero addresses: a success removes it."
+          "hint": "The id of an open complication the hero addresses: a success removes it.",
+          "choices": "complications"
         }
       ],
       "dice": {
@@ -539,7 +540,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "min": 0,
           "max": 12,
           "label": "Lurking trials",
-          "hint": "How many lurking trials the players are told of: secret trials the Judge set, which chosen flairs may banish."
+          "hint": "How many lurking trials the players are told of: secret trials the Judge set, which chosen flairs may banish.",
+          "gm": true
         },
         {
           "name": "darkness",

@@ -48,20 +48,6 @@ export function wireField(system, name) {
   return found;
 }
 
-/**
- * Check fields whose value the table keeps as the GM's secret (the lurking trials waiting in a scene, which the
- * sidecar applies to a roll itself): the GM's to set, never shown to a player. Named as the table's state
- * names them.
- */
-export const GM_FIELDS = new Set(["lurking"]);
-
-/**
- * Check fields that name one entry of the scene's state (the id of one of its complications, as the table's
- * own ops name it): the dialog offers the scene's open entries the viewer may see, by their text.
- * @type {Record<string, string>}  the field → the scene state's list
- */
-export const SCENE_CHOICES = { complication: "complications" };
-
 /** The text the table gives a condition nobody named yet (`condition_add`'s default, a roll's condition). */
 export const UNNAMED_CONDITION = "condition";
 
@@ -78,6 +64,8 @@ export function viewerSees(field, isGM) {
  * @typedef {object} FieldSpec
  * @property {string} name                  the check's field (wire name); UI-only fields have `wire: false`
  * @property {"int"|"bool"|"select"|"text"|"intlist"|"optint"|"multi"} type
+ * @property {boolean} [gm]               the GM's secret to set, never shown to a player
+ * @property {string} [choices]            a choice among the open entries of this list of the scene's state
  * @property {any} [default]                 the dialog's preset (the wire default unless the rule set presets better)
  * @property {number} [min]
  * @property {number} [max]
@@ -95,6 +83,19 @@ export function viewerSees(field, isGM) {
  * @type {Record<string, FieldSpec[]>}
  */
 export const FIELDS = Object.fromEntries(SYSTEMS.map((s) => [s, /** @type {FieldSpec[]} */ (systemOf(s).dialog ?? [])]));
+
+/**
+ * Check fields whose value the table keeps as the GM's secret (the rule set's card marks them `gm`): the GM's
+ * to set, never shown to a player.
+ */
+export const GM_FIELDS = new Set(Object.values(FIELDS).flat().filter((f) => f.gm).map((f) => f.name));
+
+/**
+ * Check fields that name one entry of the scene's state (the rule set's card names the list in `choices`): the
+ * dialog offers the scene's open entries the viewer may see, by their text.
+ * @type {Record<string, string>}  the field → the scene state's list
+ */
+export const SCENE_CHOICES = Object.fromEntries(Object.values(FIELDS).flat().filter((f) => f.choices).map((f) => [f.name, /** @type {string} */ (f.choices)]));
 
 /**
  * A field's label: the translation of `VERDICT.Field.<system>.<field>` where the language has one, else the

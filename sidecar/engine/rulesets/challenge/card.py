@@ -15,7 +15,7 @@ CARD = Card(
     dialog=(
         ("cl", {"preset": 2, "min": 1, "max": 20}),
         ("modifier", {"min": -50, "max": 50}),
-        ("complication", {}),
+        ("complication", {"choices": "complications"}),
     ),
     dice={"extremes": True},
     facts=(

@@ -12,7 +12,7 @@ CARD = Card(
         ("edges", {"min": 0, "max": RULES.max_dice}),
         ("cuts", {"min": 0, "max": RULES.max_dice}),
         ("simple", {}),
-        ("lurking", {"min": 0, "max": RULES.max_lurking}),
+        ("lurking", {"min": 0, "max": RULES.max_lurking, "gm": True}),
         ("darkness", {}),
     ),
     dice={"read_max_of": "kept", "removed": "removed"},
