@@ -22,6 +22,8 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -90,6 +92,26 @@ def _cluster_cpu(pg: PgServer) -> float:
     return total / tick
 
 
+@contextmanager
+def _sidecars(n: int, tables: int, pg: PgServer, url: str) -> Iterator[Group]:
+    """``n`` sidecars on the ledger at ``url``, the first making the tables, each with its own data folder;
+    stopped and cleaned up on leaving."""
+    dirs = [data_dir("disk") for _ in range(n)]
+    servers: list[Server] = []
+    try:
+        servers.append(start_server("verdict", data=dirs[0].path, tables=tables, ledger=url))
+        for i in range(1, n):
+            servers.append(start_server("verdict", data=dirs[i].path, tables=0, ledger=url))
+            servers[-1].info["tables"] = servers[0].info["tables"]
+        time.sleep(0.5)  # the buses connect
+        yield Group(servers, pg)
+    finally:
+        for s in servers:
+            s.stop()
+        for x in dirs:
+            x.cleanup()
+
+
 def _rtt(url: str, info: dict[str, Any], count: int) -> float:
     table, gm = info["tables"][0][:2]
     out = run_clients(
@@ -147,24 +169,12 @@ def run(
             pg = shared or PgServer(durable=True).start()
             try:
                 url = pg.create_database()
-                dirs = [data_dir("disk") for _ in range(n)]
-                servers: list[Server] = []
-                try:
-                    servers.append(start_server("verdict", data=dirs[0].path, tables=tables, ledger=url))
-                    for i in range(1, n):
-                        servers.append(start_server("verdict", data=dirs[i].path, tables=0, ledger=url))
-                        servers[-1].info["tables"] = servers[0].info["tables"]
-                    time.sleep(0.5)  # the buses connect
-                    group = Group(servers, pg)
+                with _sidecars(n, tables, pg, url) as group:
                     results[n, route] = measure(group, connections, duration, route, processes=processes)
                     results[n, route]["split"] = group.split()
                     if n == 1:
-                        rtts[n] = _rtt(servers[0].url, servers[0].info, rtt_count)
-                finally:
-                    for s in servers:
-                        s.stop()
-                    for x in dirs:
-                        x.cleanup()
+                        first = group.servers[0]
+                        rtts[n] = _rtt(first.url, first.info, rtt_count)
             finally:
                 if pg is not shared:
                     pg.stop()
@@ -286,15 +296,7 @@ def routed(
             pg = PgServer(durable=True).start()
             try:
                 url = pg.create_database()
-                dirs = [data_dir("disk") for _ in range(n)]
-                servers: list[Server] = []
-                try:
-                    servers.append(start_server("verdict", data=dirs[0].path, tables=tables, ledger=url))
-                    for i in range(1, n):
-                        servers.append(start_server("verdict", data=dirs[i].path, tables=0, ledger=url))
-                        servers[-1].info["tables"] = servers[0].info["tables"]
-                    time.sleep(0.5)  # the buses connect
-                    group = Group(servers, pg)
+                with _sidecars(n, tables, pg, url) as group:
                     load_before = os.getloadavg()[0]
                     commits = _commits(url)
                     r = measure(group, connections, duration, "table", pace)
@@ -316,11 +318,6 @@ def routed(
                     }
                     print(json.dumps(record), flush=True)
                     out.append(record)
-                finally:
-                    for s in servers:
-                        s.stop()
-                    for x in dirs:
-                        x.cleanup()
             finally:
                 pg.stop()
     return out
