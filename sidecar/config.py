@@ -23,7 +23,8 @@ T = TypeVar("T")
 
 # --- where: the plain names ---------------------------------------------------------------------------------
 DATA_DIR = "var"
-"""The data directory when neither ``--data`` nor ``$VERDICT_DATA`` names one."""
+"""The folder an earlier build kept its data in (relative to where it started); the CLI keeps using one it
+finds there, and otherwise defaults to the platform's per-user data folder (:mod:`sidecar.datadir`)."""
 DATA_ENV = "VERDICT_DATA"
 DATA_FILE = "verdict.sqlite3"
 """The ledger's file inside the data directory (SQLite, when no ``--ledger`` URL names another)."""

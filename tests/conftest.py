@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,12 @@ from .serving import free_port as free_port
 hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
 hypothesis_settings.register_profile("random", derandomize=False, print_blob=True, deadline=None)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# No test writes to the user's own data folder (platformdirs' per-user folder, the CLI's default): every process
+# of the suite, and every sidecar or CLI it starts, sees a throwaway one, made before any test runs.
+if "VERDICT_TEST_XDG" not in os.environ:
+    os.environ["VERDICT_TEST_XDG"] = tempfile.mkdtemp(prefix="verdict-xdg-")
+    os.environ["XDG_DATA_HOME"] = os.environ["VERDICT_TEST_XDG"]
 
 
 @dataclass
@@ -111,7 +118,7 @@ def pg_url(pg_server: object) -> str:
 
 # Tests that build a distribution from the checkout itself (setuptools writes its egg-info and build folder
 # there) run in one process of `pytest -n`, one after the other; xdist's `loadgroup` keeps a group together.
-_FROM_THE_CHECKOUT = {"test_packaging.py", "test_deploy.py"}
+_FROM_THE_CHECKOUT = {"test_packaging.py", "test_deploy.py", "test_readme.py"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import tomllib
 import zipfile
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -108,8 +109,10 @@ async def test_the_zip_holds_every_file_the_manifest_names_with_module_json_at_i
     named = manifest["esmodules"] + manifest["styles"] + [lang["path"] for lang in manifest["languages"]]
     assert named and set(named) <= names
     assert not any(n.endswith(".d.ts") for n in names)
-    # Metadata that is true: no project page or bug tracker at an address that does not exist.
-    assert "url" not in manifest and "bugs" not in manifest and manifest["license"] == "LICENSE"
+    # The project's addresses are the distribution's own, named once in pyproject.toml.
+    urls = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]["urls"]
+    assert manifest["url"] == urls["Homepage"] and manifest["bugs"] == urls["Issues"]
+    assert manifest["changelog"] == urls["Changelog"] and manifest["license"] == "LICENSE"
 
 
 async def test_without_the_module_files_the_routes_say_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
