@@ -17,7 +17,6 @@ import structlog
 from aiohttp import web
 
 from sidecar import __version__, config
-from sidecar.datadir import keys_file_table
 from sidecar.state.keys import print_keys
 from sidecar.state.ledger import Ledger, SqliteLedger
 
@@ -206,7 +205,7 @@ def ensure_default_table(ledger: Ledger, data: Path) -> None:
     ledger file deleted or replaced) is refused rather than given a new default table."""
     keys_path = data / KEYS_FILE
     tables = ledger.tables()
-    held = keys_file_table(data)
+    held = _keys_table(keys_path)
     if held is not None and all(t.id != held for t in tables):
         raise StartRefused(
             f"{keys_path} holds the keys of table {held}, which the ledger does not hold: the ledger was deleted or "
@@ -230,6 +229,19 @@ def ensure_default_table(ledger: Ledger, data: Path) -> None:
         out.write(f"table {keys.table}\ngm {keys.gm}\nplayer {keys.player}\nobserver {keys.observer}\n")
     print_keys("default", keys, file=sys.stdout)
     print(f"(also saved to {keys_path})", flush=True)
+
+
+def _keys_table(keys_path: Path) -> str | None:
+    """The table a keys file names, or None when there is no keys file (or it names none)."""
+    try:
+        text = keys_path.read_text()
+    except FileNotFoundError:
+        return None
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name == "table" and value.strip():
+            return value.strip()
+    return None
 
 
 def serve(settings: Settings, ledger: Ledger | None = None) -> int:
