@@ -113,6 +113,11 @@ export class VerdictClient extends Emitter {
     this.snapshot = null;
     /** @type {Record<string, any>|null} relay only: the table as players see it */
     this.playerSnapshot = null;
+    /**
+     * @type {Map<string, string>} complication id -> its text, for every complication a snapshot of this viewer's
+     * has held while the page was open (a card that addressed one the roll removed still names it)
+     */
+    this.complicationTexts = new Map();
     /** @type {string|null} */
     this.role = null;
     /** @type {Map<string, string>} check id -> faces, as the sidecar's ledger reported them to this client */
@@ -509,6 +514,12 @@ export class VerdictClient extends Emitter {
       if (this.own) return;
     }
     this.snapshot = snapshot;
+    for (const scene of Object.values(snapshot?.scenes ?? {})) {
+      for (const c of /** @type {any} */ (scene)?.complications ?? []) {
+        if (typeof c?.id !== "string" || typeof c.text !== "string" || (c.hidden && this.role !== "gm")) continue;
+        this.complicationTexts.set(c.id, c.text);
+      }
+    }
     this.emit("snapshot", snapshot);
   }
 

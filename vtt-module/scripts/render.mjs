@@ -1,6 +1,6 @@
 /** Template rendering (v13+: `foundry.applications.handlebars.renderTemplate`). */
 
-import { TEMPLATES } from "./constants.mjs";
+import { MODULE_ID, TEMPLATES } from "./constants.mjs";
 import { buildCard, localizeCard } from "./lib/card-model.mjs";
 import { inert } from "./lib/inert.mjs";
 import { actorById, actorName } from "./documents.mjs";
@@ -39,6 +39,17 @@ export function tf(key, data) {
 }
 
 /**
+ * An entry of the table by its id, as this viewer's client has seen it (see `VerdictClient.complicationTexts`).
+ * @param {string} id
+ * @param {string} list
+ * @returns {string|null}
+ */
+function entryText(id, list) {
+  const client = game.modules?.get(MODULE_ID)?.api?.client;
+  return list === "complications" ? client?.complicationTexts?.get(id) ?? null : null;
+}
+
+/**
  * The card's HTML for one viewer at once, without awaiting a template: Foundry's `loadTemplates` (called at
  * `init`) registers each compiled template as a Handlebars partial named by its path. Null until it is.
  * @param {import("./lib/card-model.mjs").CardEntry} entry
@@ -49,7 +60,7 @@ export function renderCardNow(entry, opts) {
   const compiled = /** @type {any} */ (globalThis).Handlebars?.partials?.[`${TEMPLATES}/chat-card.hbs`];
   if (typeof compiled !== "function") return null;
   const actor = actorById(entry.actor);
-  const model = localizeCard(buildCard(entry, { ...opts, actorName: actorName(actor) }), t);
+  const model = localizeCard(buildCard(entry, { ...opts, actorName: actorName(actor), entryText }), t);
   return compiled(model, { allowProtoMethodsByDefault: true, allowProtoPropertiesByDefault: true });
 }
 
@@ -60,6 +71,6 @@ export function renderCardNow(entry, opts) {
  */
 export async function renderCard(entry, opts) {
   const actor = actorById(entry.actor);
-  const model = localizeCard(buildCard(entry, { ...opts, actorName: actorName(actor) }), t);
+  const model = localizeCard(buildCard(entry, { ...opts, actorName: actorName(actor), entryText }), t);
   return renderMessage("chat-card.hbs", model);
 }

@@ -33,6 +33,7 @@ import { DIE_SIZE, TYPE_SIZES, followupOf, systemOf, toneOf } from "./systems.mj
  * @property {string} [valueKey]    i18n key of the value, instead of `value`
  * @property {string} [tone]
  * @property {string} [title]       the label where the language has no `key` (a rule set's own fact)
+ * @property {boolean} [plain]      `value` is typed text, drawn as it is (no `@KEY` token in it is resolved)
  */
 
 /**
@@ -130,11 +131,37 @@ function toneFrom(tone, r) {
 }
 
 /**
+ * The facts whose value is the id of one of the table's entries, by the list it is in: the vocabulary's `entry`
+ * on a fact, else these (a rule set's card that says so of its own facts needs no line here).
+ * @type {Record<string, Record<string, string>>}
+ */
+const ENTRY_FACTS = { challenge: { addresses: "complications" } };
+
+/**
+ * What a card names an entry of the table by: its text as this viewer's table holds it (typed text, drawn as
+ * it is), else words saying this viewer's table does not hold it; never its id.
+ * @param {Fact} fact
+ * @param {string} id
+ * @param {string} list
+ * @param {((id: string, list: string) => string|null)|undefined} entryText
+ */
+function nameEntry(fact, id, list, entryText) {
+  const text = entryText?.(id, list);
+  if (typeof text === "string") {
+    fact.value = text;
+    fact.plain = true;
+  } else {
+    fact.valueKey = `${K}.Card.entryOutOfView`;
+  }
+}
+
+/**
  * The facts under a result's outcome, as its rule set's card lists them (generated vocabulary).
  * @param {Record<string, any>} r
+ * @param {(id: string, list: string) => string|null} [entryText]  an entry's text by its id, from this viewer's table
  * @returns {Fact[]}
  */
-function factsOf(r) {
+function factsOf(r, entryText) {
   /** @type {Fact[]} */
   const facts = [];
   for (const spec of systemOf(r.system).facts ?? []) {
@@ -147,7 +174,10 @@ function factsOf(r) {
       /** @type {Fact} */
       const fact = { key: `${K}.Fact.${key}` };
       if (spec.title) fact.title = spec.title;
-      if (spec.value_key) fact.valueKey = fill(spec.value_key, item);
+      const list = spec.entry ?? ENTRY_FACTS[r.system]?.[key];
+      const id = list && typeof spec.when === "string" ? at(item, spec.when) : null;
+      if (typeof id === "string") nameEntry(fact, id, list, entryText);
+      else if (spec.value_key) fact.valueKey = fill(spec.value_key, item);
       else fact.value = fill(spec.text ?? "", item);
       const tone = toneFrom(spec.tone, item);
       if (tone) fact.tone = tone;
@@ -376,7 +406,7 @@ export function complicationChoices(entry, snapshot) {
 /**
  * Build the card model.
  * @param {CardEntry} entry
- * @param {{isGM?: boolean, canFollow?: boolean, verified?: boolean|null, actorName?: string|null}} [opts]
+ * @param {{isGM?: boolean, canFollow?: boolean, verified?: boolean|null, actorName?: string|null, entryText?: (id: string, list: string) => string|null}} [opts]
  */
 export function buildCard(entry, opts = {}) {
   const r = entry.result ?? {};
@@ -399,7 +429,7 @@ export function buildCard(entry, opts = {}) {
     modeKey: `${K}.Mode.${mode}`,
     secret: mode !== "public",
     dice,
-    facts: [...factsOf(r), ...[symbolLegend(dice)].filter((f) => f !== null)],
+    facts: [...factsOf(r, opts.entryText), ...[symbolLegend(dice)].filter((f) => f !== null)],
     suggestion: r.suggestion ?? null,
     followups: buttons.filter((b) => !b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
     gmFollowups: buttons.filter((b) => b.gmOnly).map((b) => ({ ...b, actionJson: JSON.stringify(b.action) })),
@@ -444,7 +474,7 @@ export function localizeCard(model, localize) {
     facts: model.facts.map((/** @type {Fact} */ f) => ({
       ...f,
       label: say(f.key, f.title),
-      text: f.valueKey ? sayValue(f, localize) : tokens(String(f.value ?? "")),
+      text: f.valueKey ? sayValue(f, localize) : f.plain ? String(f.value ?? "") : tokens(String(f.value ?? "")),
     })),
     // The text's example for the domain, labelled as what it suggests (the GM has the final say).
     suggestion: model.suggestion && model.suggestionKey ? `${say(model.suggestionKey, "")}${say(model.suggestionKey, "") ? ": " : ""}${model.suggestion}` : model.suggestion,
