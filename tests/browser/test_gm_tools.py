@@ -114,7 +114,7 @@ def test_epic_success_lets_the_gm_remove_a_complication(table):
     removal = card.get_by_role("group", name="Remove a complication")
     pick = removal.get_by_role("combobox", name="Complication to remove")
     options = pick.locator("option").all_inner_texts()
-    assert options == ["A ward seals the cellar (hidden)", "The miller's dogs are loose"]
+    assert options == ["(hidden) A ward seals the cellar", "The miller's dogs are loose"]
     # The player's card offers nothing of the kind, and the list never reached the player's page.
     pcard = player.locator(".verdict-card[data-system='challenge']")
     pcard.wait_for(timeout=15000)

@@ -584,7 +584,9 @@ function attach(_message, root, card, ok) {
       select.replaceChildren(...choices.map((c) => {
         const option = make(select, "option");
         option.value = c.value;
-        option.textContent = c.hidden ? `${c.text} (${t("VERDICT.Tracker.hidden")})` : c.text;
+        // the hidden mark first, so that a long text cut off at the select's edge never takes it along
+        option.textContent = c.hidden ? `(${t("VERDICT.Tracker.hidden")}) ${c.text}` : c.text;
+        option.title = option.textContent;
         option.selected = c.value === chosen;
         return option;
       }));
