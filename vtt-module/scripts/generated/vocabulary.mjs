@@ -329,7 +329,8 @@ export const VOCABULARY = /** @type {const} */ ({
         {
           "key": "addresses",
           "when": "addresses",
-          "text": "{addresses}"
+          "text": "{addresses}",
+          "entry": "complications"
         },
         {
           "key": "natural",

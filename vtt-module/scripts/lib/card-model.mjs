@@ -131,13 +131,6 @@ function toneFrom(tone, r) {
 }
 
 /**
- * The facts whose value is the id of one of the table's entries, by the list it is in: the vocabulary's `entry`
- * on a fact, else these (a rule set's card that says so of its own facts needs no line here).
- * @type {Record<string, Record<string, string>>}
- */
-const ENTRY_FACTS = { challenge: { addresses: "complications" } };
-
-/**
  * What a card names an entry of the table by: its text as this viewer's table holds it (typed text, drawn as
  * it is), else words saying this viewer's table does not hold it; never its id.
  * @param {Fact} fact
@@ -174,7 +167,7 @@ function factsOf(r, entryText) {
       /** @type {Fact} */
       const fact = { key: `${K}.Fact.${key}` };
       if (spec.title) fact.title = spec.title;
-      const list = spec.entry ?? ENTRY_FACTS[r.system]?.[key];
+      const list = spec.entry;  // the fact's value is the id of an entry of this list of the table's state
       const id = list && typeof spec.when === "string" ? at(item, spec.when) : null;
       if (typeof id === "string") nameEntry(fact, id, list, entryText);
       else if (spec.value_key) fact.valueKey = fill(spec.value_key, item);

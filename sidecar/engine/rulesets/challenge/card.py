@@ -32,7 +32,7 @@ CARD = Card(
             "value_key": "VERDICT.Complication.{complication}",
             "tone": {"of": "complication", "map": {"add": "bad", "*": "good"}},
         },
-        {"key": "addresses", "when": "addresses", "text": "{addresses}"},
+        {"key": "addresses", "when": "addresses", "text": "{addresses}", "entry": "complications"},
         {"key": "natural", "when": "natural", "equals": 1, "text": "1", "tone": "dire"},
     ),
 )
