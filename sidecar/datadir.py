@@ -117,15 +117,9 @@ def keys_path(folder: Path) -> Path:
 
 def keys_file_table(folder: Path) -> str | None:
     """The table the keys file names, or None (no keys file, or it names none)."""
-    try:
-        text = keys_path(folder).read_text()
-    except FileNotFoundError:
-        return None
-    for line in text.splitlines():
-        name, _, value = line.partition(" ")
-        if name == "table" and value.strip():
-            return value.strip()
-    return None
+    from sidecar.server.run import keys_table  # the file's writer reads it too: one reader of its format
+
+    return keys_table(keys_path(folder))
 
 
 def keys_file_text(table: str, gm: str, player: str, observer: str) -> str:

@@ -205,7 +205,7 @@ def ensure_default_table(ledger: Ledger, data: Path) -> None:
     ledger file deleted or replaced) is refused rather than given a new default table."""
     keys_path = data / KEYS_FILE
     tables = ledger.tables()
-    held = _keys_table(keys_path)
+    held = keys_table(keys_path)
     if held is not None and all(t.id != held for t in tables):
         raise StartRefused(
             f"{keys_path} holds the keys of table {held}, which the ledger does not hold: the ledger was deleted or "
@@ -231,7 +231,7 @@ def ensure_default_table(ledger: Ledger, data: Path) -> None:
     print(f"(also saved to {keys_path})", flush=True)
 
 
-def _keys_table(keys_path: Path) -> str | None:
+def keys_table(keys_path: Path) -> str | None:
     """The table a keys file names, or None when there is no keys file (or it names none)."""
     try:
         text = keys_path.read_text()
