@@ -115,8 +115,10 @@ def test_a_continuation_flood_before_hello_is_cut_and_the_gm_rolls_on(tmp_path):
                 f"GM rolls under a reconnecting continuation flood ({len(codes)} sockets cut): "
                 f"median {statistics.median(took) * 1000:.1f} ms, max {max(took) * 1000:.1f} ms"
             )
-            # each cut by the frame budget: most hear 4429; a peer still writing may get a reset before it
-            assert await metric(server.port, 'verdict_errors_total{code="frame_flood"}') == len(codes) > 0
+            # each cut by the frame budget: most hear 4429; a peer still writing may get a reset before it. The
+            # last one may be cut (and counted) as the flood stops, before it has heard its close.
+            cut = await metric(server.port, 'verdict_errors_total{code="frame_flood"}')
+            assert len(codes) > 0 and len(codes) <= cut <= len(codes) + 1, (cut, len(codes))
             assert 4429 in codes and set(codes) <= {4429, None}, codes
             await gm.close()
 
