@@ -136,22 +136,23 @@ async def test_a_frozen_disk_refuses_the_roll_within_the_bound_while_the_sidecar
         )
         answered = 0
         while not rolling.done() and time.monotonic() - frozen_at < 30:
-            # the loop is free while the commit waits in the kernel: each ping is answered within a second
-            assert isinstance(await gm.request(m.Ping(id=f"ping-{answered}"), timeout=1.0), m.Pong)
+            # the loop is free while the commit waits in the kernel: each ping is answered (a loaded machine
+            # may take a while, but far less than the freeze)
+            assert isinstance(await gm.request(m.Ping(id=f"ping-{answered}"), timeout=2.0), m.Pong)
             answered += 1
             await asyncio.sleep(0.05)
         code, took = await rolling
         assert code == "ledger_unavailable" and took < WITHIN, (code, took)
         assert answered >= 3  # pings went on while the roll waited for the disk
         # still frozen: another table's pings and state are answered, its roll refused at once
-        assert isinstance(await elsewhere.request(m.Ping(id="p"), timeout=1.0), m.Pong)
-        assert (await elsewhere.request(m.State(id="s"), timeout=1.0)).snapshot.seq == 1
+        assert isinstance(await elsewhere.request(m.Ping(id="p"), timeout=2.0), m.Pong)
+        assert (await elsewhere.request(m.State(id="s"), timeout=2.0)).snapshot.seq == 1
         code, took = await _refusal(elsewhere.request(m.Roll(id="also", check=FacetsCheck(pool=2)), timeout=60))
-        assert code == "ledger_unavailable" and took < 1.0, (code, took)
+        assert code == "ledger_unavailable" and took < 1.5, (code, took)
         start = time.monotonic()  # a join needs the key read from the ledger: refused at once, the socket told why
         with pytest.raises(RequestFailed) as joining:
             await asyncio.wait_for(Client.connect(sidecar.url, other_table, other_gm, user="gm"), WITHIN)
-        assert joining.value.code == "ledger_unavailable" and time.monotonic() - start < 1.0
+        assert joining.value.code == "ledger_unavailable" and time.monotonic() - start < 1.5
         assert disk.frozen and time.monotonic() - frozen_at < 30
 
         disk.thaw()
