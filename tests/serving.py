@@ -29,6 +29,20 @@ def free_port() -> int:
         return port
 
 
+def cli_keys(*args: str) -> TableKeys:
+    """``verdict ARGS`` in a process of its own, as a host runs it, for a command that prints a table's keys
+    (``table create``, ``table rotate-keys``): the keys it printed."""
+    ran = subprocess.run(
+        [sys.executable, "-m", "sidecar.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    )
+    said = {}
+    for line in ran.stdout.splitlines():
+        words = line.split()
+        if len(words) == 3 and words[1] in ("id", "key"):
+            said[words[0]] = words[2]
+    return TableKeys(said["table"], said["GM"], said["player"], said["observer"])
+
+
 def serve_command(port: int, data: Path, *extra: str) -> list[str]:
     """`verdict serve` on 127.0.0.1:``port`` with its data in ``data``, logging JSON."""
     return [

@@ -15,7 +15,6 @@ import contextlib
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +27,8 @@ from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, RequestFailed
 from sidecar.state.ledger import BOUND, SqliteLedger
 
-from ..conftest import ROOT, Process, free_port
+from ..conftest import Process, free_port
+from ..serving import cli_keys
 
 WITHIN = BOUND + 2.5
 """Seconds a refusal may take here for the ledger's bound (a loaded machine answers late)."""
@@ -98,20 +98,8 @@ async def _refusal(request: Any) -> tuple[str, float]:
 
 def _create_table(data: Path, name: str) -> tuple[str, str]:
     """`verdict table create` in a process of its own, as a host does: the new table's id and GM key."""
-    made = subprocess.run(
-        [sys.executable, "-m", "sidecar.cli", "table", "--data", str(data), "create", name],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    fields = {}
-    for line in made.stdout.splitlines():
-        words = line.split()
-        if len(words) >= 3 and words[0] in ("table", "GM") and words[1] in ("id", "key"):
-            fields[words[0]] = words[2]
-    return fields["table"], fields["GM"]
+    keys = cli_keys("table", "--data", str(data), "create", name)
+    return keys.table, keys.gm
 
 
 async def test_a_frozen_disk_refuses_the_roll_within_the_bound_while_the_sidecar_answers_and_resumes_after(

@@ -11,8 +11,6 @@ sessions on both).
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -27,7 +25,8 @@ from sidecar.server.hub import KEYS_ROTATED
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import TableKeys, open_ledger
 
-from ..conftest import ROOT, Process, free_port
+from ..conftest import Process, free_port
+from ..serving import cli_keys
 
 WITHIN = 8.0
 """Seconds the sessions may take to end here (the sidecar looks every 2 s; a loaded machine is slow)."""
@@ -35,20 +34,7 @@ WITHIN = 8.0
 
 def _rotate(*where: str, table: str) -> TableKeys:
     """`verdict table ... rotate-keys TABLE` in a process of its own; the new keys it printed."""
-    ran = subprocess.run(
-        [sys.executable, "-m", "sidecar.cli", "table", *where, "rotate-keys", table],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    fields = {}
-    for line in ran.stdout.splitlines():
-        words = line.split()
-        if len(words) >= 3 and words[1] == "key":
-            fields[words[0]] = words[2]
-    return TableKeys(table, fields["GM"], fields["player"], fields["observer"])
+    return cli_keys("table", *where, "rotate-keys", table)
 
 
 async def _sessions(urls: list[str], keys: TableKeys, secret: bytes) -> dict[str, Client]:
