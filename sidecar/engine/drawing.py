@@ -123,6 +123,8 @@ class Marker(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """What a token shows of a value: a status effect while it is set, or a numeric badge."""
 
     kind: Literal["status", "badge"]
+    label: Label
+    """The status's name (the token HUD's and the combat tracker's); a badge's word before its value."""
     id: str = ""
     """The status's id (``verdict-wound``); a badge's name on the token."""
     icon: str = ""
@@ -133,7 +135,8 @@ class Marker(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """A badge's colour."""
 
 
-Tone = Literal["good", "bad", "dire", "mixed", "great", "neutral", ""]
+Tone = Literal["good", "bad", "dire", "mixed", "great", "neutral", "resource", ""]
+"""A badge's tone (the stylesheet's: ``resource`` for a stock of points)."""
 
 
 class Number(msgspec.Struct, frozen=True, gc=False, omit_defaults=True, tag="number"):
@@ -199,7 +202,9 @@ class Items(msgspec.Struct, frozen=True, gc=False, omit_defaults=True, tag="item
     field: str
     """The list's name in the snapshot's actor or scene state."""
     name: str
-    """One entry's word on the page: its rows are ``verdict-<name>``, its section ``verdict-<name>s``."""
+    """One entry's word on the page: its rows are ``verdict-<name>``."""
+    section: str
+    """The tracker's section's word: ``verdict-<section>``."""
     heading: Label
     """The tracker's section and the sheet's row."""
     on: tuple[Literal["actor", "scene"], ...] = ("scene",)
