@@ -13,7 +13,11 @@ one is written here from the engine's rule sets (:data:`~sidecar.engine.registry
   resources (the dialog shows the cost beside the odds);
 - the follow-ups, as a union tagged by the action: whose each is, its parameters (their values and labels) and
   which field of the open follow-up offers them;
-- the trials the GM may set lurking (those a check's ``lurking_trials`` names).
+- per rule set, its ``drawing`` (:mod:`sidecar.engine.drawing`): how the tracker, the tokens and the sheet
+  section draw its part of the table's state, checked here against the table's Structs (each field drawn is a
+  field of the actor's or the scene's state, of the kind drawn; each control's op is a GM op of the protocol,
+  each argument one of its fields), so that a drawing that names what the table lacks fails when the
+  vocabulary is written, not in a browser.
 
 ``make schema`` runs it beside the schema; a test fails when the checked-in file differs from what this
 produces.
@@ -22,7 +26,9 @@ produces.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import sys
 import types
 import typing
 from collections.abc import Mapping
@@ -32,7 +38,8 @@ from typing import Any
 import msgspec
 
 from protocol.v1.messages import OpenFollowup
-from protocol.v1.table import ActorState
+from protocol.v1.table import OPS, ActorState, SceneState
+from sidecar.engine.drawing import Control, Drawing, Flag, Items, Number
 from sidecar.engine.registry import EXTENDED, RULESETS
 from sidecar.engine.ruleset import EXTENDED_NEXT, RuleSet
 
@@ -336,6 +343,7 @@ def vocabulary() -> dict[str, Any]:
             "gather": card.gather,
             "extended": card.extended if rs.extended else None,
             "spends": spends(rs),
+            "drawing": drawing(rs),
         }
     return {
         "systems": systems,
@@ -352,6 +360,60 @@ def _lurking_trials() -> list[str]:
         if "lurking_trials" in hints:
             return _literal(hints["lurking_trials"]) or []
     return []
+
+
+def drawing_of(rs: RuleSet[Any, Any]) -> Drawing | None:
+    """The rule set's :class:`Drawing`: its ``drawing``, else the ``DRAWING`` of a ``drawing`` module beside the
+    rule set's own (a package that declares it there)."""
+    declared = getattr(rs, "drawing", None)
+    if declared is not None:
+        return typing.cast(Drawing, declared)
+    defined = sys.modules[type(rs).__module__]
+    package = defined.__name__ if hasattr(defined, "__path__") else defined.__name__.rpartition(".")[0]
+    try:
+        module = importlib.import_module(f"{package}.drawing")
+    except ModuleNotFoundError as err:
+        if err.name != f"{package}.drawing":
+            raise
+        return None
+    found = getattr(module, "DRAWING", None)
+    return found if isinstance(found, Drawing) else None
+
+
+def _state_fields(struct: type) -> dict[str, Any]:
+    return {f.encode_name: _bare(f.type)[0] for f in msgspec.structs.fields(struct)}
+
+
+def _check_control(name: str, control: Control, ops: Mapping[str, type]) -> None:
+    op = ops.get(control.op)
+    if op is None:
+        raise TypeError(f"{name}: the control {control.action!r} sends {control.op!r}, which is no GM op")
+    fields = {f.encode_name for f in msgspec.structs.fields(op)}
+    for arg in control.args:
+        if arg.name not in fields:
+            raise TypeError(f"{name}: the control {control.action!r} binds {arg.name!r}, no field of {control.op!r}")
+
+
+def drawing(rs: RuleSet[Any, Any]) -> dict[str, Any] | None:
+    """The rule set's drawing as the vocabulary writes it (``None`` for a rule set that draws no state)."""
+    drawn = drawing_of(rs)
+    if drawn is None:
+        return None
+    actor, scene = _state_fields(ActorState), _state_fields(SceneState)
+    ops = {str(typing.cast("type[msgspec.Struct]", op).__struct_config__.tag): op for op in OPS}
+    for part in drawn.parts:
+        where = [actor] if not isinstance(part, Items) else [actor if on == "actor" else scene for on in part.on]
+        want: Any = int if isinstance(part, Number) else bool if isinstance(part, Flag) else list
+        for state in where:
+            tp = state.get(part.field)
+            if tp is None or (tp is not want and typing.get_origin(tp) is not want):
+                raise TypeError(
+                    f"{rs.name}: the drawing's {part.field!r} is no {want.__name__} field of the table's state"
+                )
+        controls = [*part.controls, *([part.add.control] if isinstance(part, Items) and part.add else [])]
+        for control in controls:
+            _check_control(rs.name, control, ops)
+    return typing.cast(dict[str, Any], msgspec.to_builtins(drawn))
 
 
 def source() -> str:

@@ -197,7 +197,284 @@ export const VOCABULARY = /** @type {const} */ ({
       "gmFollowups": [],
       "gather": null,
       "extended": null,
-      "spends": null
+      "spends": null,
+      "drawing": {
+        "parts": [
+          {
+            "type": "number",
+            "field": "wounds",
+            "label": {
+              "key": "VERDICT.Sheet.wounds",
+              "text": "Wounds"
+            },
+            "badge": {
+              "key": "VERDICT.Status.wound",
+              "text": "Wound"
+            },
+            "tone": "bad",
+            "data": true,
+            "min": 0,
+            "marker": {
+              "kind": "status",
+              "label": {
+                "key": "VERDICT.Status.wound",
+                "text": "Wound"
+              },
+              "id": "verdict-wound",
+              "icon": "wound.svg"
+            },
+            "controls": [
+              {
+                "action": "heal",
+                "op": "harm_heal",
+                "label": {
+                  "key": "VERDICT.Tracker.healWound",
+                  "text": "Heal a wound"
+                },
+                "icon": "fa-solid fa-kit-medical",
+                "args": [
+                  {
+                    "name": "actor",
+                    "source": "actor"
+                  },
+                  {
+                    "name": "harm",
+                    "source": "value",
+                    "value": "wound"
+                  },
+                  {
+                    "name": "count",
+                    "source": "value",
+                    "value": 1
+                  }
+                ],
+                "when": "wounds"
+              }
+            ]
+          },
+          {
+            "type": "number",
+            "field": "scratches",
+            "label": {
+              "key": "VERDICT.Sheet.scratches",
+              "text": "Scratches"
+            },
+            "badge": {
+              "key": "VERDICT.Status.scratch",
+              "text": "Scratch"
+            },
+            "data": true,
+            "min": 0,
+            "marker": {
+              "kind": "status",
+              "label": {
+                "key": "VERDICT.Status.scratch",
+                "text": "Scratch"
+              },
+              "id": "verdict-scratch",
+              "icon": "scratch.svg"
+            },
+            "controls": [
+              {
+                "action": "heal",
+                "op": "harm_heal",
+                "label": {
+                  "key": "VERDICT.Tracker.healScratch",
+                  "text": "Heal a scratch"
+                },
+                "icon": "fa-solid fa-bandage",
+                "args": [
+                  {
+                    "name": "actor",
+                    "source": "actor"
+                  },
+                  {
+                    "name": "harm",
+                    "source": "value",
+                    "value": "scratch"
+                  },
+                  {
+                    "name": "count",
+                    "source": "value",
+                    "value": 1
+                  }
+                ],
+                "when": "scratches"
+              }
+            ]
+          },
+          {
+            "type": "items",
+            "field": "facets",
+            "name": "facet",
+            "section": "facets",
+            "heading": {
+              "key": "VERDICT.Tracker.facets",
+              "text": "Facets"
+            },
+            "on": [
+              "scene",
+              "actor"
+            ],
+            "text": "facet",
+            "badges": [
+              {
+                "field": "nature",
+                "values": [
+                  {
+                    "value": "beneficial",
+                    "label": {
+                      "key": "VERDICT.Facet.beneficial",
+                      "text": "beneficial"
+                    }
+                  },
+                  {
+                    "value": "detrimental",
+                    "label": {
+                      "key": "VERDICT.Facet.detrimental",
+                      "text": "detrimental"
+                    }
+                  }
+                ],
+                "tones": {
+                  "beneficial": "good",
+                  "detrimental": "bad"
+                },
+                "data": true
+              }
+            ],
+            "owner": {
+              "key": "VERDICT.Tracker.scene",
+              "text": "Scene"
+            },
+            "controls": [
+              {
+                "action": "facetRename",
+                "op": "facet_rename",
+                "label": {
+                  "key": "VERDICT.Tracker.renameFacet",
+                  "text": "Rename"
+                },
+                "icon": "fa-solid fa-pen",
+                "args": [
+                  {
+                    "name": "facet",
+                    "source": "item"
+                  },
+                  {
+                    "name": "text",
+                    "source": "input",
+                    "field": "edit"
+                  }
+                ],
+                "edit": "facet"
+              },
+              {
+                "action": "facetRemove",
+                "op": "facet_remove",
+                "label": {
+                  "key": "VERDICT.Tracker.removeFacet",
+                  "text": "Remove facet"
+                },
+                "icon": "fa-solid fa-trash",
+                "args": [
+                  {
+                    "name": "facet",
+                    "source": "item"
+                  }
+                ]
+              }
+            ],
+            "add": {
+              "css": "facet-form",
+              "label": {
+                "key": "VERDICT.Tracker.newFacet",
+                "text": "A new facet"
+              },
+              "control": {
+                "action": "facetAdd",
+                "op": "facet_add",
+                "label": {
+                  "key": "VERDICT.Tracker.addFacet",
+                  "text": "Write facet"
+                },
+                "icon": "fa-solid fa-feather",
+                "args": [
+                  {
+                    "name": "facet",
+                    "source": "input",
+                    "field": "facet"
+                  },
+                  {
+                    "name": "nature",
+                    "source": "input",
+                    "field": "nature"
+                  },
+                  {
+                    "name": "actor",
+                    "source": "owner_actor"
+                  },
+                  {
+                    "name": "scene",
+                    "source": "owner_scene"
+                  }
+                ],
+                "labelled": true
+              },
+              "inputs": [
+                {
+                  "name": "facet",
+                  "kind": "text",
+                  "label": {
+                    "key": "VERDICT.Tracker.facetText",
+                    "text": "Facet text"
+                  },
+                  "placeholder": {
+                    "key": "VERDICT.Tracker.newFacet",
+                    "text": "A new facet"
+                  }
+                },
+                {
+                  "name": "nature",
+                  "kind": "choice",
+                  "label": {
+                    "key": "VERDICT.Tracker.facetNature",
+                    "text": "Nature"
+                  },
+                  "default": "beneficial",
+                  "options": [
+                    {
+                      "value": "beneficial",
+                      "label": {
+                        "key": "VERDICT.Facet.beneficial",
+                        "text": "beneficial"
+                      }
+                    },
+                    {
+                      "value": "detrimental",
+                      "label": {
+                        "key": "VERDICT.Facet.detrimental",
+                        "text": "detrimental"
+                      }
+                    }
+                  ],
+                  "keep": true
+                },
+                {
+                  "name": "owner",
+                  "kind": "owner",
+                  "label": {
+                    "key": "VERDICT.Tracker.facetOn",
+                    "text": "Facet on"
+                  },
+                  "keep": true
+                }
+              ]
+            }
+          }
+        ],
+        "conditions": true
+      }
     },
     "challenge": {
       "outcomes": [
@@ -401,7 +678,278 @@ export const VOCABULARY = /** @type {const} */ ({
       ],
       "gather": null,
       "extended": null,
-      "spends": null
+      "spends": null,
+      "drawing": {
+        "parts": [
+          {
+            "type": "number",
+            "field": "strain",
+            "label": {
+              "key": "VERDICT.Sheet.strain",
+              "text": "Strain"
+            },
+            "badge": {
+              "key": "VERDICT.Fact.strain",
+              "text": "Strain"
+            },
+            "tone": "resource",
+            "min": -1000,
+            "max": 1000,
+            "marker": {
+              "kind": "badge",
+              "label": {
+                "key": "VERDICT.Status.strain",
+                "text": "Strain"
+              },
+              "id": "verdict-strain"
+            }
+          },
+          {
+            "type": "number",
+            "field": "game_changers",
+            "label": {
+              "key": "VERDICT.Sheet.gameChangers",
+              "text": "Game changers"
+            },
+            "min": 0
+          },
+          {
+            "type": "flag",
+            "field": "taken_down",
+            "label": {
+              "key": "VERDICT.Sheet.takenDown",
+              "text": "Taken down"
+            },
+            "badge": {
+              "key": "VERDICT.Status.takenDown",
+              "text": "Taken Down"
+            },
+            "tone": "dire",
+            "marker": {
+              "kind": "status",
+              "label": {
+                "key": "VERDICT.Status.takenDown",
+                "text": "Taken Down"
+              },
+              "id": "verdict-taken-down",
+              "icon": "taken-down.svg",
+              "defeated": true
+            }
+          },
+          {
+            "type": "items",
+            "field": "complications",
+            "name": "complication",
+            "section": "complications",
+            "heading": {
+              "key": "VERDICT.Tracker.complications",
+              "text": "Complications"
+            },
+            "on": [
+              "scene"
+            ],
+            "hidden": "hidden",
+            "hidden_badge": {
+              "key": "VERDICT.Tracker.hiddenBadge",
+              "text": "Hidden from players"
+            },
+            "badges": [
+              {
+                "field": "cl",
+                "label": {
+                  "key": "VERDICT.Tracker.cl",
+                  "text": "CL"
+                },
+                "css": "cl"
+              },
+              {
+                "field": "origin",
+                "values": [
+                  {
+                    "value": "epic_failure",
+                    "label": {
+                      "key": "VERDICT.Origin.epic_failure",
+                      "text": "epic failure"
+                    }
+                  },
+                  {
+                    "value": "taken_down",
+                    "label": {
+                      "key": "VERDICT.Origin.taken_down",
+                      "text": "taken down"
+                    }
+                  },
+                  {
+                    "value": "gm",
+                    "label": {
+                      "key": "VERDICT.Origin.gm",
+                      "text": "GM"
+                    }
+                  }
+                ],
+                "css": "origin"
+              }
+            ],
+            "controls": [
+              {
+                "action": "reveal",
+                "op": "complication_reveal",
+                "label": {
+                  "key": "VERDICT.Tracker.reveal",
+                  "text": "Reveal"
+                },
+                "icon": "fa-solid fa-eye",
+                "args": [
+                  {
+                    "name": "complication",
+                    "source": "item"
+                  }
+                ],
+                "when": "hidden",
+                "labelled": true
+              },
+              {
+                "action": "edit",
+                "op": "complication_edit",
+                "label": {
+                  "key": "VERDICT.Tracker.edit",
+                  "text": "Edit"
+                },
+                "icon": "fa-solid fa-pen",
+                "args": [
+                  {
+                    "name": "complication",
+                    "source": "item"
+                  },
+                  {
+                    "name": "text",
+                    "source": "input",
+                    "field": "edit"
+                  }
+                ],
+                "edit": "text",
+                "labelled": true
+              },
+              {
+                "action": "convert",
+                "op": "complication_convert",
+                "label": {
+                  "key": "VERDICT.Tracker.convert",
+                  "text": "Make it a challenge"
+                },
+                "icon": "fa-solid fa-right-left",
+                "args": [
+                  {
+                    "name": "complication",
+                    "source": "item"
+                  },
+                  {
+                    "name": "cl",
+                    "source": "input",
+                    "field": "cl"
+                  }
+                ],
+                "inputs": [
+                  {
+                    "name": "cl",
+                    "kind": "number",
+                    "label": {
+                      "key": "VERDICT.Tracker.cl",
+                      "text": "CL"
+                    },
+                    "default": 2,
+                    "prefill": "cl",
+                    "min": 1,
+                    "max": 20
+                  }
+                ],
+                "again": {
+                  "key": "VERDICT.Tracker.convertAgain",
+                  "text": "Set the CL"
+                },
+                "again_when": "cl",
+                "choices": true,
+                "labelled": true
+              },
+              {
+                "action": "remove",
+                "op": "complication_remove",
+                "label": {
+                  "key": "VERDICT.Tracker.remove",
+                  "text": "Remove"
+                },
+                "icon": "fa-solid fa-trash",
+                "args": [
+                  {
+                    "name": "complication",
+                    "source": "item"
+                  }
+                ],
+                "labelled": true
+              }
+            ],
+            "add": {
+              "css": "add",
+              "label": {
+                "key": "VERDICT.Tracker.newComplication",
+                "text": "A new complication"
+              },
+              "control": {
+                "action": "add",
+                "op": "complication_add",
+                "label": {
+                  "key": "VERDICT.Tracker.add",
+                  "text": "Add"
+                },
+                "icon": "fa-solid fa-plus",
+                "args": [
+                  {
+                    "name": "scene",
+                    "source": "scene"
+                  },
+                  {
+                    "name": "text",
+                    "source": "input",
+                    "field": "text"
+                  },
+                  {
+                    "name": "hidden",
+                    "source": "input",
+                    "field": "hidden"
+                  }
+                ],
+                "labelled": true
+              },
+              "inputs": [
+                {
+                  "name": "text",
+                  "kind": "text",
+                  "label": {
+                    "key": "VERDICT.Tracker.complicationText",
+                    "text": "Complication text"
+                  },
+                  "placeholder": {
+                    "key": "VERDICT.Tracker.newComplication",
+                    "text": "A new complication"
+                  }
+                },
+                {
+                  "name": "hidden",
+                  "kind": "flag",
+                  "label": {
+                    "key": "VERDICT.Tracker.hiddenBadge",
+                    "text": "Hidden from players"
+                  },
+                  "default": true,
+                  "keep": true
+                }
+              ]
+            },
+            "every_world": true
+          }
+        ],
+        "conditions": true
+      }
     },
     "flairs": {
       "outcomes": [
@@ -683,7 +1231,169 @@ export const VOCABULARY = /** @type {const} */ ({
         }
       },
       "extended": null,
-      "spends": null
+      "spends": null,
+      "drawing": {
+        "parts": [
+          {
+            "type": "items",
+            "field": "lurking",
+            "name": "lurking-trials",
+            "section": "lurking",
+            "heading": {
+              "key": "VERDICT.Tracker.lurking",
+              "text": "Lurking trials"
+            },
+            "on": [
+              "scene"
+            ],
+            "text": "trials",
+            "text_values": [
+              {
+                "value": "costly",
+                "label": {
+                  "key": "VERDICT.Trial.costly",
+                  "text": "Costly"
+                }
+              },
+              {
+                "value": "slow",
+                "label": {
+                  "key": "VERDICT.Trial.slow",
+                  "text": "Slow"
+                }
+              },
+              {
+                "value": "loud",
+                "label": {
+                  "key": "VERDICT.Trial.loud",
+                  "text": "Loud"
+                }
+              },
+              {
+                "value": "harmful",
+                "label": {
+                  "key": "VERDICT.Trial.harmful",
+                  "text": "Harmful"
+                }
+              },
+              {
+                "value": "foolish",
+                "label": {
+                  "key": "VERDICT.Trial.foolish",
+                  "text": "Foolish"
+                }
+              },
+              {
+                "value": "chaotic",
+                "label": {
+                  "key": "VERDICT.Trial.chaotic",
+                  "text": "Chaotic"
+                }
+              }
+            ],
+            "secret": {
+              "key": "VERDICT.Tracker.lurkingSecret",
+              "text": "secret trials wait"
+            },
+            "badges": [
+              {
+                "field": "count",
+                "css": "count",
+                "lead": true
+              }
+            ],
+            "actor": "actor",
+            "add": {
+              "css": "lurking-form",
+              "label": {
+                "key": "VERDICT.Tracker.trials",
+                "text": "Lurking trials"
+              },
+              "control": {
+                "action": "lurking",
+                "op": "lurking_set",
+                "label": {
+                  "key": "VERDICT.Tracker.setLurking",
+                  "text": "Set lurking trials"
+                },
+                "icon": "fa-solid fa-ghost",
+                "args": [
+                  {
+                    "name": "trials",
+                    "source": "input",
+                    "field": "trial"
+                  },
+                  {
+                    "name": "scene",
+                    "source": "scene",
+                    "nullable": true
+                  },
+                  {
+                    "name": "actor",
+                    "source": "value"
+                  }
+                ],
+                "labelled": true
+              },
+              "inputs": [
+                {
+                  "name": "trial",
+                  "kind": "choices",
+                  "label": {
+                    "key": "VERDICT.Tracker.trials",
+                    "text": "Lurking trials"
+                  },
+                  "options": [
+                    {
+                      "value": "costly",
+                      "label": {
+                        "key": "VERDICT.Trial.costly",
+                        "text": "Costly"
+                      }
+                    },
+                    {
+                      "value": "slow",
+                      "label": {
+                        "key": "VERDICT.Trial.slow",
+                        "text": "Slow"
+                      }
+                    },
+                    {
+                      "value": "loud",
+                      "label": {
+                        "key": "VERDICT.Trial.loud",
+                        "text": "Loud"
+                      }
+                    },
+                    {
+                      "value": "harmful",
+                      "label": {
+                        "key": "VERDICT.Trial.harmful",
+                        "text": "Harmful"
+                      }
+                    },
+                    {
+                      "value": "foolish",
+                      "label": {
+                        "key": "VERDICT.Trial.foolish",
+                        "text": "Foolish"
+                      }
+                    },
+                    {
+                      "value": "chaotic",
+                      "label": {
+                        "key": "VERDICT.Trial.chaotic",
+                        "text": "Chaotic"
+                      }
+                    }
+                  ]
+                }
+              ]
+            },
+            "sheet": false
+          }
+        ]
+      }
     },
     "feats": {
       "outcomes": [
@@ -1145,6 +1855,59 @@ export const VOCABULARY = /** @type {const} */ ({
         "resource": "wyrd",
         "cost": "cost",
         "title": "Wyrd cost"
+      },
+      "drawing": {
+        "parts": [
+          {
+            "type": "number",
+            "field": "wyrd",
+            "label": {
+              "key": "VERDICT.Sheet.wyrd",
+              "text": "Wyrd Points"
+            },
+            "badge": {
+              "key": "VERDICT.Tracker.wyrd",
+              "text": "Wyrd"
+            },
+            "tone": "resource",
+            "min": 0,
+            "controls": [
+              {
+                "action": "wyrdGrant",
+                "op": "wyrd_grant",
+                "label": {
+                  "key": "VERDICT.Tracker.grantWyrd",
+                  "text": "Grant Wyrd Points"
+                },
+                "icon": "fa-solid fa-star",
+                "args": [
+                  {
+                    "name": "actor",
+                    "source": "actor"
+                  },
+                  {
+                    "name": "amount",
+                    "source": "input",
+                    "field": "amount"
+                  }
+                ],
+                "inputs": [
+                  {
+                    "name": "amount",
+                    "kind": "number",
+                    "label": {
+                      "key": "VERDICT.Tracker.wyrdAmount",
+                      "text": "Wyrd Points to grant"
+                    },
+                    "default": 1,
+                    "min": -1000,
+                    "max": 1000
+                  }
+                ]
+              }
+            ]
+          }
+        ]
       }
     },
     "boons": {
@@ -1766,7 +2529,8 @@ export const VOCABULARY = /** @type {const} */ ({
           "time_unit"
         ]
       },
-      "spends": null
+      "spends": null,
+      "drawing": null
     }
   },
   "extended": [
