@@ -31,14 +31,6 @@ export function t(key) {
 }
 
 /**
- * @param {string} key
- * @param {Record<string, string>} data
- */
-export function tf(key, data) {
-  return game.i18n?.format(key, data) ?? key;
-}
-
-/**
  * An entry of the table by its id, as this viewer's client has seen it (see `VerdictClient.complicationTexts`).
  * @param {string} id
  * @param {string} list

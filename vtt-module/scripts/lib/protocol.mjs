@@ -97,17 +97,6 @@ export function decodeServer(text) {
 }
 
 /**
- * Decode a client frame (used by the module socket relay, where the GM receives players' requests).
- * @param {string | Record<string, unknown>} data
- * @returns {Record<string, unknown>}
- */
-export function decodeClient(data) {
-  const msg = typeof data === "string" ? JSON.parse(data) : data;
-  if (!msg || typeof msg !== "object") throw new ProtocolError("bad_frame", "the frame is not a JSON object");
-  return normalizeClient(/** @type {Record<string, unknown>} */ (msg));
-}
-
-/**
  * A fresh request id: unique per client, so a repeated id (a resend after a reconnect) never rolls twice.
  * @returns {string}
  */
