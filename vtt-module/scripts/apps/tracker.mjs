@@ -1,15 +1,17 @@
 /**
- * The GM tracker: the current scene's complications (add, edit, reveal, remove, convert into a check),
- * lurking trials, extended checks in progress, facets (write, rename, remove, on the scene or a character)
- * and the characters' harm and conditions (heal, remove), drawn from the table snapshot the sidecar sends.
- * Players see what their role's snapshot holds: revealed complications only, lurking trials as a count.
+ * The GM tracker, drawn from the table snapshot the sidecar sends: each rule set's lists of the scene's and
+ * the characters' entries, with the GM's controls (as its drawing in the vocabulary declares them: the op each
+ * control sends, its arguments bound from the row), extended checks in progress, and the characters' numbers,
+ * flags and conditions. Players see what their role's snapshot holds (entries hidden from them left out,
+ * secret texts as the drawing says them) and no control.
  */
 
 import { MODULE_ID, TEMPLATES } from "../constants.mjs";
 import { t } from "../render.mjs";
 import { RollDialog } from "./roll-dialog.mjs";
 import { actorById } from "../documents.mjs";
-import { EXTENDED, FIELDS, GM_FIELDS, SCENE_CHOICES, SYSTEMS, TRIALS, UNNAMED_CONDITION, extendedOf, labelOf, systemOf } from "../lib/systems.mjs";
+import { EXTENDED, FIELDS, SYSTEMS, UNNAMED_CONDITION, extendedOf, labelOf } from "../lib/systems.mjs";
+import { ACTIONS, ACTOR_VALUES, CONTROLS, ITEM_LISTS, badgeView, controlShown, controlView, entryText, inputValue, inputView, isSet, opOf, say } from "../lib/drawing.mjs";
 import { setting } from "../settings.mjs";
 import { captureDrafts, clearDraft, restoreDrafts } from "../lib/drafts.mjs";
 
@@ -23,21 +25,11 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     window: { title: "VERDICT.Tracker.title", icon: "fa-solid fa-scale-balanced", resizable: true },
     position: { width: 460, height: /** @type {"auto"} */ ("auto") },
     actions: {
-      add: Tracker.#onAdd,
-      reveal: Tracker.#onReveal,
-      edit: Tracker.#onEdit,
       editSave: Tracker.#onEditSave,
       editCancel: Tracker.#onEditCancel,
-      remove: Tracker.#onRemove,
-      convert: Tracker.#onConvert,
-      lurking: Tracker.#onLurking,
       extendedStart: Tracker.#onExtendedStart,
       extendedRoll: Tracker.#onExtendedRoll,
       undo: Tracker.#onUndo,
-      facetAdd: Tracker.#onFacetAdd,
-      facetRename: Tracker.#onFacetRename,
-      facetRemove: Tracker.#onFacetRemove,
-      heal: Tracker.#onHeal,
       conditionRemove: Tracker.#onConditionRemove,
     },
   };
@@ -61,7 +53,12 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   }
 
   constructor() {
-    super({});
+    // Each drawn control's action (its name on the page) runs the one handler that reads the control from the
+    // vocabulary; the tracker's own actions keep their names.
+    const own = Tracker.DEFAULT_OPTIONS.actions;
+    super({ actions: Object.fromEntries(ACTIONS.filter((a) => !(a in own)).map((a) => [a, Tracker.#onControl])) });
+    /** @type {Map<string, {entry: Record<string, any>, actor: string|null, idField: string}>} the entries drawn, by their key on the page */
+    this._entries = new Map();
     const client = game.modules?.get(MODULE_ID)?.api?.client;
     this._off = client?.on("snapshot", () => {
       if (this.rendered) this.render();
@@ -88,64 +85,136 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     const isGM = Boolean(game.user?.isGM);
     const world = setting("system") || SYSTEMS[0];
     const sceneId = this.sceneId;
-    // With no scene viewed, the table's sceneless complications (an epic failure rolled with no scene is
-    // kept under the scene id "") are the ones shown.
-    const scene = snap?.scenes?.[sceneId ?? ""] || { complications: [], lurking: [], facets: [] };
-    // The sidecar already leaves hidden complications out of a player's snapshot; this filter only
-    // keeps a stale GM-era snapshot from showing them after a role change.
-    const complications = (scene.complications ?? []).filter((/** @type {any} */ c) => isGM || !c.hidden).map((/** @type {any} */ c) => ({
-      ...c,
-      originLabel: t(`VERDICT.Origin.${c.origin}`),
-    }));
-    const lurking = (scene.lurking ?? []).map((/** @type {any} */ l) => ({
-      ...l,
-      names: Array.isArray(l.trials) ? l.trials.map((/** @type {string} */ x) => t(`VERDICT.Trial.${x}`)).join(", ") : null,
-      actorName: l.actor ? actorById(l.actor)?.name ?? l.actor : null,
-    }));
+    // With no scene viewed, the table's sceneless entries (an epic failure rolled with no scene is kept under
+    // the scene id "") are the ones shown.
+    const scene = /** @type {Record<string, any>} */ (snap?.scenes?.[sceneId ?? ""] ?? {});
     const extended = Object.values(snap?.extended ?? {}).filter((/** @type {any} */ x) => !x.scene || x.scene === sceneId).map((/** @type {any} */ x) => ({
       ...x,
       pct: Math.min(100, Math.round((100 * (x.progress ?? 0)) / Math.max(1, x.threshold))),
       statusLabel: t(`VERDICT.Extended.${x.status}`),
       open: x.status === "in_progress",
     }));
-    const actors = Object.entries(snap?.actors ?? {}).map(([id, a]) => ({
-      id, name: actorById(id)?.name ?? id, ...(/** @type {any} */ (a)),
-      conditionCount: (/** @type {any} */ (a)).conditions?.length ?? 0,
-      // A roll's condition carries the table's default text until the GM names it.
-      conditions: ((/** @type {any} */ (a)).conditions ?? []).map((/** @type {any} */ c) => ({ ...c, unnamed: c.text === UNNAMED_CONDITION })),
-    }));
-    const facetRow = (/** @type {any} */ f, /** @type {string|null} */ owner) => ({
-      ...f, owner, natureLabel: t(`VERDICT.Facet.${f.nature}`), tone: f.nature === "beneficial" ? "good" : "bad",
-    });
-    const facets = [
-      ...(scene.facets ?? []).map((/** @type {any} */ f) => facetRow(f, null)),
-      ...actors.flatMap((a) => (a.facets ?? []).map((/** @type {any} */ f) => facetRow(f, a.name))),
-    ];
-    // Whom a new facet is written on: the scene, a character the table knows, or one in the world.
+    /** @type {Array<[string, Record<string, any>]>} */
+    const held = Object.entries(snap?.actors ?? {});
+    // Where the world's rule set gives the GM a control on every character (a grant), the world's characters
+    // the table holds nothing of yet are listed too.
+    const grants = isGM && ACTOR_VALUES.some(({ system, part }) => system === world && (part.controls ?? []).some((c) => !c.when));
+    if (grants) {
+      for (const doc of game.actors?.contents ?? []) {
+        const actor = actorById(doc.id);
+        if (actor?.id && !held.some(([id]) => id === actor.id)) held.push([actor.id, {}]);
+      }
+    }
+    const actors = held.map(([id, a]) => this.#actorRow(id, a, world, isGM));
+    this._entries = new Map();
+    const drawn = ITEM_LISTS.filter(({ system, part }) => part.every_world || system === world).map(({ system, part }) => this.#section(system, part, scene, actors, world, isGM));
+    // Whom a new entry is written on: the scene, a character the table knows, or one in the world.
     const owners = new Map(actors.map((a) => [a.id, a.name]));
     for (const doc of game.actors?.contents ?? []) {
       const actor = actorById(doc.id);
       if (actor?.id && !owners.has(actor.id)) owners.set(actor.id, actor.name ?? actor.id);
     }
     return Object.assign(context, {
-      sections: sectionsOf(world),
-      // A complication is given a CL where the world's checks address one.
-      converts: (FIELDS[world] ?? []).some((f) => SCENE_CHOICES[f.name]),
+      sections: { extended: EXTENDED.includes(world) },
       lastAction: this.lastAction,
       isGM,
       connected: client?.status.state === "open",
       status: client?.status,
       sceneName: sceneId ? game.scenes?.get(sceneId)?.name ?? sceneId : t("VERDICT.Tracker.noScene"),
-      complications,
-      lurking,
+      drawn,
       extended,
       actors,
-      trials: TRIALS.map((x) => ({ value: x, label: t(`VERDICT.Trial.${x}`) })),
       extendedFields: extendedFields(),
-      facets,
-      facetTargets: [...owners].map(([id, name]) => ({ value: id, label: name })),
-      natures: ["beneficial", "detrimental"].map((n) => ({ value: n, label: t(`VERDICT.Facet.${n}`) })),
+      owners: [...owners].map(([id, name]) => ({ value: id, label: name })),
     });
+  }
+
+  /**
+   * One character's row: the badges of the numbers and flags it holds, its conditions and the GM's controls.
+   * @param {string} id
+   * @param {Record<string, any>} state
+   * @param {string} world
+   * @param {boolean} isGM
+   */
+  #actorRow(id, state, world, isGM) {
+    const name = actorById(id)?.name ?? id;
+    const badges = ACTOR_VALUES.filter(({ part }) => part.badge && isSet(state[part.field])).map(({ part }) => ({
+      tone: part.tone ?? "",
+      field: part.field,
+      value: state[part.field],
+      data: part.type === "number" && Boolean(part.data),
+      text: part.type === "number" ? `${say(part.badge, t)} ${state[part.field]}` : say(part.badge, t),
+    }));
+    const controls = !isGM ? [] : ACTOR_VALUES.flatMap(({ system, part }) => (part.controls ?? []).flatMap((control, i) =>
+      (system === world || isSet(state[part.field])) && controlShown(control, state) ? [controlView(`${system}.${part.field}.${i}`, control, t, state, name)] : []));
+    return {
+      id, name, badges, controls,
+      conditionCount: state.conditions?.length ?? 0,
+      // A roll's condition carries the table's default text until the GM names it.
+      conditions: (state.conditions ?? []).map((/** @type {any} */ c) => ({ ...c, unnamed: c.text === UNNAMED_CONDITION })),
+      state,
+    };
+  }
+
+  /**
+   * One list's section: its entries on the scene shown and on the characters, each with its badges and the
+   * GM's controls, and the GM's form to add one.
+   * @param {string} system
+   * @param {import("../lib/drawing.mjs").ItemsPart} part
+   * @param {Record<string, any>} scene
+   * @param {Array<{id: string, name: string, state: Record<string, any>}>} actors
+   * @param {string} world
+   * @param {boolean} isGM
+   */
+  #section(system, part, scene, actors, world, isGM) {
+    const idField = part.id ?? "id";
+    // A control that addresses an entry with a check is offered where the world's checks choose among them.
+    const chooses = (FIELDS[world] ?? []).some((f) => f.choices === part.field);
+    /** @type {Array<[{id: string, name: string}|null, any[]]>} */
+    const lists = [];
+    for (const on of part.on ?? ["scene"]) {
+      if (on === "scene") lists.push([null, scene[part.field] ?? []]);
+      else for (const a of actors) lists.push([a, a.state[part.field] ?? []]);
+    }
+    const rows = [];
+    for (const [owner, list] of lists) {
+      for (const entry of Array.isArray(list) ? list : []) {
+        // The sidecar already leaves hidden entries out of a player's snapshot; this only keeps a stale GM-era
+        // snapshot from showing them after a role change.
+        const hidden = Boolean(part.hidden && entry[part.hidden]);
+        if (hidden && !isGM) continue;
+        const key = `${system}.${part.field}.${this._entries.size}`;
+        this._entries.set(key, { entry, actor: owner?.id ?? null, idField });
+        const { text } = entryText(part, entry, t);
+        const badges = (part.badges ?? []).map((b) => ({ b, view: badgeView(b, entry, t) })).filter((x) => x.view);
+        const id = entry[idField];
+        const controls = isGM && id ? (part.controls ?? []).flatMap((control, i) =>
+          controlShown(control, entry) && (!control.choices || chooses) ? [controlView(`${system}.${part.field}.${i}`, control, t, entry, text)] : []) : [];
+        const editing = controls.find((c) => c.edit);
+        const editControl = (part.controls ?? []).find((c) => c.edit);
+        rows.push({
+          id, entry: key, hidden, text,
+          hiddenBadge: say(part.hidden_badge, t),
+          lead: badges.filter((x) => x.b.lead).map((x) => x.view),
+          badges: badges.filter((x) => !x.b.lead).map((x) => x.view),
+          data: (part.badges ?? []).filter((b) => b.data && entry[b.field] !== undefined && entry[b.field] !== null).map((b) => ({ name: b.field, value: entry[b.field] })),
+          owner: part.owner ? owner?.name ?? say(part.owner, t) : null,
+          actorName: part.actor && entry[part.actor] ? actorById(entry[part.actor])?.name ?? entry[part.actor] : null,
+          editor: editing && editControl ? { key: editing.key, value: entry[editControl.edit ?? ""] ?? "", aria: `${t("VERDICT.Tracker.editText")}: ${text}` } : null,
+          controls,
+        });
+      }
+    }
+    const form = isGM && part.add ? {
+      css: part.add.css,
+      label: say(part.add.label, t),
+      inputs: (part.add.inputs ?? []).map((i) => inputView(i, t)),
+      control: controlView(`${system}.${part.field}.add`, part.add.control, t, {}, ""),
+    } : null;
+    return {
+      section: part.section, name: part.name, heading: say(part.heading, t), rows, form,
+      labelled: (part.controls ?? []).some((c) => c.labelled),
+    };
   }
 
   /**
@@ -172,13 +241,12 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     // re-renders a tracker already rendered) is drawn now rather than at the next change of the table.
     const client = game.modules?.get(MODULE_ID)?.api?.client;
     if (client && client.snapshot !== this._drawn) setTimeout(() => this.rendered && this.render(), 0);
-    // Enter in a rename or edit field sends it, as its button does.
-    this.element.querySelectorAll("input[name=rename], input[name=edit]").forEach((el) => {
+    // Enter in an edit field sends it, as its Save button does.
+    this.element.querySelectorAll("input[name=edit]").forEach((el) => {
       el.addEventListener("keydown", (ev) => {
         if (/** @type {KeyboardEvent} */ (ev).key !== "Enter") return;
         ev.preventDefault();
-        const action = el.getAttribute("name") === "rename" ? "facetRename" : "editSave";
-        /** @type {HTMLElement|null} */ (el.closest("[data-id]")?.querySelector(`[data-action=${action}]`) ?? null)?.click();
+        /** @type {HTMLElement|null} */ (el.closest("[data-id]")?.querySelector("[data-action=editSave]") ?? null)?.click();
       });
     });
     const blocked = game.user?.isGM ? game.modules?.get(MODULE_ID)?.api?.client?.gmBlocked() ?? null : null;
@@ -234,63 +302,72 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     return target.closest("[data-id]")?.getAttribute("data-id") ?? "";
   }
 
-  /** @this {Tracker} */
-  static async #onAdd() {
-    const form = this.element.querySelector(".verdict-add");
-    const text = /** @type {HTMLInputElement|null} */ (form?.querySelector("[name=text]"))?.value.trim();
-    const hidden = /** @type {HTMLInputElement|null} */ (form?.querySelector("[name=hidden]"))?.checked ?? true;
-    const scene = this.sceneId;
-    if (!text || !scene) return;
-    await this.#gm({ op: "complication_add", scene, text, hidden }, [".verdict-add [name=text]"]);
+  /**
+   * A drawn control: an edit opens its field; any other sends its op, each argument bound from the row (the
+   * character, the scene shown, the entry, what the GM entered beside it or in its form).
+   * @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target
+   */
+  static async #onControl(_ev, target) {
+    const found = CONTROLS.get(target.dataset.control ?? "");
+    if (!found) return;
+    const { control, form } = found;
+    const row = /** @type {HTMLElement|null} */ (target.closest("[data-entry]") ?? target.closest("[data-actor]"));
+    if (control.edit) {
+      const input = /** @type {HTMLInputElement|null} */ (row?.querySelector("[name=edit]") ?? null);
+      if (!input) return;
+      input.hidden = false;
+      input.dataset.opened = "1";
+      input.focus();
+      input.select();
+      return;
+    }
+    const scope = /** @type {HTMLElement|null} */ (form ? target.closest(".verdict-form") : target.closest(".verdict-control-inputs") ?? row);
+    const inputs = form ? form.inputs ?? [] : control.inputs ?? [];
+    /** @type {Record<string, any>} */
+    const entered = {};
+    for (const input of inputs) {
+      const els = /** @type {HTMLInputElement[]} */ ([...(scope?.querySelectorAll(`[name="${CSS.escape(input.name)}"]`) ?? [])]);
+      const value = inputValue(input, {
+        value: els[0]?.value,
+        checked: els[0]?.checked,
+        values: els.filter((el) => el.checked).map((el) => el.value),
+      });
+      if (value === undefined) return;
+      entered[input.name] = value;
+    }
+    const op = opOf(control, this.#rowOf(row), entered);
+    if (!op) return;
+    const where = form ? `.verdict-${CSS.escape(form.css)}` : row?.dataset.id ? `[data-id="${CSS.escape(row.dataset.id)}"]` : "";
+    const sent = inputs.filter((i) => !i.keep).map((i) => `${where} [name="${CSS.escape(i.name)}"]`);
+    await this.#gm(op, where ? sent : []);
   }
 
-  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
-  static async #onReveal(_ev, target) {
-    await this.#gm({ op: "complication_reveal", complication: Tracker.#id(target) });
-  }
-
-  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
-  static async #onEdit(_ev, target) {
-    const input = /** @type {HTMLInputElement|null} */ (target.closest("[data-id]")?.querySelector("[name=edit]") ?? null);
-    if (!input) return;
-    input.hidden = false;
-    input.dataset.opened = "1";
-    input.focus();
-    input.select();
+  /**
+   * What a row binds: its character (an actor's row, or the character an entry is written on), the scene
+   * shown, its entry.
+   * @param {HTMLElement|null} row
+   */
+  #rowOf(row) {
+    const drawn = row?.dataset.entry ? this._entries.get(row.dataset.entry) : undefined;
+    return { actor: drawn ? drawn.actor : row?.dataset.actor ?? null, scene: this.sceneId, item: drawn?.entry ?? null, idField: drawn?.idField };
   }
 
   /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
   static async #onEditSave(_ev, target) {
-    const input = /** @type {HTMLInputElement|null} */ (target.closest("[data-id]")?.querySelector("[name=edit]") ?? null);
+    const found = CONTROLS.get(target.dataset.control ?? "");
+    const row = /** @type {HTMLElement|null} */ (target.closest("[data-entry]"));
+    const input = /** @type {HTMLInputElement|null} */ (row?.querySelector("[name=edit]") ?? null);
     const text = input?.value.trim();
-    const id = Tracker.#id(target);
-    if (text) await this.#gm({ op: "complication_edit", complication: id, text }, [`[data-id="${CSS.escape(id)}"] [name=edit]`]);
+    if (!found || !text) return;
+    const op = opOf(found.control, this.#rowOf(row), { edit: text });
+    const id = row?.dataset.id ?? "";
+    if (op) await this.#gm(op, [`[data-id="${CSS.escape(id)}"] [name=edit]`]);
   }
 
   /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
   static async #onEditCancel(_ev, target) {
     const input = /** @type {HTMLInputElement|null} */ (target.closest("[data-id]")?.querySelector("[name=edit]") ?? null);
     if (input) clearDraft(input);
-  }
-
-  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
-  static async #onRemove(_ev, target) {
-    await this.#gm({ op: "complication_remove", complication: Tracker.#id(target) });
-  }
-
-  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
-  static async #onConvert(_ev, target) {
-    const row = target.closest("[data-id]");
-    const cl = Number.parseInt(/** @type {HTMLInputElement|null} */ (row?.querySelector("[name=cl]"))?.value ?? "2", 10) || 2;
-    await this.#gm({ op: "complication_convert", complication: Tracker.#id(target), cl });
-  }
-
-  /** @this {Tracker} */
-  static async #onLurking() {
-    const box = this.element.querySelector(".verdict-lurking-form");
-    const trials = [...(box?.querySelectorAll("input[name=trial]:checked") ?? [])].map((el) => /** @type {HTMLInputElement} */ (el).value);
-    if (!trials.length) return;
-    await this.#gm({ op: "lurking_set", trials, scene: this.sceneId, actor: null }, [".verdict-lurking-form input[name=trial]"]);
   }
 
   /** @this {Tracker} */
@@ -327,45 +404,6 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
     }).render({ force: true });
   }
 
-  /** @this {Tracker} */
-  static async #onFacetAdd() {
-    const form = this.element.querySelector(".verdict-facet-form");
-    const text = /** @type {HTMLInputElement|null} */ (form?.querySelector("[name=facet]"))?.value.trim();
-    const nature = /** @type {HTMLSelectElement|null} */ (form?.querySelector("[name=nature]"))?.value || "beneficial";
-    const on = /** @type {HTMLSelectElement|null} */ (form?.querySelector("[name=owner]"))?.value ?? "";
-    if (!text) return;
-    if (!on && !this.sceneId) return;
-    await this.#gm({ op: "facet_add", facet: text, nature, actor: on || null, scene: on ? null : this.sceneId }, [".verdict-facet-form [name=facet]"]);
-  }
-
-  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
-  static async #onFacetRename(_ev, target) {
-    const row = target.closest("[data-id]");
-    const input = /** @type {HTMLInputElement|null} */ (row?.querySelector("[name=rename]"));
-    if (!input) return;
-    if (input.hidden) {
-      input.hidden = false;
-      input.dataset.opened = "1";
-      input.focus();
-      input.select();
-      return;
-    }
-    const text = input.value.trim();
-    const id = Tracker.#id(target);
-    if (text) await this.#gm({ op: "facet_rename", facet: id, text }, [`[data-id="${CSS.escape(id)}"] [name=rename]`]);
-  }
-
-  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
-  static async #onFacetRemove(_ev, target) {
-    await this.#gm({ op: "facet_remove", facet: Tracker.#id(target) });
-  }
-
-  /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
-  static async #onHeal(_ev, target) {
-    const harm = target.dataset.harm === "scratch" ? "scratch" : "wound";
-    await this.#gm({ op: "harm_heal", actor: Tracker.#id(target), harm, count: 1 });
-  }
-
   /** @this {Tracker} @param {PointerEvent} _ev @param {HTMLElement} target */
   static async #onConditionRemove(_ev, target) {
     const actor = target.closest("[data-actor]")?.getAttribute("data-actor") ?? "";
@@ -376,22 +414,6 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   static async #onUndo() {
     await this.#gm({ op: "undo", count: 1 });
   }
-}
-
-/**
- * The tracker's sections a world of this rule set has: lurking trials where its checks meet the GM's lurking
- * trials, extended checks where its checks can be extended, facets where its results write facets. The
- * complications and the characters are every world's.
- * @param {string} system
- * @returns {{lurking: boolean, extended: boolean, facets: boolean}}
- */
-export function sectionsOf(system) {
-  const sys = systemOf(system);
-  return {
-    lurking: (sys.check ?? []).some((/** @type {{name: string}} */ f) => GM_FIELDS.has(f.name)),
-    extended: EXTENDED.includes(system),
-    facets: (sys.facts ?? []).some((/** @type {{key: unknown}} */ f) => f.key === "facet"),
-  };
 }
 
 /**

@@ -11,9 +11,6 @@ import { VOCABULARY } from "../generated/vocabulary.mjs";
 /** The rule sets, in the engine's order (generated vocabulary). */
 export const SYSTEMS = /** @type {Array<keyof typeof VOCABULARY.systems>} */ (Object.keys(VOCABULARY.systems));
 
-/** The trials the GM may set lurking (generated vocabulary). */
-export const TRIALS = /** @type {string[]} */ ([...VOCABULARY.trials]);
-
 /** The rule sets whose checks can be extended checks (a threshold of progress over several rolls). */
 export const EXTENDED = /** @type {string[]} */ ([...VOCABULARY.extended]);
 
@@ -33,19 +30,6 @@ export function systemOf(system) {
  */
 export function rulesOf(system) {
   return systemOf(system).rules ?? {};
-}
-
-/**
- * A check field as the protocol's Struct declares it: its wire default, its options for a choice, its kind,
- * and its title and description (written once, on the Struct).
- * @param {string} system
- * @param {string} name
- * @returns {{name: string, kind: string, default?: any, options?: string[], title?: string, description?: string}}
- */
-export function wireField(system, name) {
-  const found = (systemOf(system).check ?? []).find((/** @type {any} */ f) => f.name === name);
-  if (!found) throw new Error(`${system}.${name} is not a field of the check`);
-  return found;
 }
 
 /** The text the table gives a condition nobody named yet (`condition_add`'s default, a roll's condition). */
