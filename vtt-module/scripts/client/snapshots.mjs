@@ -1,0 +1,122 @@
+/**
+ * The client's copy of the table: the snapshots its connections receive (the relay's player view's too), the
+ * faces the ledger reported, each user's own copy of their rolls, and the refreshes that keep them current.
+ * @module
+ */
+
+import { sendFrame } from "../relay/relay.mjs";
+import { EXTENDED } from "../lib/systems.mjs";
+import { ClientState } from "./state.mjs";
+
+export class SnapshotCache extends ClientState {
+  /**
+   * @param {Record<string, any>} welcome
+   * @param {"own"|"player-view"} source
+   */
+  _onWelcome(welcome, source) {
+    if (source === "own") this.role = welcome.role;
+    for (const ev of welcome.events ?? []) this._learn(ev?.event);
+    if (welcome.snapshot) this._setSnapshot(welcome.snapshot, source);
+    else this._scheduleRefresh(source);
+  }
+
+  /**
+   * Remember the faces of a roll event, to mark cards the ledger does not back.
+   * @param {Record<string, any>|undefined} ev
+   */
+  _learn(ev) {
+    if (ev && (ev.kind === "roll" || ev.kind === "follow") && ev.check_id && ev.result) {
+      this.known.set(ev.check_id, JSON.stringify(ev.result.dice ?? []));
+    }
+  }
+
+  /**
+   * @param {Record<string, any>} snapshot
+   * @param {"own"|"player-view"|"relay"} source
+   */
+  _setSnapshot(snapshot, source) {
+    if (source === "player-view") {
+      this.playerSnapshot = snapshot;
+      if (this.mode === "local" && this.isRelay) sendFrame("snapshot", { snapshot });
+      if (this.own) return;
+    }
+    this.snapshot = snapshot;
+    for (const scene of Object.values(snapshot?.scenes ?? {})) {
+      for (const c of /** @type {any} */ (scene)?.complications ?? []) {
+        if (typeof c?.id !== "string" || typeof c.text !== "string" || (c.hidden && this.role !== "gm")) continue;
+        this.complicationTexts.set(c.id, c.text);
+      }
+    }
+    this.emit("snapshot", snapshot);
+  }
+
+  /**
+   * Ask for a fresh snapshot shortly (changes come in bursts: one request answers them all). A request
+   * that fails (the socket dropped, the sidecar busy) is asked again, a few times, so a view is never left
+   * stale by one lost answer.
+   * @param {"own"|"player-view"|"relay"} source
+   * @param {number} [delay]
+   * @param {number} [tries]  attempts left after this one
+   */
+  _scheduleRefresh(source, delay = 120, tries = 4) {
+    if (source === "relay") return;
+    const pv = source === "player-view";
+    clearTimeout(pv ? this._pvRefresh : this._refreshTimer);
+    const timer = setTimeout(() => {
+      const conn = pv ? this.playerView : this.own;
+      if (!conn) return;
+      conn.request({ type: "state" })
+        .then((r) => r.snapshot && this._setSnapshot(r.snapshot, pv ? "player-view" : "own"))
+        .catch(() => { if (tries > 0) this._scheduleRefresh(source, 1000, tries - 1); });
+    }, delay);
+    if (pv) this._pvRefresh = timer;
+    else this._refreshTimer = timer;
+  }
+
+  /** A fresh snapshot now (a view that opens wants the table as it is, not as the last change left it). */
+  refreshSnapshot() {
+    if (this.own) this._scheduleRefresh("own", 0);
+    else if (this.playerView) this._scheduleRefresh("player-view", 0);
+  }
+
+  /**
+   * Every decoded message on this client's own view of the table.
+   * @param {Record<string, any>} msg
+   * @param {"own"|"relay"} source
+   * @param {boolean} reply
+   */
+  _onMessage(msg, source, reply) {
+    if ((msg.type === "rolled" || msg.type === "followed") && msg.result) {
+      this.known.set(msg.check, JSON.stringify(msg.result?.dice ?? []));
+    }
+    if (msg.type === "rolled" || msg.type === "followed") {
+      // What this user may see of their own roll, and the follow-ups open to them on it: the replies to their
+      // requests, and what their own connection hears of those checks (a GM's follow-up changes what is
+      // open). Cards draw from here, never from the shared document.
+      const prev = this.mine.get(msg.check);
+      if (reply || (source === "own" && prev)) {
+        this.mine.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? msg.label ?? null, open: msg.open });
+      }
+    }
+    if (msg.type === "event") this._learn(msg.event);
+    if (["rolled", "followed", "done", "event"].includes(msg.type)) {
+      // A roll into an extended check moves its progress, which only the snapshot shows.
+      if (msg.type !== "rolled" || (msg.events ?? []).length || EXTENDED.includes(msg.result?.system)) this._scheduleRefresh(source === "own" ? "own" : "relay");
+    }
+    if (msg.type === "state" && msg.snapshot) this._setSnapshot(msg.snapshot, source);
+    this.emit("message", msg, source, reply);
+  }
+
+  /**
+   * Relay: what the player-view connection receives.
+   * @param {Record<string, any>} msg
+   * @param {boolean} reply
+   */
+  _onPlayerView(msg, reply) {
+    this.emit("player-message", msg);
+    if (["rolled", "followed", "done", "event"].includes(msg.type)) this._scheduleRefresh("player-view");
+    if (!reply && this.mode === "local" && this.isRelay && !["pong", "welcome", "state"].includes(msg.type)) {
+      sendFrame("bc", { msg });
+    }
+  }
+}
