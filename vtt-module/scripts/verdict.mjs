@@ -1,5 +1,7 @@
 /**
- * Verdict: check resolution from a sidecar. Entry point: one hook, one handler file.
+ * Verdict: check resolution from a sidecar. Entry point: every Foundry hook the module listens to is bound
+ * here, each to one handler: the page's own hooks to a file each in hooks/, a feature's hooks (chat cards,
+ * the hotbar, the sheet section) to the file whose job that feature is.
  * No rule is decided here; the sidecar answers and the module draws. Foundry v13 and v14.
  */
 
@@ -19,21 +21,28 @@ import { noteNewCard, registerDicePresets } from "./chat.mjs";
 import { hotbarDrop } from "./api.mjs";
 import { renderSheetSection } from "./sheet-section.mjs";
 
+/**
+ * `Hooks` for the hooks Foundry's type declarations do not name, or name with other arguments (v1 sheets,
+ * Dice So Nice, the hotbar): each handler checks what it is given.
+ * @typedef {{on(hook: string, fn: (...args: never[]) => unknown): number, once(hook: string, fn: (...args: never[]) => unknown): number}} LooseHooks
+ */
+const looseHooks = /** @type {LooseHooks} */ (/** @type {unknown} */ (Hooks));
+
 Hooks.once("init", init);
 Hooks.once("setup", setup);
 Hooks.once("ready", ready);
 Hooks.on("canvasReady", canvasReady);
 Hooks.on("renderChatMessageHTML", renderChatMessageHTML);
 Hooks.on("getHeaderControlsActorSheetV2", getHeaderControlsActorSheetV2);
-/** @type {any} */ (Hooks).on("getActorSheetHeaderButtons", getActorSheetHeaderButtons);
-/** @type {any} */ (Hooks).on("getSceneControlButtons", getSceneControlButtons);
-Hooks.on("renderCombatTracker", /** @type {any} */ (renderCombatTracker));
+looseHooks.on("getActorSheetHeaderButtons", getActorSheetHeaderButtons);
+looseHooks.on("getSceneControlButtons", getSceneControlButtons);
+looseHooks.on("renderCombatTracker", renderCombatTracker);
 Hooks.on("refreshToken", refreshToken);
 Hooks.on("updateActor", updateActor);
-Hooks.on("renderTokenHUD", /** @type {any} */ (renderTokenHUD));
+looseHooks.on("renderTokenHUD", renderTokenHUD);
 Hooks.on("userConnected", userConnected);
-Hooks.on("createChatMessage", /** @type {any} */ (noteNewCard));
-/** @type {any} */ (Hooks).once("diceSoNiceReady", registerDicePresets);
-/** @type {any} */ (Hooks).on("hotbarDrop", hotbarDrop);
-/** @type {any} */ (Hooks).on("renderActorSheet", renderSheetSection);
-/** @type {any} */ (Hooks).on("renderActorSheetV2", renderSheetSection);
+looseHooks.on("createChatMessage", noteNewCard);
+looseHooks.once("diceSoNiceReady", registerDicePresets);
+looseHooks.on("hotbarDrop", hotbarDrop);
+looseHooks.on("renderActorSheet", renderSheetSection);
+looseHooks.on("renderActorSheetV2", renderSheetSection);
