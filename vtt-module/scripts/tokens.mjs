@@ -1,26 +1,44 @@
 /**
- * Tokens: conditions, wounds, scratches and taken down as status effects, strain as a counter drawn on
- * the token. The active GM's client writes them from the table snapshot; others only draw.
+ * Tokens: the table's conditions, and each rule set's markers as its drawing declares them (a status effect
+ * while a value is set, or a numeric badge drawn on the token). The active GM's client writes them from the
+ * table snapshot (statuses, and each badge's value as an actor flag); others only draw.
  */
 
 import { MODULE_ID, STATUS } from "./constants.mjs";
 import { isRelay } from "./client.mjs";
 import { actorById } from "./documents.mjs";
+import { isSet, markers, say } from "./lib/drawing.mjs";
 
 /** The module's own icons, so its markers are not taken for Foundry's statuses (daze, blood, skull). */
 const ICONS = `modules/${MODULE_ID}/icons`;
 
+const { statuses: STATUSES, badges: BADGES } = markers();
+
 /**
- * The statuses the sidecar owns, with their names and icons; registered with `hud: false` (the table's state
- * sets them, not a click on the token HUD).
- * @type {Array<[{id: string}, string, string]>}
+ * The statuses the sidecar owns, with their names (a label) and icons; registered with `hud: false` (the
+ * table's state sets them, not a click on the token HUD). The table's conditions are the module's own; the
+ * rest are the drawings' (an icon with a `/` is a path of its own, else one of the module's).
+ * @type {Array<{id: string, label: {key: string, text: string}, img: string, field: string|null, defeated: boolean}>}
  */
 const OWNED = [
-  [STATUS.condition, "VERDICT.Status.condition", `${ICONS}/condition.svg`],
-  [STATUS.wound, "VERDICT.Status.wound", `${ICONS}/wound.svg`],
-  [STATUS.scratch, "VERDICT.Status.scratch", `${ICONS}/scratch.svg`],
-  [STATUS.takenDown, "VERDICT.Status.takenDown", `${ICONS}/taken-down.svg`],
+  { id: STATUS.condition.id, label: { key: "VERDICT.Status.condition", text: "Condition" }, img: `${ICONS}/condition.svg`, field: null, defeated: false },
+  ...STATUSES.map(({ field, marker }) => ({
+    id: marker.id ?? `${MODULE_ID}-${field}`,
+    label: marker.label,
+    img: String(marker.icon ?? "").includes("/") ? String(marker.icon) : `${ICONS}/${marker.icon}`,
+    field,
+    defeated: Boolean(marker.defeated),
+  })),
 ];
+
+/**
+ * A status's name: the key where the language has it (Foundry localizes `name` itself), else the English.
+ * @param {{key: string, text: string}} label
+ */
+function statusName(label) {
+  const i18n = /** @type {any} */ (globalThis).game?.i18n;
+  return typeof i18n?.has === "function" && !i18n.has(label.key) && i18n.translations && Object.keys(i18n.translations).length ? label.text : label.key;
+}
 
 /**
  * Is a status registered? v13 keeps `CONFIG.statusEffects` as an array of entries; v14 (and systems that
@@ -37,13 +55,14 @@ export function hasStatus(effects, id) {
  * Add the sidecar's statuses to a status list of either shape; returns how many were missing. Pure of
  * Foundry (the list is passed in) so node units drive it.
  * @param {any} effects  `CONFIG.statusEffects`
- * @param {(key: string) => string} [name]  the entry's name (Foundry localizes `name` itself)
+ * @param {(label: {key: string, text: string}) => string} [name]  the entry's name (its i18n key by default:
+ *   Foundry localizes `name` itself)
  */
-export function addStatuses(effects, name = (k) => k) {
+export function addStatuses(effects, name = (/** @type {{key: string, text: string}} */ l) => l.key) {
   let added = 0;
-  for (const [s, key, img] of OWNED) {
+  for (const s of OWNED) {
     if (hasStatus(effects, s.id)) continue;
-    const entry = { id: s.id, name: name(key), img, hud: false };
+    const entry = { id: s.id, name: name(s.label), img: s.img, hud: false };
     if (Array.isArray(effects)) effects.push(entry);
     else effects[s.id] = entry;
     added += 1;
@@ -59,23 +78,24 @@ export function registerStatusEffects() {
   const config = /** @type {any} */ (globalThis).CONFIG;
   if (!config) return;
   if (!config.statusEffects || typeof config.statusEffects !== "object") config.statusEffects = [];
-  const added = addStatuses(config.statusEffects);
+  const added = addStatuses(config.statusEffects, statusName);
   if (added && added < OWNED.length) console.info(`${MODULE_ID} | status effects re-registered after a rebuild of CONFIG.statusEffects`);
 }
 
 /**
- * The status "taken down" sets: the one Foundry's combat tracker shows as defeated
- * (`CONFIG.specialStatusEffects.DEFEATED`, "dead" by default), else the module's own.
+ * The status a marker of the defeated sets: the one Foundry's combat tracker shows as defeated
+ * (`CONFIG.specialStatusEffects.DEFEATED`, "dead" by default), else the marker's own.
+ * @param {string} own
  * @returns {string}
  */
-export function takenDownStatus() {
+export function defeatedStatus(own) {
   const defeated = /** @type {any} */ (globalThis).CONFIG?.specialStatusEffects?.DEFEATED;
   const config = /** @type {any} */ (globalThis).CONFIG?.statusEffects;
-  return typeof defeated === "string" && defeated && hasStatus(config, defeated) ? defeated : STATUS.takenDown.id;
+  return typeof defeated === "string" && defeated && hasStatus(config, defeated) ? defeated : own;
 }
 
 /**
- * Bring one actor's statuses and strain flag in line with the table's state for it: a world actor by id, an
+ * Bring one actor's statuses and badge flags in line with the table's state for it: a world actor by id, an
  * unlinked token's synthetic actor by the token's uuid (its markers are that token's alone).
  * @param {string} actorId
  * @param {Record<string, any>} state  the snapshot's ActorState
@@ -84,19 +104,32 @@ export async function syncActor(actorId, state) {
   if (!isRelay()) return;
   const actor = actorById(actorId);
   if (!actor) return;
-  const want = {
-    [STATUS.condition.id]: (state.conditions ?? []).length > 0,
-    [STATUS.wound.id]: (state.wounds ?? 0) > 0,
-    [STATUS.scratch.id]: (state.scratches ?? 0) > 0,
-    [takenDownStatus()]: Boolean(state.taken_down),
-  };
+  /** @type {Record<string, boolean>} */
+  const want = {};
+  for (const s of OWNED) {
+    const active = isSet(s.field === null ? state.conditions : state[s.field]);
+    const id = s.defeated ? defeatedStatus(s.id) : s.id;
+    want[id] = Boolean(want[id]) || active;
+  }
   for (const [id, active] of Object.entries(want)) {
     if (actor.statuses.has(id) === active) continue;
     registerStatusEffects();
     await actor.toggleStatusEffect(id, { active });
   }
-  const strain = Number(state.strain ?? 0);
-  if ((actor.getFlag(MODULE_ID, "strain") ?? 0) !== strain) await actor.setFlag(MODULE_ID, "strain", strain);
+  // A badge's flag is named for its field, which the drawing gives: no flag type can list them.
+  const flagged = /** @type {any} */ (actor);
+  for (const { field } of BADGES) {
+    const value = Number(state[field] ?? 0);
+    if ((flagged.getFlag(MODULE_ID, field) ?? 0) !== value) await flagged.setFlag(MODULE_ID, field, value);
+  }
+}
+
+/**
+ * The actor flags a badge is drawn from (an update of one redraws the actor's tokens).
+ * @returns {string[]}
+ */
+export function badgeFlags() {
+  return BADGES.map((b) => b.field);
 }
 
 /**
@@ -115,26 +148,32 @@ export async function syncAll(snapshot) {
 }
 
 /**
- * `refreshToken`: draw the strain counter (a small badge at the token's top right) from the actor flag.
+ * `refreshToken`: draw each badge marker with a value (a small counter at the token's top right, one under the
+ * other) from the actor's flags.
  * @param {any} token  the Token placeable
  */
-export function drawStrain(token) {
-  const strain = Number(token.actor?.getFlag(MODULE_ID, "strain") ?? 0);
-  /** @type {any} */
-  let badge = token.children?.find((/** @type {any} */ c) => c.name === "verdict-strain");
-  if (!strain) {
-    if (badge) badge.visible = false;
-    return;
+export function drawBadges(token) {
+  let row = 0;
+  for (const { field, marker } of BADGES) {
+    const value = Number(token.actor?.getFlag(MODULE_ID, field) ?? 0);
+    const name = marker.id ?? `${MODULE_ID}-${field}`;
+    /** @type {any} */
+    let badge = token.children?.find((/** @type {any} */ c) => c.name === name);
+    if (!value) {
+      if (badge) badge.visible = false;
+      continue;
+    }
+    if (!badge) {
+      const PIXIns = /** @type {any} */ (globalThis).PIXI;
+      badge = new PIXIns.Text("", { fontFamily: "Signika", fontSize: 22, fill: marker.colour ?? "#ffd27a", stroke: "#000000", strokeThickness: 4, fontWeight: "bold" });
+      badge.name = name;
+      badge.anchor.set(1, 0);
+      token.addChild(badge);
+    }
+    // Named, as the rule set names it: a bare number would read as anything.
+    badge.text = `${say(marker.label, (k) => game.i18n?.localize(k) ?? k)} ${value}`;
+    badge.position.set(token.w - 2, 2 + row * 26);
+    badge.visible = true;
+    row += 1;
   }
-  if (!badge) {
-    const PIXIns = /** @type {any} */ (globalThis).PIXI;
-    badge = new PIXIns.Text("", { fontFamily: "Signika", fontSize: 22, fill: "#ffd27a", stroke: "#000000", strokeThickness: 4, fontWeight: "bold" });
-    badge.name = "verdict-strain";
-    badge.anchor.set(1, 0);
-    token.addChild(badge);
-  }
-  // Named, as the rule set names it: a bare bolt would read as energy.
-  badge.text = `${game.i18n?.localize("VERDICT.Status.strain") ?? "Strain"} ${strain}`;
-  badge.position.set(token.w - 2, 2);
-  badge.visible = true;
 }

@@ -1,9 +1,9 @@
-import { drawStrain } from "../tokens.mjs";
+import { drawBadges } from "../tokens.mjs";
 
 /**
- * `refreshToken`: draw the strain counter.
+ * `refreshToken`: draw the badges the rule sets' drawings put on tokens.
  * @param {foundry.canvas.placeables.Token.Implementation} token
  */
 export default function refreshToken(token) {
-  drawStrain(token);
+  drawBadges(token);
 }

@@ -1,11 +1,13 @@
 import { MODULE_ID } from "../constants.mjs";
+import { badgeFlags } from "../tokens.mjs";
 
 /**
- * `updateActor`: when the strain flag changes, redraw that actor's tokens' counters.
+ * `updateActor`: when a flag a token badge is drawn from changes, redraw that actor's tokens.
  * @param {Actor.Implementation} actor
  * @param {Record<string, any>} changed
  */
 export default function updateActor(actor, changed) {
-  if (changed?.flags?.[MODULE_ID]?.strain === undefined) return;
+  const flags = changed?.flags?.[MODULE_ID];
+  if (!flags || !badgeFlags().some((f) => flags[f] !== undefined)) return;
   for (const token of actor.getActiveTokens()) /** @type {any} */ (token).renderFlags?.set({ refreshState: true });
 }
