@@ -18,6 +18,10 @@ from typing import Any
 
 import msgspec
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import facets as facets_t
+from protocol.v1 import feats as feats_t
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import table as t
 from sidecar import config, datadir
 from sidecar.state.keys import print_keys as print_keys  # where the server prints the first table's keys too
@@ -138,9 +142,9 @@ def _entries(events: list[tuple[int, int, Any, str]]) -> list[str]:
     lines = []
     for seq, shown, ev, mark in events:
         text = _line(ev, facets)
-        if isinstance(ev, t.FacetCreated):
+        if isinstance(ev, facets_t.FacetCreated):
             facets[ev.id or f"f{seq}"] = ev.facet
-        elif isinstance(ev, t.FacetRenamed):
+        elif isinstance(ev, facets_t.FacetRenamed):
             facets[ev.facet] = ev.text
         if text is not None:
             lines.append(f"- **#{shown}**{mark}{' *(undone)*' if seq in undone else ''} {text}")
@@ -163,39 +167,39 @@ def _line(ev: Any, facets: dict[str, str] | None = None) -> str | None:
         case t.FollowEvent():
             action = msgspec.to_builtins(ev.action)
             return f"{ev.user or ev.by} followed up check {ev.check_id}: {action} → **{ev.result.outcome.replace('_', ' ')}**"
-        case t.StrainChanged():
+        case challenge_t.StrainChanged():
             return f"{ev.actor}: strain set to {ev.set}" if ev.set is not None else f"{ev.actor}: strain {ev.delta:+d}"
-        case t.GameChangerGained():
+        case challenge_t.GameChangerGained():
             return f"{ev.actor}: +{ev.count} game changer"
         case t.ConditionAdded():
             return f"{ev.actor}: new condition ({ev.text})"
         case t.ConditionRemoved():
             return f"{ev.actor}: condition removed"
-        case t.TakenDown():
+        case challenge_t.TakenDown():
             return f"{ev.actor} is **taken down**"
-        case t.HarmTaken():
+        case facets_t.HarmTaken():
             return f"{ev.actor} takes a {ev.harm}"
-        case t.FacetCreated():
+        case facets_t.FacetCreated():
             return f"{ev.nature} facet “{ev.facet}” on {ev.scene or ev.actor}"
-        case t.FacetRenamed():
+        case facets_t.FacetRenamed():
             return f"facet “{facets.get(ev.facet, ev.facet)}” renamed “{ev.text}”"
-        case t.FacetRemoved():
+        case facets_t.FacetRemoved():
             return f"facet “{facets.get(ev.facet, ev.facet)}” removed"
-        case t.HarmHealed():
+        case facets_t.HarmHealed():
             return f"{ev.actor}: {ev.count} {ev.harm}{'s' if ev.count != 1 else ''} healed"
-        case t.ComplicationAdded():
+        case challenge_t.ComplicationAdded():
             return f"complication in {ev.scene} ({ev.origin.replace('_', ' ')}): {ev.text}"
-        case t.ComplicationEdited():
+        case challenge_t.ComplicationEdited():
             return f"complication {ev.complication} now reads: {ev.text}"
-        case t.ComplicationRevealed():
+        case challenge_t.ComplicationRevealed():
             return f"complication revealed: {ev.text}"
-        case t.ComplicationRemoved():
+        case challenge_t.ComplicationRemoved():
             return f"complication {ev.complication} removed"
-        case t.ComplicationConverted():
+        case challenge_t.ComplicationConverted():
             return f"complication {ev.complication} addressed as a challenge at CL {ev.cl}"
-        case t.WyrdChanged():
+        case feats_t.WyrdChanged():
             return f"{ev.actor}: {ev.delta:+d} Wyrd Points"
-        case t.LurkingTrialsSet():
+        case flairs_t.LurkingTrialsSet():
             return f"{ev.count} lurking trial(s) set for {ev.actor or ev.scene}: {', '.join(ev.trials)}"
         case t.ExtendedStarted():
             limit = f", at most {ev.limit} attempts" if ev.limit else ""

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+import msgspec
 from msgspec import Meta
 
-from .base import Action, Check, Result
-from .limits import Faces, Level, Name
+from .base import Action, ActorPart, Check, Event, Op, Result, ScenePart
+from .limits import STRAIN, Faces, Level, Name, Note
 
 ChallengeOutcome = Literal["epic_success", "success", "success_at_cost", "failure", "epic_failure"]
 ChallengeOption = Literal["game_changer", "strain"]
+ComplicationOrigin = Literal["epic_failure", "taken_down", "gm"]
 """The two options after beating the CL by 2 or 3: +1 game changer, or less strain."""
 
 
@@ -99,3 +101,109 @@ class ChallengeRemoveComplication(Action, tag="challenge_remove_complication"):
         str,
         Meta(description="The id of an open complication of the roll's scene.", extra={"from": "complications"}),
     ]
+
+
+# --- the table's state: strain, game changers, taken down, complications -------------------------
+
+
+class ComplicationAdd(Op, tag="complication_add"):
+    scene: Name
+    text: Note
+    hidden: bool = True
+
+
+class ComplicationEdit(Op, tag="complication_edit"):
+    complication: Name
+    text: Note
+
+
+class ComplicationReveal(Op, tag="complication_reveal"):
+    complication: Name
+
+
+class ComplicationRemove(Op, tag="complication_remove"):
+    complication: Name
+
+
+class ComplicationConvert(Op, tag="complication_convert"):
+    """Address a complication as a challenge with a CL set by the GM; a success on it removes it."""
+
+    complication: Name
+    cl: Level
+
+
+class StrainSet(Op, tag="strain_set"):
+    actor: Name
+    strain: Annotated[int, Meta(ge=-STRAIN, le=STRAIN)]
+
+
+class StrainChanged(Event, tag="strain"):
+    actor: str
+    delta: int | None = None
+    """A change; or ``set`` for the GM setting strain by hand."""
+    set: int | None = None
+    cause: int = 0
+
+
+class GameChangerGained(Event, tag="game_changer"):
+    actor: str
+    count: int = 1
+    cause: int = 0
+
+
+class TakenDown(Event, tag="taken_down"):
+    actor: str
+    cause: int = 0
+
+
+class ComplicationAdded(Event, tag="complication_added"):
+    complication: str
+    scene: str
+    text: str
+    origin: ComplicationOrigin
+    hidden: bool
+    cause: int = 0
+
+
+class ComplicationEdited(Event, tag="complication_edited"):
+    complication: str
+    text: str
+    cause: int = 0
+
+
+class ComplicationRevealed(Event, tag="complication_revealed"):
+    complication: str
+    scene: str = ""
+    text: str = ""
+    origin: ComplicationOrigin = "gm"
+    cause: int = 0
+
+
+class ComplicationRemoved(Event, tag="complication_removed"):
+    complication: str
+    cause: int = 0
+
+
+class ComplicationConverted(Event, tag="complication_converted"):
+    complication: str
+    cl: int
+    cause: int = 0
+
+
+class Complication(msgspec.Struct, gc=False):
+    id: str
+    scene: str
+    text: str
+    origin: ComplicationOrigin
+    hidden: bool
+    cl: int | None = None
+
+
+class ChallengeActor(ActorPart):
+    strain: int = 0
+    taken_down: bool = False
+    game_changers: int = 0
+
+
+class ChallengeScene(ScenePart):
+    complications: list[Complication] = []

@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from .base import Check, Result
-from .limits import Count, Faces
+from .base import ActorPart, Check, Event, Op, Result, ScenePart
+from .limits import Count, Faces, Name, Note
 
 FacetsKind = Literal["obstacle", "opposition", "interpersonal", "mystical"]
 FacetsDomain = Literal["physical", "mental", "social", "mystical"]
@@ -75,3 +75,91 @@ class FacetsResult(Result, tag="facets"):
     discord: Literal["backlash", "discord", "severe_discord"] | None
     suggestion: str | None
     """A facet (triumph, catastrophe) or cost (costly success) from the text's lists for the domain."""
+
+
+# --- the table's state: facets (of actors and scenes), wounds, scratches --------------------------
+
+
+class FacetAdd(Op, tag="facet_add"):
+    """The GM writes a facet of their own (docs/rules/facets.md: the GM has the final say and may write their own), on an
+    actor, or a scene (the active scene when neither is named)."""
+
+    facet: Note
+    nature: Literal["beneficial", "detrimental"]
+    actor: Name | None = None
+    scene: Name | None = None
+
+
+class FacetRename(Op, tag="facet_rename"):
+    """Name a facet (say, the suggestion a triumph stored) or rename it, by its id."""
+
+    facet: Name
+    text: Note
+
+
+class FacetRemove(Op, tag="facet_remove"):
+    facet: Name
+
+
+class HarmHeal(Op, tag="harm_heal"):
+    """Heal (remove) ``count`` wounds or scratches of an actor."""
+
+    actor: Name
+    harm: Literal["wound", "scratch"]
+    count: Count = 1
+
+
+class HarmTaken(Event, tag="harm"):
+    """A wound or a scratch (`facets`)."""
+
+    actor: str
+    harm: Literal["wound", "scratch"]
+    cause: int = 0
+
+
+class FacetCreated(Event, tag="facet_created"):
+    facet: str
+    nature: Literal["beneficial", "detrimental"]
+    actor: str | None = None
+    scene: str | None = None
+    cause: int = 0
+    id: str = ""
+    """The facet's id, which `facet_rename` and `facet_remove` name (``f<seq>`` for a facet recorded without one)."""
+
+
+class FacetRenamed(Event, tag="facet_renamed"):
+    facet: str
+    """The facet's id."""
+    text: str
+    cause: int = 0
+
+
+class FacetRemoved(Event, tag="facet_removed"):
+    facet: str
+    cause: int = 0
+
+
+class HarmHealed(Event, tag="harm_healed"):
+    """Wounds or scratches healed (removed) by the GM."""
+
+    actor: str
+    harm: Literal["wound", "scratch"]
+    count: int = 1
+    cause: int = 0
+
+
+class Facet(msgspec.Struct, gc=False):
+    facet: str
+    nature: str
+    id: str = ""
+    """What `facet_rename` and `facet_remove` name."""
+
+
+class FacetsActor(ActorPart):
+    wounds: int = 0
+    scratches: int = 0
+    facets: list[Facet] = []
+
+
+class FacetsScene(ScenePart):
+    facets: list[Facet] = []

@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
-from .base import Check, Result
-from .limits import ITEMS, Count, Faces, Level
+from .base import ActorPart, Check, Event, Op, Result
+from .limits import ITEMS, WYRD, Count, Faces, Level, Name
 
 FeatsDie = Literal["white", "red", "blue"]
 """The three d8 in their fixed order: first white, second red, third blue."""
@@ -88,3 +88,21 @@ class FeatsResult(Result, tag="feats"):
     """Wyrd Points spent: 5 per bought 8, or 20 for a feat above +8."""
     automatic: bool = False
     """True when no dice were rolled: a level below −8, or a feat above +8 bought with Wyrd."""
+
+
+# --- the table's state: Wyrd Points ---------------------------------------------------------------
+
+
+class WyrdGrant(Op, tag="wyrd_grant"):
+    actor: Name
+    amount: Annotated[int, Meta(ge=-WYRD, le=WYRD)]
+
+
+class WyrdChanged(Event, tag="wyrd"):
+    actor: str
+    delta: int
+    cause: int = 0
+
+
+class FeatsActor(ActorPart):
+    wyrd: int = 0

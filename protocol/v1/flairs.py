@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from .base import Action, Check, Result
+from .base import Action, Check, Event, Op, Result, ScenePart
 from .limits import ITEMS, Count, Faces, Name
 
 FlairsOutcome = Literal["triumph", "conflict", "failure", "success"]
@@ -287,3 +287,43 @@ class FlairsNameTrials(Action, tag="flairs_name_trials"):
 
     trials: NamedTrials = None
     dice: TrialDice = None
+
+
+# --- the table's state: the Judge's lurking trials ------------------------------------------------
+
+
+class LurkingSet(Op, tag="lurking_set"):
+    """Secret lurking trials waiting for the next `flairs` check of ``actor`` (or anyone, in ``scene``)."""
+
+    trials: Annotated[list[Name], Meta(max_length=ITEMS)]
+    actor: Name | None = None
+    scene: Name | None = None
+
+
+class LurkingTrialsSet(Event, tag="lurking_set"):
+    lurking: str
+    trials: list[str]
+    """Hidden from players: they see only ``count``."""
+    count: int
+    actor: str | None = None
+    scene: str | None = None
+    cause: int = 0
+
+
+class LurkingTrialsUsed(Event, tag="lurking_used"):
+    lurking: str
+    check_id: str
+    cause: int = 0
+
+
+class Lurking(msgspec.Struct, gc=False):
+    id: str
+    count: int
+    trials: list[str] | None
+    """``None`` for players: they see only the count."""
+    actor: str | None = None
+    scene: str | None = None
+
+
+class FlairsScene(ScenePart):
+    lurking: list[Lurking] = []

@@ -23,7 +23,8 @@ from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Union
 
-from .base import Action, Check, Result
+from . import boons, challenge, facets, feats, flairs
+from .base import Action, ActorPart, Check, Event, Op, Result, ScenePart
 from .boons import BoonsCheck, BoonsResult
 from .challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
 from .facets import FacetsCheck, FacetsResult
@@ -57,6 +58,13 @@ def _one(module: ModuleType, base: type) -> Any:
     if len(found) != 1:
         raise TypeError(f"{module.__name__} defines {len(found)} {base.__name__} Structs, not one")
     return found[0]
+
+
+def _at_most_one(module: ModuleType, base: type) -> Any:
+    found = _defined(module, base)
+    if len(found) > 1:
+        raise TypeError(f"{module.__name__} defines {len(found)} {base.__name__} Structs, not one at most")
+    return found[0] if found else None
 
 
 SHIPPED: tuple[str, ...] = ("facets", "challenge", "flairs", "feats", "boons")
@@ -116,7 +124,7 @@ def _added() -> tuple[tuple[str, ModuleType], ...]:
     return tuple(out)
 
 
-def _tags_unique(kinds: Iterable[type], what: str) -> None:
+def tags_unique(kinds: Iterable[type], what: str) -> None:
     """Each Struct of one union under a tag of its own (msgspec refuses the union otherwise, naming no package)."""
     seen: dict[object, type] = {}
     for kind in kinds:
@@ -166,13 +174,70 @@ ACTION_TYPES: tuple[type, ...] = (
     *(a for _, m in ADDED for a in _defined(m, Action)),
 )
 ALL_ODDS_TYPES: tuple[type, ...] = (*ODDS_TYPES, *(_one(m, CheckOdds) for _, m in ADDED))
+
+MODULES: tuple[tuple[str, ModuleType], ...] = (
+    ("facets", facets),
+    ("challenge", challenge),
+    ("flairs", flairs),
+    ("feats", feats),
+    ("boons", boons),
+    *ADDED,
+)
+"""Every rule set's Structs' module by tag, in the protocol's order: where its table state's Structs are found."""
+
+OP_TYPES: tuple[type, ...] = tuple(o for _, m in MODULES for o in _defined(m, Op))
+"""The rule sets' GM operations (the table's own are in ``protocol/v1/table.py``)."""
+EVENT_TYPES: tuple[type, ...] = tuple(e for _, m in MODULES for e in _defined(m, Event))
+"""The rule sets' events (the table's own are in ``protocol/v1/table.py``)."""
+
+
+def _parts(base: type) -> tuple[tuple[str, type], ...]:
+    out = []
+    for tag, module in MODULES:
+        try:
+            part = _at_most_one(module, base)
+        except TypeError as exc:
+            raise RuleSetPackageError(f"{ADDED_BY.get(tag, tag)}: {exc}") from None
+        if part is not None:
+            out.append((tag, part))
+    return tuple(out)
+
+
+ACTOR_PARTS: tuple[tuple[str, type], ...] = _parts(ActorPart)
+"""Each rule set's :class:`~protocol.v1.base.ActorPart` (the fields it adds to every actor), by tag."""
+SCENE_PARTS: tuple[tuple[str, type], ...] = _parts(ScenePart)
+"""Each rule set's :class:`~protocol.v1.base.ScenePart` (the fields it adds to every scene), by tag."""
+
+WIRE_ORDER: dict[str, tuple[str, ...]] = {
+    "actor": ("strain", "conditions", "taken_down", "wounds", "scratches", "facets", "wyrd", "game_changers"),
+    "scene": ("complications", "facets", "lurking"),
+}
+"""The order the snapshot's actor and scene fields have on the wire since before the rule sets added their own:
+the shipped ones in it, any other after them (the table's, then each rule set's, in the protocol's order)."""
+
+
+def _fields_unique(parts: tuple[tuple[str, type], ...], what: str) -> None:
+    """No two rule sets add a field of one name to an actor (or a scene): the snapshot's state is flat."""
+    owner: dict[str, str] = {}
+    for tag, part in parts:
+        for name in part.__struct_fields__:  # type: ignore[attr-defined]
+            if name in owner:
+                raise RuleSetPackageError(
+                    f"{ADDED_BY.get(tag, tag)} adds the field {name!r} to every {what}, which the rule set "
+                    f"{owner[name]!r} adds already: a rule set's fields need names of their own"
+                )
+            owner[name] = tag
+
+
 for _kinds, _what in (
     (CHECK_TYPES, "check"),
     (RESULT_TYPES, "result"),
     (ACTION_TYPES, "follow-up"),
     (ALL_ODDS_TYPES, "odds"),
 ):
-    _tags_unique(_kinds, _what)
+    tags_unique(_kinds, _what)
+_fields_unique(ACTOR_PARTS, "actor")
+_fields_unique(SCENE_PARTS, "scene")
 
 if TYPE_CHECKING:
     AnyCheck = Union[FacetsCheck, ChallengeCheck, FlairsCheck, FeatsCheck, BoonsCheck]

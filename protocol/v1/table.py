@@ -1,8 +1,11 @@
 """Table state on the wire: GM operations, ledger events and the snapshot.
 
 Everything that changes a table is an event with a per-table ``seq`` in the ledger. Events are a
-tagged union on ``kind``. The sidecar filters them per connection: hidden
-complications, lurking trial names and blind or GM-only rolls never reach a player. On the
+tagged union on ``kind``: the table's own here (rolls, follow-ups, conditions, scenes, extended and gathered
+checks, undo), then each rule set's, from its Structs' module (``protocol/v1/systems.py`` collects them), and
+so are the GM's operations on ``op``. An actor's and a scene's state are flat: the table's fields, then each
+rule set's ``ActorPart`` and ``ScenePart``. The sidecar filters events per connection: what a rule set hides
+and blind or GM-only rolls never reach a player. On the
 wire every seq (a message's, an event's, its ``cause``, an ``undone``'s ``seqs``, ``hello.since``)
 is in the receiving viewer's own numbering, which counts only the events it is told of
 (see ``sidecar/state/hearing.py``).
@@ -10,50 +13,24 @@ is in the receiving viewer's own numbering, which counts only the events it is t
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union, get_args
+from typing import TYPE_CHECKING, Any, Union
 
 import msgspec
-from msgspec import Meta
 
-from .limits import ITEMS, STRAIN, WYRD, Count, Level, Name, Note
-from .systems import AnyAction, AnyCheck, AnyResult
-
-ComplicationOrigin = Literal["epic_failure", "taken_down", "gm"]
-
-
-class Op(msgspec.Struct, gc=False, tag_field="op", forbid_unknown_fields=True):
-    """A GM operation (the ``op`` of a ``gm`` message)."""
-
-
-class ComplicationAdd(Op, tag="complication_add"):
-    scene: Name
-    text: Note
-    hidden: bool = True
-
-
-class ComplicationEdit(Op, tag="complication_edit"):
-    complication: Name
-    text: Note
-
-
-class ComplicationReveal(Op, tag="complication_reveal"):
-    complication: Name
-
-
-class ComplicationRemove(Op, tag="complication_remove"):
-    complication: Name
-
-
-class ComplicationConvert(Op, tag="complication_convert"):
-    """Address a complication as a challenge with a CL set by the GM; a success on it removes it."""
-
-    complication: Name
-    cl: Level
-
-
-class StrainSet(Op, tag="strain_set"):
-    actor: Name
-    strain: Annotated[int, Meta(ge=-STRAIN, le=STRAIN)]
+from .base import Event, Op
+from .limits import Count, Name, Note
+from .systems import (
+    ACTOR_PARTS,
+    OP_TYPES,
+    SCENE_PARTS,
+    WIRE_ORDER,
+    AnyAction,
+    AnyCheck,
+    AnyResult,
+    RuleSetPackageError,
+    tags_unique,
+)
+from .systems import EVENT_TYPES as RULE_SET_EVENTS
 
 
 class ConditionAdd(Op, tag="condition_add"):
@@ -64,48 +41,6 @@ class ConditionAdd(Op, tag="condition_add"):
 class ConditionRemove(Op, tag="condition_remove"):
     actor: Name
     condition: Name
-
-
-class FacetAdd(Op, tag="facet_add"):
-    """The GM writes a facet of their own (docs/rules/facets.md: the GM has the final say and may write their own), on an
-    actor, or a scene (the active scene when neither is named)."""
-
-    facet: Note
-    nature: Literal["beneficial", "detrimental"]
-    actor: Name | None = None
-    scene: Name | None = None
-
-
-class FacetRename(Op, tag="facet_rename"):
-    """Name a facet (say, the suggestion a triumph stored) or rename it, by its id."""
-
-    facet: Name
-    text: Note
-
-
-class FacetRemove(Op, tag="facet_remove"):
-    facet: Name
-
-
-class HarmHeal(Op, tag="harm_heal"):
-    """Heal (remove) ``count`` wounds or scratches of an actor."""
-
-    actor: Name
-    harm: Literal["wound", "scratch"]
-    count: Count = 1
-
-
-class WyrdGrant(Op, tag="wyrd_grant"):
-    actor: Name
-    amount: Annotated[int, Meta(ge=-WYRD, le=WYRD)]
-
-
-class LurkingSet(Op, tag="lurking_set"):
-    """Secret lurking trials waiting for the next `flairs` check of ``actor`` (or anyone, in ``scene``)."""
-
-    trials: Annotated[list[Name], Meta(max_length=ITEMS)]
-    actor: Name | None = None
-    scene: Name | None = None
 
 
 class ExtendedStart(Op, tag="extended_start"):
@@ -145,34 +80,17 @@ class SceneActivate(Op, tag="scene_activate"):
     scene: Name
 
 
-AnyOp = Union[
-    ComplicationAdd,
-    ComplicationEdit,
-    ComplicationReveal,
-    ComplicationRemove,
-    ComplicationConvert,
-    StrainSet,
-    ConditionAdd,
-    ConditionRemove,
-    WyrdGrant,
-    LurkingSet,
-    ExtendedStart,
-    GatherStart,
-    Undo,
-    SceneActivate,
-    FacetAdd,
-    FacetRename,
-    FacetRemove,
-    HarmHeal,
-]
-OPS: tuple[type, ...] = get_args(AnyOp)
+CORE_OPS: tuple[type, ...] = (ConditionAdd, ConditionRemove, ExtendedStart, GatherStart, Undo, SceneActivate)
+"""The table's own GM operations (a rule set's are in its Structs' module)."""
+OPS: tuple[type, ...] = (*CORE_OPS, *OP_TYPES)
+tags_unique(OPS, "GM operation")
+if TYPE_CHECKING:
+    AnyOp = Op
+else:
+    AnyOp = Union[OPS]
 
 
 # --- events -------------------------------------------------------------------------
-
-
-class Event(msgspec.Struct, gc=False, tag_field="kind", omit_defaults=False):
-    """Base of every ledger event. ``cause`` is the seq of the action it belongs to."""
 
 
 class RollEvent(Event, tag="roll"):
@@ -199,20 +117,6 @@ class FollowEvent(Event, tag="follow"):
     user: str | None = None
 
 
-class StrainChanged(Event, tag="strain"):
-    actor: str
-    delta: int | None = None
-    """A change; or ``set`` for the GM setting strain by hand."""
-    set: int | None = None
-    cause: int = 0
-
-
-class GameChangerGained(Event, tag="game_changer"):
-    actor: str
-    count: int = 1
-    cause: int = 0
-
-
 class ConditionAdded(Event, tag="condition_added"):
     actor: str
     condition: str
@@ -223,106 +127,6 @@ class ConditionAdded(Event, tag="condition_added"):
 class ConditionRemoved(Event, tag="condition_removed"):
     actor: str
     condition: str
-    cause: int = 0
-
-
-class TakenDown(Event, tag="taken_down"):
-    actor: str
-    cause: int = 0
-
-
-class HarmTaken(Event, tag="harm"):
-    """A wound or a scratch (`facets`)."""
-
-    actor: str
-    harm: Literal["wound", "scratch"]
-    cause: int = 0
-
-
-class FacetCreated(Event, tag="facet_created"):
-    facet: str
-    nature: Literal["beneficial", "detrimental"]
-    actor: str | None = None
-    scene: str | None = None
-    cause: int = 0
-    id: str = ""
-    """The facet's id, which `facet_rename` and `facet_remove` name (``f<seq>`` for a facet recorded without one)."""
-
-
-class FacetRenamed(Event, tag="facet_renamed"):
-    facet: str
-    """The facet's id."""
-    text: str
-    cause: int = 0
-
-
-class FacetRemoved(Event, tag="facet_removed"):
-    facet: str
-    cause: int = 0
-
-
-class HarmHealed(Event, tag="harm_healed"):
-    """Wounds or scratches healed (removed) by the GM."""
-
-    actor: str
-    harm: Literal["wound", "scratch"]
-    count: int = 1
-    cause: int = 0
-
-
-class ComplicationAdded(Event, tag="complication_added"):
-    complication: str
-    scene: str
-    text: str
-    origin: ComplicationOrigin
-    hidden: bool
-    cause: int = 0
-
-
-class ComplicationEdited(Event, tag="complication_edited"):
-    complication: str
-    text: str
-    cause: int = 0
-
-
-class ComplicationRevealed(Event, tag="complication_revealed"):
-    complication: str
-    scene: str = ""
-    text: str = ""
-    origin: ComplicationOrigin = "gm"
-    cause: int = 0
-
-
-class ComplicationRemoved(Event, tag="complication_removed"):
-    complication: str
-    cause: int = 0
-
-
-class ComplicationConverted(Event, tag="complication_converted"):
-    complication: str
-    cl: int
-    cause: int = 0
-
-
-class WyrdChanged(Event, tag="wyrd"):
-    actor: str
-    delta: int
-    cause: int = 0
-
-
-class LurkingTrialsSet(Event, tag="lurking_set"):
-    lurking: str
-    trials: list[str]
-    """Hidden from players: they see only ``count``."""
-    count: int
-    actor: str | None = None
-    scene: str | None = None
-    cause: int = 0
-
-
-class LurkingTrialsUsed(Event, tag="lurking_used"):
-    lurking: str
-    check_id: str
     cause: int = 0
 
 
@@ -384,24 +188,11 @@ class Undone(Event, tag="undone"):
     cause: int = 0
 
 
-AnyEvent = Union[
+CORE_EVENTS: tuple[type, ...] = (
     RollEvent,
     FollowEvent,
-    StrainChanged,
-    GameChangerGained,
     ConditionAdded,
     ConditionRemoved,
-    TakenDown,
-    HarmTaken,
-    FacetCreated,
-    ComplicationAdded,
-    ComplicationEdited,
-    ComplicationRevealed,
-    ComplicationRemoved,
-    ComplicationConverted,
-    WyrdChanged,
-    LurkingTrialsSet,
-    LurkingTrialsUsed,
     ExtendedStarted,
     ExtendedProgressed,
     GatherStarted,
@@ -409,11 +200,14 @@ AnyEvent = Union[
     GatherResolved,
     SceneActivated,
     Undone,
-    FacetRenamed,
-    FacetRemoved,
-    HarmHealed,
-]
-EVENT_TYPES: tuple[type, ...] = get_args(AnyEvent)
+)
+"""The table's own events (a rule set's are in its Structs' module)."""
+EVENT_TYPES: tuple[type, ...] = (*CORE_EVENTS, *RULE_SET_EVENTS)
+tags_unique(EVENT_TYPES, "event")
+if TYPE_CHECKING:
+    AnyEvent = Event
+else:
+    AnyEvent = Union[EVENT_TYPES]
 
 
 class Sequenced(msgspec.Struct, gc=False):
@@ -431,46 +225,40 @@ class Condition(msgspec.Struct, gc=False):
     text: str
 
 
-class Facet(msgspec.Struct, gc=False):
-    facet: str
-    nature: str
-    id: str = ""
-    """What `facet_rename` and `facet_remove` name."""
+class CoreActor(msgspec.Struct, gc=False):
+    """The table's own fields of an actor's state (each rule set adds its own: its ``ActorPart``)."""
 
-
-class ActorState(msgspec.Struct, gc=False):
-    strain: int = 0
     conditions: list[Condition] = []
-    taken_down: bool = False
-    wounds: int = 0
-    scratches: int = 0
-    facets: list[Facet] = []
-    wyrd: int = 0
-    game_changers: int = 0
 
 
-class Complication(msgspec.Struct, gc=False):
-    id: str
-    scene: str
-    text: str
-    origin: ComplicationOrigin
-    hidden: bool
-    cl: int | None = None
+class CoreScene(msgspec.Struct, gc=False):
+    """The table's own fields of a scene's state (none: each rule set adds its own, its ``ScenePart``)."""
 
 
-class Lurking(msgspec.Struct, gc=False):
-    id: str
-    count: int
-    trials: list[str] | None
-    """``None`` for players: they see only the count."""
-    actor: str | None = None
-    scene: str | None = None
+def _flat(name: str, core: type, parts: tuple[tuple[str, type], ...], order: tuple[str, ...]) -> type:
+    """The state of an actor (or a scene) as the snapshot carries it: the table's fields and every rule set's,
+    flat, in the wire's order."""
+    fields: dict[str, tuple[str, object, object]] = {}
+    for owner, struct in (("the table", core), *parts):
+        for f in msgspec.structs.fields(struct):
+            if f.name in fields:
+                raise RuleSetPackageError(
+                    f"the rule set {owner!r} adds the field {f.name!r}, which {fields[f.name][0]} has already"
+                )
+            default = f.default if f.default is not msgspec.NODEFAULT else f.default_factory()
+            fields[f.name] = (owner, f.type, default)
+    named = sorted(fields, key=lambda n: order.index(n) if n in order else len(order))
+    return msgspec.defstruct(name, [(n, fields[n][1], fields[n][2]) for n in named], gc=False, module=__name__)
 
 
-class SceneState(msgspec.Struct, gc=False):
-    complications: list[Complication] = []
-    facets: list[Facet] = []
-    lurking: list[Lurking] = []
+if TYPE_CHECKING:
+    ActorState = Any
+    SceneState = Any
+else:
+    ActorState = _flat("ActorState", CoreActor, ACTOR_PARTS, WIRE_ORDER["actor"])
+    """An actor's state: conditions, and what each rule set adds (its ``ActorPart``)."""
+    SceneState = _flat("SceneState", CoreScene, SCENE_PARTS, WIRE_ORDER["scene"])
+    """A scene's state: what each rule set adds (its ``ScenePart``)."""
 
 
 class ExtendedState(msgspec.Struct, gc=False):

@@ -79,6 +79,8 @@ from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import table as t
 from protocol.v1.base import Action, Check, Result
 from protocol.v1.messages import OpenFollowup
@@ -103,11 +105,11 @@ class TableView(Protocol):
         """The actor's running state (a blank one for an actor the table has not met)."""
         ...
 
-    def complication(self, cid: str) -> t.Complication | None:
+    def complication(self, cid: str) -> challenge_t.Complication | None:
         """The open complication with this id, or ``None``."""
         ...
 
-    def open_lurking(self, actor: str | None, scene: str | None) -> t.Lurking | None:
+    def open_lurking(self, actor: str | None, scene: str | None) -> flairs_t.Lurking | None:
         """The oldest lurking trials waiting for this actor, else for anyone in this scene."""
         ...
 
@@ -129,12 +131,12 @@ class TableView(Protocol):
         ...
 
     @property
-    def complications(self) -> Mapping[str, t.Complication]:
+    def complications(self) -> Mapping[str, challenge_t.Complication]:
         """The open complications, by id."""
         ...
 
     @property
-    def lurking(self) -> Mapping[str, t.Lurking]:
+    def lurking(self) -> Mapping[str, flairs_t.Lurking]:
         """The lurking trials waiting, by id."""
         ...
 

@@ -9,6 +9,9 @@ first. Pure: it reads the table's state and changes nothing.
 
 from __future__ import annotations
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import facets as facets_t
+from protocol.v1 import feats as feats_t
 from protocol.v1 import limits
 from protocol.v1 import table as t
 from sidecar.engine import CheckError, bounds
@@ -28,19 +31,19 @@ def refuse_op(op: object, state: Projection) -> None:
 
 def _room_for(op: object, state: Projection) -> None:
     match op:
-        case t.ComplicationAdd():
+        case challenge_t.ComplicationAdd():
             bounds.room_for_complication(state, op.scene)
-        case t.StrainSet():
+        case challenge_t.StrainSet():
             bounds.room_for_actor(state, op.actor)
         case t.ConditionAdd():
             bounds.room_for_condition(state, op.actor)
             held = state.actor_state(op.actor)
             if len(held.conditions) + 1 >= TAKEN_DOWN_AT and not held.taken_down:  # taken down: a complication too
                 bounds.room_for_complication(state, state.scene or "")
-        case t.FacetAdd():
+        case facets_t.FacetAdd():
             scene = op.scene if op.actor is not None or op.scene is not None else state.scene
             bounds.room_for_facet(state, op.actor, scene)
-        case t.WyrdGrant():
+        case feats_t.WyrdGrant():
             bounds.room_for_actor(state, op.actor)
             have = state.actor_state(op.actor).wyrd
             if have + op.amount > limits.WYRD:

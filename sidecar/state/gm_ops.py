@@ -60,6 +60,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import facets as facets_t
+from protocol.v1 import feats as feats_t
 from protocol.v1 import table as t
 from protocol.v1.errors import ErrorCode
 from sidecar.engine import CheckError, gather, registry
@@ -103,48 +106,48 @@ def prepare(op: object, state: Projection, seen: Seen, backwards: History, undon
         out.append((ev, vis, owner))
 
     match op:
-        case t.ComplicationAdd():
+        case challenge_t.ComplicationAdd():
             _need(op.text.strip(), "a complication needs a text")
             add(
-                t.ComplicationAdded(
+                challenge_t.ComplicationAdded(
                     complication=new_id("k"), scene=op.scene, text=op.text, origin="gm", hidden=op.hidden
                 ),
                 "gm" if op.hidden else "all",
             )
-        case t.ComplicationEdit():
+        case challenge_t.ComplicationEdit():
             c = _complication(state, op.complication)
-            add(t.ComplicationEdited(complication=c.id, text=op.text), "gm" if c.hidden else "all")
-        case t.ComplicationReveal():
+            add(challenge_t.ComplicationEdited(complication=c.id, text=op.text), "gm" if c.hidden else "all")
+        case challenge_t.ComplicationReveal():
             c = _complication(state, op.complication)
             if not c.hidden:
                 raise ActionError(ErrorCode.ALREADY_REVEALED, f"complication {c.id} is already revealed")
-            add(t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
-        case t.ComplicationRemove():
+            add(challenge_t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
+        case challenge_t.ComplicationRemove():
             c = _complication(state, op.complication)
-            add(t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
-        case t.ComplicationConvert():
+            add(challenge_t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
+        case challenge_t.ComplicationConvert():
             c = _complication(state, op.complication)
             if op.cl < 1:
                 raise ActionError(ErrorCode.INVALID_OP, "a Challenge Level is 1 or more")
             if c.hidden:  # addressing it brings it on-screen
-                add(t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
-            add(t.ComplicationConverted(complication=c.id, cl=op.cl))
-        case t.StrainSet():
+                add(challenge_t.ComplicationRevealed(complication=c.id, scene=c.scene, text=c.text, origin=c.origin))
+            add(challenge_t.ComplicationConverted(complication=c.id, cl=op.cl))
+        case challenge_t.StrainSet():
             if op.strain < 0:
                 raise ActionError(ErrorCode.INVALID_OP, "strain never goes below 0")
-            add(t.StrainChanged(actor=op.actor, set=op.strain))
+            add(challenge_t.StrainChanged(actor=op.actor, set=op.strain))
         case t.ConditionAdd():
             for ev in add_condition(op.actor, state.scene, state):
                 if isinstance(ev, t.ConditionAdded):
                     ev.text = op.text
-                add(ev, "gm" if isinstance(ev, t.ComplicationAdded) else "all")  # type: ignore[arg-type]
+                add(ev, "gm" if isinstance(ev, challenge_t.ComplicationAdded) else "all")  # type: ignore[arg-type]
         case t.ConditionRemove():
             a = state.actors.get(op.actor)
             if a is None or all(c.id != op.condition for c in a.conditions):
                 raise ActionError(ErrorCode.UNKNOWN_CONDITION, f"{op.actor} has no condition {op.condition!r}")
             # seen as the condition was: a hidden roll's condition goes unseen, and so does its removal
             add(t.ConditionRemoved(actor=op.actor, condition=op.condition), *seen.conditions.get(op.condition, _ALL))
-        case t.FacetAdd():
+        case facets_t.FacetAdd():
             _need(op.facet.strip(), "a facet needs a name")
             if op.actor is not None and op.scene is not None:
                 raise ActionError(ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene, not both: name one")
@@ -153,15 +156,15 @@ def prepare(op: object, state: Projection, seen: Seen, backwards: History, undon
                 raise ActionError(
                     ErrorCode.INVALID_OP, "a facet belongs to an actor or a scene: name one (or activate a scene)"
                 )
-            add(t.FacetCreated(facet=op.facet, nature=op.nature, actor=op.actor, scene=scene, id=new_id("f")))
-        case t.FacetRename():
+            add(facets_t.FacetCreated(facet=op.facet, nature=op.nature, actor=op.actor, scene=scene, id=new_id("f")))
+        case facets_t.FacetRename():
             _need(op.text.strip(), "a facet needs a name")
             vis, owner = _facet_seen(state, seen.facets, op.facet)
-            add(t.FacetRenamed(facet=op.facet, text=op.text), vis, owner)
-        case t.FacetRemove():
+            add(facets_t.FacetRenamed(facet=op.facet, text=op.text), vis, owner)
+        case facets_t.FacetRemove():
             vis, owner = _facet_seen(state, seen.facets, op.facet)
-            add(t.FacetRemoved(facet=op.facet), vis, owner)
-        case t.HarmHeal():
+            add(facets_t.FacetRemoved(facet=op.facet), vis, owner)
+        case facets_t.HarmHeal():
             if op.count < 1:
                 raise ActionError(ErrorCode.INVALID_OP, "heal at least 1")
             a = state.actors.get(op.actor, t.ActorState())
@@ -176,13 +179,13 @@ def prepare(op: object, state: Projection, seen: Seen, backwards: History, undon
             for vis, owner, n in seen.harm(op.actor, op.harm):
                 take = min(n, left)
                 if take > 0:
-                    add(t.HarmHealed(actor=op.actor, harm=op.harm, count=take), vis, owner)
+                    add(facets_t.HarmHealed(actor=op.actor, harm=op.harm, count=take), vis, owner)
                     left -= take
-        case t.WyrdGrant():
+        case feats_t.WyrdGrant():
             have = state.actors.get(op.actor, t.ActorState()).wyrd
             if have + op.amount < 0:
                 raise ActionError(ErrorCode.INSUFFICIENT_WYRD, f"{op.actor} has only {have} Wyrd Points")
-            add(t.WyrdChanged(actor=op.actor, delta=op.amount))
+            add(feats_t.WyrdChanged(actor=op.actor, delta=op.amount))
         case t.ExtendedStart():
             if op.threshold < 1:
                 raise ActionError(ErrorCode.INVALID_OP, "an extended check's threshold is 1 or more net successes")
@@ -299,7 +302,7 @@ def _facet_seen(
     return facet_seen.get(fid, ("all", None))
 
 
-def _complication(state: Projection, cid: str) -> t.Complication:
+def _complication(state: Projection, cid: str) -> challenge_t.Complication:
     c = state.complications.get(cid)
     if c is None:
         raise ActionError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {cid!r}")

@@ -30,6 +30,10 @@ from typing import Any
 
 import msgspec
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import facets as facets_t
+from protocol.v1 import feats as feats_t
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import limits
 from protocol.v1 import table as t
 from sidecar import config
@@ -45,8 +49,8 @@ class Folded(msgspec.Struct, array_like=True, gc=False):
     actors: dict[str, t.ActorState]
     scenes: dict[str, t.SceneState]
     extended: dict[str, t.ExtendedState]
-    complications: dict[str, t.Complication]
-    lurking: dict[str, t.Lurking]
+    complications: dict[str, challenge_t.Complication]
+    lurking: dict[str, flairs_t.Lurking]
     checks: dict[str, t.RollEvent]
     rolls: dict[str, int]
     latest: list[str]
@@ -80,8 +84,8 @@ class Projection:
         self.actors: dict[str, t.ActorState] = {}
         self.scenes: dict[str, t.SceneState] = {}
         self.extended: dict[str, t.ExtendedState] = {}
-        self.complications: dict[str, t.Complication] = {}
-        self.lurking: dict[str, t.Lurking] = {}
+        self.complications: dict[str, challenge_t.Complication] = {}
+        self.lurking: dict[str, flairs_t.Lurking] = {}
         self.checks: dict[str, t.RollEvent] = {}
         """The checks open to follow-ups, oldest first, as they stand (their results after follow-ups)."""
         self.rolls: dict[str, int] = {}
@@ -168,10 +172,10 @@ class Projection:
         a = self.actors.get(actor)
         return a if a is not None else t.ActorState()
 
-    def complication(self, cid: str) -> t.Complication | None:
+    def complication(self, cid: str) -> challenge_t.Complication | None:
         return self.complications.get(cid)
 
-    def open_lurking(self, actor: str | None, scene: str | None) -> t.Lurking | None:
+    def open_lurking(self, actor: str | None, scene: str | None) -> flairs_t.Lurking | None:
         """The oldest lurking trials waiting for this actor, else for anyone in this scene."""
         for lk in self.lurking.values():
             if lk.actor is not None and lk.actor == actor:
@@ -181,7 +185,7 @@ class Projection:
                 return lk
         return None
 
-    def facet(self, fid: str) -> tuple[t.Facet, list[t.Facet]] | None:
+    def facet(self, fid: str) -> tuple[facets_t.Facet, list[facets_t.Facet]] | None:
         """The open facet with this id and the list that holds it (an actor's or a scene's)."""
         holders: tuple[t.ActorState | t.SceneState, ...] = (*self.actors.values(), *self.scenes.values())
         for holder in holders:
@@ -299,11 +303,11 @@ class Projection:
                     rec = self.checks[ev.check_id] = msgspec.structs.replace(rec, result=ev.result)
                     if not self._open(rec) and ev.check_id not in self.latest:  # closed: nothing more can follow
                         del self.checks[ev.check_id], self.rolls[ev.check_id]
-            case t.StrainChanged():
+            case challenge_t.StrainChanged():
                 a = self.actor(ev.actor)
                 value = ev.set if ev.set is not None else a.strain + (ev.delta or 0)
                 a.strain = min(max(0, value), limits.STRAIN)  # strain never goes below 0, nor past its bound
-            case t.GameChangerGained():
+            case challenge_t.GameChangerGained():
                 a = self.actor(ev.actor)
                 a.game_changers = min(max(0, a.game_changers + ev.count), limits.GAME_CHANGERS)
             case t.ConditionAdded():
@@ -314,66 +318,66 @@ class Projection:
                 a.conditions = [c for c in a.conditions if c.id != ev.condition]
                 if len(a.conditions) < TAKEN_DOWN_AT:
                     a.taken_down = False
-            case t.TakenDown():
+            case challenge_t.TakenDown():
                 self.actor(ev.actor).taken_down = True
-            case t.HarmTaken():
+            case facets_t.HarmTaken():
                 a = self.actor(ev.actor)
                 if ev.harm == "wound":
                     a.wounds = min(a.wounds + 1, limits.HARM)
                 else:
                     a.scratches = min(a.scratches + 1, limits.HARM)
-            case t.FacetCreated():
-                f = t.Facet(facet=ev.facet, nature=ev.nature, id=ev.id or f"f{seq}")
+            case facets_t.FacetCreated():
+                f = facets_t.Facet(facet=ev.facet, nature=ev.nature, id=ev.id or f"f{seq}")
                 if ev.scene is not None:
                     self.scene_state(ev.scene).facets.append(f)
                 elif ev.actor is not None:
                     self.actor(ev.actor).facets.append(f)
-            case t.FacetRenamed():
+            case facets_t.FacetRenamed():
                 found = self.facet(ev.facet)
                 if found is not None:
                     found[0].facet = ev.text
-            case t.FacetRemoved():
+            case facets_t.FacetRemoved():
                 found = self.facet(ev.facet)
                 if found is not None:
                     found[1].remove(found[0])
-            case t.HarmHealed():
+            case facets_t.HarmHealed():
                 a = self.actor(ev.actor)
                 if ev.harm == "wound":
                     a.wounds = max(0, a.wounds - ev.count)
                 else:
                     a.scratches = max(0, a.scratches - ev.count)
-            case t.ComplicationAdded():
-                self.complications[ev.complication] = t.Complication(
+            case challenge_t.ComplicationAdded():
+                self.complications[ev.complication] = challenge_t.Complication(
                     id=ev.complication, scene=ev.scene, text=ev.text, origin=ev.origin, hidden=ev.hidden
                 )
                 self.scene_state(ev.scene)
-            case t.ComplicationEdited():
+            case challenge_t.ComplicationEdited():
                 c = self.complications.get(ev.complication)
                 if c is not None:
                     c.text = ev.text
-            case t.ComplicationRevealed():
+            case challenge_t.ComplicationRevealed():
                 c = self.complications.get(ev.complication)
                 if c is None:  # a player learns of it only now
-                    self.complications[ev.complication] = t.Complication(
+                    self.complications[ev.complication] = challenge_t.Complication(
                         id=ev.complication, scene=ev.scene, text=ev.text, origin=ev.origin, hidden=False
                     )
                     self.scene_state(ev.scene)
                 else:
                     c.hidden = False
-            case t.ComplicationRemoved():
+            case challenge_t.ComplicationRemoved():
                 self.complications.pop(ev.complication, None)
-            case t.ComplicationConverted():
+            case challenge_t.ComplicationConverted():
                 c = self.complications.get(ev.complication)
                 if c is not None:
                     c.cl = ev.cl
-            case t.WyrdChanged():
+            case feats_t.WyrdChanged():
                 a = self.actor(ev.actor)
                 a.wyrd = min(max(-limits.WYRD, a.wyrd + ev.delta), limits.WYRD)
-            case t.LurkingTrialsSet():
-                self.lurking[ev.lurking] = t.Lurking(
+            case flairs_t.LurkingTrialsSet():
+                self.lurking[ev.lurking] = flairs_t.Lurking(
                     id=ev.lurking, count=ev.count, trials=list(ev.trials) or None, actor=ev.actor, scene=ev.scene
                 )
-            case t.LurkingTrialsUsed():
+            case flairs_t.LurkingTrialsUsed():
                 self.lurking.pop(ev.lurking, None)
             case t.ExtendedStarted():
                 self.extended[ev.extended] = t.ExtendedState(

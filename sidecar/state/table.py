@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import facets as facets_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.errors import ErrorCode
@@ -361,12 +363,12 @@ class Table:
         if isinstance(st.event, t.RollEvent):
             if st.event.gather is not None and st.vis != "all":
                 self.gather_secret.add(st.event.gather)
-        elif isinstance(st.event, t.FacetCreated):
+        elif isinstance(st.event, facets_t.FacetCreated):
             self.facet_seen[st.event.id or f"f{seq}"] = (st.vis, st.owner)
         elif st.vis != "all":
             if isinstance(st.event, t.ConditionAdded):
                 self.condition_seen[st.event.condition] = (st.vis, st.owner)
-            elif isinstance(st.event, t.HarmTaken):
+            elif isinstance(st.event, facets_t.HarmTaken):
                 self.harm_secret.setdefault(st.event.actor, set()).add((st.vis, st.owner))
         self.numbering.add(seq, st, self.restricted)
 
@@ -580,7 +582,7 @@ class Table:
         block runs: an undo's history, the check a follow-up names; None when it reads nothing (a roll)."""
         if isinstance(msg, m.Gm) and isinstance(msg.op, t.Undo):
             return self._undo_reading(msg.op)
-        if isinstance(msg, m.Gm) and isinstance(msg.op, t.HarmHeal) and self._heal_reads(msg.op):
+        if isinstance(msg, m.Gm) and isinstance(msg.op, facets_t.HarmHeal) and self._heal_reads(msg.op):
             return self.reading(0)
         if isinstance(msg, m.Follow):
             return self._checking(msg.check)
@@ -793,7 +795,7 @@ class Table:
         pending = Pending()
 
         def add(ev: t.AnyEvent, vis: str = "all", owner: str | None = None) -> int:
-            if isinstance(ev, t.ComplicationAdded) and ev.hidden:
+            if isinstance(ev, challenge_t.ComplicationAdded) and ev.hidden:
                 vis = "gm"  # off-screen complications are the GM's alone, whatever caused them
             seq = self.head + len(pending.events) + 1
             if hasattr(ev, "cause") and pending.events:
@@ -1038,7 +1040,7 @@ class Table:
         parts.append(("gm", None, rest))
         return parts
 
-    def _heal_reads(self, op: t.HarmHeal) -> bool:
+    def _heal_reads(self, op: facets_t.HarmHeal) -> bool:
         """Whether splitting this heal (:meth:`harm_seen`) builds a players' projection the table does not hold."""
         secret = self.harm_secret.get(op.actor)
         if not secret:

@@ -11,6 +11,7 @@ from typing import TypeVar, cast
 
 import msgspec
 
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import table as t
 from sidecar.engine.registry import redact_action, redact_check, redact_result
 
@@ -89,6 +90,6 @@ def _redact(ev: E) -> E:
             if action is ev.action and result is ev.result:
                 return ev
             return msgspec.structs.replace(ev, action=action, result=result)
-        case t.LurkingTrialsSet():
+        case flairs_t.LurkingTrialsSet():
             return msgspec.structs.replace(ev, trials=[]) if ev.trials else ev
     return ev

@@ -18,8 +18,8 @@ import pytest
 import websockets
 from aiohttp.test_utils import TestServer
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck
 from protocol.v1.facets import FacetsCheck
 from sidecar import config
@@ -390,7 +390,7 @@ async def test_a_players_state_is_o_state_on_a_long_table(sidecar):
     rows = []
     for i in range(30_000):  # a long session, written as the server writes it
         if i % 3:
-            pending = table.prepare_op(t.StrainSet(actor=f"A{i % 7}", strain=i % 5))
+            pending = table.prepare_op(challenge_t.StrainSet(actor=f"A{i % 7}", strain=i % 5))
         else:
             pending = table.prepare_roll(
                 m.Roll(id="x", check=FacetsCheck(pool=2), mode="gm" if i % 2 else "public"),
@@ -423,7 +423,7 @@ async def test_a_players_state_is_o_state_on_a_long_table(sidecar):
     )
     assert reads == [] and builds == []
     # and it stays current: a GM op reaches the player's projection without a rebuild
-    await gm.request(m.Gm(id="late", op=t.StrainSet(actor="Late", strain=3)))
+    await gm.request(m.Gm(id="late", op=challenge_t.StrainSet(actor="Late", strain=3)))
     assert (await p.request(m.State(id="after"))).snapshot.actors["Late"].strain == 3
     await p.close()
     await gm.close()

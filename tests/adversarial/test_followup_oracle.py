@@ -11,8 +11,8 @@ import re
 
 import msgspec
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication
 from protocol.v1.flairs import FlairsBargain, FlairsCheck, FlairsChoose, FlairsReveal
 from sidecar import config
@@ -155,7 +155,7 @@ async def test_a_blind_rollers_follow_up_reads_the_same_whatever_became_of_the_c
     open_ = await gm.request(m.Roll(id="o", check=ChallengeCheck(cl=2, dice=[17]), mode="blind", user="alice"))
     closed = await gm.request(m.Roll(id="c", check=ChallengeCheck(cl=2, dice=[7]), mode="blind", user="alice"))
     for i in range(12):  # newer events push both out of the recent window
-        await gm.request(m.Gm(id=f"p{i}", op=t.StrainSet(actor="Bree", strain=i)))
+        await gm.request(m.Gm(id=f"p{i}", op=challenge_t.StrainSet(actor="Bree", strain=i)))
     hub = sidecar.server.app[HUB]
     table_ = hub.tables[sidecar.keys.table].table
     assert open_.check in table_.state.checks and closed.check not in table_.state.checks

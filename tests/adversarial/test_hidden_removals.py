@@ -10,6 +10,7 @@ import re
 
 import msgspec
 
+from protocol.v1 import facets as facets_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
@@ -64,14 +65,14 @@ async def test_healing_and_removing_a_blind_catastrophe_tells_the_others_nothing
         if cleanup:  # the GM, who saw the catastrophe, heals it and removes what it brought
             assert ayla.wounds == 2 and len(ayla.conditions) == 1
             await gm.request(m.Gm(id=f"c{n}", op=t.ConditionRemove(actor="Ayla", condition=ayla.conditions[0].id)))
-            done = await gm.request(m.Gm(id=f"h{n}", op=t.HarmHeal(actor="Ayla", harm="wound", count=2)))
+            done = await gm.request(m.Gm(id=f"h{n}", op=facets_t.HarmHeal(actor="Ayla", harm="wound", count=2)))
             assert sum(e.event.count for e in done.events) == 2  # the GM sees both wounds heal
             snap = (await gm.request(m.State(id=f"f{n}"))).snapshot
             for facet in [*snap.actors["Ayla"].facets, *snap.scenes["Hall"].facets]:
-                await gm.request(m.Gm(id=f"x{n}-{facet.id}", op=t.FacetRemove(facet=facet.id)))
+                await gm.request(m.Gm(id=f"x{n}-{facet.id}", op=facets_t.FacetRemove(facet=facet.id)))
         else:  # nothing hidden to clean up: the GM heals the wound everyone saw
             assert ayla.wounds == 1 and not ayla.conditions
-            await gm.request(m.Gm(id=f"h{n}", op=t.HarmHeal(actor="Ayla", harm="wound", count=1)))
+            await gm.request(m.Gm(id=f"h{n}", op=facets_t.HarmHeal(actor="Ayla", harm="wound", count=1)))
         after = (await gm.request(m.State(id=f"a{n}"))).snapshot.actors["Ayla"]
         assert after.wounds == 0 and not after.conditions
         await barrier(gm, list(watched.values()))
@@ -102,7 +103,7 @@ async def test_a_players_own_gm_roll_heals_in_their_sight(sidecar):
     await gm.request(m.Roll(id="w", check=FacetsCheck(pool=1, kind="opposition", dice=[3]), actor="Ayla"))
     await alice.request(m.Roll(id="g", check=FacetsCheck(pool=1, kind="opposition", dice=[2]), actor="Ayla", mode="gm"))
     await gm.request(m.Roll(id="b", check=FacetsCheck(pool=1, kind="opposition", dice=[2]), actor="Ayla", mode="blind"))
-    done = await gm.request(m.Gm(id="h", op=t.HarmHeal(actor="Ayla", harm="wound", count=3)))
+    done = await gm.request(m.Gm(id="h", op=facets_t.HarmHeal(actor="Ayla", harm="wound", count=3)))
     assert [e.event.count for e in done.events] == [1, 1, 1]
     await barrier(gm, [alice_raw, bob])
 

@@ -19,9 +19,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import codec, limits
+from protocol.v1 import facets as facets_t
+from protocol.v1 import feats as feats_t
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.codec import INT_MAX, INT_MIN
 from protocol.v1.errors import VerdictError
 from sidecar import vocabulary
@@ -109,10 +111,10 @@ def test_a_sum_the_fold_makes_stays_within_its_bound() -> None:
     Wyrd from a ledger written before the bound) is held at the bound by the fold."""
     from sidecar.state.projection import Projection
 
-    events: list[object] = [t.WyrdChanged(actor="A", delta=BIG) for _ in range(3)]
-    events += [t.StrainChanged(actor="A", delta=4) for _ in range(limits.STRAIN)]
-    events += [t.HarmTaken(actor="A", harm="wound") for _ in range(limits.HARM + 5)]
-    events += [t.GameChangerGained(actor="A", count=BIG)]
+    events: list[object] = [feats_t.WyrdChanged(actor="A", delta=BIG) for _ in range(3)]
+    events += [challenge_t.StrainChanged(actor="A", delta=4) for _ in range(limits.STRAIN)]
+    events += [facets_t.HarmTaken(actor="A", harm="wound") for _ in range(limits.HARM + 5)]
+    events += [challenge_t.GameChangerGained(actor="A", count=BIG)]
     p = Projection.build(enumerate(events, 1))
     a = p.actors["A"]
     assert (a.wyrd, a.strain, a.wounds, a.game_changers) == (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck, ChallengeRemoveComplication
@@ -60,7 +61,9 @@ async def test_the_gms_removal_after_a_hidden_epic_success_reaches_players_live(
     gm = await sidecar.client("gm", user="gm-user")
     alice = await sidecar.client("player", user="alice")
     await gm.request(m.Gm(id="scene", op=t.SceneActivate(scene="Bridge")))
-    done = await gm.request(m.Gm(id="c", op=t.ComplicationAdd(scene="Bridge", text="The rope frays", hidden=False)))
+    done = await gm.request(
+        m.Gm(id="c", op=challenge_t.ComplicationAdd(scene="Bridge", text="The rope frays", hidden=False))
+    )
     cid = done.events[0].event.complication
     bystanders = await _bystanders(sidecar)
     epic = await alice.request(
@@ -80,9 +83,11 @@ async def test_a_hidden_roll_that_addresses_a_public_complication_removes_it_for
     gm = await sidecar.client("gm", user="gm-user")
     alice = await sidecar.client("player", user="alice")
     await gm.request(m.Gm(id="scene", op=t.SceneActivate(scene="Bridge")))
-    done = await gm.request(m.Gm(id="c", op=t.ComplicationAdd(scene="Bridge", text="The rope frays", hidden=False)))
+    done = await gm.request(
+        m.Gm(id="c", op=challenge_t.ComplicationAdd(scene="Bridge", text="The rope frays", hidden=False))
+    )
     cid = done.events[0].event.complication
-    await gm.request(m.Gm(id="cv", op=t.ComplicationConvert(complication=cid, cl=2)))
+    await gm.request(m.Gm(id="cv", op=challenge_t.ComplicationConvert(complication=cid, cl=2)))
     bystanders = await _bystanders(sidecar)
     won = await alice.request(
         m.Roll(id="r", check=ChallengeCheck(cl=2, complication=cid, dice=[12]), actor="Ayla", mode=mode)

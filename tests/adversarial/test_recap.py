@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck
 from protocol.v1.facets import FacetsCheck
 from protocol.v1.flairs import FlairsCheck
@@ -24,8 +25,8 @@ async def test_the_players_recap_omits_what_they_did_not_see_and_the_gms_marks_i
             m.Roll(id=mode, check=ChallengeCheck(cl=2, dice=[1]), actor=f"Hid{mode}", mode=mode, label=f"L-{mode}")
         )
         secret[mode] = r.check
-    await gm.request(m.Gm(id="k", op=t.ComplicationAdd(scene="S", text="the secret door", hidden=True)))
-    await gm.request(m.Gm(id="lk", op=t.LurkingSet(trials=["loud", "slow"], scene="S")))
+    await gm.request(m.Gm(id="k", op=challenge_t.ComplicationAdd(scene="S", text="the secret door", hidden=True)))
+    await gm.request(m.Gm(id="lk", op=flairs_t.LurkingSet(trials=["loud", "slow"], scene="S")))
     await gm.request(m.Roll(id="p2", check=FlairsCheck(rank=1, dice=[4]), actor="Open", label="Later", scene="S"))
     await gm.close()
     await alice.close()

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck
@@ -207,7 +209,7 @@ async def test_a_self_flairs_roll_leaves_the_judges_lurking_trials_waiting(sidec
 
     async def lurking(gm) -> None:
         await _scene(gm)
-        await gm.request(m.Gm(id="lk", op=t.LurkingSet(trials=["loud", "slow"], actor="Ayla")))
+        await gm.request(m.Gm(id="lk", op=flairs_t.LurkingSet(trials=["loud", "slow"], actor="Ayla")))
 
     mine = await _private_roll_changes_nothing(
         sidecar, gm, alice, lurking, m.Roll(id="r", check=FlairsCheck(rank=2, dice=[6, 6]), actor="Ayla", mode="self")
@@ -215,7 +217,7 @@ async def test_a_self_flairs_roll_leaves_the_judges_lurking_trials_waiting(sidec
     assert not mine.result.lurking  # the private test took none of the Judge's trials
     # the trials still wait for Ayla's next real roll, which takes them
     real = await alice.request(m.Roll(id="real", check=FlairsCheck(rank=2, dice=[6, 6]), actor="Ayla"))
-    assert [type(e.event) for e in real.events] == [t.LurkingTrialsUsed]
+    assert [type(e.event) for e in real.events] == [flairs_t.LurkingTrialsUsed]
     assert real.result.lurking == 2
     await gm.close()
     await alice.close()
@@ -257,9 +259,11 @@ async def test_a_self_roll_cannot_be_part_of_what_the_gm_set_up(sidecar):
     group = FlairsCheck(group=[FlairsParticipant(name="Ash", rank=2), FlairsParticipant(name="Bree", rank=2)])
     gid = (await gm.request(m.Gm(id="g", op=t.GatherStart(check=group)))).events[0].event.gather
     xid = (await gm.request(m.Gm(id="x", op=t.ExtendedStart(name="Climb", threshold=4)))).events[0].event.extended
-    done = await gm.request(m.Gm(id="c", op=t.ComplicationAdd(scene="Bridge", text="The rope frays", hidden=False)))
+    done = await gm.request(
+        m.Gm(id="c", op=challenge_t.ComplicationAdd(scene="Bridge", text="The rope frays", hidden=False))
+    )
     cid = done.events[0].event.complication
-    await gm.request(m.Gm(id="cv", op=t.ComplicationConvert(complication=cid, cl=2)))
+    await gm.request(m.Gm(id="cv", op=challenge_t.ComplicationConvert(complication=cid, cl=2)))
     before = (await gm.request(m.State(id="s0"))).snapshot
 
     refusals = [

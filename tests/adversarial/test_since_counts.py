@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
 from sidecar.config import RESYNC_READ
 from sidecar.server.app import HUB
@@ -50,13 +50,13 @@ async def test_a_catch_up_is_the_same_however_many_hidden_events_came_between(si
             sock = await Raw.join(sidecar, key, user, msgpack=name == "player")
             since[name] = sock.decoded()[0]["seq"]
             await sock.close()
-        await gm.request(m.Gm(id=f"s{n}", op=t.StrainSet(actor="Bree", strain=n + 1)))
+        await gm.request(m.Gm(id=f"s{n}", op=challenge_t.StrainSet(actor="Bree", strain=n + 1)))
         if hidden > 1000:
             _hide(sidecar, hidden)
         for i in range(hidden if hidden <= 1000 else 0):  # between the two events the viewers missed
             check = FacetsCheck(pool=2, kind="obstacle", dice=[2 + i % 5, 3])
             await gm.request(m.Roll(id=f"h{n}-{i}", check=check, mode="blind", user="alice", actor="Ayla"))
-        await gm.request(m.Gm(id=f"t{n}", op=t.StrainSet(actor="Bree", strain=n + 2)))
+        await gm.request(m.Gm(id=f"t{n}", op=challenge_t.StrainSet(actor="Bree", strain=n + 2)))
         for name, (key, user) in who.items():
             sock = await Raw.join(sidecar, key, user, since=since[name])
             hello = sock.decoded()[0]
@@ -85,7 +85,7 @@ def test_the_runs_hold_every_event_of_the_viewer_and_no_more_ranges_than_its_eve
         vis, owner = rng.choice([("all", None), ("gm", None), ("gm", None), ("roller_gm", "alice")])
         if rng.random() < 0.9 and seq > 1000:
             vis, owner = "gm", None  # long hidden stretches
-        st = Stored(vis=vis, owner=owner, event=t.StrainChanged(actor="A", set=1, cause=seq))
+        st = Stored(vis=vis, owner=owner, event=challenge_t.StrainChanged(actor="A", set=1, cause=seq))
         nums.add(seq, st, nums.restricted)
         for v in told:
             if hearing.seen(st, nums.restricted, v) is not None:

@@ -15,6 +15,10 @@ from typing import Any
 import msgspec
 import pytest
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import facets as facets_t
+from protocol.v1 import feats as feats_t
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import limits
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
@@ -114,7 +118,7 @@ async def test_a_scene_at_its_bound_of_facets_refuses_a_roll_that_may_add_one(si
     # a private test adds nothing to the table: rolled
     assert (await roll(anna, FacetsCheck(pool=2), actor="Ayla", mode="self")).result is not None
     # the GM removes one: room again
-    await gm_op(gm, t.FacetRemove(facet=facets[0].id))
+    await gm_op(gm, facets_t.FacetRemove(facet=facets[0].id))
     assert (await roll(anna, FacetsCheck(pool=2), actor="Ayla")).result is not None
     await anna.close()
     await gm.close()
@@ -132,7 +136,7 @@ async def test_a_scene_at_its_bound_of_complications_refuses_a_challenge_roll(si
     assert await refused(roll(anna, ChallengeCheck(cl=2, dice=[1]))) == "too_many_complications"
     assert await refused(roll(anna, ChallengeCheck(cl=2), mode="blind")) == "too_many_complications"
     assert (await roll(anna, ChallengeCheck(cl=2, dice=[12]))).result.outcome == "success"  # adds none
-    await gm_op(gm, t.ComplicationRemove(complication=snap.scenes["Hall"].complications[0].id))
+    await gm_op(gm, challenge_t.ComplicationRemove(complication=snap.scenes["Hall"].complications[0].id))
     assert (await roll(anna, ChallengeCheck(cl=2))).result is not None
     await anna.close()
     await gm.close()
@@ -161,7 +165,7 @@ def _full_snapshot() -> t.Snapshot:
             taken_down=True,
             wounds=limits.HARM,
             scratches=limits.HARM,
-            facets=[t.Facet(facet=note, nature="detrimental", id=f"f{next(facets):08x}")] if n % 2 else [],
+            facets=[facets_t.Facet(facet=note, nature="detrimental", id=f"f{next(facets):08x}")] if n % 2 else [],
             wyrd=-limits.WYRD,
             game_changers=limits.GAME_CHANGERS,
         )
@@ -171,12 +175,14 @@ def _full_snapshot() -> t.Snapshot:
     scenes = {
         f"{n:03d}".ljust(limits.NAME_CHARS, "\x01"): t.SceneState(
             complications=[
-                t.Complication(id=f"k{n}{i:07x}", scene=name, text=note, origin="epic_failure", hidden=False, cl=-1000)
+                challenge_t.Complication(
+                    id=f"k{n}{i:07x}", scene=name, text=note, origin="epic_failure", hidden=False, cl=-1000
+                )
                 for i in range(limits.COMPLICATIONS // limits.SCENES)
             ],
-            facets=[t.Facet(facet=note, nature="detrimental", id=f"f{i:08x}") for i in rest[n :: limits.SCENES]],
+            facets=[facets_t.Facet(facet=note, nature="detrimental", id=f"f{i:08x}") for i in rest[n :: limits.SCENES]],
             lurking=[
-                t.Lurking(id=f"l{n}{i:07x}", count=12, trials=["chaotic"] * 12, actor=name, scene=name)
+                flairs_t.Lurking(id=f"l{n}{i:07x}", count=12, trials=["chaotic"] * 12, actor=name, scene=name)
                 for i in range(limits.LURKING // limits.SCENES)
             ],
         )
@@ -244,10 +250,14 @@ def _table(**held: int) -> Projection:
 @pytest.mark.parametrize(
     ("op", "held", "code"),
     [
-        (t.StrainSet(actor="new", strain=1), {"actors": limits.ACTORS}, "too_many_actors"),
-        (t.WyrdGrant(actor="new", amount=1), {"actors": limits.ACTORS}, "too_many_actors"),
+        (challenge_t.StrainSet(actor="new", strain=1), {"actors": limits.ACTORS}, "too_many_actors"),
+        (feats_t.WyrdGrant(actor="new", amount=1), {"actors": limits.ACTORS}, "too_many_actors"),
         (t.ConditionAdd(actor="new"), {"actors": limits.ACTORS}, "too_many_actors"),
-        (t.FacetAdd(facet="Slick", nature="detrimental", actor="new"), {"actors": limits.ACTORS}, "too_many_actors"),
+        (
+            facets_t.FacetAdd(facet="Slick", nature="detrimental", actor="new"),
+            {"actors": limits.ACTORS},
+            "too_many_actors",
+        ),
         (t.ExtendedStart(name="Climb", threshold=5), {"extended": limits.EXTENDED}, "too_many_open"),
     ],
 )
@@ -262,11 +272,11 @@ def test_the_gms_operations_have_the_same_bounds(op: object, held: dict[str, int
 def test_a_wyrd_grant_past_the_bound_is_refused() -> None:
     p = _table(actors=1)
     p.actors["A0"].wyrd = limits.WYRD - 1
-    bounds.refuse_op(t.WyrdGrant(actor="A0", amount=1), p)
+    bounds.refuse_op(feats_t.WyrdGrant(actor="A0", amount=1), p)
     with pytest.raises(ActionError) as e:
-        bounds.refuse_op(t.WyrdGrant(actor="A0", amount=2), p)
+        bounds.refuse_op(feats_t.WyrdGrant(actor="A0", amount=2), p)
     assert e.value.code == "over_limit" and str(limits.WYRD) in e.value.message
-    bounds.refuse_op(t.WyrdGrant(actor="A0", amount=-limits.WYRD), p)  # spending is the op's own check
+    bounds.refuse_op(feats_t.WyrdGrant(actor="A0", amount=-limits.WYRD), p)  # spending is the op's own check
 
 
 def test_a_campaigns_ended_extended_and_gathered_checks_do_not_grow_its_state() -> None:
@@ -293,10 +303,10 @@ def test_whose_roll_brought_an_actor_is_folded_from_the_events_alone() -> None:
     result = registry.ruleset_of(check).read(check, [3, 2])
     events: list[object] = [
         t.RollEvent(check_id="c1", check=check, result=result, by="player", user="anna", actor="Ayla"),
-        t.HarmTaken(actor="Ayla", harm="wound", cause=1),
+        facets_t.HarmTaken(actor="Ayla", harm="wound", cause=1),
         t.RollEvent(check_id="c2", check=check, result=result, by="gm", user="gm-1", actor="Bo"),
-        t.HarmTaken(actor="Bo", harm="wound", cause=3),
-        t.StrainChanged(actor="Cy", set=1, cause=5),  # a GM operation's
+        facets_t.HarmTaken(actor="Bo", harm="wound", cause=3),
+        challenge_t.StrainChanged(actor="Cy", set=1, cause=5),  # a GM operation's
     ]
     p = Projection.build(enumerate(events, 1))
     assert p.brought == {"Ayla": "anna"} and p.brought_by("anna") == 1 and p.brought_by("gm-1") == 0

@@ -104,14 +104,16 @@ def test_tables(tmp_path, capsys):
 
 
 async def test_export(sidecar, capsys):
+    from protocol.v1 import challenge as challenge_t
     from protocol.v1 import messages as mm
-    from protocol.v1 import table as t
     from protocol.v1.challenge import ChallengeCheck
     from sidecar.tables import export_table
 
     gm = await sidecar.client()
     await gm.request(mm.Roll(id="e1", check=ChallengeCheck(cl=2, dice=[3]), actor="Ayla", label="Jump"))
-    await gm.request(mm.Gm(id="e2", op=t.ComplicationAdd(scene="Bridge", text="The rope frays", hidden=False)))
+    await gm.request(
+        mm.Gm(id="e2", op=challenge_t.ComplicationAdd(scene="Bridge", text="The rope frays", hidden=False))
+    )
     await gm.close()
     md = export_table(sidecar.ledger, sidecar.keys.table, "markdown")
     assert "Ayla rolled `challenge` (Jump): dice [3] → **failure**" in md

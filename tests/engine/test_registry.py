@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from protocol.v1 import base, boons, challenge, facets, feats, flairs
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import table as t
 from protocol.v1.systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS
 from sidecar.engine import registry
@@ -75,12 +77,12 @@ class View:
     def __init__(
         self,
         actors: dict[str, t.ActorState] | None = None,
-        complications: dict[str, t.Complication] | None = None,
+        complications: dict[str, challenge_t.Complication] | None = None,
         scene: str | None = None,
     ) -> None:
         self.actors, self.complications, self._scene = actors or {}, complications or {}, scene
         self.scenes: dict[str, t.SceneState] = {}
-        self.lurking: dict[str, t.Lurking] = {}
+        self.lurking: dict[str, flairs_t.Lurking] = {}
         self.gathers: dict[str, t.GatherState] = {}
         self.extended: dict[str, t.ExtendedState] = {}
 
@@ -91,10 +93,10 @@ class View:
     def actor_state(self, actor: str) -> t.ActorState:
         return self.actors.get(actor, t.ActorState())
 
-    def complication(self, cid: str) -> t.Complication | None:
+    def complication(self, cid: str) -> challenge_t.Complication | None:
         return self.complications.get(cid)
 
-    def open_lurking(self, actor: str | None, scene: str | None) -> t.Lurking | None:
+    def open_lurking(self, actor: str | None, scene: str | None) -> flairs_t.Lurking | None:
         return None
 
     def brought_by(self, user: str) -> int:
@@ -118,7 +120,7 @@ def _roll(check: object, faces: list[int], actor: str | None = "Ayla", scene: st
 def test_an_epic_failure_is_a_condition_and_a_hidden_complication() -> None:
     roll = _roll(challenge.ChallengeCheck(cl=2), [1])
     events = list(registry.RULESETS["challenge"].consequences(roll, View()))
-    assert [type(e) for e in events] == [t.ConditionAdded, t.ComplicationAdded]
+    assert [type(e) for e in events] == [t.ConditionAdded, challenge_t.ComplicationAdded]
     assert events[0].actor == "Ayla"
     assert events[1].origin == "epic_failure" and events[1].hidden and events[1].scene == "Inn"
 
@@ -127,7 +129,12 @@ def test_a_fourth_condition_takes_the_hero_down() -> None:
     three = t.ActorState(conditions=[t.Condition(id=f"c{i}", text=None) for i in range(3)])
     roll = _roll(challenge.ChallengeCheck(cl=2), [1], scene=None)
     events = list(registry.RULESETS["challenge"].consequences(roll, View({"Ayla": three})))
-    assert [type(e) for e in events] == [t.ConditionAdded, t.TakenDown, t.ComplicationAdded, t.ComplicationAdded]
+    assert [type(e) for e in events] == [
+        t.ConditionAdded,
+        challenge_t.TakenDown,
+        challenge_t.ComplicationAdded,
+        challenge_t.ComplicationAdded,
+    ]
     assert [e.origin for e in events[2:]] == ["taken_down", "epic_failure"]
     assert {e.scene for e in events[2:]} == {""}  # no scene named: kept under the unnamed one
     assert registry.TAKEN_DOWN_AT == 4
@@ -138,13 +145,13 @@ def test_the_gm_removing_a_hidden_complication_is_shown_to_the_gm_alone() -> Non
     roll = _roll(challenge.ChallengeCheck(cl=1, modifier=5), [20])
     action = challenge.ChallengeRemoveComplication(complication="k1")
     after = rs.follow(roll.check, roll.result, action, None)  # type: ignore[arg-type]
-    hidden = t.Complication(id="k1", scene="Inn", text="Assassins", origin="gm", hidden=True)
+    hidden = challenge_t.Complication(id="k1", scene="Inn", text="Assassins", origin="gm", hidden=True)
     out = list(rs.follow_consequences(roll, action, after, View(complications={"k1": hidden})))
-    assert out == [Shown(t.ComplicationRemoved(complication="k1"), "gm")]
+    assert out == [Shown(challenge_t.ComplicationRemoved(complication="k1"), "gm")]
 
 
 def test_addressing_a_complication_the_gm_did_not_convert_is_refused() -> None:
-    c = t.Complication(id="k1", scene="Inn", text="Fire", origin="gm", hidden=False)
+    c = challenge_t.Complication(id="k1", scene="Inn", text="Fire", origin="gm", hidden=False)
     ctx = RollContext(check_id="T-1", actor="Ayla", scene="Inn", by_gm=False)
     with pytest.raises(Exception) as info:
         challenge_consequences.addressable(

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 import websockets
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import feats as feats_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
@@ -89,9 +91,9 @@ async def test_requests_waiting_together_see_each_others_effects(held: Sidecar) 
     gms = [await held.client("gm", user=f"gm-{i}") for i in range(3)]
     first, task = await _blocked(held)
     # while the table is busy, three GMs ask at once: they wait together, in arrival order
-    grant = await arrived(held, gms[0].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Ayla", amount=2))))
-    spend = await arrived(held, gms[1].request(m.Gm(id="spend", op=t.WyrdGrant(actor="Ayla", amount=-2))))
-    over = await arrived(held, refused(gms[2].request(m.Gm(id="over", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
+    grant = await arrived(held, gms[0].request(m.Gm(id="grant", op=feats_t.WyrdGrant(actor="Ayla", amount=2))))
+    spend = await arrived(held, gms[1].request(m.Gm(id="spend", op=feats_t.WyrdGrant(actor="Ayla", amount=-2))))
+    over = await arrived(held, refused(gms[2].request(m.Gm(id="over", op=feats_t.WyrdGrant(actor="Ayla", amount=-1)))))
     assert not grant.done() and not spend.done() and not over.done()  # nobody hears before it is durable
     ledger.hold.set()  # type: ignore[union-attr]
     await task
@@ -110,7 +112,9 @@ async def test_a_failed_append_refuses_the_whole_batch_and_leaves_no_trace(held:
     gms = [await held.client("gm", user=f"gm-{i}") for i in range(2)]
     first, task = await _blocked(held)
     ledger.fail = {len(ledger.batches) + 1}  # the batch after the held roll
-    strain = await arrived(held, refused(gms[0].request(m.Gm(id="s", op=t.StrainSet(actor="Ayla", strain=3)))))
+    strain = await arrived(
+        held, refused(gms[0].request(m.Gm(id="s", op=challenge_t.StrainSet(actor="Ayla", strain=3))))
+    )
     roll = await arrived(held, refused(gms[1].request(m.Roll(id="r", check=FacetsCheck(pool=3)))))
     ledger.hold.set()  # type: ignore[union-attr]
     rolled = await task
@@ -123,7 +127,7 @@ async def test_a_failed_append_refuses_the_whole_batch_and_leaves_no_trace(held:
     after = await state(gms[0])
     assert after.seq == rolled.seq and "Ayla" not in after.actors  # the table went back to the ledger's
     # the same ids again: they were never stored, so they are done now, with the next seqs
-    again = await gms[0].request(m.Gm(id="s", op=t.StrainSet(actor="Ayla", strain=3)))
+    again = await gms[0].request(m.Gm(id="s", op=challenge_t.StrainSet(actor="Ayla", strain=3)))
     assert again.seq == rolled.seq + 1
     told = await watcher.next()
     assert isinstance(told, m.EventBroadcast) and told.seq == again.seq
@@ -184,16 +188,16 @@ async def test_a_refusal_that_came_of_a_failed_batch_is_unsaid(held: Sidecar) ->
     the earlier one was never stored, so the refusal's reason never held."""
     ledger: HeldLedger = held.ledger  # type: ignore[assignment]
     gms = [await held.client("gm", user=f"gm-{i}") for i in range(2)]
-    await gms[0].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Ayla", amount=1)))
+    await gms[0].request(m.Gm(id="grant", op=feats_t.WyrdGrant(actor="Ayla", amount=1)))
     first, task = await _blocked(held)
     ledger.fail = {len(ledger.batches) + 1}
-    spend = await arrived(held, refused(gms[0].request(m.Gm(id="a", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
-    again = await arrived(held, refused(gms[1].request(m.Gm(id="b", op=t.WyrdGrant(actor="Ayla", amount=-1)))))
+    spend = await arrived(held, refused(gms[0].request(m.Gm(id="a", op=feats_t.WyrdGrant(actor="Ayla", amount=-1)))))
+    again = await arrived(held, refused(gms[1].request(m.Gm(id="b", op=feats_t.WyrdGrant(actor="Ayla", amount=-1)))))
     ledger.hold.set()  # type: ignore[union-attr]
     await task
     # without the failure "b" would be refused for want of Wyrd; as it is, neither happened
     assert await spend == "ledger_unavailable" and await again == "ledger_unavailable"
-    done = await gms[1].request(m.Gm(id="b", op=t.WyrdGrant(actor="Ayla", amount=-1)))
+    done = await gms[1].request(m.Gm(id="b", op=feats_t.WyrdGrant(actor="Ayla", amount=-1)))
     assert isinstance(done, m.Done) and (await state(gms[1])).actors["Ayla"].wyrd == 0
     for c in [*gms, first]:
         await c.close()
@@ -206,14 +210,14 @@ async def test_a_batch_longer_than_the_tables_memory_keeps_every_event_it_has_no
 
     ledger: HeldLedger = held.ledger  # type: ignore[assignment]
     gm = await held.client("gm", user="gm-main")
-    await gm.request(m.Gm(id="warm", op=t.StrainSet(actor="Warm", strain=1)))
+    await gm.request(m.Gm(id="warm", op=challenge_t.StrainSet(actor="Warm", strain=1)))
     table = held.server.app[HUB].tables[held.keys.table].table  # type: ignore[union-attr]
     table.recent_kept = 2
     gms = [await held.client("gm", user=f"gm-{i}") for i in range(9)]
     first, task = await _blocked(held)
     asks = []
     for i, c in enumerate(gms[:8]):
-        asks.append(await arrived(held, c.request(m.Gm(id=f"s{i}", op=t.StrainSet(actor=f"A{i}", strain=2)))))
+        asks.append(await arrived(held, c.request(m.Gm(id=f"s{i}", op=challenge_t.StrainSet(actor=f"A{i}", strain=2)))))
     undo = await arrived(held, gms[8].request(m.Gm(id="undo", op=t.Undo(count=7))))  # all but A0
     ledger.hold.set()  # type: ignore[union-attr]
     await task
@@ -280,7 +284,7 @@ async def test_the_same_id_after_its_batch_failed_is_done_once(held: Sidecar) ->
     gm2 = await held.client("gm", user="gm-1")  # the same GM user on a second socket
     first, task = await _blocked(held)
     ledger.fail = {len(ledger.batches) + 1}
-    op = t.WyrdGrant(actor="Ayla", amount=1)
+    op = feats_t.WyrdGrant(actor="Ayla", amount=1)
     one = await arrived(held, refused(gm.request(m.Gm(id="g", op=op))))
     # the same id, waiting behind the first: once that is refused, it is a new request in the next turn
     two = await arrived(held, gm2.request(m.Gm(id="g", op=op)))
@@ -349,7 +353,8 @@ async def test_secrets_in_one_batch_reach_only_their_viewers(held: Sidecar) -> N
     first, task = await _blocked(held)
     own = await arrived(held, p1.request(m.Roll(id="own", check=FacetsCheck(pool=3), mode="self")))
     add = await arrived(
-        held, gm.request(m.Gm(id="hide", op=t.ComplicationAdd(scene="Hall", text="the floor gives", hidden=True)))
+        held,
+        gm.request(m.Gm(id="hide", op=challenge_t.ComplicationAdd(scene="Hall", text="the floor gives", hidden=True))),
     )
     undo = await arrived(held, gm2.request(m.Gm(id="undo", op=t.Undo(count=1))))
     ledger.hold.set()  # type: ignore[union-attr]
@@ -388,12 +393,12 @@ async def test_an_undo_batched_behind_other_actions_keeps_them_on_a_long_table(h
     ledger: HeldLedger = held.ledger  # type: ignore[assignment]
     gm = await held.client("gm", user="gm-main")
     for i in range(2 * RECENT_KEPT + 10):  # more than the table keeps in memory
-        await gm_op(gm, t.StrainSet(actor="Filler", strain=i % 4))
+        await gm_op(gm, challenge_t.StrainSet(actor="Filler", strain=i % 4))
     gms = [await held.client("gm", user=f"gm-{i}") for i in range(3)]
     first, task = await _blocked(held)
     # while the table is busy, three GMs ask at once: one batch of [strain, grant, undo the grant]
-    strain = await arrived(held, gms[0].request(m.Gm(id="strain", op=t.StrainSet(actor="Ayla", strain=3))))
-    grant = await arrived(held, gms[1].request(m.Gm(id="grant", op=t.WyrdGrant(actor="Bren", amount=2))))
+    strain = await arrived(held, gms[0].request(m.Gm(id="strain", op=challenge_t.StrainSet(actor="Ayla", strain=3))))
+    grant = await arrived(held, gms[1].request(m.Gm(id="grant", op=feats_t.WyrdGrant(actor="Bren", amount=2))))
     undo = await arrived(held, gms[2].request(m.Gm(id="undo", op=t.Undo(count=1))))
     ledger.hold.set()  # type: ignore[union-attr]
     await task

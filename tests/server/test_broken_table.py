@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
 from sidecar.state.ledger import Action, SqliteLedger
 
@@ -71,7 +71,7 @@ async def test_a_refused_gm_op_is_not_in_the_gms_snapshot_while_the_table_cannot
     ledger: SickLedger = sick.ledger  # type: ignore[assignment]
     gm = await sick.client("gm", user="gm-1")
     ledger.sick = True
-    op = t.StrainSet(actor="Ayla", strain=3)
+    op = challenge_t.StrainSet(actor="Ayla", strain=3)
     assert await refused(gm.request(m.Gm(id="s", op=op))) == "ledger_unavailable"
     ledger.sick = False  # the disk is back: nothing was stored
     assert ledger.events(sick.keys.table) == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck, BoonsPool
@@ -95,7 +96,7 @@ async def test_a_bargain_after_the_judge_named_the_trial_stands_it_twice(sidecar
     assert [(s.source, s.name) for s in b.result.standing] == [("pair", "costly"), ("bargain", "costly")]
     assert await refused(follow(p, r.check, FlairsBargain(trial="loud", dice=[6]))) == "bargain_twice"
     # after the lurking trials were revealed too
-    await gm_op(gm, t.LurkingSet(trials=["loud"], actor="Ayla"))
+    await gm_op(gm, flairs_t.LurkingSet(trials=["loud"], actor="Ayla"))
     lr = await roll(p, FlairsCheck(rank=2, dice=[3, 2]), actor="Ayla")
     await follow(gm, lr.check, FlairsReveal())
     b2 = await follow(p, lr.check, FlairsBargain(trial="loud", dice=[1]))

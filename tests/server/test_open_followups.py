@@ -18,7 +18,9 @@ import msgspec
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import codec
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck
@@ -216,9 +218,9 @@ def _step(table: Table, step: tuple) -> None:
             xid = next(iter(table.state.extended))
             pending = _try(table, viewer, m.Roll(id="r", check=BoonsCheck(ability=2), extended=xid, mode="public"))
         case ("lurking", trial):
-            pending = table.prepare_op(t.LurkingSet(trials=[trial], scene="S"))
+            pending = table.prepare_op(flairs_t.LurkingSet(trials=[trial], scene="S"))
         case ("complication", hidden):
-            pending = table.prepare_op(t.ComplicationAdd(scene="S", text="Rising water", hidden=hidden))
+            pending = table.prepare_op(challenge_t.ComplicationAdd(scene="S", text="Rising water", hidden=hidden))
         case ("follow", i, j):
             # one of the offers, taken: the sessions reach results after a choice, a bargain, a reveal, ...
             recs = list(table.state.checks.values())

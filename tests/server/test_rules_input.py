@@ -9,6 +9,8 @@ import msgspec
 import pytest
 import websockets
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import facets as facets_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from sidecar.client import RequestFailed
@@ -121,12 +123,14 @@ async def test_the_gms_cl_stands_for_a_converted_complication(sidecar):
     gm = await sidecar.client("gm")
     p = await sidecar.client("player", user="p1")
     ward = (
-        (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Magical ward", hidden=False)))
+        (await gm_op(gm, challenge_t.ComplicationAdd(scene="Vault", text="Magical ward", hidden=False)))
         .events[0]
         .event.complication
     )
     secret = (
-        (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Assassins", hidden=True))).events[0].event.complication
+        (await gm_op(gm, challenge_t.ComplicationAdd(scene="Vault", text="Assassins", hidden=True)))
+        .events[0]
+        .event.complication
     )
     assert (
         await refused(roll(p, ChallengeCheck(cl=1, complication=ward, dice=[20]), actor="Ayla"))
@@ -136,7 +140,7 @@ async def test_the_gms_cl_stands_for_a_converted_complication(sidecar):
         await refused(roll(p, ChallengeCheck(cl=1, complication=secret, dice=[20]), actor="Ayla"))
         == "unknown_complication"
     )
-    await gm_op(gm, t.ComplicationConvert(complication=ward, cl=4))
+    await gm_op(gm, challenge_t.ComplicationConvert(complication=ward, cl=4))
     try:
         await roll(p, ChallengeCheck(cl=1, complication=ward, dice=[20]), actor="Ayla")
         raise AssertionError("a roll at CL 1 removed a complication the GM set at CL 4")
@@ -173,26 +177,30 @@ async def test_the_gm_writes_and_corrects_facets_and_harm_over_the_wire(sidecar)
     p = await sidecar.client("player", user="p1")
     await gm_op(gm, t.SceneActivate(scene="Inn"))
     r = await roll(p, FacetsCheck(pool=2, kind="opposition", dice=[6, 6]), actor="Ayla", target="Orc")
-    fid = next(e.event for e in r.events if isinstance(e.event, t.FacetCreated)).id
-    await gm_op(gm, t.FacetRename(facet=fid, text="Shattered shield"))
+    fid = next(e.event for e in r.events if isinstance(e.event, facets_t.FacetCreated)).id
+    await gm_op(gm, facets_t.FacetRename(facet=fid, text="Shattered shield"))
     seen = await p.next()
-    while not isinstance(getattr(seen, "event", None), t.FacetRenamed):
+    while not isinstance(getattr(seen, "event", None), facets_t.FacetRenamed):
         seen = await p.next()
     assert seen.event.facet == fid and seen.event.text == "Shattered shield"
     assert [(f.id, f.facet) for f in (await state(p)).scenes["Inn"].facets] == [(fid, "Shattered shield")]
-    own = (await gm_op(gm, t.FacetAdd(facet="Cursed blade", nature="detrimental", actor="Ayla"))).events[0].event.id
-    await gm_op(gm, t.FacetRemove(facet=fid))
+    own = (
+        (await gm_op(gm, facets_t.FacetAdd(facet="Cursed blade", nature="detrimental", actor="Ayla")))
+        .events[0]
+        .event.id
+    )
+    await gm_op(gm, facets_t.FacetRemove(facet=fid))
     assert (await state(p)).scenes["Inn"].facets == []
     r = await roll(p, FacetsCheck(pool=2, kind="opposition", dice=[1, 1]), actor="Ayla")  # a wound and a condition
     ayla = (await state(gm)).actors["Ayla"]
     assert (ayla.wounds, len(ayla.conditions), [f.id for f in ayla.facets]) == (1, 1, [own])
-    await gm_op(gm, t.HarmHeal(actor="Ayla", harm="wound"))
+    await gm_op(gm, facets_t.HarmHeal(actor="Ayla", harm="wound"))
     await gm_op(gm, t.ConditionRemove(actor="Ayla", condition=ayla.conditions[0].id))
     ayla = (await state(p)).actors["Ayla"]
     assert (ayla.wounds, ayla.conditions) == (0, [])
-    assert await refused(gm_op(gm, t.HarmHeal(actor="Ayla", harm="scratch"))) == "no_such_harm"
-    assert await refused(gm_op(p, t.HarmHeal(actor="Ayla", harm="wound"))) == "forbidden"
-    assert await refused(gm_op(gm, t.FacetRename(facet="nope", text="x"))) == "unknown_facet"
+    assert await refused(gm_op(gm, facets_t.HarmHeal(actor="Ayla", harm="scratch"))) == "no_such_harm"
+    assert await refused(gm_op(p, facets_t.HarmHeal(actor="Ayla", harm="wound"))) == "forbidden"
+    assert await refused(gm_op(gm, facets_t.FacetRename(facet="nope", text="x"))) == "unknown_facet"
     await gm_op(gm, t.Undo(count=2))
     ayla = (await state(p)).actors["Ayla"]
     assert (ayla.wounds, len(ayla.conditions)) == (1, 1)
@@ -209,9 +217,15 @@ async def test_the_gm_removes_a_complication_after_an_epic_success(sidecar):
     gm = await sidecar.client("gm")
     p = await sidecar.client("player", user="p1")
     await gm_op(gm, t.SceneActivate(scene="Vault"))
-    ward = (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Ward", hidden=False))).events[0].event.complication
+    ward = (
+        (await gm_op(gm, challenge_t.ComplicationAdd(scene="Vault", text="Ward", hidden=False)))
+        .events[0]
+        .event.complication
+    )
     secret = (
-        (await gm_op(gm, t.ComplicationAdd(scene="Vault", text="Assassins", hidden=True))).events[0].event.complication
+        (await gm_op(gm, challenge_t.ComplicationAdd(scene="Vault", text="Assassins", hidden=True)))
+        .events[0]
+        .event.complication
     )
     epic = await roll(p, ChallengeCheck(cl=1, modifier=5, dice=[20]), actor="Ayla")
     assert epic.result.outcome == "epic_success" and epic.result.complication == "remove"

@@ -16,6 +16,7 @@ import psycopg
 import pytest
 import websockets
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck
@@ -47,7 +48,9 @@ async def drain_until(c: Client, stop: Any, timeout: float = 10.0) -> list[Any]:
 
 def is_barrier(msg: Any) -> bool:
     return (
-        isinstance(msg, m.EventBroadcast) and isinstance(msg.event, t.ComplicationAdded) and msg.event.text == "barrier"
+        isinstance(msg, m.EventBroadcast)
+        and isinstance(msg.event, challenge_t.ComplicationAdded)
+        and msg.event.text == "barrier"
     )
 
 
@@ -75,7 +78,7 @@ async def test_gm_on_one_sidecar_players_on_the_other_hear_the_same_in_the_same_
         return await c.request(m.Roll(id=c.new_id(), check=check, **kw))
 
     await gm.request(m.Gm(id="scene", op=t.SceneActivate(scene="S")))
-    await gm.request(m.Gm(id="hidden", op=t.ComplicationAdd(scene="S", text="the secret door", hidden=True)))
+    await gm.request(m.Gm(id="hidden", op=challenge_t.ComplicationAdd(scene="S", text="the secret door", hidden=True)))
     await roll(p1, FacetsCheck(pool=3), actor="Ann")
     await roll(p1, FacetsCheck(pool=2), mode="gm")
     blind = await roll(p1, FacetsCheck(pool=2), mode="blind")
@@ -84,8 +87,8 @@ async def test_gm_on_one_sidecar_players_on_the_other_hear_the_same_in_the_same_
     failed = await roll(p1, FlairsCheck(rank=2, dice=[3, 2]))
     await p1.request(m.Follow(id="bargain", check=failed.check, action=FlairsBargain(trial="loud", dice=[6])))
     own = await roll(gm, FacetsCheck(pool=4), mode="self")  # only its roller sees it, not another GM socket
-    await gm.request(m.Gm(id="strain", op=t.StrainSet(actor="Bo", strain=2)))
-    await gm.request(m.Gm(id="barrier", op=t.ComplicationAdd(scene="S", text="barrier", hidden=False)))
+    await gm.request(m.Gm(id="strain", op=challenge_t.StrainSet(actor="Bo", strain=2)))
+    await gm.request(m.Gm(id="barrier", op=challenge_t.ComplicationAdd(scene="S", text="barrier", hidden=False)))
 
     heard = {k: await drain_until(c, is_barrier) for k, c in watchers.items()}
     for who in ("gm", "p2", "obs"):

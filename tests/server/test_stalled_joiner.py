@@ -13,9 +13,9 @@ import json
 import os
 import socket
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import limits
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
 
 from ..conftest import Sidecar
@@ -52,7 +52,7 @@ async def test_a_joiner_that_does_not_read_its_welcome_holds_up_nobody(sidecar: 
     text = "x" * limits.NOTE_CHARS
     for i in range(limits.COMPLICATIONS):  # a snapshot of ~80 KB: far more than the small buffers hold
         scene = f"Hall {i // limits.COMPLICATIONS_PER_SCENE}"
-        await gm.request(m.Gm(id=f"c{i}", op=t.ComplicationAdd(scene=scene, text=text, hidden=False)))
+        await gm.request(m.Gm(id=f"c{i}", op=challenge_t.ComplicationAdd(scene=scene, text=text, hidden=False)))
     p1 = await sidecar.client("player", user="p1")
     stalled = await _stalled_join(sidecar, sidecar.keys.observer)
     await asyncio.sleep(0.5)  # its welcome is being written

@@ -9,6 +9,9 @@ worked out by hand from the texts.
 
 from __future__ import annotations
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import feats as feats_t
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck
@@ -46,7 +49,7 @@ async def test_strain_never_goes_below_zero(sidecar):
     # A miss by 2 (total 5 = level 1 vs CL3): +3.
     await roll(p, ChallengeCheck(cl=3, dice=[5]), actor="Ayla")
     assert await strain() == 4
-    assert await refused(gm_op(gm, t.StrainSet(actor="Ayla", strain=-1))) == "invalid_op"
+    assert await refused(gm_op(gm, challenge_t.StrainSet(actor="Ayla", strain=-1))) == "invalid_op"
     await gm.close()
     await p.close()
 
@@ -113,9 +116,9 @@ async def test_addressing_a_complication_removes_it_on_any_success(sidecar):
     p = await sidecar.client("player", user="p1")
     ids = []
     for text in ("Locked gate", "Rising water"):
-        done = await gm_op(gm, t.ComplicationAdd(scene="Dock", text=text, hidden=False))
+        done = await gm_op(gm, challenge_t.ComplicationAdd(scene="Dock", text=text, hidden=False))
         ids.append(done.events[0].event.complication)
-        await gm_op(gm, t.ComplicationConvert(complication=ids[-1], cl=2))
+        await gm_op(gm, challenge_t.ComplicationConvert(complication=ids[-1], cl=2))
     # Meeting the CL (total 7 = level 2) is a success at a cost: a success, so the gate is gone.
     r = await roll(p, ChallengeCheck(cl=2, complication=ids[0], dice=[7]), actor="Ayla")
     assert r.result.outcome == "success_at_cost"
@@ -149,14 +152,14 @@ async def test_facets_wounds_and_conditions_are_counted_but_take_no_one_out(side
 async def test_wyrd_points_pay_for_eights_and_for_a_feat_above_eight(sidecar):
     gm = await sidecar.client("gm")
     p = await sidecar.client("player", user="p1")
-    await gm_op(gm, t.WyrdGrant(actor="Eir", amount=19))
+    await gm_op(gm, feats_t.WyrdGrant(actor="Eir", amount=19))
     # Above +8 only by spending 20 WP: 19 is not enough, and nothing is spent.
     assert await refused(roll(p, FeatsCheck(level=9, wyrd_feat=True, dice=[]), actor="Eir")) == "insufficient_wyrd"
     assert (await state(gm)).actors["Eir"].wyrd == 19
     r = await roll(p, FeatsCheck(level=8, wyrd=3, dice=[]), actor="Eir")  # three 8s: 15 WP
     assert (r.result.success, r.result.cost, r.result.dice) == (True, 15, [8, 8, 8])
     assert (await state(gm)).actors["Eir"].wyrd == 4
-    await gm_op(gm, t.WyrdGrant(actor="Eir", amount=16))
+    await gm_op(gm, feats_t.WyrdGrant(actor="Eir", amount=16))
     r = await roll(p, FeatsCheck(ability=2, difficulty=11, wyrd_feat=True, dice=[]), actor="Eir")
     assert (r.result.success, r.result.cost, r.result.automatic) == (True, 20, True)
     assert (await state(gm)).actors["Eir"].wyrd == 0
@@ -192,7 +195,7 @@ async def test_extended_check_adds_only_positive_rolls_and_fails_when_attempts_r
 async def test_lurking_trials_apply_on_a_success_and_the_judge_reveals_them_when_no_flair_was_earned(sidecar):
     gm = await sidecar.client("gm")
     p = await sidecar.client("player", user="p1")
-    await gm_op(gm, t.LurkingSet(trials=["loud", "costly"], actor="Ayla"))
+    await gm_op(gm, flairs_t.LurkingSet(trials=["loud", "costly"], actor="Ayla"))
     r = await roll(p, FlairsCheck(rank=2, dice=[6, 2]), actor="Ayla")  # a triumph without pairs
     assert (r.result.outcome, r.result.flairs, r.result.trials, r.result.lurking) == ("triumph", 0, 2, 2)
     assert r.result.lurking_trials is None and all(s.name is None for s in r.result.standing)
@@ -211,7 +214,7 @@ async def test_lurking_trials_apply_on_a_success_and_the_judge_reveals_them_when
 async def test_a_chosen_flair_banishes_only_its_opposite_lurking_trial_then_the_rest_is_revealed(sidecar):
     gm = await sidecar.client("gm")
     p = await sidecar.client("player", user="p1")
-    await gm_op(gm, t.LurkingSet(trials=["loud", "slow"], actor="Ayla"))
+    await gm_op(gm, flairs_t.LurkingSet(trials=["loud", "slow"], actor="Ayla"))
     # A simple check takes no lurking trials: they wait for the next full check.
     s = await roll(p, FlairsCheck(rank=2, simple=True, dice=[4, 1]), actor="Ayla")
     assert s.result.lurking == 0 and s.result.trials == 0

@@ -7,6 +7,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import facets as facets_t
 from protocol.v1 import table as t
 from sidecar.state.hearing import Numbering, seen
 from sidecar.state.table import Stored
@@ -35,7 +37,7 @@ def test_numbers_and_catch_up_starts_match_the_definition(session):
         if item[0] == "undo":
             stored = Stored(vis="all", owner=None, event=t.Undone(seqs=sorted({s for s in item[1] if s < seq})))
         else:
-            stored = Stored(vis=item[1], owner=item[2], event=t.StrainChanged(actor="A", delta=1))
+            stored = Stored(vis=item[1], owner=item[2], event=challenge_t.StrainChanged(actor="A", delta=1))
         if stored.vis != "all":
             restricted[seq] = (stored.vis, stored.owner)
         nums.add(seq, stored, restricted)
@@ -81,6 +83,6 @@ def test_who_saw_a_hidden_condition_and_wound_is_kept_in_a_snapshot(tmp_path):
     condition = again.state.actors["Ayla"].conditions[0].id
     removed = again.prepare_op(t.ConditionRemove(actor="Ayla", condition=condition))
     assert [(st.vis, type(st.event).__name__) for _, st in removed.events] == [("gm", "ConditionRemoved")]
-    healed = again.prepare_op(t.HarmHeal(actor="Ayla", harm="wound", count=2))
+    healed = again.prepare_op(facets_t.HarmHeal(actor="Ayla", harm="wound", count=2))
     assert [(st.vis, st.event.count) for _, st in healed.events] == [("all", 1), ("gm", 1)]
     ledger.close()

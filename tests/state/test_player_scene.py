@@ -10,6 +10,7 @@ import json
 
 import websockets
 
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck
 from protocol.v1.facets import FacetsCheck
@@ -23,7 +24,7 @@ async def test_a_player_cannot_move_a_roll_out_of_the_active_scene(sidecar):
     p = await sidecar.client("player", user="p1")
     await gm_op(gm, t.SceneActivate(scene="Mill"))
     # the Judge's trials wait for anyone in the mill; a player naming another scene would dodge them
-    await gm_op(gm, t.LurkingSet(trials=["loud", "harmful"], scene="Mill"))
+    await gm_op(gm, flairs_t.LurkingSet(trials=["loud", "harmful"], scene="Mill"))
     head = (await state(gm)).seq
     code = await refused(roll(p, FlairsCheck(rank=3, dice=[5, 4, 2]), actor="Ayla", scene="Crypt"))
     assert code == "forbidden"

@@ -15,6 +15,10 @@ import msgspec
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import facets as facets_t
+from protocol.v1 import feats as feats_t
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck, ChallengeRemoveComplication
@@ -58,25 +62,25 @@ actions = st.one_of(
         st.just("op"),
         st.one_of(
             st.builds(
-                t.ComplicationAdd,
+                challenge_t.ComplicationAdd,
                 scene=st.just("S"),
                 text=st.sampled_from(["secret-a", "secret-b"]),
                 hidden=st.booleans(),
             ),
-            st.builds(t.StrainSet, actor=st.sampled_from(ACTORS), strain=st.integers(0, 6)),
+            st.builds(challenge_t.StrainSet, actor=st.sampled_from(ACTORS), strain=st.integers(0, 6)),
             st.builds(t.ConditionAdd, actor=st.sampled_from(ACTORS)),
-            st.builds(t.LurkingSet, trials=st.just(["loud", "slow"]), actor=st.sampled_from(ACTORS)),
-            st.builds(t.WyrdGrant, actor=st.sampled_from(ACTORS), amount=st.integers(0, 10)),
+            st.builds(flairs_t.LurkingSet, trials=st.just(["loud", "slow"]), actor=st.sampled_from(ACTORS)),
+            st.builds(feats_t.WyrdGrant, actor=st.sampled_from(ACTORS), amount=st.integers(0, 10)),
             st.builds(t.Undo, count=st.integers(1, 3), events=st.booleans()),
             st.just(t.SceneActivate(scene="S")),
             st.builds(
-                t.FacetAdd,
+                facets_t.FacetAdd,
                 facet=st.just("Bitter Cold"),
                 nature=st.sampled_from(["beneficial", "detrimental"]),
                 actor=st.sampled_from(ACTORS + [None]),
             ),
             st.builds(
-                t.HarmHeal,
+                facets_t.HarmHeal,
                 actor=st.sampled_from(ACTORS),
                 harm=st.sampled_from(["wound", "scratch"]),
                 count=st.integers(1, 2),
@@ -104,9 +108,9 @@ def _apply(table: Table, action: tuple) -> None:
             if not facets:
                 return
             fix = (
-                t.FacetRename(facet=facets[0].id, text="Renamed")
+                facets_t.FacetRename(facet=facets[0].id, text="Renamed")
                 if action[1] == "rename"
-                else t.FacetRemove(facet=facets[0].id)
+                else facets_t.FacetRemove(facet=facets[0].id)
             )
             pending = table.prepare_op(fix)
         elif action[0] == "epic_remove":
@@ -131,7 +135,7 @@ def _apply(table: Table, action: tuple) -> None:
             hidden = [c for c in table.state.complications.values() if c.hidden]
             if not hidden:
                 return
-            pending = table.prepare_op(t.ComplicationReveal(complication=hidden[0].id))
+            pending = table.prepare_op(challenge_t.ComplicationReveal(complication=hidden[0].id))
     except ActionError:
         return  # refused: nothing may have changed
     table.ledger.append_sync(table.id, pending.encoded(), None)
@@ -141,7 +145,9 @@ def _apply(table: Table, action: tuple) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(actions, min_size=1, max_size=25))
 # found on a fresh clone: a hidden complication revealed, then the reveal undone
-@example([("op", t.ComplicationAdd(scene="S", text="secret-a", hidden=True)), ("reveal",), ("op", t.Undo(count=1))])
+@example(
+    [("op", challenge_t.ComplicationAdd(scene="S", text="secret-a", hidden=True)), ("reveal",), ("op", t.Undo(count=1))]
+)
 @example(
     [
         ("roll", FacetsCheck(pool=1, dice=[6]), None, "self", PLAYER),
@@ -178,7 +184,7 @@ def test_replay_equals_live_and_players_see_no_secrets(tmp_path_factory, session
             assert c.id not in now  # the state now: nothing hidden now
         past = msgspec.json.encode(history).decode()
         for s in history:  # the history: as it was when it happened
-            assert not (isinstance(s.event, t.ComplicationAdded) and s.event.hidden)
+            assert not (isinstance(s.event, challenge_t.ComplicationAdded) and s.event.hidden)
         for text in (now, past):
             assert '"trials":["loud","slow"]' not in text and '"lurking_trials":["loud","slow"]' not in text
             for _seq, stored in live.stored():

@@ -8,6 +8,7 @@ import msgspec
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck
@@ -57,7 +58,7 @@ def _seen(table: Table) -> list[bytes]:
     True,
 )
 @example(
-    [("op", t.ComplicationAdd(scene="S", text="secret-a", hidden=True)), ("reveal",)],
+    [("op", challenge_t.ComplicationAdd(scene="S", text="secret-a", hidden=True)), ("reveal",)],
     [("roll", FacetsCheck(pool=1, dice=[2]), "Bram", "gm", OTHER), ("op", t.Undo(count=3, events=True))],
     False,
 )

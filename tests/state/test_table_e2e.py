@@ -8,6 +8,9 @@ import json
 import pytest
 import websockets
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import feats as feats_t
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.boons import BoonsCheck
@@ -87,7 +90,7 @@ async def test_challenge_margins_change_strain_and_the_choice_is_a_follow_up(sid
     p = await sidecar.client("player", user="p1")
     r = await roll(p, ChallengeCheck(cl=2, modifier=0, dice=[7]), actor="Ayla")  # level 2 = CL: +1 strain
     assert r.result.outcome == "success_at_cost"
-    assert [e.event for e in r.events] == [t.StrainChanged(actor="Ayla", delta=1, cause=r.seq)]
+    assert [e.event for e in r.events] == [challenge_t.StrainChanged(actor="Ayla", delta=1, cause=r.seq)]
     r = await roll(p, ChallengeCheck(cl=2, modifier=0, dice=[3]), actor="Ayla")  # level 1: miss by 1, +2
     assert (await state(gm)).actors["Ayla"].strain == 3
     r = await roll(p, ChallengeCheck(cl=1, modifier=0, dice=[11]), actor="Ayla")  # +2: a choice
@@ -161,7 +164,7 @@ async def test_wyrd_points_are_spent_and_refused_when_short(sidecar):
     with pytest.raises(RequestFailed) as e:
         await roll(p, FeatsCheck(level=4, wyrd=1, dice=[8, 8]), actor="Cai")
     assert e.value.code == "insufficient_wyrd"
-    await gm_op(gm, t.WyrdGrant(actor="Cai", amount=7))
+    await gm_op(gm, feats_t.WyrdGrant(actor="Cai", amount=7))
     r = await roll(p, FeatsCheck(level=4, wyrd=1, dice=[8, 8]), actor="Cai")
     assert r.result.cost == 5 and r.result.bought == ["white"]
     assert (await state(gm)).actors["Cai"].wyrd == 2
@@ -173,7 +176,7 @@ async def test_only_the_gm_does_gm_actions(sidecar):
     p = await sidecar.client("player", user="p1")
     o = await sidecar.client("observer", user="o1")
     with pytest.raises(RequestFailed) as e:
-        await gm_op(p, t.ComplicationAdd(scene="s", text="x"))
+        await gm_op(p, challenge_t.ComplicationAdd(scene="s", text="x"))
     assert e.value.code == "forbidden"
     with pytest.raises(RequestFailed) as e:
         await roll(o, FacetsCheck(pool=1))
@@ -186,18 +189,18 @@ async def test_hidden_complications_never_reach_a_player_until_revealed(sidecar)
     gm = await sidecar.client("gm")
     raw = await RawPlayer.join(sidecar)
     secret = "Assassins wait on the roof"
-    done = await gm_op(gm, t.ComplicationAdd(scene="Inn", text=secret, hidden=True))
+    done = await gm_op(gm, challenge_t.ComplicationAdd(scene="Inn", text=secret, hidden=True))
     kid = done.events[0].event.complication
-    await gm_op(gm, t.ComplicationEdit(complication=kid, text=secret + " (three)"))
+    await gm_op(gm, challenge_t.ComplicationEdit(complication=kid, text=secret + " (three)"))
     await raw.barrier(gm)
     assert secret not in raw.text() and kid not in raw.text()
-    await gm_op(gm, t.ComplicationReveal(complication=kid))
+    await gm_op(gm, challenge_t.ComplicationReveal(complication=kid))
     await raw.barrier(gm)
     assert secret + " (three)" in raw.text()
     await raw.close()
     p = await sidecar.client("player", user="late")
     assert [c.text for c in p.welcome.snapshot.scenes["Inn"].complications] == [secret + " (three)"]
-    await gm_op(gm, t.ComplicationConvert(complication=kid, cl=3))
+    await gm_op(gm, challenge_t.ComplicationConvert(complication=kid, cl=3))
     r = await roll(p, ChallengeCheck(cl=3, modifier=5, complication=kid, dice=[12]), actor="Ayla")
     assert r.result.outcome == "success"
     assert (await state(gm)).scenes["Inn"].complications == []
@@ -209,7 +212,7 @@ async def test_lurking_trial_names_stay_secret_until_the_flair_choice(sidecar):
     gm = await sidecar.client("gm")
     raw = await RawPlayer.join(sidecar, user="p1")
     p = await sidecar.client("player", user="p1")
-    await gm_op(gm, t.LurkingSet(trials=["harmful", "foolish"], actor="Ayla"))
+    await gm_op(gm, flairs_t.LurkingSet(trials=["harmful", "foolish"], actor="Ayla"))
     snap = await state(p)
     lurking = [lk for s in snap.scenes.values() for lk in s.lurking]
     assert [(lk.count, lk.trials) for lk in lurking] == [(2, None)]
@@ -271,8 +274,8 @@ async def test_reconnect_with_a_gap_gets_exactly_the_missed_events(sidecar):
     seen = p.seq
     await p.close()
     await roll(gm, ChallengeCheck(cl=2, dice=[7]), actor="A")  # public: roll + strain
-    await gm_op(gm, t.ComplicationAdd(scene="S", text="hidden thing", hidden=True))  # not for players
-    await gm_op(gm, t.ComplicationAdd(scene="S", text="open thing", hidden=False))
+    await gm_op(gm, challenge_t.ComplicationAdd(scene="S", text="hidden thing", hidden=True))  # not for players
+    await gm_op(gm, challenge_t.ComplicationAdd(scene="S", text="open thing", hidden=False))
     back = await sidecar.client("player", user="p1", since=seen)
     kinds = [type(e.event).__name__ for e in back.welcome.events]
     assert kinds == ["RollEvent", "StrainChanged", "ComplicationAdded"]

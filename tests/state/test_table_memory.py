@@ -12,6 +12,7 @@ import tracemalloc
 
 import msgspec
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck
@@ -90,11 +91,11 @@ def _script(table: Table) -> None:
             ("roll", ChallengeCheck(cl=1 + i % 5, dice=[3 * i + 1]), "Cade", "gm", BO),
             ("roll", ChallengeCheck(cl=1, modifier=5, dice=[15 + i]), "Cade", "public", GM),
             ("epic_remove",),
-            ("op", t.ComplicationAdd(scene="S", text=f"secret-{i}", hidden=i % 2 == 0)),
+            ("op", challenge_t.ComplicationAdd(scene="S", text=f"secret-{i}", hidden=i % 2 == 0)),
             ("op", t.ConditionAdd(actor="Ayla")),
             ("reveal",),
             ("facet", "rename" if i % 2 else "remove"),
-            ("op", t.StrainSet(actor="Bram", strain=i)),
+            ("op", challenge_t.StrainSet(actor="Bram", strain=i)),
             ("op", t.Undo(count=1 + i % 3)),
             ("op", t.Undo(count=1, events=True)),
         ]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from protocol.v1 import challenge as challenge_t
+from protocol.v1 import facets as facets_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.flairs import FlairsBargain, FlairsCheck, FlairsParticipant
@@ -82,9 +84,13 @@ def test_no_bargain_on_a_part_of_a_group_check(table):
 
 
 def _complication(tb: Table, hidden=False, cl=None) -> str:
-    cid = op(tb, t.ComplicationAdd(scene="Dock", text="Locked gate", hidden=hidden)).events[0][1].event.complication
+    cid = (
+        op(tb, challenge_t.ComplicationAdd(scene="Dock", text="Locked gate", hidden=hidden))
+        .events[0][1]
+        .event.complication
+    )
     if cl is not None:
-        op(tb, t.ComplicationConvert(complication=cid, cl=cl))
+        op(tb, challenge_t.ComplicationConvert(complication=cid, cl=cl))
     return cid
 
 
@@ -150,29 +156,32 @@ def test_the_gm_names_renames_and_removes_facets(table):
     op(table, t.SceneActivate(scene="Inn"))
     r = roll(table, FacetsCheck(pool=2, kind="opposition", dice=[6, 6]), actor="Ayla", target="Orc")
     assert r.result.outcome == "triumph"
-    created = next(st.event for _, st in r.events if isinstance(st.event, t.FacetCreated))
+    created = next(st.event for _, st in r.events if isinstance(st.event, facets_t.FacetCreated))
     assert created.id and _facets(table, scene="Inn") == [(r.result.suggestion, "beneficial")]
-    op(table, t.FacetRename(facet=created.id, text="The orc's shattered shield"))
+    op(table, facets_t.FacetRename(facet=created.id, text="The orc's shattered shield"))
     assert _facets(table, scene="Inn") == [("The orc's shattered shield", "beneficial")]
     assert _facets(table, P1, scene="Inn") == [("The orc's shattered shield", "beneficial")]
-    mine = op(table, t.FacetAdd(facet="Sprained ankle", nature="detrimental", actor="Ayla")).events[0][1].event
+    mine = op(table, facets_t.FacetAdd(facet="Sprained ankle", nature="detrimental", actor="Ayla")).events[0][1].event
     assert _facets(table, actor="Ayla") == [("Sprained ankle", "detrimental")]
-    op(table, t.FacetRemove(facet=mine.id))
+    op(table, facets_t.FacetRemove(facet=mine.id))
     assert _facets(table, actor="Ayla") == []
     op(table, t.Undo())  # the removal undone: the facet is back
     assert _facets(table, actor="Ayla") == [("Sprained ankle", "detrimental")]
-    assert refused(table.prepare_op, t.FacetRename(facet="f-none", text="x")) == "unknown_facet"
-    assert refused(table.prepare_op, t.FacetRemove(facet="f-none")) == "unknown_facet"
-    assert refused(table.prepare_op, t.FacetRename(facet=mine.id, text="  ")) == "invalid_op"
-    assert refused(table.prepare_op, t.FacetAdd(facet="x", nature="beneficial", actor="A", scene="S")) == "invalid_op"
+    assert refused(table.prepare_op, facets_t.FacetRename(facet="f-none", text="x")) == "unknown_facet"
+    assert refused(table.prepare_op, facets_t.FacetRemove(facet="f-none")) == "unknown_facet"
+    assert refused(table.prepare_op, facets_t.FacetRename(facet=mine.id, text="  ")) == "invalid_op"
+    assert (
+        refused(table.prepare_op, facets_t.FacetAdd(facet="x", nature="beneficial", actor="A", scene="S"))
+        == "invalid_op"
+    )
 
 
 def test_a_facet_from_a_blind_roll_stays_the_gms_when_renamed(table):
     from protocol.v1.facets import FacetsCheck
 
     r = roll(table, FacetsCheck(pool=2, dice=[6, 6]), actor="Ayla", mode="blind")
-    fid = next(st.event for _, st in r.events if isinstance(st.event, t.FacetCreated)).id
-    done = op(table, t.FacetRename(facet=fid, text="Secret passage"))
+    fid = next(st.event for _, st in r.events if isinstance(st.event, facets_t.FacetCreated)).id
+    done = op(table, facets_t.FacetRename(facet=fid, text="Secret passage"))
     assert done.events[0][1].vis == "gm"
     assert "Secret passage" not in str(table.visible(0, P1)) and _facets(table, P1, actor="Ayla") == []
 
@@ -184,14 +193,14 @@ def test_the_gm_heals_wounds_and_scratches_and_removes_conditions(table):
         roll(table, FacetsCheck(pool=2, kind="opposition", dice=dice), actor="Ayla")
     a = table.state.actors["Ayla"]
     assert (a.wounds, a.scratches, len(a.conditions)) == (2, 1, 1)
-    op(table, t.HarmHeal(actor="Ayla", harm="wound"))
-    op(table, t.HarmHeal(actor="Ayla", harm="scratch", count=1))
+    op(table, facets_t.HarmHeal(actor="Ayla", harm="wound"))
+    op(table, facets_t.HarmHeal(actor="Ayla", harm="scratch", count=1))
     op(table, t.ConditionRemove(actor="Ayla", condition=a.conditions[0].id))
     a = table.state.actors["Ayla"]
     assert (a.wounds, a.scratches, a.conditions) == (1, 0, [])
-    assert refused(table.prepare_op, t.HarmHeal(actor="Ayla", harm="wound", count=2)) == "no_such_harm"
-    assert refused(table.prepare_op, t.HarmHeal(actor="Ayla", harm="scratch")) == "no_such_harm"
-    assert refused(table.prepare_op, t.HarmHeal(actor="Ayla", harm="wound", count=0)) == "invalid_op"
+    assert refused(table.prepare_op, facets_t.HarmHeal(actor="Ayla", harm="wound", count=2)) == "no_such_harm"
+    assert refused(table.prepare_op, facets_t.HarmHeal(actor="Ayla", harm="scratch")) == "no_such_harm"
+    assert refused(table.prepare_op, facets_t.HarmHeal(actor="Ayla", harm="wound", count=0)) == "invalid_op"
     op(table, t.Undo(count=2))  # the condition and the scratch come back
     a = table.state.actors["Ayla"]
     assert (a.wounds, a.scratches, len(a.conditions)) == (1, 1, 1)
@@ -204,10 +213,10 @@ def test_the_gms_facet_and_harm_operations_are_exported(table):
     from sidecar.tables import export_table
 
     roll(table, FacetsCheck(pool=2, kind="opposition", dice=[3, 2]), actor="Ayla")
-    fid = op(table, t.FacetAdd(facet="Bitter Cold", nature="detrimental", scene="Pass")).events[0][1].event.id
-    op(table, t.FacetRename(facet=fid, text="Biting Wind"))
-    op(table, t.FacetRemove(facet=fid))
-    op(table, t.HarmHeal(actor="Ayla", harm="wound"))
+    fid = op(table, facets_t.FacetAdd(facet="Bitter Cold", nature="detrimental", scene="Pass")).events[0][1].event.id
+    op(table, facets_t.FacetRename(facet=fid, text="Biting Wind"))
+    op(table, facets_t.FacetRemove(facet=fid))
+    op(table, facets_t.HarmHeal(actor="Ayla", harm="wound"))
     md = export_table(table.ledger, table.id, "markdown")
     assert "facet “Bitter Cold” on Pass" in md and "facet “Bitter Cold” renamed “Biting Wind”" in md
     assert "facet “Biting Wind” removed" in md
@@ -227,7 +236,11 @@ def test_the_gm_removes_a_chosen_complication_after_an_epic_success(table):
     op(table, t.SceneActivate(scene="Dock"))
     gate = _complication(table)
     secret = _complication(table, hidden=True)
-    elsewhere = op(table, t.ComplicationAdd(scene="Keep", text="Archers", hidden=False)).events[0][1].event.complication
+    elsewhere = (
+        op(table, challenge_t.ComplicationAdd(scene="Keep", text="Archers", hidden=False))
+        .events[0][1]
+        .event.complication
+    )
     plain = roll(table, ChallengeCheck(cl=1, dice=[12]), actor="Ayla")  # a success, not epic
     assert (
         refused(

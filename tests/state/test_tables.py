@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 from aiohttp.test_utils import TestServer
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, RequestFailed
 from sidecar.server.app import Settings, create_app
@@ -23,7 +23,7 @@ async def test_tables_are_isolated(sidecar):
     other = sidecar.ledger.create_table("other")
     a = await sidecar.client("gm")
     b = await Client.connect(sidecar.url, other.table, other.gm, user="gm-b")
-    await a.request(m.Gm(id="k", op=t.ComplicationAdd(scene="S", text="only on A", hidden=False)))
+    await a.request(m.Gm(id="k", op=challenge_t.ComplicationAdd(scene="S", text="only on A", hidden=False)))
     await a.request(m.Roll(id="r", check=FacetsCheck(pool=1)))
     with pytest.raises(asyncio.TimeoutError):
         await b.next(timeout=0.3)
@@ -76,7 +76,7 @@ async def test_far_behind_gets_a_snapshot(sidecar, monkeypatch):
     monkeypatch.setattr(hearing_module, "RESYNC_LIMIT", 3)
     gm = await sidecar.client("gm")
     for i in range(5):
-        await gm.request(m.Gm(id=f"s{i}", op=t.StrainSet(actor="A", strain=i)))
+        await gm.request(m.Gm(id=f"s{i}", op=challenge_t.StrainSet(actor="A", strain=i)))
     near = await sidecar.client("player", user="p", since=3)
     assert [e.seq for e in near.welcome.events] == [4, 5] and near.welcome.snapshot is None
     far = await sidecar.client("player", user="p", since=1)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import msgspec
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck
@@ -65,7 +66,7 @@ async def test_a_load_with_an_undo_after_the_snapshot_reads_only_the_events_afte
     for mode in ("public", "gm", "blind"):  # rolls with consequences, one a player's secret
         msg = m.Roll(id="r", check=ChallengeCheck(cl=4, modifier=-30, dice=[20]), actor="Ayla", mode=mode)
         _act(table, table.prepare_roll(msg, Viewer("player", "ann"), "ann"))
-    _act(table, table.prepare_op(t.StrainSet(actor="Ayla", strain=0)))
+    _act(table, table.prepare_op(challenge_t.StrainSet(actor="Ayla", strain=0)))
     _act(table, table.prepare_op(t.Undo(count=2)))
     tail = len(ledger.events(table_id, at))
     ledger.close()

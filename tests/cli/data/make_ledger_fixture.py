@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
-from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck
 from protocol.v1.facets import FacetsCheck
 from sidecar import __version__
@@ -32,8 +32,12 @@ async def _play(sidecar: Process) -> dict[str, object]:
     alice = await Client.connect(sidecar.url, keys.table, sidecar.user_key("alice"), user="alice")
     public = await gm.request(m.Roll(id="g-open", check=FacetsCheck(pool=2, dice=[6, 3]), actor="Ayla", label="Climb"))
     await alice.request(m.Roll(id="a-1", check=ChallengeCheck(cl=2, dice=[4]), actor="Bren", label="Sneak"))
-    await gm.request(m.Gm(id="g-door", op=t.ComplicationAdd(scene="Vault", text="the floor is trapped", hidden=True)))
-    await gm.request(m.Gm(id="g-bell", op=t.ComplicationAdd(scene="Vault", text="the bell rings", hidden=False)))
+    await gm.request(
+        m.Gm(id="g-door", op=challenge_t.ComplicationAdd(scene="Vault", text="the floor is trapped", hidden=True))
+    )
+    await gm.request(
+        m.Gm(id="g-bell", op=challenge_t.ComplicationAdd(scene="Vault", text="the bell rings", hidden=False))
+    )
     await gm.request(m.Roll(id="g-hid", check=FacetsCheck(pool=1, dice=[2]), actor="Ayla", mode="gm", label="Sense"))
     await alice.request(m.Roll(id="a-2", check=FacetsCheck(pool=1, dice=[5]), actor="Bren", label="Hide"))
     await gm.close()

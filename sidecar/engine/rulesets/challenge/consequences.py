@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from protocol.v1 import challenge as challenge_t
 from protocol.v1 import table as t
 from protocol.v1.base import Action
 from protocol.v1.challenge import ChallengeCheck, ChallengeRemoveComplication, ChallengeResult
@@ -59,8 +60,8 @@ def condition(actor: str, scene: str | None, view: TableView) -> Iterable[object
     """What a new condition sets off: the fourth takes the hero down, and the GM adds a complication."""
     a = view.actor_state(actor)
     if len(a.conditions) + 1 >= RULES.taken_down_at and not a.taken_down:
-        yield t.TakenDown(actor=actor)
-        yield t.ComplicationAdded(
+        yield challenge_t.TakenDown(actor=actor)
+        yield challenge_t.ComplicationAdded(
             complication=new_id("k"), scene=scene or "", text=TAKEN_DOWN_TEXT, origin="taken_down", hidden=True
         )
 
@@ -90,18 +91,18 @@ def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
     actor, scene = roll.actor, roll.scene
     if actor is not None:
         if result.strain:
-            yield t.StrainChanged(actor=actor, delta=result.strain)
+            yield challenge_t.StrainChanged(actor=actor, delta=result.strain)
         if result.condition:
             yield t.ConditionAdded(actor=actor, condition=new_id("c"))
             yield from condition(actor, scene, view)
     if result.complication == "add":
-        yield t.ComplicationAdded(
+        yield challenge_t.ComplicationAdded(
             complication=new_id("k"), scene=scene or "", text=EPIC_FAILURE_TEXT, origin="epic_failure", hidden=True
         )
     addressed = check.complication
     gone = view.complication(addressed) if addressed and result.outcome in SUCCESSES else None
     if gone is not None:  # seen as the complication was, whoever saw the roll: a public one's removal is public
-        yield Shown(t.ComplicationRemoved(complication=gone.id), "gm" if gone.hidden else "all")
+        yield Shown(challenge_t.ComplicationRemoved(complication=gone.id), "gm" if gone.hidden else "all")
 
 
 def of_follow(roll: t.RollEvent, action: Action, result: ChallengeResult, view: TableView) -> Iterable[Consequence]:
@@ -113,13 +114,13 @@ def of_follow(roll: t.RollEvent, action: Action, result: ChallengeResult, view: 
             raise CheckError(
                 ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {action.complication!r}{where} to remove"
             )
-        yield Shown(t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
+        yield Shown(challenge_t.ComplicationRemoved(complication=c.id), "gm" if c.hidden else "all")
     before = roll.result
     assert isinstance(before, ChallengeResult)
     if roll.actor is not None:
         d_strain = (result.strain or 0) - (before.strain or 0)
         d_gc = (result.game_changers or 0) - (before.game_changers or 0)
         if d_strain:
-            yield t.StrainChanged(actor=roll.actor, delta=d_strain)
+            yield challenge_t.StrainChanged(actor=roll.actor, delta=d_strain)
         if d_gc:
-            yield t.GameChangerGained(actor=roll.actor, count=d_gc)
+            yield challenge_t.GameChangerGained(actor=roll.actor, count=d_gc)

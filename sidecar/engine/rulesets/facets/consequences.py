@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from protocol.v1 import facets as facets_t
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck, FacetsResult
 
@@ -58,10 +59,10 @@ def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
             if harm == "condition":
                 yield t.ConditionAdded(actor=who, condition=new_id("c"))
             else:
-                yield t.HarmTaken(actor=who, harm=harm)
+                yield facets_t.HarmTaken(actor=who, harm=harm)
     nature = result.facet
     if nature is not None and (scene is not None or actor is not None):
-        yield t.FacetCreated(
+        yield facets_t.FacetCreated(
             facet=result.suggestion or nature,
             nature=nature,
             actor=None if scene is not None else actor,

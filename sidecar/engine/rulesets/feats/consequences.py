@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from protocol.v1 import feats as feats_t
 from protocol.v1 import table as t
 from protocol.v1.feats import FeatsCheck, FeatsResult
 
@@ -36,4 +37,4 @@ def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
     have = view.actor_state(roll.actor).wyrd
     if cost > have:
         raise CheckError(ErrorCode.INSUFFICIENT_WYRD, f"{roll.actor} has {have} Wyrd Points; this feat costs {cost}")
-    return [t.WyrdChanged(actor=roll.actor, delta=-cost)] if cost else []
+    return [feats_t.WyrdChanged(actor=roll.actor, delta=-cost)] if cost else []

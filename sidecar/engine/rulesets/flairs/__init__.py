@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import table as t
 from protocol.v1.base import Action
 from protocol.v1.flairs import (
@@ -35,7 +36,7 @@ class Flairs(RuleSet[FlairsCheck, FlairsResult]):
     result_type = FlairsResult
     followups = (FlairsBargain, FlairsChoose, FlairsReveal, FlairsSetLurking, FlairsNameTrials)
     gm_followups = (FlairsReveal, FlairsSetLurking, FlairsNameTrials)
-    ops = (t.LurkingSet,)
+    ops = (flairs_t.LurkingSet,)
     rules = mod.RULES
     module = mod
 
@@ -82,7 +83,7 @@ class Flairs(RuleSet[FlairsCheck, FlairsResult]):
         return [(p.name, FlairsCheck(rank=p.rank, edges=p.edges, cuts=p.cuts, simple=True)) for p in check.group]
 
     def prepare_op(self, op: Any, view: TableView) -> list[object]:
-        if isinstance(op, t.LurkingSet):
+        if isinstance(op, flairs_t.LurkingSet):
             return consequences.lurking_set(op, view)
         return super().prepare_op(op, view)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
+from protocol.v1 import flairs as flairs_t
 from protocol.v1 import limits
 from protocol.v1 import table as t
 from protocol.v1.base import Action
@@ -34,7 +35,7 @@ def take_lurking(check: FlairsCheck, ctx: RollContext, view: TableView) -> Prepa
         lurking = view.open_lurking(ctx.actor, ctx.scene)
         if lurking is not None and lurking.trials:
             taken = msgspec.structs.replace(check, lurking=len(lurking.trials), lurking_trials=list(lurking.trials))
-            return Prepared(taken, (t.LurkingTrialsUsed(lurking=lurking.id, check_id=ctx.check_id),))
+            return Prepared(taken, (flairs_t.LurkingTrialsUsed(lurking=lurking.id, check_id=ctx.check_id),))
     return Prepared(check)
 
 
@@ -49,7 +50,7 @@ def before_follow(roll: t.RollEvent, action: Action) -> None:
         )
 
 
-def lurking_set(op: t.LurkingSet, view: TableView) -> list[object]:
+def lurking_set(op: flairs_t.LurkingSet, view: TableView) -> list[object]:
     """The Judge sets secret lurking trials for an actor, or for anyone in a scene (the active one by default)."""
     if not op.trials:
         raise CheckError(ErrorCode.INVALID_OP, "set at least one lurking trial")
@@ -68,7 +69,7 @@ def lurking_set(op: t.LurkingSet, view: TableView) -> list[object]:
         scene = view.scene
     bounds.room_for_open("sets of lurking trials waiting", len(view.lurking), limits.LURKING)
     return [
-        t.LurkingTrialsSet(
+        flairs_t.LurkingTrialsSet(
             lurking=new_id("l"), trials=list(op.trials), count=len(op.trials), actor=op.actor, scene=scene
         )
     ]
