@@ -5,6 +5,13 @@ source checkout's ``vtt-module/`` when the sidecar runs from one (the working tr
 the copy the Python distribution carries as the package ``sidecar.foundry_module`` (a wheel, the Docker
 image), found through :mod:`importlib.resources`.
 
+The zip ships the module bundled (:func:`bundle`): its ES modules as one minified ES module with a source map,
+its stylesheets as one, so Foundry's page loads the module in one request instead of one per imported file.
+esbuild builds the bundle from the files as they are whenever the zip is made, where it is installed (a
+checkout's ``node_modules``); an installed distribution may carry one built with it (``bundle/`` in the
+package), used while its rule vocabulary is the one this sidecar writes. Where neither is there, the zip
+holds the plain files, which Foundry loads as they are.
+
 Every URL the manifest and the zip's module.json carry comes from one public URL: the configured one
 (``--public-url``, ``$VERDICT_PUBLIC_URL``), else the address the sidecar was reached at (its socket's own
 address, never the request's ``Host``), with ``X-Forwarded-Proto``/``-Host`` taken only from a trusted
@@ -20,6 +27,8 @@ import io
 import json
 import re
 import struct
+import subprocess
+import tempfile
 import zipfile
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -49,8 +58,25 @@ ZIP_PATH = "/module/verdict.zip"
 NOT_BUNDLED = "the Foundry module is not bundled with this sidecar"
 
 
+ESBUILD = CHECKOUT_DIR.parent / "node_modules" / ".bin" / "esbuild"
+"""The bundler, pinned in package.json (``npm ci``); absent where the sidecar is installed from a wheel."""
+BUNDLE_SCRIPT = "scripts/verdict.min.mjs"
+"""The module's ES modules as one: module.json's only ``esmodules`` entry in the zip."""
+BUNDLE_MAP = BUNDLE_SCRIPT + ".map"
+BUNDLE_STYLE = "styles/verdict.min.css"
+"""The module's stylesheets as one: module.json's only ``styles`` entry in the zip."""
+BUNDLED_FOLDERS = ("scripts/", "styles/")
+"""Where the plain files the bundle replaces are: none of them is in a bundled zip."""
+PREBUILT = "bundle"
+"""A distribution's bundle built with it, beside the plain files (the bundle's three files, same paths)."""
+
+
 class ModuleMissing(FileNotFoundError):
     """Neither a checkout's ``vtt-module/`` nor the packaged copy is there."""
+
+
+class BundleError(RuntimeError):
+    """The bundle cannot be built (no bundler, or the bundler refused the module's files); the message says why."""
 
 
 def module_root() -> Traversable:
@@ -71,7 +97,7 @@ def module_files(root: Traversable | None = None) -> Iterator[tuple[str, Travers
 
     def walk(folder: Traversable, prefix: str) -> Iterator[tuple[str, Traversable]]:
         for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-            if entry.name in SKIP_PARTS:
+            if entry.name in SKIP_PARTS or (not prefix and entry.name == PREBUILT):
                 continue
             name = f"{prefix}{entry.name}"
             if entry.is_dir():
@@ -82,18 +108,119 @@ def module_files(root: Traversable | None = None) -> Iterator[tuple[str, Travers
     yield from walk(root if root is not None else module_root(), "")
 
 
-def manifest(public_url: str, root: Traversable | None = None, at_root: bool = False) -> dict[str, Any]:
+def manifest(
+    public_url: str, root: Traversable | None = None, at_root: bool = False, bundled: bool | None = None
+) -> dict[str, Any]:
     """module.json with absolute ``manifest`` and ``download`` URLs on ``public_url``: where a sidecar serves
-    them (``/module/…``), or ``at_root`` of the address, as a release's files lie side by side.
+    them (``/module/…``), or ``at_root`` of the address, as a release's files lie side by side. Its
+    ``esmodules`` and ``styles`` name the bundle's files when the zip is bundled (``bundled``; None: where a
+    bundle can be made, as :func:`files_zip` decides).
 
     Foundry installs from ``download`` and checks for updates at the installed copy's ``manifest``: both
     must be absolute."""
     base = public_url.rstrip("/")
     source = root if root is not None else module_root()
     data: dict[str, Any] = json.loads(source.joinpath("module.json").read_text(encoding="utf-8"))
+    if bundled if bundled is not None else can_bundle(source):
+        data["esmodules"] = [BUNDLE_SCRIPT]
+        data["styles"] = [BUNDLE_STYLE]
     data["manifest"] = base + ("/" + MANIFEST_PATH.rsplit("/", 1)[1] if at_root else MANIFEST_PATH)
     data["download"] = base + ("/" + ZIP_PATH.rsplit("/", 1)[1] if at_root else ZIP_PATH)
     return data
+
+
+def _prebuilt(source: Traversable) -> dict[str, bytes] | None:
+    """The bundle a distribution carries, if it was built from the vocabulary this sidecar writes (a rule set
+    installed since would be missing from it)."""
+    from sidecar.vocabulary import source as vocabulary_source
+
+    folder = source.joinpath(PREBUILT)
+    names = (BUNDLE_SCRIPT, BUNDLE_MAP, BUNDLE_STYLE)
+    if not all(folder.joinpath(n).is_file() for n in names):
+        return None
+    if source.joinpath(VOCABULARY).read_text(encoding="utf-8") != vocabulary_source():
+        return None
+    return {n: folder.joinpath(n).read_bytes() for n in names}
+
+
+def can_bundle(root: Traversable | None = None) -> bool:
+    """Whether :func:`bundle` can make the module's bundle here: the bundler is installed, or the distribution
+    carries a bundle that is still current."""
+    source = root if root is not None else module_root()
+    return ESBUILD.is_file() or _prebuilt(source) is not None
+
+
+def _esbuild(args: list[str], cwd: Path) -> None:
+    try:
+        done = subprocess.run([str(ESBUILD), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    except OSError as exc:
+        raise BundleError(f"esbuild cannot run ({exc.strerror}): `npm ci` installs it") from None
+    if done.returncode != 0:
+        raise BundleError(f"esbuild refused the module's files:\n{done.stderr.strip()}")
+
+
+def bundle(root: Traversable | None = None, files: list[tuple[str, Traversable]] | None = None) -> dict[str, bytes]:
+    """The module's ES modules as one minified ES module with its source map, and its stylesheets as one
+    minified stylesheet: {path in the module: bytes}, built by esbuild from the files as they are now (the
+    generated vocabulary written afresh, as :func:`files_zip` writes it), else the distribution's own bundle
+    while it is current. The map's sources are the plain files' paths beside the bundle, their text inside it.
+    ``files``: the module's files as :func:`module_files` lists them, when the caller has them already."""
+    from sidecar.vocabulary import source as vocabulary_source
+
+    source = root if root is not None else module_root()
+    if not ESBUILD.is_file():
+        prebuilt = _prebuilt(source)
+        if prebuilt is not None:
+            return prebuilt
+        raise BundleError(f"the module's bundle needs esbuild ({ESBUILD} is missing): `npm ci` installs it")
+    data = json.loads(source.joinpath("module.json").read_text(encoding="utf-8"))
+    scripts, styles = list(data.get("esmodules", [])), list(data.get("styles", []))
+    outside = [n for n in scripts + styles if not n.startswith(BUNDLED_FOLDERS)]
+    if outside or not scripts:
+        raise BundleError(f"module.json's esmodules and styles must lie in scripts/ and styles/: {outside or scripts}")
+    with tempfile.TemporaryDirectory(prefix="verdict-bundle-") as tmp:
+        stage = Path(tmp)
+        for name, entry in files if files is not None else module_files(source):
+            if name.startswith(BUNDLED_FOLDERS):
+                body = vocabulary_source().encode() if name == VOCABULARY else entry.read_bytes()
+                (stage / name).parent.mkdir(parents=True, exist_ok=True)
+                (stage / name).write_bytes(body)
+        # One entry importing each of module.json's modules in its order (Foundry loads them in that order).
+        entry_script = stage / scripts[0]
+        if len(scripts) > 1:
+            entry_script = stage / "scripts" / ".bundle-entry.mjs"
+            entry_script.write_text("".join(f'import "./{n.removeprefix("scripts/")}";\n' for n in scripts))
+        common = ["--bundle", "--minify", "--charset=utf8", "--log-level=warning"]
+        _esbuild(
+            [
+                str(entry_script.relative_to(stage)),
+                *common,
+                "--format=esm",
+                "--sourcemap",
+                f"--outfile={BUNDLE_SCRIPT}",
+            ],
+            stage,
+        )
+        if styles:
+            (stage / ".styles.css").write_text("".join(f'@import "./{n}";\n' for n in styles))
+            _esbuild([".styles.css", *common, f"--outfile={BUNDLE_STYLE}"], stage)
+        else:
+            (stage / BUNDLE_STYLE).write_bytes(b"")
+        return {n: (stage / n).read_bytes() for n in (BUNDLE_SCRIPT, BUNDLE_MAP, BUNDLE_STYLE)}
+
+
+def bundled_tree(root: Traversable | None = None) -> Iterator[tuple[str, bytes]]:
+    """The module as a bundled zip holds it, module.json (with its own URLs) included: every file Foundry
+    installs but the plain scripts and stylesheets, and the bundle in their place, in sorted order."""
+    source = root if root is not None else module_root()
+    listed = list(module_files(source))
+    made = bundle(source, listed)
+    data = json.loads(source.joinpath("module.json").read_text(encoding="utf-8"))
+    data["esmodules"], data["styles"] = [BUNDLE_SCRIPT], [BUNDLE_STYLE]
+    out = {name: entry.read_bytes() for name, entry in listed if not name.startswith(BUNDLED_FOLDERS)}
+    out.update(made)
+    out["module.json"] = (json.dumps(data, indent=2) + "\n").encode()
+    yield from sorted(out.items())
 
 
 STAMP = (2026, 1, 1, 0, 0, 0)
@@ -107,8 +234,10 @@ def _entry(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def files_zip(root: Traversable | None = None) -> bytes:
-    """The module's archive without its module.json: every other file, read and compressed once.
+def files_zip(root: Traversable | None = None, bundled: bool | None = None) -> bytes:
+    """The module's archive without its module.json: every other file, read and compressed once; bundled
+    (:func:`bundle`: the bundle in place of the plain scripts and stylesheets) when ``bundled``, or, when it is
+    None, wherever a bundle can be made (:func:`can_bundle`).
 
     The one part of the zip that depends on the public URL is module.json; :func:`with_manifest` adds it to
     this archive in about a millisecond, so a new public URL never reads or compresses the module's files again.
@@ -119,14 +248,26 @@ def files_zip(root: Traversable | None = None) -> bytes:
     from sidecar.vocabulary import source as vocabulary_source
 
     source = root if root is not None else module_root()
+    if bundled is None:
+        bundled = can_bundle(source)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, entry in module_files(source):
-            if name == "module.json":
-                continue
-            body = vocabulary_source().encode() if name == VOCABULARY else entry.read_bytes()
-            zf.writestr(_entry(name), body)
+        if bundled:
+            for name, body in bundled_tree(source):
+                if name != "module.json":
+                    zf.writestr(_entry(name), body)
+        else:
+            for name, entry in module_files(source):
+                if name == "module.json":
+                    continue
+                body = vocabulary_source().encode() if name == VOCABULARY else entry.read_bytes()
+                zf.writestr(_entry(name), body)
     return buf.getvalue()
+
+
+def is_bundled(files: bytes) -> bool:
+    """Whether an archive from :func:`files_zip` holds the bundle (its module.json then names the bundle)."""
+    return BUNDLE_SCRIPT in zipfile.ZipFile(io.BytesIO(files)).namelist()
 
 
 _END = struct.Struct("<4s4H2LH")
@@ -151,7 +292,7 @@ def with_manifest(files: bytes, public_url: str, root: Traversable | None = None
     the files' bytes are copied, never parsed or compressed again."""
     one = io.BytesIO()
     with zipfile.ZipFile(one, "w", zipfile.ZIP_DEFLATED) as zf:
-        data = manifest(public_url, root, at_root)
+        data = manifest(public_url, root, at_root, bundled=is_bundled(files))
         zf.writestr(_entry("module.json"), (json.dumps(data, indent=2) + "\n").encode())
     single = one.getvalue()
     _, single_size, single_offset = _end(single)
@@ -163,14 +304,16 @@ def with_manifest(files: bytes, public_url: str, root: Traversable | None = None
     return local + directory + _END.pack(_END_SIGNATURE, 0, 0, count + 1, count + 1, len(directory), len(local), 0)
 
 
-def build_zip(public_url: str, root: Traversable | None = None, at_root: bool = False) -> bytes:
+def build_zip(
+    public_url: str, root: Traversable | None = None, at_root: bool = False, bundled: bool | None = None
+) -> bytes:
     """The module as a Foundry package: module.json at the root of the archive, its URLs on ``public_url``.
 
     Built reproducibly (fixed timestamps, sorted names, module.json last): the same files and URL always
     give the same bytes, so the served zip and one written by ``verdict module --zip`` for the same URL are
-    one archive."""
+    one archive. Bundled as :func:`files_zip` decides."""
     source = root if root is not None else module_root()
-    return with_manifest(files_zip(source), public_url, source, at_root)
+    return with_manifest(files_zip(source, bundled), public_url, source, at_root)
 
 
 # --- the public URL ------------------------------------------------------------------------------------
@@ -291,6 +434,10 @@ class ModuleRoutes:
                 if self.files is files:
                     self.files = None
                 raise web.HTTPNotFound(text=NOT_BUNDLED) from None
+            except BundleError as exc:  # the module's files as edited do not bundle: said, and tried again next time
+                if self.files is files:
+                    self.files = None
+                raise web.HTTPInternalServerError(text=str(exc)) from None
             # Per public URL only module.json is written (a few kB): cheap enough on the loop, and bounded.
             data = self.zips[base] = with_manifest(archive, base)
             while len(self.zips) > ZIP_CACHE:
