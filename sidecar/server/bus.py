@@ -1,8 +1,9 @@
 """The bus between sidecars that share a ledger: any sidecar serves any table.
 
-A sidecar that commits an action notifies (the PostgreSQL ledger does, in the committing transaction;
-an embedded ledger has nobody to notify, and its :meth:`~sidecar.state.ledger.Ledger.notes` end at once).
-Every sidecar listens; for each table it holds, a notification of a head beyond its
+A sidecar that commits an action notifies (the PostgreSQL ledger does, in the committing transaction). A
+ledger that others share says so by having the :class:`~sidecar.state.ledger.Listening` capability, which the
+bus looks for once, when it is made; an embedded ledger has nobody else to hear, and the bus then only
+checks keys periodically. Every sidecar listens; for each table it holds, a notification of a head beyond its
 own makes it read the new events from the ledger in seq order, apply them to its projection and
 tell its own connections exactly what it would have told them had the action been its own: a
 ``rolled`` or ``followed`` (with the request id) for a roll or a follow-up, an ``event`` per
@@ -36,14 +37,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
 
 import structlog
 from aiohttp import web
 
 from sidecar import config
 from sidecar.state import hearing
-from sidecar.state.ledger import LedgerUnavailable, Row
+from sidecar.state.ledger import LedgerUnavailable, Listening, Row, ServingLedger
 from sidecar.state.table import Pending, decode_stored
 
 from .hub import Hub, TableHub, client_request_id
@@ -55,9 +55,11 @@ RETRY = config.BUS_RETRY
 
 
 class Bus:
-    def __init__(self, hub: Hub, ledger: Any, interval: float = INTERVAL) -> None:
+    def __init__(self, hub: Hub, ledger: ServingLedger, interval: float = INTERVAL) -> None:
         self.hub = hub
         self.ledger = ledger
+        self.listener: Listening | None = ledger if isinstance(ledger, Listening) else None
+        """The ledger's listening capability (a shared ledger's), or None: an embedded one has nobody to hear."""
         self.interval = interval
         self.listening = asyncio.Event()
         """Set while the listening connection is up (tests wait on it)."""
@@ -71,13 +73,10 @@ class Bus:
         """Notifications of tables this sidecar has no connection at, passed on without decoding them."""
         self.unlistened = 0
         """Tables this sidecar stopped listening to, nobody being connected to them here any more."""
-        self._listen_to = getattr(ledger, "listen", None)
-        self._unlisten = getattr(ledger, "unlisten", None)
-        """The ledger's per-table listening (a shared one's; an embedded ledger has nobody to hear)."""
         self._tasks: list[asyncio.Task[None]] = []
         self._dirty: dict[str, asyncio.Task[None]] = {}
         self._want: dict[str, int | None] = {}
-        self._carried: dict[str, list[Any]] = {}
+        self._carried: dict[str, list[Row]] = {}
         """Per table waiting for a catch-up: the highest head notified (None: read whatever there is)."""
         self._keys: dict[str, asyncio.Task[None]] = {}
         """Per table, a look at its keys a notification asked for, while it runs."""
@@ -88,7 +87,9 @@ class Bus:
         app.on_cleanup.insert(0, self._stop)  # before the ledger closes
 
     async def _start(self, app: web.Application) -> None:
-        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._periodic())]
+        self._tasks = [asyncio.create_task(self._periodic())]
+        if self.listener is not None:
+            self._tasks.append(asyncio.create_task(self._listen(self.listener)))
 
     async def _stop(self, app: web.Application) -> None:
         for task in [*self._tasks, *self._dirty.values(), *self._keys.values()]:
@@ -104,20 +105,20 @@ class Bus:
         """Listen to the table's notifications before a join reads what it missed, so that whatever is
         committed after that read is notified here (and whatever before, read); a table listened to already
         costs nothing. The caller holds ``hub.lock``, which keeps the table from being let go meanwhile."""
-        if self._listen_to is not None:
-            await self._listen_to(hub.table.id)
+        if self.listener is not None:
+            await self.listener.listen(hub.table.id)
 
     def let_go(self) -> None:
         """Stop listening to the tables this sidecar has no connection at any more (none held, or held
         without connections): their commits then wake it no longer. A join listens again first."""
-        if self._unlisten is None:
+        if self.listener is None:
             return
-        for table_id in self.ledger.listened:
+        for table_id in self.listener.listened:
             if not self.heard(table_id):
-                self._unlisten(table_id)
+                self.listener.unlisten(table_id)
                 self.unlistened += 1
 
-    async def catch_up(self, hub: TableHub, rows: Any = None) -> int:
+    async def catch_up(self, hub: TableHub, rows: list[Row] | None = None) -> int:
         """Apply and tell what the ledger holds beyond ``hub``'s head (or these rows of it, read under
         the table's lock); the caller holds ``hub.lock``."""
         table = hub.table
@@ -180,7 +181,7 @@ class Bus:
         self.passed += 1
         return False
 
-    def poke(self, table_id: str, head: int | None = None, rows: list[Any] | None = None) -> None:
+    def poke(self, table_id: str, head: int | None = None, rows: list[Row] | None = None) -> None:
         """Catch ``table_id`` up soon, if this sidecar has a connection at it and is behind ``head`` (None:
         look anyway); ``rows`` are events a notification carried (applied without a read when they follow
         the head)."""
@@ -226,7 +227,7 @@ class Bus:
 
     # --- the loops ----------------------------------------------------------------
 
-    async def _listen(self) -> None:
+    async def _listen(self, listener: Listening) -> None:
         attempt = 0
 
         async def listening() -> None:
@@ -237,13 +238,13 @@ class Bus:
             await self.check_all()  # what was committed while nobody listened
 
         while True:
-            notes = self.ledger.notes(listening, self._wanted)
+            notes = listener.notes(listening, self._wanted)
             try:
                 async for table_id, head, rows in notes:
                     self.poke(table_id, head, rows)
                     if head is None:  # no head: the table changed otherwise (its keys rotated, say)
                         self.keys_soon(table_id)
-                return  # the notes ended: nobody else appends to this ledger
+                return  # the notes ended: the ledger stopped listening for good
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

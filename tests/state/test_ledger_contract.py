@@ -89,12 +89,12 @@ def test_tables_and_keys(backend: Backend):
     assert len({a.gm, a.player, a.observer, b.gm}) == 4
     assert [t.name for t in ledger.tables()] == ["alpha", "beta"]
     assert ledger.table(a.table).name == "alpha" and ledger.table("nope") is None
-    assert [ledger.role_for(a.table, k) for k in (a.gm, a.player, a.observer)] == ["gm", "player", "observer"]
-    assert ledger.role_for(a.table, b.gm) is None  # a key of one table does not open another
-    assert ledger.role_for("nope", a.gm) is None
-    assert ledger.role_for(a.table, "") is None
+    assert [ledger.role(a.table, k) for k in (a.gm, a.player, a.observer)] == ["gm", "player", "observer"]
+    assert ledger.role(a.table, b.gm) is None  # a key of one table does not open another
+    assert ledger.role("nope", a.gm) is None
+    assert ledger.role(a.table, "") is None
     new = ledger.rotate_keys(a.table)
-    assert ledger.role_for(a.table, a.gm) is None and ledger.role_for(a.table, new.gm) == "gm"
+    assert ledger.role(a.table, a.gm) is None and ledger.role(a.table, new.gm) == "gm"
     with pytest.raises(KeyError):
         ledger.rotate_keys("nope")
 
@@ -307,7 +307,7 @@ async def test_what_is_appended_survives_a_reopen(backend: Backend):
     again = backend.open()
     assert again.events(k.table) == [(1, b"kept")]
     assert again.request(k.table, "r").reply == b"reply"
-    assert again.role_for(k.table, k.gm) == "gm"
+    assert again.role(k.table, k.gm) == "gm"
 
 
 def test_postgresql_keys_are_stored_hashed_and_the_schema_is_versioned(pg_url: str):

@@ -1,0 +1,66 @@
+-- The request window: a stored id is answered from its first reply while it is among its requester's last
+-- p_count on the table and younger than p_age seconds; outside it, the id is a new request and its row is
+-- replaced (and pruned by the sidecars' housekeeping meanwhile). The append takes the window.
+ALTER TABLE requests ADD COLUMN requester TEXT NOT NULL DEFAULT '';
+ALTER TABLE requests ADD COLUMN created DOUBLE PRECISION NOT NULL DEFAULT extract(epoch FROM now());
+CREATE INDEX requests_by_requester ON requests (table_id, requester, seq);
+CREATE INDEX requests_by_age ON requests (created);
+CREATE FUNCTION verdict_in_window(p_table TEXT, p_requester TEXT, p_seq BIGINT, p_created DOUBLE PRECISION,
+                                  p_age DOUBLE PRECISION, p_count INT)
+RETURNS BOOLEAN LANGUAGE sql STABLE AS $$
+    SELECT p_created > extract(epoch FROM clock_timestamp()) - p_age
+       AND (SELECT count(*) FROM (SELECT 1 FROM requests q WHERE q.table_id = p_table
+                                  AND q.requester = p_requester AND q.seq > p_seq LIMIT p_count) AS newer) < p_count
+$$;
+DROP FUNCTION verdict_append_many(TEXT, BIGINT, BYTEA[], INT[], TEXT[], TEXT[], BYTEA[]);
+CREATE FUNCTION verdict_append_many(
+    p_table TEXT, p_first BIGINT, p_data BYTEA[], p_sizes INT[], p_requests TEXT[], p_roles TEXT[], p_replies BYTEA[],
+    p_requesters TEXT[], p_age DOUBLE PRECISION, p_count INT
+) RETURNS BIGINT LANGUAGE plpgsql AS $$
+DECLARE
+    cur BIGINT;
+    last BIGINT := p_first + cardinality(p_data) - 1;
+    at INT := 1;
+    first BIGINT;
+    n INT;
+    msg TEXT;
+BEGIN
+    SELECT head INTO cur FROM tables WHERE id = p_table FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        SELECT head INTO cur FROM tables WHERE id = p_table;
+        IF NOT FOUND THEN
+            RETURN NULL;
+        END IF;
+        RETURN -1 - cur;
+    END IF;
+    IF cur <> p_first - 1
+       OR EXISTS (SELECT 1 FROM requests r WHERE r.table_id = p_table AND r.request_id = ANY (p_requests)
+                  AND verdict_in_window(p_table, r.requester, r.seq, r.created, p_age, p_count)) THEN
+        RETURN -1 - cur;
+    END IF;
+    FOR i IN 1 .. cardinality(p_sizes) LOOP
+        n := p_sizes[i];
+        first := p_first + at - 1;
+        INSERT INTO events (table_id, seq, batch, data, created)
+            SELECT p_table, first + k - 1, first, p_data[at + k - 1], extract(epoch FROM clock_timestamp())
+            FROM generate_series(1, n) AS k;
+        IF p_requests[i] IS NOT NULL THEN
+            INSERT INTO requests (table_id, request_id, role, reply, seq, requester, created)
+                VALUES (p_table, p_requests[i], p_roles[i], p_replies[i], first, p_requesters[i],
+                        extract(epoch FROM clock_timestamp()))
+                ON CONFLICT (table_id, request_id) DO UPDATE SET role = excluded.role, reply = excluded.reply,
+                    seq = excluded.seq, requester = excluded.requester, created = excluded.created;
+        END IF;
+        msg := p_table || ':' || (first + n - 1) || ':' || first || ':'
+            || translate(array_to_string(ARRAY(SELECT encode(p_data[at + k - 1], 'base64')
+                                               FROM generate_series(1, n) AS k ORDER BY k), ','), E'\n', '')
+            || ':' || coalesce(p_requests[i], '');
+        IF octet_length(msg) > 7900 THEN
+            msg := p_table || ':' || (first + n - 1);
+        END IF;
+        PERFORM pg_notify('verdict', msg);
+        at := at + n;
+    END LOOP;
+    UPDATE tables SET head = last WHERE id = p_table;
+    RETURN last;
+END $$;
