@@ -1,7 +1,7 @@
 /**
  * The "Verdict" section of an actor sheet (ApplicationV1 and V2, v13 and v14): the character's named skills,
  * each with a roll button (shift-click rolls at once with the character's numbers), and the character's state
- * at the table (strain, conditions, wounds, scratches, facets, Wyrd Points, game changers, taken down, open
+ * at the table (its conditions, each rule set's numbers, flags and lists as its drawing declares them, open
  * extended checks) as this viewer's own view of the table has it, kept current as it changes.
  */
 
@@ -10,7 +10,8 @@ import { actorKey } from "./documents.mjs";
 import { elementOf, make } from "./lib/dom.mjs";
 import { Drawn } from "./lib/drawn.mjs";
 import { rollData, skillsBase } from "./character.mjs";
-import { SYSTEMS, UNNAMED_CONDITION, systemOf } from "./lib/systems.mjs";
+import { SYSTEMS, UNNAMED_CONDITION } from "./lib/systems.mjs";
+import { sheetRows, showsConditions } from "./lib/drawing.mjs";
 import { setting } from "./settings.mjs";
 
 /** @param {string} key */
@@ -106,25 +107,6 @@ function follow(sheet, section) {
   });
 }
 
-/**
- * What of the table's state for a character the world's rule set has: its results' fields (as its card's
- * facts read them) and the resource its checks spend. A stat the rule set does not have is left out unless
- * the table holds some of it for the character (set by hand, or from a roll of another rule set).
- * @returns {Set<string>}
- */
-function statsOfWorld() {
-  const sys = systemOf(setting("system") || SYSTEMS[0]);
-  const fields = new Set((sys.facts ?? []).map((/** @type {{when?: string, key: unknown}} */ f) => String(f.when ?? f.key).split(/[.[]/)[0]));
-  const stats = new Set();
-  if (fields.has("strain")) stats.add("strain");
-  if (fields.has("condition") || fields.has("harm")) stats.add("conditions");
-  if (fields.has("harm")) stats.add("wounds").add("scratches");
-  if (fields.has("game_changers")) stats.add("game_changers");
-  if (fields.has("facet")) stats.add("facet");
-  if (sys.spends?.resource) stats.add(String(sys.spends.resource));
-  return stats;
-}
-
 /** Draw every section on screen again (the table's state changed). */
 export function redrawSections() {
   for (const key of sections.keys()) for (const { el, value } of sections.live(key)) drawSection(/** @type {HTMLElement} */ (/** @type {unknown} */ (el)), value.actor);
@@ -153,17 +135,12 @@ function drawSection(section, actor) {
     list.append(dt, dd);
   };
   const none = t("VERDICT.Sheet.none");
-  const has = statsOfWorld();
-  if (has.has("strain") || state.strain) row("strain", t("VERDICT.Sheet.strain"), String(state.strain ?? 0));
+  const world = setting("system") || SYSTEMS[0];
+  // The table's conditions where the world's rule set adds them (or the character holds some); then each
+  // rule set's part as its drawing says.
   const conditions = /** @type {Array<{text: string}>} */ (state.conditions ?? []);
-  if (has.has("conditions") || conditions.length) row("conditions", t("VERDICT.Sheet.conditions"), conditions.length ? conditions.map((c) => (c.text === UNNAMED_CONDITION ? t("VERDICT.Tracker.unnamedCondition") : c.text)).join(", ") : none);
-  if (has.has("wounds") || state.wounds) row("wounds", t("VERDICT.Sheet.wounds"), String(state.wounds ?? 0));
-  if (has.has("scratches") || state.scratches) row("scratches", t("VERDICT.Sheet.scratches"), String(state.scratches ?? 0));
-  const facets = /** @type {Array<{facet: string}>} */ (state.facets ?? []);
-  if (facets.length) row("facet", t("VERDICT.Sheet.facets"), facets.map((f) => f.facet).join(", "));
-  if (has.has("wyrd") || state.wyrd) row("wyrd", t("VERDICT.Sheet.wyrd"), String(state.wyrd ?? 0));
-  if (has.has("game_changers") || state.game_changers) row("game_changers", t("VERDICT.Sheet.gameChangers"), String(state.game_changers ?? 0));
-  if (state.taken_down) row("taken_down", t("VERDICT.Sheet.takenDown"), t("VERDICT.Yes"));
+  if (showsConditions(world) || conditions.length) row("conditions", t("VERDICT.Sheet.conditions"), conditions.length ? conditions.map((c) => (c.text === UNNAMED_CONDITION ? t("VERDICT.Tracker.unnamedCondition") : c.text)).join(", ") : none);
+  for (const drawn of sheetRows(state, world, t)) row(drawn.stat, drawn.label, drawn.text);
   const open = Object.values(/** @type {Record<string, any>} */ (snap?.extended ?? {})).filter((x) => x.actor === key && x.status === "in_progress");
   if (open.length) row("extended", t("VERDICT.Sheet.extended"), open.map((x) => `${x.name} ${x.progress}/${x.threshold}`).join(", "));
   if (!snap) row("offline", t("VERDICT.Sheet.noTable"), client?.status.reason ?? t("VERDICT.Status.offline"));
