@@ -29,7 +29,7 @@ from aiohttp import WSCloseCode, web
 from protocol.v1.base import SUBPROTOCOL, SUBPROTOCOL_MSGPACK
 from protocol.v1.errors import ErrorCode
 from sidecar import __version__, config
-from sidecar.state.ledger import Ledger, RequestWindow, SqliteLedger
+from sidecar.state.ledger import Ledger, RequestWindow, open_ledger
 
 from . import module as vtt_module
 from .appkeys import (
@@ -101,12 +101,24 @@ def _networks(trusted: tuple[str, ...]) -> tuple[IPv4Network | IPv6Network, ...]
     return tuple(ip_network(net, strict=False) for net in trusted)
 
 
+def ledger_for(settings: Settings) -> Ledger:
+    """The ledger ``settings`` serve from: ``ledger_url`` (SQLite in the data folder when it is None), with the
+    settings' request window. ValueError for a URL that names no ledger, ImportError for a PostgreSQL one
+    without the optional extra, :class:`~sidecar.state.ledger.LedgerUnavailable` for a database that cannot
+    be reached."""
+    ledger = open_ledger(settings.ledger_url, settings.data)
+    ledger.window = RequestWindow(settings.request_window, settings.request_window_age)
+    return ledger
+
+
 def create_app(settings: Settings, ledger: Ledger | None = None) -> web.Application:
+    """The application serving from ``ledger``, else from the one the settings name (:func:`ledger_for`)."""
     _networks(settings.trusted_proxies)  # a proxy that is no address fails here, not on every request
     app = web.Application()
-    ledger = ledger or SqliteLedger(config.data_file(settings.data))
-    # the request window is the settings' wherever the app is made (``verdict serve``, a program, a test)
-    ledger.window = RequestWindow(settings.request_window, settings.request_window_age)
+    if ledger is None:
+        ledger = ledger_for(settings)
+    else:  # the request window is the settings' wherever the app is made (``verdict serve``, a program, a test)
+        ledger.window = RequestWindow(settings.request_window, settings.request_window_age)
     metrics = Metrics()
     app[SETTINGS] = settings
     app[METRICS] = metrics
@@ -146,8 +158,8 @@ def tune_gc() -> None:
     """Collect the youngest objects every ``config.GC_YOUNG`` allocations instead of Python's 700.
 
     A roll allocates a few hundred short-lived containers (frames, lists, dicts: the protocol's Structs are
-    not tracked at all); with the default, the collector ran several times a roll and took 17% of the
-    server's CPU under load (``perf``); at 10,000, 2%. Only garbage in reference cycles waits a little longer."""
+    not tracked at all); with the default, the collector would run several times a roll. Only garbage in
+    reference cycles waits a little longer (see BENCHMARKS.md for what it costs and saves)."""
     _, older, oldest = gc.get_threshold()
     gc.set_threshold(config.GC_YOUNG, older, oldest)
 

@@ -22,7 +22,7 @@ from protocol.v1.errors import ErrorCode, VerdictError
 from protocol.v1.messages import Role
 from sidecar.config import MAX_USER
 
-from .ledger import Ledger, TableKeys
+from .ledger import ServingLedger, TableKeys
 
 
 def derive_user_key(secret: bytes, user: str) -> str:
@@ -43,7 +43,7 @@ class Refused(VerdictError):
     """A ``hello`` whose key (or user) is refused."""
 
 
-async def authenticate(ledger: Ledger, table_id: str, key: str, user: str | None) -> Identity:
+async def authenticate(ledger: ServingLedger, table_id: str, key: str, user: str | None) -> Identity:
     """The identity ``key`` (and ``hello.user``) gives on ``table_id``, or :class:`Refused` (or
     :class:`~.ledger.LedgerUnavailable`: the ledger is read without blocking the loop)."""
     if user is not None and (not user or len(user) > MAX_USER):
