@@ -198,12 +198,12 @@ async def test_a_check_is_found_by_its_events_check_id_fields(backend: Backend):
         ledger, k.table, 5, ([pack({"kind": "roll", "check_id": old, "n": 1})], None)
     )  # from before random ids
     await _write(ledger, other.table, 0, ([pack({"kind": "roll", "check_id": ab})], None))
-    found = [s for s, _ in await ledger.read_check(k.table, ab)]
+    found = [s for s, _ in await ledger.read_check_events(k.table, ab)]
     assert found == [1, 3]  # its roll and its follow-up: a text that is (or quotes) its id is no check_id field
-    assert ledger.check_events(k.table, ab) == await ledger.read_check(k.table, ab)
-    assert [s for s, _ in await ledger.read_check(k.table, old)] == [6]
-    assert await ledger.read_check(k.table, f"{k.table}-00112233445566ef") == []
-    assert await ledger.read_check("nope", ab) == []
+    assert ledger.check_events(k.table, ab) == await ledger.read_check_events(k.table, ab)
+    assert [s for s, _ in await ledger.read_check_events(k.table, old)] == [6]
+    assert await ledger.read_check_events(k.table, f"{k.table}-00112233445566ef") == []
+    assert await ledger.read_check_events("nope", ab) == []
     await _closed(ledger)
 
 
@@ -223,14 +223,14 @@ async def test_a_ledger_from_before_the_check_index_reads_its_old_checks_back(ba
     else:
         import psycopg
 
-        from sidecar.state import ledger_pg
+        from sidecar.state.ledger import pg_migrations
 
         with psycopg.connect(backend.where, autocommit=True) as db:
             db.execute("DELETE FROM check_events WHERE table_id = %s", (k.table,))
             with db.transaction():
-                ledger_pg._index_checks(db)  # what migration 7 runs over the events before it
+                pg_migrations.index_checks(db)  # what the check index's migration runs over the events before it
         again = backend.open()
-    assert [s for s, _ in await again.read_check(k.table, ab)] == [1, 2]
+    assert [s for s, _ in await again.read_check_events(k.table, ab)] == [1, 2]
     await _closed(again)
 
 
@@ -313,7 +313,7 @@ async def test_what_is_appended_survives_a_reopen(backend: Backend):
 def test_postgresql_keys_are_stored_hashed_and_the_schema_is_versioned(pg_url: str):
     import psycopg
 
-    from sidecar.state import ledger_pg
+    from sidecar.state.ledger import pg_migrations
 
     ledger = open_ledger(pg_url, Path("."))
     keys = ledger.create_table("t")
@@ -324,14 +324,14 @@ def test_postgresql_keys_are_stored_hashed_and_the_schema_is_versioned(pg_url: s
         text = repr(rows)
         for key in (keys.gm, keys.player, keys.observer):
             assert key not in text
-        assert db.execute("SELECT max(version) FROM verdict_schema").fetchone()[0] == ledger_pg.SCHEMA_VERSION
+        assert db.execute("SELECT max(version) FROM verdict_schema").fetchone()[0] == pg_migrations.SCHEMA_VERSION
     # a second start migrates nothing and keeps the data
     again = open_ledger(pg_url, Path("."))
     assert [t.id for t in again.tables()] == [keys.table]
     again.close()
     # a schema newer than this sidecar is refused with a clear message
     with psycopg.connect(pg_url, autocommit=True) as db:
-        db.execute("INSERT INTO verdict_schema (version) VALUES (%s)", (ledger_pg.SCHEMA_VERSION + 1,))
+        db.execute("INSERT INTO verdict_schema (version) VALUES (%s)", (pg_migrations.SCHEMA_VERSION + 1,))
     with pytest.raises(RuntimeError, match="newer than this sidecar"):
         open_ledger(pg_url, Path("."))
 
