@@ -58,7 +58,6 @@ def parse_note(payload: str) -> tuple[str, int | None, list[Row]]:
     return table_id, head, [Row(first + i, first, d, rid if i == 0 else None) for i, d in enumerate(data)]
 
 
-
 class PgListener:
     """The listening connection: notifications read off its socket as they arrive, without a statement
     in flight (libpq's ``PQconsumeInput`` and ``PQnotifies``, as psycopg's own ``notifies()`` does),
@@ -166,7 +165,6 @@ class PgListener:
                 fut.set_exception(LedgerUnavailable("the PostgreSQL ledger's listening connection was closed"))
         self._asked = []
         self._wakeup()
-
 
 
 def _seen(fut: asyncio.Future[None]) -> None:

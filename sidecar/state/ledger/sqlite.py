@@ -789,4 +789,3 @@ def _settle(fut: asyncio.Future[None], error: BaseException | None) -> None:
 def _identity(path: Path) -> tuple[int, int]:
     st = os.stat(path)
     return st.st_dev, st.st_ino
-
