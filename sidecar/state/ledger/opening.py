@@ -11,6 +11,11 @@ from .sqlite import SqliteLedger
 
 if TYPE_CHECKING:
     from .postgres import PostgresLedger
+    from .protocols import Ledger, Listening
+
+    def _conforms(sqlite: SqliteLedger, postgres: PostgresLedger) -> tuple[Ledger, Ledger, Listening]:
+        """Both stores are ledgers and the shared one listens: said to the type checker, never run."""
+        return sqlite, postgres, postgres
 
 
 def open_ledger(url: str | None, data: Path) -> SqliteLedger | PostgresLedger:
