@@ -4,7 +4,9 @@ The stand-in (``standin/``) is a small Foundry: a server (``standin/server.py``)
 documents and relays between clients, and a page (``standin/foundry.js``) with the Foundry globals the
 module uses. Each user's page runs in a browser context of its own (its own localStorage, like its own
 browser), lent from a pool and emptied when given back (``Browsers``). The module's files are served
-unchanged under ``/modules/verdict/``, as Foundry serves an installed module. A test runs in a
+unchanged under ``/modules/verdict/``, as Foundry serves an installed module: the checkout's plain files,
+or with ``VERDICT_MODULE=bundle`` the module as the release zip holds it (one bundled, minified ES module
+and one stylesheet, built from the checkout's files when the run starts; ``module_tree``). A test runs in a
 generation-13 or a generation-14 world, in both where its pages reach a difference between them
 (``generations_of``). Under ``pytest -n`` each worker has its own stand-in server,
 sidecar and Chromium.
@@ -43,6 +45,8 @@ ROUTES = {
     "/standin/": ROOT / "tests" / "browser" / "standin",
     "/node_modules/": ROOT / "node_modules",
 }
+MODULE_FORMS = ("plain", "bundle")
+MODULE_FORM = os.environ.get("VERDICT_MODULE", "plain")
 GENERATIONS = (13, 14)
 # The module's waits in the test worlds (CONFIG.verdict.timings, set as a world's script would; the shipped
 # values are in vtt-module/scripts/lib/timings.mjs and tests/js/timings.test.mjs holds them): a new relay
@@ -61,11 +65,32 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def standin() -> StandinServer:
+def module_tree(tmp_path_factory) -> Path:
+    """The module's folder the stand-in serves as the installed module: the checkout's ``vtt-module/``, or
+    (``VERDICT_MODULE=bundle``) the bundled module as a release zip unpacks, built now from the checkout."""
+    if MODULE_FORM not in MODULE_FORMS:
+        raise pytest.UsageError(f"VERDICT_MODULE={MODULE_FORM!r}: one of {', '.join(MODULE_FORMS)}")
+    if MODULE_FORM == "plain":
+        return ROUTES["/modules/verdict/"]
+    from sidecar.server.module import BUNDLE_SCRIPT, BundleError, bundled_tree
+
+    out = tmp_path_factory.mktemp("module-bundle")
+    try:
+        for name, body in bundled_tree(ROUTES["/modules/verdict/"]):
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            (out / name).write_bytes(body)
+    except BundleError as exc:
+        pytest.fail(f"VERDICT_MODULE=bundle: {exc}")
+    assert (out / BUNDLE_SCRIPT).is_file() and not (out / "scripts" / "verdict.mjs").exists()
+    return out
+
+
+@pytest.fixture(scope="session")
+def standin(module_tree: Path) -> StandinServer:
     """The stand-in's Foundry server (pages, module files, the world relay)."""
     if not (ROOT / "node_modules" / "handlebars").exists():
         pytest.fail("npm packages are missing: run `make test-browser` (it installs them)")
-    server = StandinServer(ROUTES, ROUTES["/standin/"] / "index.html")
+    server = StandinServer({**ROUTES, "/modules/verdict/": module_tree}, ROUTES["/standin/"] / "index.html")
     server.start()
     yield server
     server.stop()
@@ -316,6 +341,21 @@ def browser():
         b.close()
 
 
+MODULE_SCRIPTS = """() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname)
+  .filter((p) => p.startsWith("/modules/verdict/scripts/") || p.startsWith("/modules/verdict/styles/"))"""
+
+
+def _loaded_the_bundle_alone(page) -> None:
+    """The page ran the module from its bundle: the one script and the one stylesheet, no plain file."""
+    from sidecar.server.module import BUNDLE_SCRIPT, BUNDLE_STYLE
+
+    loaded = set(page.evaluate(MODULE_SCRIPTS))
+    expected = {f"/modules/verdict/{BUNDLE_SCRIPT}", f"/modules/verdict/{BUNDLE_STYLE}"}
+    assert loaded == expected, (
+        f"the page loaded {sorted(loaded)} of the module's scripts and styles, not the bundle alone"
+    )
+
+
 class Table:
     """One Foundry world on the stand-in server, its users' pages (one browser context each) and the sidecar."""
 
@@ -345,6 +385,13 @@ class Table:
         self.sent: dict[str, list[str]] = {}
         log = sidecar.data / "sidecar.log"
         self.log_from = log.stat().st_size if log.exists() else 0  # where this test's part of the sidecar's log begins
+
+    @property
+    def serves_bundle(self) -> bool:
+        """Whether the stand-in serves the module bundled (a test's own copy of the module may be plain)."""
+        from sidecar.server.module import BUNDLE_SCRIPT
+
+        return (Path(self.standin.routes["/modules/verdict/"]) / BUNDLE_SCRIPT).is_file()
 
     def _world(self, rules: str) -> World:
         if self.world is None:
@@ -410,6 +457,8 @@ class Table:
             page.on(event, fn)
         page.goto(f"{self.web}/?{urlencode({'world': world.id, 'user': user})}")
         page.wait_for_selector("body[data-ready='1']", timeout=15000)
+        if self.serves_bundle:
+            _loaded_the_bundle_alone(page)
         self.contexts[user] = context
         self.pages[user] = page
         return page
