@@ -35,6 +35,12 @@ PUBLIC_URL_ENV = "VERDICT_PUBLIC_URL"
 ``--public-url`` does not; the module's manifest and zip carry absolute URLs on it."""
 METRICS_TOKEN_ENV = "VERDICT_METRICS_TOKEN"
 """Gives the metrics token when ``--metrics-token`` does not."""
+LOOP_ENV = "VERDICT_LOOP"
+"""Names the event loop (``uvloop`` or ``asyncio``) when ``--loop`` does not; the test suite reads it too, so
+one variable runs the sidecars it starts and its own clients on the same loop."""
+LOOPS = ("uvloop", "asyncio")
+"""The event loops ``verdict serve`` runs on: uvloop where it is installed (a dependency everywhere but
+Windows), else asyncio's own."""
 KEYS_FILE = "default-table.keys"
 """Where the first table's keys are written once, inside the data directory."""
 LOCAL_FOUNDRY_ORIGINS = (
@@ -52,9 +58,10 @@ def data_file(data: Path) -> Path:
 
 
 # --- knobs: how one is declared ---------------------------------------------------------------------------------
-WHERE, LIMITS, TIMEOUTS, GROWTH = "where", "limits", "timeouts", "growth"
+WHERE, RUNNING, LIMITS, TIMEOUTS, GROWTH = "where", "running", "limits", "timeouts", "growth"
 GROUPS = {
     WHERE: "where it listens, who may reach it, where it keeps its data",
+    RUNNING: "what it runs on",
     LIMITS: "what protects it from its peers",
     TIMEOUTS: "how long it waits",
     GROWTH: "what a table keeps as the campaign goes on",
@@ -208,6 +215,16 @@ class Knobs:
     )
     log_format: str | None = knob(
         None, WHERE, "log format", choices=("json", "console"), unset="console on a terminal, json otherwise"
+    )
+
+    # running
+    loop: str | None = knob(
+        None,
+        RUNNING,
+        "the event loop it runs on: uvloop (faster) or asyncio (the standard one)",
+        env=LOOP_ENV,
+        choices=LOOPS,
+        unset="uvloop, except on Windows (asyncio)",
     )
 
     # limits

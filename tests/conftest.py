@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import tempfile
@@ -13,8 +14,10 @@ import pytest
 from aiohttp.test_utils import TestServer
 from hypothesis import settings as hypothesis_settings
 
+from sidecar import config
 from sidecar.client import Client
 from sidecar.server.app import Settings, create_app
+from sidecar.server.run import loop_to_run
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import SqliteLedger, TableKeys
 
@@ -30,6 +33,15 @@ from .serving import free_port as free_port
 hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
 hypothesis_settings.register_profile("random", derandomize=False, print_blob=True, deadline=None)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# The suite runs on the loop `verdict serve` runs on: uvloop by default (`make test`), asyncio's with
+# VERDICT_LOOP=asyncio (`make test-asyncio`). The same variable reaches every `verdict serve` the tests start
+# (the knob's environment variable), so the tests' clients and the sidecars share one kind of loop.
+TEST_LOOP = loop_to_run(os.environ.get(config.LOOP_ENV) or None)
+if TEST_LOOP == "uvloop":
+    import uvloop
+
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 # No test writes to the user's own data folder (platformdirs' per-user folder, the CLI's default): every process
 # of the suite, and every sidecar or CLI it starts, sees a throwaway one, made before any test runs.

@@ -156,8 +156,54 @@ class ServingLoop(asyncio.SelectorEventLoop):
         super()._start_serving(protocol_factory, sock, *args, **kwargs)  # type: ignore[misc]
 
 
-def serving_loop() -> asyncio.AbstractEventLoop | None:
-    """The loop to serve on; ``None`` (asyncio's default, the proactor) on Windows, whose accepts differ."""
+UVLOOP, ASYNCIO = config.LOOPS
+
+
+def default_loop(platform: str = sys.platform) -> str:
+    """The loop ``verdict serve`` runs on when ``--loop`` names none: uvloop wherever the package depends on
+    it (pyproject.toml's marker ``sys_platform != "win32"``), asyncio on Windows."""
+    return ASYNCIO if platform == "win32" else UVLOOP
+
+
+def uvloop_installed() -> bool:
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class LoopUnavailable(Exception):
+    """The loop asked for (``--loop``, ``$VERDICT_LOOP``) cannot be run here; the message says why."""
+
+
+def loop_to_run(asked: str | None, platform: str = sys.platform, have_uvloop: bool | None = None) -> str:
+    """The loop to serve on: the one ``asked`` for, else :func:`default_loop`; asyncio when that default is
+    uvloop and uvloop is not installed (a package installed without its dependencies)."""
+    if asked is not None and asked not in config.LOOPS:
+        raise LoopUnavailable(f"--loop: {asked!r} is not a loop ({' or '.join(config.LOOPS)})")
+    have = uvloop_installed() if have_uvloop is None else have_uvloop
+    if asked == UVLOOP and not have:
+        raise LoopUnavailable("--loop uvloop: uvloop is not installed (pip install uvloop), or use --loop asyncio")
+    if asked is None:
+        asked = default_loop(platform)
+        if asked == UVLOOP and not have:
+            return ASYNCIO
+    return asked
+
+
+def new_loop(name: str) -> asyncio.AbstractEventLoop | None:
+    """A new event loop of the kind :func:`loop_to_run` named; ``None`` (asyncio's default, the proactor) for
+    asyncio on Windows, whose accepts differ.
+
+    On uvloop, libuv accepts: out of file descriptors it closes a spare descriptor, accepts the waiting
+    connections and closes them at once, and goes on; nothing is retried and nothing is logged per
+    accept, so :class:`ServingLoop`'s care has nothing to do there."""
+    if name == UVLOOP:
+        import uvloop
+
+        made: asyncio.AbstractEventLoop = uvloop.new_event_loop()
+        return made
     return None if sys.platform == "win32" else ServingLoop()
 
 
@@ -244,10 +290,26 @@ def keys_table(keys_path: Path) -> str | None:
     return None
 
 
+def said_listening(line: str, loop_name: str) -> None:
+    """Once the socket is bound: the start line on stdout, and the same in the log, with the loop."""
+    print(line, flush=True)
+    log.info("listening", loop=loop_name, line=line)
+
+
+log = structlog.get_logger("verdict.server")
+
+
 def serve(settings: Settings, ledger: Ledger | None = None) -> int:
     """Serve until SIGINT or SIGTERM with ``settings`` over ``ledger`` (else SQLite in the data directory);
     the exit status: 0, or 2 when the sidecar cannot start (said on stderr)."""
     configure_logging(settings.log_format)
+    try:
+        loop_name = loop_to_run(settings.loop)
+    except LoopUnavailable as exc:
+        if ledger is not None:
+            ledger.close()
+        print(f"verdict: {exc}", file=sys.stderr)
+        return 2
     data = settings.data
     data.mkdir(parents=True, exist_ok=True)
     ledger = ledger or SqliteLedger(config.data_file(data))
@@ -257,11 +319,13 @@ def serve(settings: Settings, ledger: Ledger | None = None) -> int:
         ledger.close()
         print(f"verdict: {exc}", file=sys.stderr)
         return 2
-    settings = dataclasses.replace(settings, max_connections=connection_cap(file_limit(), settings.max_connections))
+    settings = dataclasses.replace(
+        settings, loop=loop_name, max_connections=connection_cap(file_limit(), settings.max_connections)
+    )
     app = create_app(settings, ledger)
     host, port = settings.host, settings.port
     listening = (
-        f"verdict {__version__} listening on ws://{host}:{port}/ws "
+        f"verdict {__version__} listening on ws://{host}:{port}/ws on {loop_name} "
         f"(Foundry manifest: {manifest_url(host, port, settings.public_url)})"
     )
     # run_app handles SIGINT and SIGTERM: on_shutdown closes sockets with 1001, on_cleanup closes the ledger.
@@ -271,7 +335,7 @@ def serve(settings: Settings, ledger: Ledger | None = None) -> int:
             app,
             host=host,
             port=port,
-            print=lambda _: print(listening, flush=True),
+            print=lambda _: said_listening(listening, loop_name),
             shutdown_timeout=settings.shutdown_timeout,
             # A TCP connection that has not finished an HTTP request (the websocket upgrade) by the hello
             # timeout is closed, as a socket that has not said hello is: a silent or trickling peer
@@ -281,7 +345,7 @@ def serve(settings: Settings, ledger: Ledger | None = None) -> int:
             # Signals reach the main thread only: a sidecar served from another thread (embedded in a
             # program, or a test) is stopped by that program.
             handle_signals=threading.current_thread() is threading.main_thread(),
-            loop=serving_loop(),
+            loop=new_loop(loop_name),
         )
     except OSError as exc:
         reason = (

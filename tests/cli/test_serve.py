@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import socket
 import threading
@@ -188,6 +189,7 @@ NOT_DEFAULT: dict[str, str] = {
     "trusted_proxies": "10.0.0.0/8",
     "metrics_token": "s3cret",
     "log_format": "json",
+    "loop": "asyncio",
     "max_frame": "2048",
     "rate": "200",
     "burst": "300",
@@ -234,6 +236,7 @@ async def test_every_knob_reaches_the_running_server(serving: Any) -> None:
             expected = (read,) if knob.repeat else read
             assert getattr(settings, knob.name) == expected != knob.default, knob.name
     # what the server made of them
+    assert isinstance(s.loop, run.ServingLoop)
     hub = s.app[HUB]
     assert (hub.housekeeping_every, hub.snapshot_every, hub.idle_after) == (5, 77, 120)
     assert (hub.ledger.window.count, hub.ledger.window.age) == (50, 3600)
@@ -275,8 +278,11 @@ async def test_the_defaults_reach_the_running_server(serving: Any) -> None:
     assert s.app is not None
     settings = s.app[SETTINGS]
     for knob in config.KNOBS:
-        if knob.name not in ("port", "data", "max_connections"):
+        if knob.name not in ("port", "data", "max_connections", "loop"):
             assert getattr(settings, knob.name) == knob.default, knob.name
+    # the loop it runs on: uvloop here, unless the suite runs on asyncio's (VERDICT_LOOP)
+    assert settings.loop == run.loop_to_run(os.environ.get(config.LOOP_ENV) or None)
+    assert (type(s.loop).__module__.startswith("uvloop")) == (settings.loop == "uvloop")
     assert settings.max_connections == run.connection_cap(run.file_limit(), config.DEFAULTS.max_connections)
     keys = s.keys()
     gm = await _connect(s.url)
