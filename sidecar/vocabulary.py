@@ -399,6 +399,10 @@ def drawing(rs: RuleSet[Any, Any]) -> dict[str, Any] | None:
     drawn = drawing_of(rs)
     if drawn is None:
         return None
+    result = {f.encode_name for f in msgspec.structs.fields(rs.result_type)}
+    for mark in drawn.marks:
+        if mark not in result:
+            raise TypeError(f"{rs.name}: the drawing marks {mark!r}, no field of {rs.result_type.__name__}")
     actor, scene = _state_fields(ActorState), _state_fields(SceneState)
     ops = {str(typing.cast("type[msgspec.Struct]", op).__struct_config__.tag): op for op in OPS}
     for part in drawn.parts:

@@ -243,6 +243,9 @@ class Drawing(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """Its numbers and flags (an actor's), and its lists (an actor's, a scene's or both), in drawing order."""
     conditions: bool = False
     """The rule set's results add conditions (the table's own): a world of it shows them on the sheet."""
+    marks: tuple[str, ...] = ()
+    """The fields of its result that change what the tokens mark: a card whose result sets one offers the GM
+    its "apply" (the tokens brought in line with the table)."""
     dice: dict[str, str] = {}
     """The colour of each die type (``#rrggbb``), for rule sets whose dice come in types."""
 

@@ -5,6 +5,7 @@
  */
 
 import { DIE_SIZE, TYPE_SIZES, followupOf, systemOf, toneOf } from "./systems.mjs";
+import { drawingOf } from "./drawing.mjs";
 
 /**
  * @typedef {object} CardEntry  what a chat message's flags hold for a card
@@ -246,25 +247,23 @@ function symbolLegend(dice) {
 }
 
 /**
- * Does a result change what the tokens mark (the table's strain, conditions, wounds and scratches, as the
- * result's own fields name them)? Only then has the GM's "apply" anything to bring in line.
+ * Does a result change what the tokens mark (as its rule set's drawing names the result's fields that do)?
+ * Only then has the GM's "apply" anything to bring in line.
  * @param {Record<string, any>} r
  */
 export function touchesTokens(r) {
   return marksOf(r).length > 0;
 }
 
-/** The result's fields the tokens' markers show (the table's own words for them). */
-const MARKED = ["strain", "condition", "harm", "taken_down"];
-
 /**
- * Which of the tokens' markers a result changes, by the result's field that changes it.
+ * Which of the tokens' markers a result changes, by the result's field that changes it (its rule set's
+ * drawing's `marks`).
  * @param {Record<string, any>} r
  * @returns {string[]}
  */
 export function marksOf(r) {
   const some = (/** @type {any} */ v) => (Array.isArray(v) ? v.length > 0 : v && typeof v === "object" ? Object.values(v).some(some) : Boolean(v));
-  return MARKED.filter((field) => some(r[field]));
+  return (drawingOf(String(r.system ?? "")).marks ?? []).filter((field) => some(r[field]));
 }
 
 /**
@@ -391,9 +390,13 @@ export function removesComplication(entry) {
  * @returns {Array<{value: string, text: string, hidden: boolean}>}
  */
 export function complicationChoices(entry, snapshot) {
-  if (!removesComplication(entry) || !entry.scene) return [];
-  const scene = snapshot?.scenes?.[entry.scene];
-  return (scene?.complications ?? []).map((/** @type {Record<string, any>} */ c) => ({ value: String(c.id), text: String(c.text), hidden: Boolean(c.hidden) }));
+  if (!entry.scene) return [];
+  // The scene's list the follow-up's parameter takes its value from (the vocabulary's `from`).
+  const list = openFollowups(entry).map(offerOf).find((offer) => offer?.how === "table")?.param?.from;
+  if (!list) return [];
+  const scene = /** @type {Record<string, any>|undefined} */ (snapshot?.scenes?.[entry.scene]);
+  const entries = Array.isArray(scene?.[list]) ? scene[list] : [];
+  return entries.map((/** @type {Record<string, any>} */ c) => ({ value: String(c.id), text: String(c.text), hidden: Boolean(c.hidden) }));
 }
 
 /**

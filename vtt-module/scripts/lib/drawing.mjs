@@ -25,7 +25,7 @@ import { VOCABULARY } from "../generated/vocabulary.mjs";
  *   id?: string, text_values?: Option[], secret?: Label, hidden?: string, hidden_badge?: Label, badges?: Badge[], owner?: Label,
  *   actor?: string, controls?: Control[], add?: Form, every_world?: boolean, sheet?: boolean}} ItemsPart
  * @typedef {NumberPart|FlagPart|ItemsPart} Part
- * @typedef {{parts?: Part[], conditions?: boolean, dice?: Record<string, {background: string, colour: string}>}} Drawing
+ * @typedef {{parts?: Part[], conditions?: boolean, marks?: string[], dice?: Record<string, {background: string, colour: string}>}} Drawing
  * @typedef {{system: string, part: Part}} Drawn  a part with the rule set that draws it
  */
 

@@ -11,6 +11,7 @@ CL_MOST = 20
 
 DRAWING = Drawing(
     conditions=True,
+    marks=("strain", "condition"),
     parts=(
         Number(
             field="strain",

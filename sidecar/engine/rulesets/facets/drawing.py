@@ -38,6 +38,7 @@ def _harm(field: str, harm: str, word: str, sheet: str, heal: str, icon: str, to
 
 DRAWING = Drawing(
     conditions=True,
+    marks=("harm",),
     parts=(
         _harm("wounds", "wound", "Wound", "Wounds", "healWound", "fa-solid fa-kit-medical", "bad"),
         _harm("scratches", "scratch", "Scratch", "Scratches", "healScratch", "fa-solid fa-bandage", ""),
