@@ -473,7 +473,10 @@ export const VOCABULARY = /** @type {const} */ ({
             }
           }
         ],
-        "conditions": true
+        "conditions": true,
+        "marks": [
+          "harm"
+        ]
       }
     },
     "challenge": {
@@ -948,7 +951,11 @@ export const VOCABULARY = /** @type {const} */ ({
             "every_world": true
           }
         ],
-        "conditions": true
+        "conditions": true,
+        "marks": [
+          "strain",
+          "condition"
+        ]
       }
     },
     "flairs": {
