@@ -38,7 +38,7 @@ const STEP_TEXT = {
  * @returns {Promise<T>}
  */
 function within(work, ms, late) {
-  /** @type {any} */
+  /** @type {import("../lib/timings.mjs").Timer|undefined} */
   let timer;
   const expired = new Promise((_resolve, reject) => { timer = setTimeout(() => reject(late()), Math.max(0, ms)); });
   return /** @type {Promise<T>} */ (Promise.race([work, expired])).finally(() => clearTimeout(timer));
@@ -46,11 +46,11 @@ function within(work, ms, late) {
 
 export class RelayAnswers extends UserKeys {
   _registerQueries() {
-    const config = /** @type {any} */ (globalThis).CONFIG;
+    const config = /** @type {{CONFIG?: {queries?: Record<string, Function>}}} */ (globalThis).CONFIG;
     if (!config) return;
     config.queries ??= {};
-    config.queries[QUERY.request] = (/** @type {any} */ data) => this._answerRequest(data);
-    config.queries[QUERY.userKey] = (/** @type {any} */ data) => this._answerUserKey(data);
+    config.queries[QUERY.request] = (/** @type {{secret?: string, msg?: Record<string, any>, budget?: number}} */ data) => this._answerRequest(data);
+    config.queries[QUERY.userKey] = (/** @type {{secret?: string}} */ data) => this._answerUserKey(data);
   }
 
   /**
@@ -86,7 +86,7 @@ export class RelayAnswers extends UserKeys {
       });
       return { ...reply, id };
     } catch (err) {
-      return { type: "error", id, code: /** @type {any} */ (err).code ?? "error", message: /** @type {Error} */ (err).message };
+      return { type: "error", id, code: /** @type {{code?: string}} */ (err).code ?? "error", message: /** @type {Error} */ (err).message };
     } finally {
       if (this.answering.get(key) === answer) this.answering.delete(key);
     }

@@ -70,7 +70,7 @@ export class AskingClient extends SnapshotCache {
       if (!reply || typeof reply !== "object") entry.reject(new RequestError("bad_reply", "the relay sent no answer"));
       else if (reply.type === "error") entry.reject(new RequestError(reply.code, reply.message, reply));
       else entry.resolve(reply);
-      if (reply && typeof reply === "object") this._onMessage(reply, "relay", true);
+      if (reply && typeof reply === "object") this._onMessage(/** @type {import("../generated/protocol.mjs").AnyServerMessage} */ (reply), "relay", true);
     };
     // The relay is given what is left of this page's wait (a query asked again, or of the next relay, comes late).
     const budget = relayBudget(entry.deadline - Date.now());

@@ -13,6 +13,8 @@ import { QUERY, t } from "./state.mjs";
 import { AskingClient } from "./asking.mjs";
 
 /** @typedef {import("../lib/connection.mjs").Connection} Connection */
+/** @typedef {import("../generated/protocol.mjs").Welcome} Welcome */
+/** @typedef {import("../generated/protocol.mjs").AnyServerMessage} AnyServerMessage */
 
 /** @returns {import("../relay/relay.mjs").RelayUser[]} */
 function foundryUsers() {
@@ -103,8 +105,8 @@ export class ConnectionPlan extends AskingClient {
         this.playerView = this._make(setting("playerKey"), null);
         this.playerView.on("state", () => this._broadcastStatus());
         this.playerView.on("key-replaced", () => this._keyReplaced("playerKey"));
-        this.playerView.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "player-view"));
-        this.playerView.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onPlayerView(m, info.reply));
+        this.playerView.on("welcome", (/** @type {Welcome} */ w) => this._onWelcome(w, "player-view"));
+        this.playerView.on("message", (/** @type {AnyServerMessage} */ m, /** @type {{reply: boolean}} */ info) => this._onPlayerView(m, info.reply));
         this.playerView.start();
       }
     }
@@ -127,7 +129,7 @@ export class ConnectionPlan extends AskingClient {
     const target = conn.options.url;
     /** @type {"granted"|"denied"|"prompt"|null} */
     let permission = null;
-    const permissions = /** @type {any} */ (globalThis.navigator)?.permissions;
+    const permissions = /** @type {{permissions?: {query(descriptor: {name: string}): Promise<{state?: "granted"|"denied"|"prompt"}>}}|undefined} */ (globalThis.navigator)?.permissions;
     for (const name of ["loopback-network", "local-network", "local-network-access"]) {
       try {
         const answer = await permissions?.query({ name });
@@ -154,8 +156,8 @@ export class ConnectionPlan extends AskingClient {
       if (s !== "open") this._explainUnreachable(conn, r);
       if (this.isRelay) this._broadcastStatus();
     });
-    conn.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "own"));
-    conn.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onMessage(m, "own", info.reply));
+    conn.on("welcome", (/** @type {Welcome} */ w) => this._onWelcome(w, "own"));
+    conn.on("message", (/** @type {AnyServerMessage} */ m, /** @type {{reply: boolean}} */ info) => this._onMessage(m, "own", info.reply));
     conn.on("key-replaced", () => this._keyReplaced("gmKey"));
     conn.start();
   }
@@ -236,8 +238,8 @@ export class ConnectionPlan extends AskingClient {
       this._setStatus(s, r);
       if (s !== "open") this._explainUnreachable(conn, r);
     });
-    conn.on("welcome", (/** @type {Record<string, any>} */ w) => this._onWelcome(w, "own"));
-    conn.on("message", (/** @type {Record<string, any>} */ m, /** @type {{reply: boolean}} */ info) => this._onMessage(m, "own", info.reply));
+    conn.on("welcome", (/** @type {Welcome} */ w) => this._onWelcome(w, "own"));
+    conn.on("message", (/** @type {AnyServerMessage} */ m, /** @type {{reply: boolean}} */ info) => this._onMessage(m, "own", info.reply));
     conn.on("key-replaced", () => {
       if (this.own !== conn) return;
       if (userKey) globalThis.localStorage?.removeItem(storeKey);

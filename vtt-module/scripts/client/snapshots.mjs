@@ -8,9 +8,14 @@ import { sendFrame } from "../relay/relay.mjs";
 import { EXTENDED } from "../lib/systems.mjs";
 import { ClientState } from "./state.mjs";
 
+/** @typedef {import("../generated/protocol.mjs").Welcome} Welcome */
+/** @typedef {import("../generated/protocol.mjs").AnyEvent} AnyEvent */
+/** @typedef {import("../generated/protocol.mjs").SceneState} SceneState */
+/** @typedef {import("../generated/protocol.mjs").AnyServerMessage} AnyServerMessage */
+
 export class SnapshotCache extends ClientState {
   /**
-   * @param {Record<string, any>} welcome
+   * @param {Welcome} welcome
    * @param {"own"|"player-view"} source
    */
   _onWelcome(welcome, source) {
@@ -22,7 +27,7 @@ export class SnapshotCache extends ClientState {
 
   /**
    * Remember the faces of a roll event, to mark cards the ledger does not back.
-   * @param {Record<string, any>|undefined} ev
+   * @param {AnyEvent|undefined} ev
    */
   _learn(ev) {
     if (ev && (ev.kind === "roll" || ev.kind === "follow") && ev.check_id && ev.result) {
@@ -42,7 +47,7 @@ export class SnapshotCache extends ClientState {
     }
     this.snapshot = snapshot;
     for (const scene of Object.values(snapshot?.scenes ?? {})) {
-      for (const c of /** @type {any} */ (scene)?.complications ?? []) {
+      for (const c of /** @type {SceneState|undefined} */ (scene)?.complications ?? []) {
         if (typeof c?.id !== "string" || typeof c.text !== "string" || (c.hidden && this.role !== "gm")) continue;
         this.complicationTexts.set(c.id, c.text);
       }
@@ -81,7 +86,7 @@ export class SnapshotCache extends ClientState {
 
   /**
    * Every decoded message on this client's own view of the table.
-   * @param {Record<string, any>} msg
+   * @param {AnyServerMessage} msg
    * @param {"own"|"relay"} source
    * @param {boolean} reply
    */
@@ -95,13 +100,13 @@ export class SnapshotCache extends ClientState {
       // open). Cards draw from here, never from the shared document.
       const prev = this.mine.get(msg.check);
       if (reply || (source === "own" && prev)) {
-        this.mine.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? msg.label ?? null, open: msg.open });
+        this.mine.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? ("label" in msg ? msg.label : null) ?? null, open: msg.open });
       }
     }
     if (msg.type === "event") this._learn(msg.event);
-    if (["rolled", "followed", "done", "event"].includes(msg.type)) {
+    if (msg.type === "rolled" || msg.type === "followed" || msg.type === "done" || msg.type === "event") {
       // A roll into an extended check moves its progress, which only the snapshot shows.
-      if (msg.type !== "rolled" || (msg.events ?? []).length || EXTENDED.includes(msg.result?.system)) this._scheduleRefresh(source === "own" ? "own" : "relay");
+      if (msg.type !== "rolled" || (msg.events ?? []).length || EXTENDED.includes(msg.result?.system ?? "")) this._scheduleRefresh(source === "own" ? "own" : "relay");
     }
     if (msg.type === "state" && msg.snapshot) this._setSnapshot(msg.snapshot, source);
     this.emit("message", msg, source, reply);
@@ -109,7 +114,7 @@ export class SnapshotCache extends ClientState {
 
   /**
    * Relay: what the player-view connection receives.
-   * @param {Record<string, any>} msg
+   * @param {AnyServerMessage} msg
    * @param {boolean} reply
    */
   _onPlayerView(msg, reply) {

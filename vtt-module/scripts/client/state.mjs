@@ -13,12 +13,14 @@ import { sha256 } from "../lib/sha256.mjs";
 import { setting } from "../settings.mjs";
 import { timing } from "../lib/timings.mjs";
 
+/** @typedef {import("../lib/timings.mjs").Timer} Timer */
+
 /** @typedef {{state: string, reason: string|null}} Status */
 /**
  * A request this page sent through the relay. `tries`, `askedAt` and `last` say what became of it so far
  * (shown when a request takes long: which relay was asked, when, and what it last said). `deadline`: when
  * the page stops waiting (`Date.now()` time).
- * @typedef {{msg: Record<string, any>, resolve: Function, reject: Function, timer: any, deadline: number,
+ * @typedef {{msg: Record<string, any>, resolve: Function, reject: Function, timer: Timer, deadline: number,
  *   sentTo: string|null, tries?: number, askedAt?: number, last?: string}} RelayedEntry
  */
 
@@ -44,7 +46,10 @@ export class ClientState extends Emitter {
     this.userConns = new Map();
     /** @type {Status} */
     this.status = { state: "idle", reason: null };
-    /** @type {Record<string, any>|null} the table as this client may see it */
+    /**
+     * @type {Record<string, any>|null} the table as this client may see it (its rule sets' parts are read by the
+     * names the vocabulary gives, so it is not held to the protocol's `Snapshot`)
+     */
     this.snapshot = null;
     /** @type {Record<string, any>|null} relay only: the table as players see it */
     this.playerSnapshot = null;
@@ -73,8 +78,8 @@ export class ClientState extends Emitter {
     this._warnedNoKey = false;
     /** @type {string|null} the reason an unreachable sidecar was last explained for (said once) */
     this._explained = null;
-    /** @type {any} */ this._refreshTimer = null;
-    /** @type {any} */ this._pvRefresh = null;
+    /** @type {Timer|undefined} */ this._refreshTimer = undefined;
+    /** @type {Timer|undefined} */ this._pvRefresh = undefined;
     /** @type {Map<string, {p: Promise<Record<string, any>>, seq: number}>|null} check id -> the ledger's word, asked once per card seq */ this._verifying = null;
     /** @type {Map<string, Promise<Connection|null>>} user id -> the user's connection being opened */
     this._opening = new Map();
@@ -132,10 +137,10 @@ export class ClientState extends Emitter {
    * @param {string} userId
    * @param {string} name
    * @param {Record<string, any>} data
-   * @returns {Promise<any>}
+   * @returns {Promise<any>} what the user's handler answered (each asker checks its shape)
    */
   _query(userId, name, data) {
-    const user = /** @type {any} */ (game.users?.get(userId));
+    const user = /** @type {{query?: (name: string, data: unknown, options: {timeout: number}) => Promise<unknown>}|undefined} */ (game.users?.get(userId));
     if (!user?.query) return Promise.reject(new Error(`no user ${userId} to ask`));
     return user.query(name, data, { timeout: timing("request") });
   }

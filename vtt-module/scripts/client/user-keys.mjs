@@ -53,7 +53,7 @@ export class UserKeys extends ConnectionPlan {
       const reply = await this.own.request({ type: "user_key", user });
       return typeof reply.key === "string" ? reply.key : null;
     } catch (err) {
-      const code = /** @type {any} */ (err).code;
+      const code = /** @type {{code?: string}} */ (err).code;
       if (code === "unknown_type" || code === "invalid_message") return null;
       throw err;
     }
@@ -71,7 +71,7 @@ export class UserKeys extends ConnectionPlan {
       const key = await this._userKey(user);
       return key ? { key } : { code: "unsupported" };
     } catch (err) {
-      return { code: /** @type {any} */ (err).code ?? "error" };
+      return { code: /** @type {{code?: string}} */ (err).code ?? "error" };
     }
   }
 }

@@ -11,13 +11,19 @@ import { SUBPROTOCOL, decodeServer, encodeClient, maxSeq, newId } from "./protoc
 /** @typedef {"idle"|"connecting"|"open"|"reconnecting"|"offline"} ConnectionState */
 
 /**
+ * What a connection uses of a WebSocket (the browser's, or a test's stand-in).
+ * @typedef {{send(data: string): void, close(code?: number, reason?: string): void, onopen: unknown, onmessage: unknown,
+ *   onclose: unknown, onerror: unknown}} SocketLike
+ */
+
+/**
  * @typedef {object} ConnectionOptions
  * @property {string} url              the websocket URL (see protocol.wsUrl)
  * @property {string} table            the table id
  * @property {string} key              the role's key
  * @property {string} [client]         e.g. "foundry-vtt/verdict 0.1.0"
  * @property {string|null} [user]      the Foundry user id at this connection
- * @property {any} [WebSocket]         the WebSocket class (default: globalThis.WebSocket)
+ * @property {new (url: string, protocol: string) => SocketLike} [WebSocket]  the WebSocket class (default: globalThis.WebSocket)
  * @property {{setTimeout: Function, clearTimeout: Function}} [timers]
  * @property {() => number} [random]   jitter source in [0, 1)
  * @property {{base?: number, factor?: number, max?: number, jitter?: number}} [backoff]
@@ -93,17 +99,17 @@ export class Connection extends Emitter {
     this.role = null;
     /** @type {number|null} the newest event seq seen; sent as `since` on reconnect */
     this.lastSeq = null;
-    /** @type {Record<string, any>|null} the last welcome */
+    /** @type {import("../generated/protocol.mjs").Welcome|null} the last welcome */
     this.welcome = null;
     this.attempt = 0;
-    /** @type {any} */
+    /** @type {SocketLike|null} */
     this.ws = null;
-    /** @type {Map<string, {msg: Record<string, unknown>, resolve: Function, reject: Function, timer: any}>} */
+    /** @type {Map<string, {msg: Record<string, unknown>, resolve: Function, reject: Function, timer: unknown}>} */
     this.pending = new Map();
     this._stopped = true;
-    /** @type {any} */ this._retryTimer = null;
-    /** @type {any} */ this._pingTimer = null;
-    /** @type {any} */ this._pongTimer = null;
+    /** @type {unknown} */ this._retryTimer = null;
+    /** @type {unknown} */ this._pingTimer = null;
+    /** @type {unknown} */ this._pongTimer = null;
     /** true once the sidecar ended the session because the key was replaced (see KEY_REPLACED) */
     this.keyReplaced = false;
   }
@@ -182,7 +188,7 @@ export class Connection extends Emitter {
         user: this.options.user ?? null,
       }));
     };
-    ws.onmessage = (/** @type {{data: any}} */ ev) => {
+    ws.onmessage = (/** @type {{data: unknown}} */ ev) => {
       if (this.ws !== ws) return;
       this._onFrame(String(ev.data));
     };
@@ -273,7 +279,7 @@ export class Connection extends Emitter {
         /* closing */
       }
     }
-    const id = typeof msg.id === "string" ? msg.id : null;
+    const id = "id" in msg && typeof msg.id === "string" ? msg.id : null;
     const p = id !== null && id !== "" ? this.pending.get(id) : undefined;
     if (p) {
       this.pending.delete(/** @type {string} */ (id));
@@ -307,7 +313,7 @@ export class Connection extends Emitter {
       encodeClient(full);
     } catch (err) {
       // A message this module cannot encode never waits for an answer that cannot come.
-      return Promise.reject(new RequestError(/** @type {any} */ (err).code ?? "invalid_message", /** @type {Error} */ (err).message));
+      return Promise.reject(new RequestError(/** @type {{code?: string}} */ (err).code ?? "invalid_message", /** @type {Error} */ (err).message));
     }
     return new Promise((resolve, reject) => {
       const timeout = this.options.requestTimeout ?? 20000;
@@ -336,7 +342,7 @@ export class Connection extends Emitter {
       const ws = this.ws;
       if (ws) {
         // Handle the close now: a dead socket's own close event may take minutes to come.
-        ws.onclose?.({ code: 4000, reason: "no heartbeat from the sidecar" });
+        /** @type {((ev: {code: number, reason: string}) => void)|null} */ (ws.onclose)?.({ code: 4000, reason: "no heartbeat from the sidecar" });
         try {
           ws.close(4000, "heartbeat timeout");
         } catch {

@@ -79,9 +79,10 @@ export function encodeClient(msg) {
 
 /**
  * Decode a frame from the sidecar. Throws {@link ProtocolError} on garbage; returns `null` for a type this
- * module does not know (so a newer sidecar never breaks an older module).
+ * module does not know (so a newer sidecar never breaks an older module). Only the type is checked here: the
+ * rest is typed as the protocol says the sidecar sends it.
  * @param {string} text
- * @returns {Record<string, any> | null}
+ * @returns {import("../generated/protocol.mjs").AnyServerMessage | null}
  */
 export function decodeServer(text) {
   let msg;

@@ -7,6 +7,7 @@
  * @module
  */
 
+/** @typedef {ReturnType<typeof setTimeout>} Timer a pending `setTimeout`, for `clearTimeout` */
 /** @typedef {"pair"|"takeover"|"reconnectBase"|"reconnectMax"|"request"|"queryTravel"|"relayOpen"|"verifyRecheck"|"diceLanding"} TimingName */
 
 /** @type {Readonly<Record<TimingName, number>>} */
@@ -46,7 +47,7 @@ export const TIMINGS = Object.freeze({
  * @returns {number}
  */
 export function timing(name) {
-  const set = /** @type {any} */ (globalThis).CONFIG?.verdict?.timings?.[name];
+  const set = /** @type {{CONFIG?: {verdict?: {timings?: Record<string, unknown>}}}} */ (globalThis).CONFIG?.verdict?.timings?.[name];
   return typeof set === "number" && Number.isFinite(set) && set >= 0 ? set : TIMINGS[name];
 }
 

@@ -122,10 +122,10 @@ export class Election {
  * @property {{has: boolean}} key                                    this GM's browser has the GM key
  * @property {{status: RelayStatus}} status                          what the relay can answer now
  * @property {{snapshot: Record<string, any>}} snapshot              the player view's table
- * @property {{msg: Record<string, any>}} bc                         what the player view heard
+ * @property {{msg: import("../generated/protocol.mjs").AnyServerMessage}} bc  what the player view heard (a sidecar message)
  * @property {{message: string, check: string, mode: string, outcome?: string, system?: string}} request-rolled
  *   the request card's message id, the roll's check id and mode; outcome and rule set only of a public roll
- * @property {{actor: string, system: string, values: Record<string, any>}} defaults
+ * @property {{actor: string, system: string, values: Record<string, unknown>}} defaults
  * @property {{actors: string[]}} apply
  */
 
@@ -156,7 +156,7 @@ const hash = (x) => typeof x === "string" && /^[0-9a-f]{64}$/.test(x);
 /** @type {Check} */
 const ids = (x) => Array.isArray(x) && x.every(text);
 /** @type {Check} */
-const status = (x) => record(x) && text(/** @type {any} */ (x).state) && (/** @type {any} */ (x).reason == null || text(/** @type {any} */ (x).reason));
+const status = (x) => record(x) && text(/** @type {{state?: unknown}} */ (x).state) && (/** @type {{reason?: unknown}} */ (x).reason == null || text(/** @type {{reason?: unknown}} */ (x).reason));
 
 /**
  * The protocol: every type a page may send, who may send it, who acts on it, and its fields' shapes.
