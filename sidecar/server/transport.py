@@ -19,6 +19,23 @@ bytes; the payload is only counted), so that
 
 And the state of a socket while it lives (:class:`Socket`): how it is written to without waiting, closed
 (saying why, then cut), and how an error is answered on it.
+
+**The seam in aiohttp.** aiohttp offers no public way to see a websocket's bytes before its parser, so
+:class:`WatchedResponse` relies on private parts of aiohttp :data:`AIOHTTP_SEAM` (the version pyproject.toml
+pins), all in ``web_ws.py`` and ``web_protocol.py``:
+
+- ``WebSocketResponse.prepare`` ends the handshake by calling ``self._post_start(request, protocol, writer)``,
+  which makes the response's ``WebSocketReader`` and gives it to the connection's handler
+  (``request.protocol``, a ``RequestHandler``) through ``set_parser``;
+- ``RequestHandler.set_parser`` keeps the parser as ``_payload_parser`` and feeds it ``_message_tail`` (what the
+  peer sent after its upgrade request, in the same reads), then empties it;
+- from then on ``RequestHandler.data_received`` hands every read to ``_payload_parser.feed_data(data)``, which
+  answers ``(eof, tail)``, and ``connection_lost`` calls ``_payload_parser.feed_eof()``.
+
+The override lets aiohttp do all of that, then puts a :class:`FrameWatch` in ``_payload_parser``'s place (it
+answers ``feed_data`` and ``feed_eof`` as the parser does, and passes the bytes on) and scans the tail the
+parser was just fed. tests/server/test_transport_seam.py checks each of these points against the aiohttp
+installed, and fails naming the one that changed.
 """
 
 from __future__ import annotations
@@ -40,6 +57,10 @@ from .appkeys import METRICS, THROTTLED
 from .hub import Connection
 from .limits import FRAME_FLOOD, charge_frame
 from .settings import Settings
+
+AIOHTTP_SEAM = "3.14.5"
+"""The aiohttp whose private parts :class:`WatchedResponse` relies on (see the module's docstring); the
+version pyproject.toml pins, and the one to read those parts of again before pinning another."""
 
 MAX_HEADER = 14
 """A frame header's longest form: 2 bytes, an 8-byte length, a 4-byte mask."""
@@ -171,8 +192,8 @@ class FrameWatch:
 class WatchedResponse(web.WebSocketResponse):
     """A websocket response whose connection feeds a :class:`FrameWatch` before aiohttp's parser."""
 
-    # Slots for what this class adds: in the instance's dict they made aiohttp's 29 attributes 32, past what
-    # instances can share the keys of (30), and each socket's dict took 1.6 KB instead of about 0.4.
+    # Slots for what this class adds: in the instance's dict they would take aiohttp's attributes past the
+    # number whose keys instances can share, and every socket would pay for a dict of its own keys.
     __slots__ = ("unfinished", "peer", "watch")
 
     def __init__(self, *, unfinished: Unfinished, **kw: Any) -> None:
@@ -180,11 +201,12 @@ class WatchedResponse(web.WebSocketResponse):
         self.unfinished = unfinished
         self.peer: Peer | None = None
         """Whom the watch tells of what it reads (charges, cuts): the response's :class:`Socket`, set before
-        :meth:`prepare` (the socket itself, where a closure over the handler's frame held a function, its
-        cells and their tuple: about 0.35 KB a socket)."""
+        :meth:`prepare` (the socket itself, not a closure: nothing more is held per socket)."""
         self.watch: FrameWatch | None = None
 
     def _post_start(self, request: web.BaseRequest, protocol: str | None, writer: Any) -> None:
+        """aiohttp's own start (the parser made and set), then the watch put around the parser (the seam: see
+        the module's docstring)."""
         handler: Any = request.protocol
         early: bytes = handler._message_tail  # what the peer sent after its upgrade request, before the parser
         super()._post_start(request, protocol, writer)
