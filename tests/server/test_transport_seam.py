@@ -83,10 +83,11 @@ def test_every_read_and_the_end_go_to_whatever_parser_the_handler_holds() -> Non
     )
 
 
-def _frame(payload: bytes, fin: bool) -> bytes:
-    """A masked text frame, as a client sends it (a zero mask leaves the payload as it is)."""
+def _frame(payload: bytes, fin: bool, opcode: int = 0x1) -> bytes:
+    """A masked frame (text, or a continuation: 0), as a client sends it (a zero mask leaves the payload as
+    it is)."""
     assert len(payload) < 126
-    return bytes([(0x80 if fin else 0) | 0x1, 0x80 | len(payload)]) + b"\0\0\0\0" + payload
+    return bytes([(0x80 if fin else 0) | opcode, 0x80 | len(payload)]) + b"\0\0\0\0" + payload
 
 
 async def test_bytes_sent_with_the_upgrade_are_watched_and_a_cut_connection_gives_them_back(sidecar: Sidecar) -> None:
@@ -109,7 +110,7 @@ async def test_bytes_sent_with_the_upgrade_are_watched_and_a_cut_connection_give
     (response,) = app[SOCKETS]
     assert isinstance(response, WatchedResponse) and response.watch is not None
     assert response.watch.held == 100 == app[UNFINISHED].held, "the upgrade's tail was not scanned by the watch"
-    writer.write(_frame(b"y" * 10, fin=False))  # a later read reaches the watch too
+    writer.write(_frame(b"y" * 10, fin=False, opcode=0))  # a later read (a continuation) reaches the watch too
     await writer.drain()
     for _ in range(200):
         if response.watch.held == 110:
