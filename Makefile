@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.stamp-install
 RUNTIME_STAMP := $(VENV)/.stamp-runtime
 
-.PHONY: serve test lint test-python test-random bench schema release clean help
+.PHONY: serve test lint test-python test-random test-browser-bundle bench schema release clean help
 
 help:
 	@echo "make serve    set up the runtime alone and run the sidecar on 127.0.0.1:8765 (options: make serve ARGS='--port 9000')"
@@ -15,6 +15,7 @@ help:
 	@echo "make lint     ruff's lint rules and formatter check, and mypy --strict, over the Python"
 	@echo "make test-random  the property tests with fresh randomness (make test runs them derandomized)"
 	@echo "make test-browser VERDICT_GENERATIONS=all  every browser test in Foundry 13 and 14 (make test: both where they differ)"
+	@echo "make test-browser-bundle  the browser suite against the module bundled, as the release zip ships it (make test runs it)"
 	@echo "make bench    run the benchmarks against their anchors"
 	@echo "make package PUBLIC_URL=https://verdict.example.org"
 	@echo "              write dist/verdict.zip and dist/module.json, the Foundry module, updating from that sidecar"
@@ -42,8 +43,9 @@ serve: $(RUNTIME_STAMP)
 
 # The release's files (tools/release.py): refused unless the tree carries VERSION and CHANGELOG.md has its
 # section. PUBLIC_URL is where they are downloaded from, side by side (the forge's release page); the module's
-# manifest and zip carry absolute URLs on it, so an installed copy checks for updates there.
-release: $(STAMP)
+# manifest and zip carry absolute URLs on it, so an installed copy checks for updates there. The zip holds the
+# module bundled by esbuild (an npm package: NPM_STAMP).
+release: $(STAMP) $(NPM_STAMP)
 	@test -n "$(VERSION)" || { echo "make release: give VERSION=x.y.z"; exit 2; }
 	@test -n "$(PUBLIC_URL)" || { echo "make release: give PUBLIC_URL, where the release's files are downloaded from"; exit 2; }
 	$(BIN)/python tools/release.py --version '$(VERSION)' --public-url '$(PUBLIC_URL)' --out dist
@@ -51,8 +53,17 @@ release: $(STAMP)
 # The JavaScript side (npm packages, node units, the type check, the browser tests, the zip).
 include mk/js.mk
 
+# The zip `make package` writes holds the module bundled where esbuild is installed (else the plain files).
+package: $(NPM_STAMP)
+
+# The browser suite against the module as the release zip ships it (one bundled ES module, one stylesheet,
+# built from the checkout's files when the run starts): the whole suite, as against the plain files, since a
+# bundle differs from the plain files wherever the module's own order of evaluation or a missing file would show.
+test-browser-bundle: $(STAMP) $(NPM_STAMP) $(CHROMIUM)
+	VERDICT_MODULE=bundle $(BROWSER_NICE) $(BIN)/python -m pytest -q -n $(BROWSER_WORKERS) -m browser tests/browser
+
 # `make test`: the quick checks (lint, ESLint, tsc, the node units) beside the Python suite, their output
-# printed whole once they end, then the browser suite. The checks are single processes at the lowest priority
+# printed whole once they end, then the browser suite against the plain files and again against the bundle. The checks are single processes at the lowest priority
 # (nice 19): they take only the CPU the Python suite leaves while it waits (child sidecars starting, fail-overs,
 # PostgreSQL), so the suite keeps its pace (at the same priority they made it some 25 s slower on two cores).
 # A failure in either stops the run before the browser suite. `make test PARTS=6` starts every part at once
@@ -77,8 +88,9 @@ ifeq ($(PARTS),1)
 	if [ $$quick -ne 0 ]; then echo "the quick checks failed (above)"; fi; \
 	[ $$python -eq 0 ] && [ $$quick -eq 0 ]
 	@$(MAKE) --no-print-directory test-browser
+	@$(MAKE) --no-print-directory test-browser-bundle
 else
-	@$(MAKE) --no-print-directory -j$(PARTS) --output-sync=target BROWSER_NICE="nice -n 10" $(CHECKS) test-python test-browser
+	@$(MAKE) --no-print-directory -j$(PARTS) --output-sync=target BROWSER_NICE="nice -n 10" $(CHECKS) test-python test-browser test-browser-bundle
 endif
 	@echo "all suites passed"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.server.module import CHECKOUT_DIR, module_files
+from sidecar.server.module import BUNDLE_MAP, BUNDLE_SCRIPT, BUNDLE_STYLE, CHECKOUT_DIR, module_files
 
 from .installing import Served, clean_env, fresh_venv
 from .serving import ROOT, free_port
@@ -258,8 +258,13 @@ def test_make_release_writes_the_release_set_and_its_sums(tmp_path: Path) -> Non
     manifest = json.loads((out / "module.json").read_text())
     assert (manifest["manifest"], manifest["download"]) == (f"{RELEASE_URL}/module.json", f"{RELEASE_URL}/verdict.zip")
     assert manifest["version"] == "0.1.0"
-    inside = json.loads(zipfile.ZipFile(out / "verdict.zip").read("module.json"))
+    release_zip = zipfile.ZipFile(out / "verdict.zip")
+    inside = json.loads(release_zip.read("module.json"))
     assert inside == manifest
+    # The module bundled: its one ES module (with its map) and its one stylesheet, none of the plain files.
+    assert (manifest["esmodules"], manifest["styles"]) == ([BUNDLE_SCRIPT], [BUNDLE_STYLE])
+    scripts = sorted(n for n in release_zip.namelist() if n.startswith(("scripts/", "styles/")))
+    assert scripts == sorted([BUNDLE_SCRIPT, BUNDLE_MAP, BUNDLE_STYLE])
     assert (out / "RELEASE-NOTES.md").read_text() == "## [0.1.0] - 2026-12-03\n\n### Added\n\n- the first release\n"
 
 

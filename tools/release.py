@@ -2,31 +2,35 @@
 
     python tools/release.py --version 0.2.0 --public-url https://github.com/OWNER/REPO/releases/download/v0.2.0
 
-Into ``dist/``: the wheel and the sdist (built from this checkout), the Foundry module's zip and its
-module.json with absolute URLs on PUBLIC_URL (the address the release's files are downloaded from, side by
+Into ``dist/``: the wheel and the sdist (built from this checkout), the Foundry module's zip (the module
+bundled: one minified ES module with its source map and one stylesheet, built by esbuild from the checkout's
+files as they are; ``npm ci`` installs it) and its module.json with absolute URLs on PUBLIC_URL (the address the release's files are downloaded from, side by
 side), ``SHA256SUMS`` over all of them, and ``RELEASE-NOTES.md``, the changelog's section for the version.
 
 It refuses a version the tree does not carry (pyproject.toml, sidecar/__init__.py and vtt-module/module.json
-must all say it) and one the changelog has no section for, before anything is built.
+must all say it), one the changelog has no section for, and a module that does not bundle, before anything is
+written.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sidecar import __version__  # noqa: E402  (the checkout's, whatever is installed)
-from sidecar.server.module import CHECKOUT_DIR, build_zip, check_public_url, manifest  # noqa: E402
+from sidecar.server.module import CHECKOUT_DIR, BundleError, build_zip, check_public_url  # noqa: E402
 
 ZIP_NAME = "verdict.zip"
 MANIFEST_NAME = "module.json"
@@ -76,6 +80,10 @@ def release(version: str, public_url: str, out: Path, changelog: Path) -> list[P
     except ValueError as exc:
         raise ReleaseError(f"PUBLIC_URL: {exc}") from None
     notes = changelog_section(changelog.read_text(), version)
+    try:
+        archive = build_zip(url, at_root=True, bundled=True)
+    except BundleError as exc:
+        raise ReleaseError(f"the module's bundle: {exc}") from None
 
     if out.exists():
         shutil.rmtree(out)
@@ -87,8 +95,9 @@ def release(version: str, public_url: str, out: Path, changelog: Path) -> list[P
     )
     if built.returncode != 0:
         raise ReleaseError(f"the build failed:\n{built.stdout}{built.stderr}")
-    (out / ZIP_NAME).write_bytes(build_zip(url, at_root=True))
-    (out / MANIFEST_NAME).write_text(json.dumps(manifest(url, at_root=True), indent=2) + "\n")
+    (out / ZIP_NAME).write_bytes(archive)
+    # The manifest beside the zip is the zip's own: Foundry reads it first, then installs the zip.
+    (out / MANIFEST_NAME).write_bytes(zipfile.ZipFile(io.BytesIO(archive)).read(MANIFEST_NAME))
     (out / NOTES_NAME).write_text(notes)
     files = sorted(p for p in out.iterdir() if p.is_file())
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n" for p in files)
