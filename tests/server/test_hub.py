@@ -20,7 +20,8 @@ from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client
-from sidecar.server.hub import Connection, Hub, client_request_id
+from sidecar.server.app import HUB
+from sidecar.server.hub import KEYS_ROTATED, Connection, Hub, client_request_id
 from sidecar.state.ledger import SqliteLedger
 
 from ..conftest import Sidecar
@@ -218,3 +219,48 @@ async def test_a_table_in_use_is_not_let_go_of(tmp_path: Path) -> None:
 
 async def _discard(data: bytes) -> None:
     pass
+
+
+async def test_a_snapshot_is_written_once_due_and_a_restart_reads_the_same_table(tmp_path: Path) -> None:
+    ledger = SqliteLedger(tmp_path / "verdict.sqlite3")
+    keys = ledger.create_table("held")
+    hub = Hub(ledger)
+    hub.snapshot_every = 3
+    try:
+        held = await hub.open_table(keys.table)
+        assert held is not None
+        gm = Connection(send=_discard, role="gm", user="gm")
+        await hub.request(held, gm, m.Roll(id="r1", check=FacetsCheck(pool=2), actor="Ayla"))
+        await hub.housekeeping()
+        assert hub.snapshots == 0 and ledger.snapshot(keys.table) is None  # not due yet
+        for rid in ("r2", "r3"):
+            await hub.request(held, gm, m.Roll(id=rid, check=FacetsCheck(pool=2), actor="Ayla"))
+        await hub.housekeeping()
+        stored = ledger.snapshot(keys.table)
+        assert hub.snapshots == 1 and stored is not None and stored[0] == 3
+        seen = held.table.snapshot(gm.viewer)
+    finally:
+        hub.close()
+    again = Hub(ledger)
+    try:
+        back = await again.open_table(keys.table)
+        assert back is not None and back.table.head == 3
+        assert back.table.snapshot(gm.viewer) == seen
+    finally:
+        again.close()
+
+
+async def test_rotated_keys_end_the_sessions_let_in_with_the_old_ones(sidecar: Sidecar) -> None:
+    gm = await _hello(sidecar, sidecar.keys.gm, "gm")
+    observer = await _hello(sidecar, sidecar.keys.observer)
+    hub = sidecar.server.app[HUB]  # type: ignore[union-attr]
+    assert await hub.check_keys([sidecar.keys.table]) == 0  # the keys they came in with: nothing ends
+    new = sidecar.ledger.rotate_keys(sidecar.keys.table)
+    assert await hub.check_keys([sidecar.keys.table]) == 2
+    for ws in (gm, observer):
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await ws.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == KEYS_ROTATED
+    fresh = await Client.connect(sidecar.url, sidecar.keys.table, new.gm, user="gm")  # the new key opens it
+    assert await hub.check_keys([sidecar.keys.table]) == 0
+    await fresh.close()
