@@ -109,14 +109,16 @@ async def test_a_frame_of_the_other_encoding_is_refused(sidecar: Sidecar, msgpac
     await ws.close()
 
 
-async def test_a_refused_frame_is_answered_with_its_id_and_charged_all_the_same(tmp_path: Path) -> None:
+@pytest.mark.parametrize("msgpack", [False, True])
+async def test_a_refused_frame_is_answered_with_its_id_and_charged_all_the_same(tmp_path: Path, msgpack: bool) -> None:
     async with serving(tmp_path, rate=0.1, burst=2) as sidecar:
-        ws = await _socket(sidecar, hello=False)  # the hello takes one of the two tokens
-        await _send(ws, {"type": "hello", "table": sidecar.keys.table, "key": sidecar.keys.gm, "user": "gm"})
+        ws = await _socket(sidecar, msgpack=msgpack, hello=False)  # the hello takes one of the two tokens
+        hello = {"type": "hello", "table": sidecar.keys.table, "key": sidecar.keys.gm, "user": "gm"}
+        await _send(ws, hello, msgpack)
         assert (await _recv(ws))["type"] == "welcome"
-        await _send(ws, {"type": "dance", "id": "d"})  # refused, and charged: the bucket is empty now
+        await _send(ws, {"type": "dance", "id": "d"}, msgpack)  # refused, and charged: the bucket is empty now
         assert (await _recv(ws))["code"] == "unknown_type"
-        await _send(ws, {"type": "roll", "id": "too-soon", "check": {"system": "facets", "pool": 1}})
+        await _send(ws, {"type": "roll", "id": "too-soon", "check": {"system": "facets", "pool": 1}}, msgpack)
         said = await _recv(ws)
         assert said == {"type": "error", "code": "rate_limited", "id": "too-soon", "message": said["message"]}
         assert "at most 0.1 requests per second" in said["message"]
