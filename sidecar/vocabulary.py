@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 import types
 import typing
@@ -403,6 +404,13 @@ def drawing(rs: RuleSet[Any, Any]) -> dict[str, Any] | None:
     for mark in drawn.marks:
         if mark not in result:
             raise TypeError(f"{rs.name}: the drawing marks {mark!r}, no field of {rs.result_type.__name__}")
+    dice = {**_dice(rs.rules), **rs.card.dice}
+    painted = {*dice.get("sizes", {}), *dice.get("colours", ())}
+    for die, paint in drawn.dice.items():
+        if die not in painted:
+            raise TypeError(f"{rs.name}: the drawing paints {die!r}, no die type or colour of its checks")
+        if not all(re.fullmatch(r"#[0-9a-fA-F]{3,8}", c) for c in (paint.background, paint.colour)):
+            raise TypeError(f"{rs.name}: the drawing paints {die!r} in {paint!r}: colours are #rrggbb")
     actor, scene = _state_fields(ActorState), _state_fields(SceneState)
     ops = {str(typing.cast("type[msgspec.Struct]", op).__struct_config__.tag): op for op in OPS}
     for part in drawn.parts:

@@ -1,8 +1,8 @@
 """The Foundry module names no rule set outside its generated vocabulary.
 
 What the module must know of a rule set (its fields, dice, facts, follow-ups, how its checks gather) comes
-from ``vtt-module/scripts/generated/``, so adding a rule set touches no module file. Every script and
-template is read for the rule sets' names: as a word, inside an identifier (``facetsDice``), as a follow-up
+from ``vtt-module/scripts/generated/``, so adding a rule set touches no module file. Every script, template
+and stylesheet is read for the rule sets' names: as a word, inside an identifier (``facetsDice``), as a follow-up
 tag (``flairs_choose``), as an i18n key's segment (``VERDICT.Field.boons.trial``), a CSS class
 (``boons-ability``) or a string (``"feats"``). A name that is also a word of the table's own state (a field of
 ``protocol/v1/table.py``'s Structs: the table's ``facets``) is allowed where it names that state.
@@ -57,7 +57,8 @@ def _names_rule_set(line: str) -> bool:
 
 def _lines() -> list[tuple[str, int, str]]:
     found = []
-    for path in sorted([*MODULE.joinpath("scripts").rglob("*.mjs"), *MODULE.joinpath("templates").rglob("*.hbs")]):
+    scripts = [*MODULE.joinpath("scripts").rglob("*.mjs"), *MODULE.joinpath("templates").rglob("*.hbs")]
+    for path in sorted([*scripts, *MODULE.joinpath("styles").rglob("*.css")]):
         rel = path.relative_to(MODULE).as_posix()
         if rel.startswith("scripts/generated/"):
             continue
@@ -89,6 +90,7 @@ def test_the_check_catches_each_way_of_naming_one() -> None:
         "const x = rulesOf('feats');",
         "VERDICT.Field.facets.pool",
         'system: "facets",',
+        ".verdict-dice .boons-ability { background: #1f6b42; }",
     ):
         assert _names_rule_set(line), line
     for line in ("const facets = scene.facets ?? [];", '{{localize "VERDICT.Tracker.facets"}}', "a facet", "feat-"):

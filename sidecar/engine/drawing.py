@@ -14,7 +14,8 @@ draws from it alone, naming no rule set and no field of one. Presentation only: 
 - :class:`Control` — a GM control: the op it sends (by tag) with each argument bound from the row it is
   drawn on (the actor, the scene, a field of the entry, a value the GM typed, a constant);
 - :class:`Marker` — what a token shows: a status icon while the value is set, non-zero or non-empty, or a
-  numeric badge.
+  numeric badge;
+- :class:`DieColour` — how a card paints a die of each type or colour.
 
 Every word is a :class:`Label`: an i18n key with its English text, so a rule set installed as a package of
 its own needs no line in the module's ``lang/en.json`` (a language file may still translate the key).
@@ -236,6 +237,14 @@ class Items(msgspec.Struct, frozen=True, gc=False, omit_defaults=True, tag="item
 Part = Number | Flag | Items
 
 
+class DieColour(msgspec.Struct, frozen=True, gc=False):
+    """How a die of one type (or one colour) is painted on a card: its face's background and its text's colour
+    (``#rrggbb``)."""
+
+    background: str
+    colour: str
+
+
 class Drawing(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """How the module draws a rule set's part of the table's state."""
 
@@ -246,8 +255,9 @@ class Drawing(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     marks: tuple[str, ...] = ()
     """The fields of its result that change what the tokens mark: a card whose result sets one offers the GM
     its "apply" (the tokens brought in line with the table)."""
-    dice: dict[str, str] = {}
-    """The colour of each die type (``#rrggbb``), for rule sets whose dice come in types."""
+    dice: dict[str, DieColour] = {}
+    """How each die type (or each die colour) of its checks is painted, for rule sets whose dice come in types
+    or colours."""
 
     def fields(self) -> list[str]:
         """Every state field it draws, once each."""

@@ -110,3 +110,15 @@ test("the token markers are the drawings': statuses with their icons, badges wit
   assert.equal(statuses.filter((s) => s.marker.defeated).length, 1);
   for (const { marker } of badges) assert.ok(marker.id && marker.label.text, marker.id);
 });
+
+test("each typed or coloured die is painted as its rule set's drawing says, by the class its card gives it", async () => {
+  const { diceColours } = await import("../../vtt-module/scripts/lib/card-model.mjs");
+  const css = diceColours();
+  for (const [system, s] of Object.entries(VOCABULARY.systems)) {
+    for (const [die, paint] of Object.entries(s.drawing?.dice ?? {})) {
+      const cls = s.dice.sizes ? `${system}-${die}` : String(s.dice.colour_class).replace("{colour}", die);
+      assert.ok(css.includes(`.verdict-dice .die.${cls} { background: ${paint.background}; color: ${paint.colour}; }`), cls);
+    }
+  }
+  assert.ok(css.split("\n").length >= 8, "the shipped typed and coloured dice");
+});

@@ -389,9 +389,10 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   }
 
   /** The check the odds are asked for: never the table's faces (the odds are of rolling). */
+  /** @returns {{system: string} & Record<string, any>} */
   #oddsCheck() {
     const { dice: _faces, ...check } = this.check();
-    return check;
+    return { ...check, system: String(check.system ?? this.system) };
   }
 
   async #requestOdds() {
@@ -438,8 +439,9 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
       }
     }
     try {
+      const check = this.check();
       const rolled = await client.roll({
-        check: this.check(),
+        check: { ...check, system: String(check.system ?? this.system) },
         actor: this.config.actor ?? null,
         scene: rollScene(),
         mode: this.mode,

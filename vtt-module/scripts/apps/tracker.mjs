@@ -274,7 +274,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   }
 
   /**
-   * @param {Record<string, any>} op
+   * @param {{op: string} & Record<string, any>} op
    */
   async #gm(op, sent = /** @type {string[]} */ ([])) {
     const client = game.modules?.get(MODULE_ID)?.api?.client;

@@ -1914,7 +1914,21 @@ export const VOCABULARY = /** @type {const} */ ({
               }
             ]
           }
-        ]
+        ],
+        "dice": {
+          "white": {
+            "background": "#f4f1ea",
+            "colour": "#222"
+          },
+          "red": {
+            "background": "#b5442b",
+            "colour": "#fff"
+          },
+          "blue": {
+            "background": "#2f5d9e",
+            "colour": "#fff"
+          }
+        }
       }
     },
     "boons": {
@@ -2537,7 +2551,30 @@ export const VOCABULARY = /** @type {const} */ ({
         ]
       },
       "spends": null,
-      "drawing": null
+      "drawing": {
+        "dice": {
+          "ability": {
+            "background": "#1f6b42",
+            "colour": "#fff"
+          },
+          "boon": {
+            "background": "#7fb3e6",
+            "colour": "#102030"
+          },
+          "bane": {
+            "background": "#222",
+            "colour": "#eee"
+          },
+          "trial": {
+            "background": "#6b3fa0",
+            "colour": "#fff"
+          },
+          "crisis": {
+            "background": "#a0202a",
+            "colour": "#fff"
+          }
+        }
+      }
     }
   },
   "extended": [

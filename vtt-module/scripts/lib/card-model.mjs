@@ -6,6 +6,7 @@
 
 import { DIE_SIZE, TYPE_SIZES, followupOf, systemOf, toneOf } from "./systems.mjs";
 import { drawingOf } from "./drawing.mjs";
+import { VOCABULARY } from "../generated/vocabulary.mjs";
 
 /**
  * @typedef {object} CardEntry  what a chat message's flags hold for a card
@@ -182,12 +183,45 @@ function factsOf(r, entryText) {
 }
 
 /**
+ * The stylesheet rules that paint each rule set's dice by type or colour, as its drawing says: a die's class
+ * is `<rule set>-<type>` for typed dice, its card's `colour_class` for coloured ones.
+ * @returns {string}
+ */
+export function diceColours() {
+  /** @type {string[]} */
+  const rules = [];
+  for (const system of Object.keys(VOCABULARY.systems)) {
+    const painted = drawingOf(system).dice ?? {};
+    const d = systemOf(system).dice ?? {};
+    for (const [name, paint] of Object.entries(painted)) {
+      const cls = d.sizes ? `${system}-${name}` : String(d.colour_class ?? "{colour}").replace("{colour}", name);
+      rules.push(`.verdict-dice .die.${classSelector(cls)} { background: ${paint.background}; color: ${paint.colour}; }`);
+    }
+  }
+  return rules.join("\n");
+}
+
+/** A class name as a selector writes it (letters, digits, `-` and `_` are all a die's class has). */
+const classSelector = (/** @type {string} */ s) => s.replace(/[^A-Za-z0-9_-]/g, (c) => `\\${c}`);
+
+/** In a browser, the dice colours are put in the document once, before the first die is drawn. */
+function paintDice() {
+  const doc = /** @type {any} */ (globalThis).document;
+  if (!doc?.head || doc.getElementById("verdict-dice-colours")) return;
+  const style = doc.createElement("style");
+  style.id = "verdict-dice-colours";
+  style.textContent = diceColours();
+  doc.head.append(style);
+}
+
+/**
  * A result's dice as the card draws them, marked as its rule set's card says (generated vocabulary): the die
  * read, dice cut, the highest and lowest faces, a class per die type or per position, symbols for faces.
  * @param {Record<string, any>} r
  * @returns {Array<Record<string, any>>}
  */
 function diceOf(r) {
+  paintDice();
   const system = r.system;
   const d = systemOf(system).dice ?? {};
   const faces = Array.isArray(r.dice) ? r.dice : [];

@@ -143,10 +143,10 @@ export function inputValue(input, entered) {
  * @param {Control} control
  * @param {{actor?: string|null, scene?: string|null, item?: Record<string, any>|null, idField?: string}} row
  * @param {Record<string, any>} entered  the inputs' values, by name (already read by `inputValue`)
- * @returns {Record<string, any>|null}
+ * @returns {({op: string} & Record<string, any>)|null}
  */
 export function opOf(control, row, entered) {
-  /** @type {Record<string, any>} */
+  /** @type {{op: string} & Record<string, any>} */
   const op = { op: control.op };
   const owner = entered.owner;
   for (const arg of control.args ?? []) {

@@ -239,12 +239,12 @@ export function coerce(field, raw) {
  * Inactive fields are left out (the sidecar fills its defaults); nested groups become objects.
  * @param {string} system
  * @param {Record<string, any>} values
- * @returns {Record<string, any>}
+ * @returns {{system: string} & Record<string, any>}
  */
 export function buildCheck(system, values) {
   const fields = FIELDS[system];
   if (!fields) throw new Error(`unknown rule set ${system}`);
-  /** @type {Record<string, any>} */
+  /** @type {{system: string} & Record<string, any>} */
   const check = { system };
   for (const f of fields) {
     if (f.wire === false || !fieldActive(f, values)) continue;

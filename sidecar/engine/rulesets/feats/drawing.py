@@ -1,11 +1,17 @@
-"""How the module draws feats' part of the table: each character's Wyrd Points, granted by the GM."""
+"""How the module draws feats' part of the table: each character's Wyrd Points, granted by the GM; and its
+dice by colour on a card."""
 
 from __future__ import annotations
 
 from protocol.v1.limits import WYRD
-from sidecar.engine.drawing import Arg, Control, Drawing, Input, Label, Number
+from sidecar.engine.drawing import Arg, Control, DieColour, Drawing, Input, Label, Number
 
 DRAWING = Drawing(
+    dice={
+        "white": DieColour("#f4f1ea", "#222"),
+        "red": DieColour("#b5442b", "#fff"),
+        "blue": DieColour("#2f5d9e", "#fff"),
+    },
     parts=(
         Number(
             field="wyrd",
