@@ -28,8 +28,13 @@ import { escapeHTML, inert } from "../lib/inert.mjs";
 // long a new relay lets the old relay's last messages land before writing what is missing ("takeover").
 import { timing } from "../lib/timings.mjs";
 
+/** @typedef {import("../generated/protocol.mjs").AnyServerMessage} AnyServerMessage */
+/** @typedef {import("../generated/protocol.mjs").AnyResult} AnyResult */
+/** @typedef {import("../generated/protocol.mjs").Rolled} Rolled */
+/** @typedef {import("../generated/protocol.mjs").Followed} Followed */
 /**
- * @typedef {{gm?: Record<string, any>, pv?: Record<string, any>, timer?: any, done?: boolean, at: number}} Pending
+ * A card's messages as they arrive: the GM connection's, the player view's copy.
+ * @typedef {{gm?: Rolled|Followed, pv?: Rolled|Followed, timer?: import("../lib/timings.mjs").Timer, done?: boolean, at: number}} Pending
  */
 
 export class ChatCards {
@@ -38,7 +43,7 @@ export class ChatCards {
     this.client = client;
     /** @type {Map<string, Pending>} */
     this.pending = new Map();
-    /** @type {Map<string, Record<string, any>>} check id -> the GM's full result */
+    /** @type {Map<string, AnyResult|null>} check id -> the GM's full result */
     this.full = new Map();
     /** @type {Map<string, Record<string, any>>} check id -> the GM connection's message (label and all) */
     this.fullMsg = new Map();
@@ -46,22 +51,22 @@ export class ChatCards {
     this.written = new Set();
     /** Card writes in order: a follow-up's update never overtakes its card's creation. */
     this.queue = Promise.resolve();
-    client.on("message", (/** @type {Record<string, any>} */ msg, /** @type {string} */ source) => {
+    client.on("message", (/** @type {AnyServerMessage} */ msg, /** @type {string} */ source) => {
       if (source === "own" && client.role === "gm") this._take(msg, "gm");
     });
-    client.on("player-message", (/** @type {Record<string, any>} */ msg) => this._take(msg, "pv"));
+    client.on("player-message", (/** @type {AnyServerMessage} */ msg) => this._take(msg, "pv"));
     client.on("relay", () => {
       if (isRelay()) setTimeout(() => this._takeOver(), timing("takeover"));
     });
     // A self roll is the roller's alone: the sidecar tells no GM, so the roller's browser writes its card.
-    client.on("message", (/** @type {Record<string, any>} */ msg, /** @type {string} */ _source, /** @type {boolean} */ reply) => {
+    client.on("message", (/** @type {AnyServerMessage} */ msg, /** @type {string} */ _source, /** @type {boolean} */ reply) => {
       if (reply && msg.type === "rolled" && msg.mode === "self" && !msg.gather) this._selfCard(msg);
     });
   }
 
   /**
    * The roller's own card for a self roll: a shell whispered to the roller, drawn from the roller's reply.
-   * @param {Record<string, any>} msg  the `rolled` reply to this user's request
+   * @param {Rolled} msg  the `rolled` reply to this user's request
    */
   _selfCard(msg) {
     if (this.written.has(msg.check)) return;
@@ -84,7 +89,7 @@ export class ChatCards {
   }
 
   /**
-   * @param {Record<string, any>} msg
+   * @param {AnyServerMessage} msg
    * @param {"gm"|"pv"} side
    */
   _take(msg, side) {
@@ -114,17 +119,17 @@ export class ChatCards {
     if (!entry.timer && !entry.at) entry.at = Date.now();
     setTimeout(() => this.pending.get(key) === entry && this.pending.delete(key), 120000);
     if (!isRelay() || !entry.gm) return;
-    const publicMode = (entry.gm.mode ?? "public") === "public";
+    const publicMode = (("mode" in entry.gm ? entry.gm.mode : undefined) ?? "public") === "public";
     if (entry.pv || !publicMode) this._flush(key);
     else if (!entry.timer) entry.timer = setTimeout(() => this._flush(key), timing("pair"));
   }
 
-  /** @param {Record<string, any>} msg */
+  /** @param {Rolled|Followed} msg */
   _keepFull(msg) {
     this.full.set(msg.check, msg.result);
     const prev = this.fullMsg.get(msg.check);
     // `open`: the follow-ups open to this GM on the check as it now stands (none from an older sidecar)
-    this.fullMsg.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? msg.label ?? null, open: msg.open });
+    this.fullMsg.set(msg.check, { ...(prev ?? {}), ...msg, label: prev?.label ?? ("label" in msg ? msg.label : null) ?? null, open: msg.open });
   }
 
   /** A new relay: write the cards of what this browser heard and nobody wrote. */
@@ -152,12 +157,12 @@ export class ChatCards {
   /**
    * The copy of a message every reader of a public card may see; null for other modes, or when no such
    * copy can be had (then the card is a shell for the GMs alone).
-   * @param {Record<string, any>} gm
-   * @param {Record<string, any>} [pv]  the player view's broadcast copy
-   * @returns {Promise<Record<string, any>|null>}
+   * @param {Rolled|Followed} gm
+   * @param {Rolled|Followed} [pv]  the player view's broadcast copy
+   * @returns {Promise<Rolled|Followed|null>}
    */
   async _readersCopy(gm, pv) {
-    const mode = gm.mode ?? this._modeOf(gm.check) ?? "public";
+    const mode = ("mode" in gm ? gm.mode : undefined) ?? this._modeOf(gm.check) ?? "public";
     // Any other mode: a shell, which each reader's browser fills in from its own view.
     if (mode !== "public") return null;
     return pv ?? this._askPlayerView(gm);
@@ -166,8 +171,8 @@ export class ChatCards {
   /**
    * The ledger's word on a check as players see it: when the broadcast copy did not come (the player view
    * was down, or this relay took over after the roll).
-   * @param {Record<string, any>} gm
-   * @returns {Promise<Record<string, any>|null>}
+   * @param {Rolled|Followed} gm
+   * @returns {Promise<Rolled|Followed|null>}
    */
   async _askPlayerView(gm) {
     const pv = this.client.playerView;
@@ -183,12 +188,12 @@ export class ChatCards {
 
   /** @param {string} checkId */
   _modeOf(checkId) {
-    return /** @type {any} */ (findCardMessage(checkId)?.getFlag(MODULE_ID, "card"))?.mode ?? null;
+    return /** @type {{mode?: string}|undefined} */ (findCardMessage(checkId)?.getFlag(MODULE_ID, "card"))?.mode ?? null;
   }
 
   /**
-   * @param {Record<string, any>} gm  the GM connection's `rolled`
-   * @param {Record<string, any>|null} readers  the copy every reader may see (null: a shell)
+   * @param {Rolled} gm  the GM connection's `rolled`
+   * @param {Rolled|Followed|null} readers  the copy every reader may see (null: a shell)
    */
   async _create(gm, readers) {
     if (this.written.has(gm.check) || findCardMessage(gm.check)) return;
@@ -210,7 +215,9 @@ export class ChatCards {
     }
     /** @type {import("../lib/card-model.mjs").CardEntry & {shell?: boolean}} */
     const entry = {
-      checkId: gm.check, seq: gm.seq, result: shell ? /** @type {any} */ (null) : /** @type {Record<string, any>} */ (readers).result,
+      checkId: gm.check, seq: gm.seq,
+      // A shell holds no result (the card model's type does not say it may be null).
+      result: shell ? /** @type {any} */ (null) : /** @type {AnyResult} */ (/** @type {Rolled|Followed} */ (readers).result),
       by: gm.by, user: roller, actor: gm.actor ?? null, target: gm.target ?? null, scene: gm.scene ?? null, mode,
       label: shell ? null : gm.label ?? null, extended: gm.extended ?? null, actions: [],
       redacted: shell || JSON.stringify(readers?.result) !== JSON.stringify(gm.result), shell,
@@ -223,7 +230,7 @@ export class ChatCards {
     // would see it).
     const author = roller && game.users?.get(roller) && !(mode === "blind" || (mode === "public" && !readers)) ? roller : undefined;
     await ChatMessage.create({
-      content, speaker, whisper, blind, .../** @type {any} */ (author ? { author } : {}),
+      content, speaker, whisper, blind, .../** @type {{}} */ (author ? { author } : {}),
       flags: { [MODULE_ID]: { card: /** @type {Record<string, unknown>} */ (/** @type {unknown} */ ({ ...entry, system: gm.result?.system ?? null })) } },
     });
     if (blind && roller && !gms.includes(roller)) await this._blindTrace(entry, gm.result?.system ?? "", roller, speaker);
@@ -232,24 +239,24 @@ export class ChatCards {
   /**
    * The roller of a blind roll: a card saying they rolled, without the result (their browser adds the
    * label from its own reply).
-   * @param {Record<string, any>} entry
+   * @param {{checkId: string}} entry
    * @param {string} system
    * @param {string} roller
-   * @param {Record<string, any>} speaker
+   * @param {object} speaker
    */
   async _blindTrace(entry, system, roller, speaker) {
     const content = `<div class="verdict-trace verdict-blind-trace" data-check-id="${escapeHTML(entry.checkId)}">`
       + `<header class="verdict-card-header"><span class="verdict-system">${escapeHTML(t(`VERDICT.System.${system}`))}</span></header>`
       + `<p class="verdict-blind-note"><i class="fa-solid fa-eye-slash" aria-hidden="true"></i> ${escapeHTML(t("VERDICT.Card.rolledBlind"))}</p></div>`;
     await ChatMessage.create({
-      content: inert(content), speaker, whisper: [roller], .../** @type {any} */ ({ author: roller }),
+      content: inert(content), speaker, whisper: [roller], .../** @type {{}} */ ({ author: roller }),
       flags: { [MODULE_ID]: { trace: { checkId: entry.checkId, user: roller } } },
     });
   }
 
   /**
-   * @param {Record<string, any>} gm  the GM connection's `followed`
-   * @param {Record<string, any>|null} readers
+   * @param {Followed} gm  the GM connection's `followed`
+   * @param {Rolled|Followed|null} readers
    */
   async _update(gm, readers) {
     const message = findCardMessage(gm.check);
@@ -265,7 +272,7 @@ export class ChatCards {
       actions: [...(old.actions ?? []), gm.action],
       redacted: shell || !readers || JSON.stringify(readers.result) !== JSON.stringify(gm.result),
     };
-    const content = shell ? renderShell(entry, old.system ?? gm.result?.system ?? "") : await renderCard(/** @type {any} */ (entry), { isGM: false, verified: true });
+    const content = shell ? renderShell(entry, old.system ?? gm.result?.system ?? "") : await renderCard(/** @type {import("../lib/card-model.mjs").CardEntry} */ (entry), { isGM: false, verified: true });
     await message.update({ content, flags: { [MODULE_ID]: { card: entry } } });
   }
 }
@@ -287,7 +294,7 @@ export function renderShell(entry, system) {
 /**
  * The pairing key of a card's message: the same on the GM's connection and the player view's. A follow-up is
  * known by its request id, not its seq (each connection numbers only the events it is told of).
- * @param {Record<string, any>} msg
+ * @param {Rolled|Followed} msg
  */
 function cardKey(msg) {
   return msg.type === "rolled" ? `rolled:${msg.check}` : `followed:${msg.check}:${msg.id || `seq-${msg.seq}`}`;
@@ -301,20 +308,22 @@ function cardKey(msg) {
  */
 export function findCardMessage(checkId) {
   return findMessage((m) => {
-    const card = /** @type {any} */ (m.getFlag(MODULE_ID, "card"));
+    const card = /** @type {{checkId?: string, user?: string|null}|undefined} */ (m.getFlag(MODULE_ID, "card"));
     if (card?.checkId !== checkId) return false;
-    const author = /** @type {any} */ (m).author ?? /** @type {any} */ (m).user;
+    /** @typedef {{isGM?: boolean, id?: string|null}|null|undefined} Author */
+    const written = /** @type {{author?: Author, user?: Author}} */ (/** @type {unknown} */ (m));
+    const author = written.author ?? written.user;
     return Boolean(author?.isGM || (author?.id && author.id === card.user));
   });
 }
 
 /**
  * A public part of a gathered check has no card of its own: the relay throws it for everyone.
- * @param {Record<string, any>} result
+ * @param {AnyResult|null} result
  * @param {string|null|undefined} roller
  */
 function throwForEveryone(result, roller) {
-  const dice3d = /** @type {any} */ (game).dice3d;
+  const dice3d = /** @type {{dice3d?: {show?: (...args: unknown[]) => unknown}}} */ (/** @type {unknown} */ (game)).dice3d;
   if (!dice3d?.show || !Array.isArray(result?.dice)) return;
   const user = (roller && game.users?.get(roller)) || game.user;
   Promise.resolve(dice3d.show({ throws: [{ dice: diceToThrow(result) }] }, user, true, null, false)).catch(() => {});
