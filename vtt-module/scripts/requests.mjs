@@ -43,6 +43,28 @@ import { RollDialog } from "./apps/roll-dialog.mjs";
  */
 
 /**
+ * What a request card's flags hold (`flags.verdict.request`): what the GM asked for, of whom, and what came
+ * of each roll so far (a card that gathers: each part's roll and the whole check's result).
+ * @typedef {object} RequestCard
+ * @property {string} id
+ * @property {string} system
+ * @property {Record<string, any>} values  the dialog's values (each rule set's own fields)
+ * @property {string[]} [fromCharacter]
+ * @property {string} [mode]
+ * @property {string|null} [label]
+ * @property {string[]} users
+ * @property {boolean} [group]
+ * @property {Record<string, {check: string, outcome: string|null, verified: boolean}>} [rolls]  a card that does not gather
+ * @property {string} [gather]  the gathered check's id
+ * @property {Record<string, any>} [check]  the gathered check
+ * @property {Array<{name: string, user: string}>} [parts]
+ * @property {Record<string, import("./lib/gather.mjs").PartRoll>} [partRolls]
+ * @property {Record<string, any>|null} [result]  the gathered check's result, once every part is rolled
+ */
+/** @typedef {import("./generated/protocol.mjs").Sequenced} Sequenced */
+/** @typedef {import("./generated/protocol.mjs").GatherStarted} GatherStarted */
+
+/**
  * @param {import("./client.mjs").VerdictClient} client
  * @param {RequestSpec} req
  */
@@ -51,19 +73,20 @@ export async function postRequest(client, req) {
   const names = new Set((FIELDS[req.system] ?? []).map((f) => f.name));
   const fromCharacter = [...new Set((req.fromCharacter ?? []).filter((name) => names.has(name)))];
   const base = { id: newId(), system: req.system, values: req.values, fromCharacter, mode: req.mode ?? "public", label: req.label ?? null };
-  /** @type {Record<string, any>} */
+  /** @type {RequestCard} */
   let request;
   if (req.group && gatherable(req.system, req.values)) {
     const check = gatherCheck(req.system, req.values, req.participants ?? [], req.trap);
     const done = await client.gm({ op: "gather_start", check, name: req.label ?? "", scene: req.scene ?? null });
-    const started = (done.events ?? []).map((/** @type {any} */ s) => s?.event).find((/** @type {any} */ e) => e?.kind === "gather_started");
+    const events = /** @type {Sequenced[]} */ (done.events ?? []).map((s) => s?.event);
+    const started = /** @type {GatherStarted|undefined} */ (events.find((e) => e?.kind === "gather_started"));
     if (!started) throw new Error("gather_start recorded no gathered check");
     const owner = (/** @type {string} */ part) => (gathersGroup(req.system)
       ? (req.participants ?? []).find((p) => p.name === part)?.user
       : req.sides?.[part]) ?? game.user?.id ?? "";
-    const parts = started.parts.map((/** @type {string} */ name) => ({ name, user: owner(name) }));
+    const parts = started.parts.map((name) => ({ name, user: owner(name) }));
     request = {
-      ...base, users: [...new Set(parts.map((/** @type {{user: string}} */ p) => p.user))], group: true,
+      ...base, users: [...new Set(parts.map((p) => p.user))], group: true,
       gather: started.gather, check: started.check, parts, partRolls: {}, result: null,
     };
   } else {
@@ -107,7 +130,7 @@ export function requestRolled(cards, messageId, rolled, userId) {
   }
   return serial(async () => {
     const message = messageById(messageId);
-    const request = /** @type {Record<string, any>|undefined} */ (message?.getFlag(MODULE_ID, "request"));
+    const request = /** @type {RequestCard|undefined} */ (message?.getFlag(MODULE_ID, "request"));
     if (!message || !request || !userId || !request.users.includes(userId)) return;
     // The outcome comes from the GM's own copy of the roll when it has one, not from the player's word.
     const full = cards?.full.get(rolled.check);
@@ -127,7 +150,7 @@ export function requestRolled(cards, messageId, rolled, userId) {
 
 /**
  * Are the rolls a request asks for hidden from some of its readers (any mode but public)?
- * @param {Record<string, any>|undefined|null} request
+ * @param {{mode?: string}|undefined|null} request
  */
 export function secretRequest(request) {
   return (request?.mode ?? "public") !== "public";
@@ -141,8 +164,8 @@ export function gatherRolled(rolled) {
   if (!isRelay()) return Promise.resolve();
   return serial(async () => {
     const message = requestMessage(rolled.gather);
-    const request = /** @type {Record<string, any>|undefined} */ (message?.getFlag(MODULE_ID, "request"));
-    if (!message || !request || !(request.parts ?? []).some((/** @type {any} */ p) => p.name === rolled.part)) return;
+    const request = /** @type {RequestCard|undefined} */ (message?.getFlag(MODULE_ID, "request"));
+    if (!message || !request || !(request.parts ?? []).some((p) => p.name === rolled.part)) return;
     // The card is a document every client receives: a part rolled in secret shows only that it was rolled,
     // and the whole check (which tells every part's faces) only when no part was secret.
     const secret = secretRequest(request) || (rolled.mode ?? "public") !== "public";
@@ -156,21 +179,22 @@ export function gatherRolled(rolled) {
 /**
  * Active GM: bring gathered request cards in line with the snapshot's `gathers` (parts rolled while this
  * client was away, or a result it missed).
- * @param {Record<string, any>|null} snapshot
+ * @param {{gathers?: Record<string, import("./generated/protocol.mjs").GatherState>}|null} snapshot
  */
 export function syncGathers(snapshot) {
   if (!snapshot?.gathers || !isRelay()) return Promise.resolve();
   return serial(async () => {
-    for (const [id, g] of Object.entries(/** @type {Record<string, any>} */ (snapshot.gathers))) {
+    for (const [id, g] of Object.entries(snapshot.gathers ?? {})) {
       const message = requestMessage(id);
-      const request = /** @type {Record<string, any>|undefined} */ (message?.getFlag(MODULE_ID, "request"));
+      const request = /** @type {RequestCard|undefined} */ (message?.getFlag(MODULE_ID, "request"));
       if (!message || !request) continue;
+      /** @type {Record<string, import("./lib/gather.mjs").PartRoll>} */
       const partRolls = { ...(request.partRolls ?? {}) };
       let changed = false;
       for (const part of Object.keys(g.rolled ?? {})) {
         if (partRolls[part]) continue;
         // Rolled while this client was away, in a mode it cannot tell from the snapshot: only that it was.
-        const user = request.parts.find((/** @type {any} */ p) => p.name === part)?.user ?? null;
+        const user = (request.parts ?? []).find((p) => p.name === part)?.user ?? null;
         partRolls[part] = hiddenPart("", user);
         changed = true;
       }
@@ -194,7 +218,7 @@ function hiddenPart(check, user) {
 
 /**
  * Does a part shown without its faces keep the whole check off the card?
- * @param {Record<string, any>} partRolls
+ * @param {Record<string, {secret?: boolean}>} partRolls
  */
 function hidesWhole(partRolls) {
   return Object.values(partRolls).some((p) => p?.secret);
@@ -205,18 +229,18 @@ function hidesWhole(partRolls) {
  * @param {string} gather
  */
 export function requestMessage(gather) {
-  return findMessage((m) => /** @type {any} */ (m.getFlag(MODULE_ID, "request"))?.gather === gather);
+  return findMessage((m) => /** @type {RequestCard|undefined} */ (m.getFlag(MODULE_ID, "request"))?.gather === gather);
 }
 
 /**
  * The request card's HTML.
- * @param {Record<string, any>} request
+ * @param {RequestCard} request
  */
 export async function renderRequest(request) {
   const system = request.system;
   const values = request.values ?? {};
   const gathered = Boolean(request.gather);
-  const character = new Set(/** @type {string[]} */ (request.fromCharacter ?? []));
+  const character = new Set(request.fromCharacter ?? []);
   /** @type {Array<{label: string, text: string}>} */
   let facts;
   if (gathered && gathersGroup(system)) {
@@ -234,7 +258,7 @@ export async function renderRequest(request) {
           : f.options ? t(`VERDICT.Option.${f.name}.${values[f.name]}`) : String(values[f.name]),
       }));
   }
-  const participants = gathered ? [] : request.users.map((/** @type {string} */ id) => {
+  const participants = gathered ? [] : request.users.map((id) => {
     const roll = request.rolls?.[id];
     const outcome = roll?.outcome ?? null;
     return {
@@ -274,7 +298,7 @@ export async function renderRequest(request) {
  * check each part has its own button, shown only to the user who rolls that part.
  * @param {ChatMessage.Implementation} message
  * @param {HTMLElement} html
- * @param {Record<string, any>} request
+ * @param {RequestCard} request
  */
 export function decorateRequest(message, html, request) {
   const me = game.user?.id ?? "";
@@ -297,7 +321,7 @@ export function decorateRequest(message, html, request) {
         new RollDialog({
           system: request.system,
           actor: game.user?.character?.id ?? null,
-          values: partValues(request.check, part),
+          values: partValues(/** @type {Record<string, any>} */ (request.check), part),
           locked,
           mode: request.mode,
           label: request.label ? `${request.label}: ${partName(request, part)}` : partName(request, part),
@@ -333,17 +357,17 @@ export function decorateRequest(message, html, request) {
  * A secret roll's outcome is not on a request card: draw those this viewer may see, from its own copy of each roll
  * (a GM's connection, the roller's reply) or, after a reload, from the sidecar's answer to `verify`.
  * @param {HTMLElement} html
- * @param {Record<string, any>} request
+ * @param {RequestCard} request
  */
 function drawOwnOutcomes(html, request) {
   const api = game.modules?.get(MODULE_ID)?.api;
   const client = api?.client;
   const isGM = Boolean(game.user?.isGM);
   const me = game.user?.id ?? "";
-  for (const [user, roll] of Object.entries(/** @type {Record<string, any>} */ (request.rolls ?? {}))) {
+  for (const [user, roll] of Object.entries(request.rolls ?? {})) {
     const chip = /** @type {HTMLElement|null} */ (html.querySelector(`li[data-user="${CSS.escape(user)}"] [data-rolled]`));
     if (!chip || !roll?.check || !(isGM || user === me)) continue;
-    const draw = (/** @type {Record<string, any>|null|undefined} */ result) => {
+    const draw = (/** @type {{outcome?: string}|null|undefined} */ result) => {
       if (!result?.outcome) return;
       chip.textContent = t(`VERDICT.Outcome.${request.system}.${result.outcome}`);
       chip.className = `verdict-outcome-chip tone-${toneOf(request.system, result.outcome)}`;
@@ -356,7 +380,7 @@ function drawOwnOutcomes(html, request) {
 
 /**
  * A part's display name: a side of an opposed check is named by its role, a participant by their name.
- * @param {Record<string, any>} request
+ * @param {RequestCard} request
  * @param {string} part
  */
 function partName(request, part) {

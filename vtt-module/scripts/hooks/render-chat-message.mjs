@@ -15,12 +15,11 @@ import { elementOf } from "../lib/dom.mjs";
 export default function renderChatMessageHTML(message, element) {
   const html = elementOf(element);
   if (!html) return;
-  const flags = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "card") ?? message.getFlag(MODULE_ID, "trace") ?? message.getFlag(MODULE_ID, "request"));
-  if (!flags) return;
+  if (!(message.getFlag(MODULE_ID, "card") ?? message.getFlag(MODULE_ID, "trace") ?? message.getFlag(MODULE_ID, "request"))) return;
   // Foundry draws old messages before `ready` and one message in several elements (v14): each is kept, and
   // drawn again when the client connects.
   trackMessage(message, html);
   decorateMessage(message, html);
-  const request = /** @type {Record<string, any>|undefined} */ (message.getFlag(MODULE_ID, "request"));
+  const request = /** @type {import("../requests.mjs").RequestCard|undefined} */ (message.getFlag(MODULE_ID, "request"));
   if (request) decorateRequest(message, html, request);
 }

@@ -21,8 +21,8 @@ import { buildCheck, defaults, fieldActive, gatherOf, systemOf, toneOf, valuesFr
 
 /**
  * @typedef {object} PartRoll  what the request card records for one rolled part
- * @property {string} check   the part's check id
- * @property {string} user
+ * @property {string} check   the part's check id (empty for a part rolled while the card's writer was away)
+ * @property {string|null} user
  * @property {string|null} outcome
  * @property {number[]} dice
  * @property {string[]} [symbols]
