@@ -53,9 +53,6 @@ release: $(STAMP) $(NPM_STAMP)
 # The JavaScript side (npm packages, node units, the type check, the browser tests, the zip).
 include mk/js.mk
 
-# The zip `make package` writes holds the module bundled where esbuild is installed (else the plain files).
-package: $(NPM_STAMP)
-
 # The browser suite against the module as the release zip ships it (one bundled ES module, one stylesheet,
 # built from the checkout's files when the run starts): the whole suite, as against the plain files, since a
 # bundle differs from the plain files wherever the module's own order of evaluation or a missing file would show.
