@@ -1,7 +1,6 @@
 /**
- * Scenes. What the table keys by scene (lurking trials waiting for anyone in it, the complications and the
- * facets results add and remove) is the GM's to place: the
- * sidecar takes a player's roll in the table's active scene and refuses one naming any other. The table's
+ * Scenes. What the table keys by scene (the entries rule sets keep on a scene, which results add and remove)
+ * is the GM's to place: the sidecar takes a player's roll in the table's active scene and refuses one naming any other. The table's
  * active scene follows Foundry's (the scene the GM activated for everyone): the relay tells the sidecar.
  */
 

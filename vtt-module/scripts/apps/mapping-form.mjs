@@ -64,7 +64,7 @@ export function mappingFormClass() {
       const skillPath = skills.find((s) => s.key === this.skill)?.path.slice(1);
       if (skillPath) data.skill = skillPath.split(".").reduce((/** @type {any} */ o, k) => (o && typeof o === "object" ? o[k] : undefined), data);
       const mapping = this.draft[this.system] ?? {};
-      // The character's numbers: never a field the GM keeps secret at the table (lurking trials).
+      // The character's numbers: never a field the GM keeps secret at the table (the rule set's card marks it).
       const numeric = (FIELDS[this.system] ?? []).filter((f) => (f.type === "int" || f.type === "optint") && !GM_FIELDS.has(f.name));
       return {
         systems: SYSTEMS.map((s) => ({ value: s, label: t(`VERDICT.System.${s}`), selected: s === this.system })),

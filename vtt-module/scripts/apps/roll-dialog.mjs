@@ -112,7 +112,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
     this.busy = false;
     /** @type {any} */ this._oddsTimer = null;
     this._oddsSeq = 0;
-    // The scene's open entries a field offers (its complications) change with the table: drawn again then.
+    // The scene's open entries a field offers change with the table: drawn again then.
     this._choicesDrawn = "";
     this._offSnapshot = game.modules?.get(MODULE_ID)?.api?.client?.on("snapshot", () => {
       if (this.rendered && this.#choicesKey() !== this._choicesDrawn) {
@@ -124,7 +124,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
 
   /**
    * The entries of the roll's scene a roll may name: those this viewer sees that the table has made ready to be
-   * addressed (a complication the GM converted, which has its CL; the sidecar refuses any other).
+   * addressed (an entry the GM made a check of, which has its CL; the sidecar refuses any other).
    * @param {string} list   the scene state's list
    * @returns {Array<{id: string, text: string, hidden?: boolean, cl?: number|null} & Record<string, any>>}
    */
@@ -242,7 +242,7 @@ export class RollDialog extends HandlebarsApplicationMixin(ApplicationV2) {
   }
 
   /**
-   * The open entries of the roll's scene a field names one of (its complications), as this viewer's snapshot
+   * The open entries of the roll's scene a field names one of (the list its card's `choices` names), as this viewer's snapshot
    * holds them (a player's holds the revealed ones only), by their text; "none" first, and a value set
    * elsewhere (a request) kept though the snapshot does not list it.
    * @param {string} list   the scene state's list

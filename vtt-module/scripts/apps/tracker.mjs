@@ -416,6 +416,9 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
   }
 }
 
+/** The fields the drawn lists take an entry's text from (an event that adds or renames one carries it). */
+const TEXT_FIELDS = [...new Set(ITEM_LISTS.map(({ part }) => part.text ?? "text"))];
+
 /**
  * Is this event a consequence of another action (its `cause` is that action's seq, not its own)?
  * @param {Record<string, any>} event
@@ -445,7 +448,8 @@ function actionSaid(msg) {
     if (msg.event.kind === "follow") return t("VERDICT.Tracker.lastFollow");
     const key = `VERDICT.Tracker.event.${msg.event.kind}`;
     const what = game.i18n?.has(key) ? t(key) : msg.event.kind.replaceAll("_", " ");
-    const text = msg.event.text ?? msg.event.facet ?? msg.event.name;
+    // Its words: the event's text, else the field a drawn list takes an entry's text from, else its name.
+    const text = [msg.event.text, ...TEXT_FIELDS.map((f) => msg.event[f]), msg.event.name].find((x) => typeof x === "string" && x);
     return typeof text === "string" && text ? `${what}: “${text}”` : what;
   }
   return undefined;
