@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from sidecar.engine.drawing import Arg, Control, Drawing, Input, Label, Marker, Number
 
+from .protocol import FORTUNE
+
 DRAWING = Drawing(
     parts=(
         Number(
@@ -15,6 +17,7 @@ DRAWING = Drawing(
             tone="resource",
             data=True,
             min=0,
+            max=FORTUNE,
             marker=Marker(
                 kind="badge",
                 id="verdict-fortune",
@@ -34,6 +37,8 @@ DRAWING = Drawing(
                             kind="number",
                             label=Label("VERDICT.Tracker.fortuneAmount", "Fortune points to grant"),
                             default=1,
+                            min=-FORTUNE,
+                            max=FORTUNE,
                         ),
                     ),
                 ),
