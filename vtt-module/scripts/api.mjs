@@ -103,7 +103,7 @@ export class VerdictApi {
     let macro = mine.find((m) => m.command === command && (m.author?.id ?? m.author) === me) ?? null;
     try {
       if (!macro) {
-        if (!(/** @type {any} */ (game.user))?.can?.("MACRO_SCRIPT")) {
+        if (!(/** @type {{can?: (permission: string) => boolean}|null|undefined} */ (game.user))?.can?.("MACRO_SCRIPT")) {
           ui.notifications?.warn(t("VERDICT.Macro.notAllowed"));
           return null;
         }

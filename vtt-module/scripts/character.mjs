@@ -20,14 +20,15 @@ export function worldMapping() {
 
 /** Foundry's formula data replacement (`Roll.replaceFormulaData`), where it exists. */
 function replacer() {
-  const RollClass = /** @type {any} */ (globalThis).Roll;
-  if (typeof RollClass?.replaceFormulaData !== "function") return undefined;
-  return (/** @type {string} */ formula, /** @type {any} */ data) => String(RollClass.replaceFormulaData(formula, data, { missing: "0", warn: false }));
+  const RollClass = /** @type {{Roll?: {replaceFormulaData?: (formula: string, data: object, options: object) => unknown}}} */ (globalThis).Roll;
+  const replace = RollClass?.replaceFormulaData;
+  if (typeof replace !== "function") return undefined;
+  return (/** @type {string} */ formula, /** @type {Record<string, unknown>} */ data) => String(replace.call(RollClass, formula, data, { missing: "0", warn: false }));
 }
 
 /**
  * An actor's roll data (empty for none, or a system without it).
- * @param {any} actor
+ * @param {{getRollData?: () => unknown}|null|undefined} actor
  * @returns {Record<string, any>}
  */
 export function rollData(actor) {
@@ -56,8 +57,8 @@ export function skillsBase() {
 function skillNode(data, skill) {
   if (!skill) return undefined;
   const base = skillsBase();
-  const parent = base ? base.split(".").reduce((/** @type {any} */ o, k) => (o && typeof o === "object" ? o[k] : undefined), data) : undefined;
-  return parent && typeof parent === "object" ? parent[skill] : undefined;
+  const parent = base ? base.split(".").reduce((/** @type {unknown} */ o, k) => (o && typeof o === "object" ? /** @type {Record<string, unknown>} */ (o)[k] : undefined), data) : undefined;
+  return parent && typeof parent === "object" ? /** @type {Record<string, unknown>} */ (parent)[skill] : undefined;
 }
 
 /**
@@ -65,7 +66,7 @@ function skillNode(data, skill) {
  * not resolve for it (those keep what the dialog would have had: the remembered value, else the default).
  * A roll for a named skill offers that skill's data as `@skill` (`@skill.value`) to the mapping.
  * @param {string} system
- * @param {any} actor
+ * @param {{getRollData?: () => unknown}|null|undefined} actor
  * @param {Record<string, Record<string, string>>} [mapping]
  * @param {string|null} [skill]
  */

@@ -13,7 +13,8 @@
 export function actorById(id) {
   if (!id) return null;
   if (id.includes(".")) {
-    const lookup = /** @type {any} */ (globalThis).fromUuidSync ?? /** @type {any} */ (foundry.utils).fromUuidSync;
+    /** @typedef {{fromUuidSync?: (uuid: string) => {actor?: unknown}|null|undefined}} UuidLookup */
+    const lookup = /** @type {UuidLookup} */ (globalThis).fromUuidSync ?? /** @type {UuidLookup} */ (/** @type {unknown} */ (foundry.utils)).fromUuidSync;
     let doc;
     try {
       doc = typeof lookup === "function" ? lookup(id) : null;
@@ -26,10 +27,15 @@ export function actorById(id) {
 }
 
 /**
+ * What the module reads of an Actor to name it (a synthetic one's token among it).
+ * @typedef {{id?: string|null, name?: string|null, isToken?: boolean, token?: {uuid?: string|null, name?: string|null}|null}} ActorLike
+ */
+
+/**
  * The id the table knows an actor by. A world actor (and a linked token's) is its own id; an unlinked token's
  * actor is synthetic (its `id` is the base actor's, shared by every token of it), so it is the token's uuid:
  * stable for that token, and different for each goblin on the map.
- * @param {any} actor  an Actor, possibly synthetic
+ * @param {ActorLike|null|undefined} actor  an Actor, possibly synthetic
  * @returns {string|null}
  */
 export function actorKey(actor) {
@@ -40,7 +46,7 @@ export function actorKey(actor) {
 
 /**
  * The name to show for an actor: an unlinked token's own name (each goblin its own), else the actor's.
- * @param {any} actor
+ * @param {ActorLike|null|undefined} actor
  * @returns {string|null}
  */
 export function actorName(actor) {
