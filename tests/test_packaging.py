@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.server.module import BUNDLE_MAP, BUNDLE_SCRIPT, BUNDLE_STYLE, CHECKOUT_DIR, module_files
+from sidecar.server.module import BUNDLE_MAP, BUNDLE_SCRIPT, BUNDLE_STYLE, CHECKOUT_DIR, build_zip, module_files
 
 from .installing import Served, clean_env, fresh_venv
 from .serving import ROOT, free_port
@@ -266,6 +266,28 @@ def test_make_release_writes_the_release_set_and_its_sums(tmp_path: Path) -> Non
     scripts = sorted(n for n in release_zip.namelist() if n.startswith(("scripts/", "styles/")))
     assert scripts == sorted([BUNDLE_SCRIPT, BUNDLE_MAP, BUNDLE_STYLE])
     assert (out / "RELEASE-NOTES.md").read_text() == "## [0.1.0] - 2026-12-03\n\n### Added\n\n- the first release\n"
+
+    # The release's wheel carries the bundle: installed where no bundler is, it writes the same bundled zip.
+    wheel = out / "verdict_vtt-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as whl:
+        carried = sorted(n for n in whl.namelist() if n.startswith("sidecar/foundry_module/bundle/"))
+        (record,) = [n for n in whl.namelist() if n.endswith(".dist-info/RECORD")]
+        recorded = {line.split(",")[0] for line in whl.read(record).decode().splitlines()}
+    assert carried == sorted(f"sidecar/foundry_module/bundle/{n}" for n in (BUNDLE_SCRIPT, BUNDLE_MAP, BUNDLE_STYLE))
+    assert set(carried) <= recorded
+    python = fresh_venv(tmp_path / "venv", wheel)  # pip checks each file against its RECORD hash
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = clean_env(XDG_DATA_HOME=str(tmp_path / "user-data"))
+    r = subprocess.run(
+        [str(python.parent / "verdict"), "module", "--zip", "v.zip", "--public-url", PUBLIC],
+        capture_output=True,
+        text=True,
+        cwd=empty,
+        env=env,
+    )
+    assert r.returncode == 0, r.stderr
+    assert (empty / "v.zip").read_bytes() == build_zip(PUBLIC, CHECKOUT_DIR, bundled=True)
 
 
 def test_the_changelog_keeps_its_form() -> None:

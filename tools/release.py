@@ -2,7 +2,8 @@
 
     python tools/release.py --version 0.2.0 --public-url https://github.com/OWNER/REPO/releases/download/v0.2.0
 
-Into ``dist/``: the wheel and the sdist (built from this checkout), the Foundry module's zip (the module
+Into ``dist/``: the wheel (the module's bundle added to it) and the sdist, built from this checkout, the Foundry
+module's zip (the module
 bundled: one minified ES module with its source map and one stylesheet, built by esbuild from the checkout's
 files as they are; ``npm ci`` installs it) and its module.json with absolute URLs on PUBLIC_URL (the address the release's files are downloaded from, side by
 side), ``SHA256SUMS`` over all of them, and ``RELEASE-NOTES.md``, the changelog's section for the version.
@@ -15,6 +16,7 @@ written.
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import io
 import json
@@ -30,7 +32,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sidecar import __version__  # noqa: E402  (the checkout's, whatever is installed)
-from sidecar.server.module import CHECKOUT_DIR, BundleError, build_zip, check_public_url  # noqa: E402
+from sidecar.server.module import (  # noqa: E402
+    CHECKOUT_DIR,
+    PACKAGE,
+    PREBUILT,
+    BundleError,
+    build_zip,
+    bundle,
+    check_public_url,
+)
 
 ZIP_NAME = "verdict.zip"
 MANIFEST_NAME = "module.json"
@@ -68,6 +78,36 @@ def changelog_section(text: str, version: str) -> str:
     return section + "\n"
 
 
+def _record_line(name: str, body: bytes) -> str:
+    """A wheel's RECORD line for a file (PEP 376/427: urlsafe base64 sha256 without padding, and the size)."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(body).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(body)}"
+
+
+def add_bundle(wheel: Path, files: dict[str, bytes]) -> None:
+    """Put the module's bundle into ``wheel`` beside the module's plain files (``PACKAGE/bundle/``), its RECORD
+    written again: a sidecar installed from the release's wheel serves the bundled zip with no bundler of its
+    own (``sidecar.server.module`` uses it while its vocabulary is the one the sidecar writes). The wheel is
+    built from the sdist, where no bundler is installed, so the bundle is added to it here."""
+    prefix = PACKAGE.replace(".", "/") + f"/{PREBUILT}/"
+    with zipfile.ZipFile(wheel) as old:
+        entries = [(info, old.read(info)) for info in old.infolist()]
+    (record,) = [info for info, _ in entries if info.filename.endswith(".dist-info/RECORD")]
+    added = {prefix + name: body for name, body in sorted(files.items())}
+    lines = [line for line in dict(entries)[record].decode().splitlines() if line and not line.startswith(prefix)]
+    lines += [_record_line(name, body) for name, body in added.items()]
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as new:
+        for info, body in entries:
+            if info is record:
+                for name, data in added.items():
+                    entry = zipfile.ZipInfo(name, date_time=info.date_time)
+                    entry.external_attr = 0o644 << 16
+                    new.writestr(entry, data, zipfile.ZIP_DEFLATED)
+                new.writestr(info, ("\n".join(lines) + "\n").encode(), zipfile.ZIP_DEFLATED)
+            elif not info.filename.startswith(prefix):
+                new.writestr(info, body, zipfile.ZIP_DEFLATED)
+
+
 def release(version: str, public_url: str, out: Path, changelog: Path) -> list[Path]:
     said = versions(ROOT)
     wrong = {place: v for place, v in said.items() if v != version}
@@ -81,6 +121,7 @@ def release(version: str, public_url: str, out: Path, changelog: Path) -> list[P
         raise ReleaseError(f"PUBLIC_URL: {exc}") from None
     notes = changelog_section(changelog.read_text(), version)
     try:
+        made = bundle(CHECKOUT_DIR)
         archive = build_zip(url, at_root=True, bundled=True)
     except BundleError as exc:
         raise ReleaseError(f"the module's bundle: {exc}") from None
@@ -95,6 +136,8 @@ def release(version: str, public_url: str, out: Path, changelog: Path) -> list[P
     )
     if built.returncode != 0:
         raise ReleaseError(f"the build failed:\n{built.stdout}{built.stderr}")
+    for wheel in out.glob("*.whl"):
+        add_bundle(wheel, made)
     (out / ZIP_NAME).write_bytes(archive)
     # The manifest beside the zip is the zip's own: Foundry reads it first, then installs the zip.
     (out / MANIFEST_NAME).write_bytes(zipfile.ZipFile(io.BytesIO(archive)).read(MANIFEST_NAME))

@@ -131,16 +131,21 @@ def manifest(
 
 def _prebuilt(source: Traversable) -> dict[str, bytes] | None:
     """The bundle a distribution carries, if it was built from the vocabulary this sidecar writes (a rule set
-    installed since would be missing from it)."""
+    installed since would be missing from it): the map holds the text it was built from."""
     from sidecar.vocabulary import source as vocabulary_source
 
     folder = source.joinpath(PREBUILT)
     names = (BUNDLE_SCRIPT, BUNDLE_MAP, BUNDLE_STYLE)
     if not all(folder.joinpath(n).is_file() for n in names):
         return None
-    if source.joinpath(VOCABULARY).read_text(encoding="utf-8") != vocabulary_source():
+    made = {n: folder.joinpath(n).read_bytes() for n in names}
+    source_map = json.loads(made[BUNDLE_MAP])
+    bundled_vocabulary = VOCABULARY.removeprefix("scripts/")  # the map's sources lie beside the bundle
+    if bundled_vocabulary not in source_map.get("sources", []):
         return None
-    return {n: folder.joinpath(n).read_bytes() for n in names}
+    if source_map["sourcesContent"][source_map["sources"].index(bundled_vocabulary)] != vocabulary_source():
+        return None
+    return made
 
 
 def can_bundle(root: Traversable | None = None) -> bool:
