@@ -2,11 +2,11 @@
 
     python tools/release.py --version 0.2.0 --public-url https://github.com/OWNER/REPO/releases/download/v0.2.0
 
-Into ``dist/``: the wheel (the module's bundle added to it) and the sdist, built from this checkout, the Foundry
-module's zip (the module
-bundled: one minified ES module with its source map and one stylesheet, built by esbuild from the checkout's
-files as they are; ``npm ci`` installs it) and its module.json with absolute URLs on PUBLIC_URL (the address the release's files are downloaded from, side by
-side), ``SHA256SUMS`` over all of them, and ``RELEASE-NOTES.md``, the changelog's section for the version.
+Into ``dist/``: the wheel (the module's bundle added to it) and the sdist, built from this checkout; the Foundry
+module's zip (the module bundled: one minified ES module with its source map and one stylesheet, built by
+esbuild from the checkout's files as they are; ``npm ci`` installs it) and its module.json with absolute URLs
+on PUBLIC_URL (the address the release's files are downloaded from, side by side); ``SHA256SUMS`` over all of
+them, and ``RELEASE-NOTES.md``, the changelog's section for the version.
 
 It refuses a version the tree does not carry (pyproject.toml, sidecar/__init__.py and vtt-module/module.json
 must all say it), one the changelog has no section for, and a module that does not bundle, before anything is
