@@ -158,18 +158,20 @@ export function secretRequest(request) {
 
 /**
  * Active GM: a part of a gathered check was rolled (the GM connection's `rolled`, with `gather`).
- * @param {Record<string, any>} rolled
+ * @param {import("./generated/protocol.mjs").Rolled} rolled
  */
 export function gatherRolled(rolled) {
   if (!isRelay()) return Promise.resolve();
   return serial(async () => {
-    const message = requestMessage(rolled.gather);
+    const { gather, part } = rolled;
+    if (!gather || !part) return; // no card gathers it, no part of one is named so
+    const message = requestMessage(gather);
     const request = /** @type {RequestCard|undefined} */ (message?.getFlag(MODULE_ID, "request"));
-    if (!message || !request || !(request.parts ?? []).some((p) => p.name === rolled.part)) return;
+    if (!message || !request || !(request.parts ?? []).some((p) => p.name === part)) return;
     // The card is a document every client receives: a part rolled in secret shows only that it was rolled,
     // and the whole check (which tells every part's faces) only when no part was secret.
     const secret = secretRequest(request) || (rolled.mode ?? "public") !== "public";
-    const partRolls = { ...(request.partRolls ?? {}), [rolled.part]: secret ? hiddenPart(rolled.check, rolled.user) : partRoll(rolled) };
+    const partRolls = { ...(request.partRolls ?? {}), [part]: secret ? hiddenPart(rolled.check, rolled.user) : partRoll(rolled) };
     const result = hidesWhole(partRolls) ? null : resolvedOf(rolled) ?? request.result ?? null;
     const next = { ...request, partRolls, result };
     await message.update({ content: await renderRequest(next), flags: { [MODULE_ID]: { request: next } } });

@@ -103,7 +103,7 @@ export function partValues(check, part) {
   const system = check.system;
   const g = gatherOf(system);
   if (g?.kind === "group") {
-    const p = (check[g.field] ?? []).find((/** @type {any} */ x) => x.name === part) ?? {};
+    const p = (check[g.field] ?? []).find((/** @type {{name?: string}} */ x) => x.name === part) ?? {};
     return {
       ...defaults(system),
       ...Object.fromEntries((g.part ?? []).map((/** @type {string} */ f) => [f, p[f] ?? 0])),
@@ -158,8 +158,8 @@ function sideFields(r) {
 
 /**
  * The whole check's result, when a `rolled` carries the `gather_resolved` event.
- * @param {Record<string, any>} rolled
- * @returns {Record<string, any>|null}
+ * @param {import("../generated/protocol.mjs").Rolled} rolled
+ * @returns {import("../generated/protocol.mjs").AnyResult|null}
  */
 export function resolvedOf(rolled) {
   for (const s of rolled.events ?? []) {
@@ -184,7 +184,7 @@ export function gatherModel(request, name) {
   const springs = new Set(result?.springs ?? []);
   const rows = (request.parts ?? []).map((/** @type {{name: string, user: string}} */ p) => {
     const roll = /** @type {PartRoll|undefined} */ (request.partRolls?.[p.name]);
-    const own = group ? (result?.[g.results] ?? []).find((/** @type {any} */ x) => x.name === p.name) : null;
+    const own = group ? (result?.[g.results] ?? []).find((/** @type {{name?: string}} */ x) => x.name === p.name) : null;
     const outcome = own?.outcome ?? roll?.outcome ?? null;
     // Dice cut from the pool are drawn struck through (the sidecar says which faces it removed).
     const removed = [...(own?.removed ?? [])];

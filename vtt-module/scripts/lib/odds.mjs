@@ -18,15 +18,17 @@ import { OUTCOMES } from "./systems.mjs";
  */
 
 /**
- * @param {any} v
+ * A chance as the sidecar states it: a number, or the protocol's `Probability` (`{num, den, p}`).
+ * @param {unknown} v
  * @returns {{p: number, exact: string|null} | null}
  */
 function prob(v) {
   if (typeof v === "number" && Number.isFinite(v)) return { p: v, exact: null };
   if (v && typeof v === "object") {
-    const num = Number(v.num);
-    const den = Number(v.den);
-    const p = typeof v.p === "number" ? v.p : den > 0 ? num / den : NaN;
+    const given = /** @type {{num?: unknown, den?: unknown, p?: unknown}} */ (v);
+    const num = Number(given.num);
+    const den = Number(given.den);
+    const p = typeof given.p === "number" ? given.p : den > 0 ? num / den : NaN;
     if (Number.isFinite(p)) return { p, exact: Number.isFinite(num) && den > 0 ? `${num}/${den}` : null };
   }
   return null;
@@ -49,16 +51,20 @@ export function percent(p) {
  * Segments in the rule set's outcome order (best first); outcomes the module does not know follow,
  * drawn neutral. Zero-probability outcomes are kept (the legend says "0%") but have no width.
  * @param {string} system
- * @param {any} odds
+ * @param {unknown} odds  a rule set's odds (the protocol's `AnyOdds`), or a table of chances by outcome
  * @returns {OddsSegment[]}
  */
 export function oddsSegments(system, odds) {
-  let table = odds;
+  /** @type {unknown} */
+  let found = odds;
+  const given = /** @type {{outcome?: unknown, outcomes?: unknown}|null} */ (odds && typeof odds === "object" ? odds : null);
   // protocol/v1/odds.py: `outcome` is a list of {value, chance: {num, den, p}}, every outcome, best first.
-  if (table && typeof table === "object" && Array.isArray(table.outcome)) {
-    table = Object.fromEntries(table.outcome.filter((/** @type {any} */ c) => c && typeof c.value === "string").map((/** @type {any} */ c) => [c.value, c.chance]));
-  } else if (table && typeof table === "object" && table.outcomes && typeof table.outcomes === "object") table = table.outcomes;
-  if (!table || typeof table !== "object" || Array.isArray(table)) return [];
+  if (given && Array.isArray(given.outcome)) {
+    const listed = /** @type {Array<{value?: unknown, chance?: unknown}|null>} */ (given.outcome);
+    found = Object.fromEntries(listed.filter((c) => c && typeof c.value === "string").map((c) => [c?.value, c?.chance]));
+  } else if (given && given.outcomes && typeof given.outcomes === "object") found = given.outcomes;
+  if (!found || typeof found !== "object" || Array.isArray(found)) return [];
+  const table = /** @type {Record<string, unknown>} */ (found);
   /** @type {OddsSegment[]} */
   const segs = [];
   const known = OUTCOMES[system] ?? [];
@@ -83,10 +89,10 @@ export function oddsSegments(system, odds) {
 
 /**
  * The chance the check succeeds, when the answer states it (`succeeds`).
- * @param {any} odds
+ * @param {unknown} odds
  * @returns {string|null}
  */
 export function succeeds(odds) {
-  const pr = odds && typeof odds === "object" ? prob(odds.succeeds) : null;
+  const pr = odds && typeof odds === "object" ? prob(/** @type {{succeeds?: unknown}} */ (odds).succeeds) : null;
   return pr ? percent(pr.p) : null;
 }
