@@ -103,6 +103,7 @@ lint: $(STAMP)
 # server, Chromium and PostgreSQL. Measured from fresh clones on 2 cores, nothing else running: `make test`
 # 274-329 s after the set-up, 355-408 CPU-s (the Python phase 126-146 s, the browser suite 143-177 s), and
 # 214-215 s on a faster day; what was tried, and why it is not faster: docs/architecture/README.md ("Testing").
+# The browser suite against the bundle (test-browser-bundle) runs the same tests again after those figures.
 WORKERS ?= 2
 
 test-python: $(STAMP)
