@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import platform
@@ -11,12 +12,35 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
+LOOP_ENV = "BENCH_LOOP"
+"""Names the event loop of every server and client process of a run (``uvloop`` or ``asyncio``); unset, the
+one ``verdict serve`` runs on by default, so every figure is what a sidecar started as shipped does."""
+
+
+def loop_name() -> str:
+    """The event loop this run measures on: ``$BENCH_LOOP``, else ``verdict serve``'s default."""
+    from sidecar.server.run import loop_to_run
+
+    return loop_to_run(os.environ.get(LOOP_ENV) or None)
+
+
+def run_on_loop(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(main)`` on the loop of :func:`loop_name`, made as ``verdict serve`` makes it."""
+    import asyncio
+
+    from sidecar.server.run import new_loop
+
+    name = loop_name()
+    with asyncio.Runner(loop_factory=lambda: new_loop(name) or asyncio.new_event_loop()) as runner:
+        return runner.run(main)
 
 
 def raise_nofile() -> int:
@@ -81,6 +105,26 @@ class Row:
         if self.target is None:
             return None
         return self.ratio >= self.target if self.higher_is_better else self.ratio <= self.target
+
+
+def median_rows(runs: Sequence[Sequence[Row]]) -> list[Row]:
+    """One row per case over several runs of a figure: the row of the run whose ratio is the median (its
+    value and its anchor measured together, as every ratio is), the median value where there is no anchor,
+    and the worst where the value itself has a limit (errors: every run must have none)."""
+    out = []
+    for at, first in enumerate(runs[0]):
+        same = [run[at] for run in runs if at < len(run) and run[at].case == first.case]
+        if first.limit is not None:
+            chosen = max(same, key=lambda r: r.value)
+        elif first.anchor:
+            chosen = sorted(same, key=lambda r: r.ratio if r.ratio == r.ratio else float("inf"))[(len(same) - 1) // 2]
+        else:
+            chosen = sorted(same, key=lambda r: r.value)[(len(same) - 1) // 2]
+        note = f"{chosen.note}; " if chosen.note else ""
+        out.append(
+            dataclasses.replace(chosen, note=f"{note}median of {len(same)} runs" if len(same) > 1 else chosen.note)
+        )
+    return out
 
 
 def fmt(v: float) -> str:

@@ -245,9 +245,10 @@ def _dice(check: Any) -> int:
     return len(mod.sizes(check, mod.RULES))
 
 
-def run(quick: bool = False, runs: int | None = None) -> list[dict[str, Any]]:
+def run(full: bool = False, runs: int | None = None) -> list[dict[str, Any]]:
     """One row per shape: cold and cached medians (µs), icepool's median (µs) and the speedup; each median of
-    ``runs`` measurements if given (else as many as ``quick`` says)."""
+    ``runs`` measurements if given (else as many as ``full`` says: more for the long runs)."""
+    quick = not full
     rows = []
     for name, check, ice in SHAPES:
         _cold(check)()  # import and warm the interpreter's paths once

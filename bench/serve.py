@@ -31,7 +31,7 @@ from pathlib import Path
 import structlog
 from aiohttp import WSMsgType, web
 
-from .common import raise_nofile
+from .common import raise_nofile, run_on_loop
 
 TableInfo = tuple[str, str, str, dict[str, str]]
 """A table as the first line lists it: its id, the GM key, the table-wide player key, the per-user player keys."""
@@ -183,12 +183,8 @@ if __name__ == "__main__":
         wall = os.environ.get("BENCH_PROFILE_TIMER") == "wall"
         profile = cProfile.Profile() if wall else cProfile.Profile(time.thread_time)
         try:
-            profile.runcall(asyncio.run, main())
+            profile.runcall(run_on_loop, main())
         finally:
             profile.dump_stats(os.environ["BENCH_PROFILE"])
-    elif os.environ.get("BENCH_LOOP") == "uvloop":  # Verdict and the echo alike, so the ratios stay fair
-        import uvloop
-
-        uvloop.run(main())
-    else:
-        asyncio.run(main())
+    else:  # Verdict and the echo on the same loop (BENCH_LOOP, else verdict serve's), so the ratios stay fair
+        run_on_loop(main())
