@@ -55,6 +55,7 @@ except ImportError as exc:
 from sidecar import __version__, config, datadir
 
 if TYPE_CHECKING:
+    from sidecar.engine.ruleset import DiceCount
     from sidecar.server.settings import Settings
 
 CHECKS: dict[str, type] = dict(zip(SYSTEMS, CHECK_TYPES, strict=True))
@@ -274,9 +275,9 @@ def _add_check_options(parser: argparse.ArgumentParser, check_type: type[msgspec
             parser.add_argument(flag, dest=f.name, action="store_true", help=_help(doc, "(default: off)"))
         elif tp is int:
             note = _default(default)
-            infer = POOL_FROM_DICE.get(str(check_type.__struct_config__.tag))
-            if dice == "required" and infer is not None and infer[0] == f.name:
-                note = "(default: 0, the desperate 2d6; with other than 2 --dice, their number)"
+            infer = _dice_count(str(check_type.__struct_config__.tag))
+            if dice == "required" and infer is not None and infer.field == f.name:
+                note = infer.note
             parser.add_argument(flag, dest=f.name, type=int, metavar="N", default=None, help=_help(doc, note))
         elif tp is str:
             parser.add_argument(flag, dest=f.name, metavar="TEXT", default=None, help=_help(doc, _default(default)))
@@ -367,27 +368,29 @@ def _print_result(result: Any, as_json: bool, describe: Any) -> None:
         print(describe(result))
 
 
-# `verdict read facets --dice 6,6,2`: a pool left out is the dice on the table (pool = dice brought + helping
-# - hindering). Two dice keep the documented default, pool 0: the desperate roll of 2d6.
-POOL_FROM_DICE: dict[str, tuple[str, Callable[[argparse.Namespace, int], int]]] = {
-    "facets": ("pool", lambda a, n: n - (a.helping or 0) + (a.hindering or 0)),
-}
-DESPERATE_DICE = 2
+def _dice_count(system: str) -> DiceCount | None:
+    """The check field ``verdict read <system> --dice …`` reads from the number of faces when it is left out
+    (the rule set's ``dice_count``)."""
+    from sidecar.engine.registry import RULESETS
+
+    rules = RULESETS.get(system)
+    return rules.dice_count if rules is not None else None
 
 
 def cmd_roll(args: argparse.Namespace) -> int:
     from sidecar import engine
 
-    infer = POOL_FROM_DICE.get(args.system)
+    infer = _dice_count(args.system)
     if (
         infer is not None
         and getattr(args, "dice", None)
-        and getattr(args, infer[0]) is None
+        and getattr(args, infer.field) is None
         and not getattr(args, "group", None)
     ):
         n = len([x for x in args.dice.split(",") if x.strip()])
-        if n != DESPERATE_DICE:
-            setattr(args, infer[0], max(0, infer[1](args, n)))
+        value = infer.value(vars(args), n)
+        if value is not None:
+            setattr(args, infer.field, value)
     check = _check_from_args(args.system, args)
     system = engine.RULESETS[args.system]
     try:

@@ -1,5 +1,6 @@
 """A sixth rule set added as a package of its own, end to end: `omen` (tests/added_ruleset/site/verdict_omen),
-installed by putting its directory on the path (its distribution's metadata names its two entry points).
+installed by putting its directory on the path (its distribution's metadata names its two entry points; the
+folder installs `fortune` beside it, tests/test_stateful_ruleset.py's).
 
 Nothing else changes: the engine rolls, reads and weighs it, the schema and the vocabulary regenerate with it,
 a sidecar serves its checks, and the module's unchanged scripts build its dialog and its card from the
@@ -27,6 +28,10 @@ from tests.serving import Process, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "tests" / "added_ruleset" / "site"
+SHIPPED = ["facets", "challenge", "flairs", "feats", "boons"]
+ADDED = ["fortune", "omen"]
+"""The rule sets the site folder installs, by tag (fortune, with table state of its own, is
+tests/test_stateful_ruleset.py's)."""
 
 
 def _env() -> dict[str, str]:
@@ -38,6 +43,15 @@ def _env() -> dict[str, str]:
 
 def _python(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], env=_env(), cwd=ROOT, capture_output=True, text=True, check=check)
+
+
+def _served_vocabulary(archive: zipfile.ZipFile) -> str:
+    """The vocabulary a served module zip draws from: its file, or the bundle's (the text its map holds)."""
+    if "scripts/generated/vocabulary.mjs" in archive.namelist():
+        return archive.read("scripts/generated/vocabulary.mjs").decode()
+    source_map = json.loads(archive.read("scripts/verdict.min.mjs.map"))
+    text: str = source_map["sourcesContent"][source_map["sources"].index("generated/vocabulary.mjs")]
+    return text
 
 
 def _vocabulary(path: Path) -> dict:
@@ -76,7 +90,7 @@ def test_the_schema_and_the_vocabulary_regenerate_with_it(tmp_path: Path) -> Non
     out = tmp_path / "vocabulary.mjs"
     _python("-m", "sidecar.vocabulary", "--out", str(out))
     vocabulary = _vocabulary(out)
-    assert list(vocabulary["systems"]) == ["facets", "challenge", "flairs", "feats", "boons", "omen"]
+    assert list(vocabulary["systems"]) == [*SHIPPED, *ADDED]
     omen = vocabulary["systems"]["omen"]
     assert omen["tones"] == {"good": "good", "ill": "bad"}
     assert omen["dialog"] == [
@@ -90,7 +104,7 @@ def test_the_schema_and_the_vocabulary_regenerate_with_it(tmp_path: Path) -> Non
     ]
     # the shipped rule sets' part is what the checked-in file says
     shipped = _vocabulary(ROOT / "vtt-module" / "scripts" / "generated" / "vocabulary.mjs")
-    assert {k: v for k, v in vocabulary["systems"].items() if k != "omen"} == shipped["systems"]
+    assert {k: v for k, v in vocabulary["systems"].items() if k not in ADDED} == shipped["systems"]
 
 
 def test_the_module_draws_it_from_the_regenerated_vocabulary(tmp_path: Path) -> None:
@@ -111,7 +125,7 @@ console.log(JSON.stringify({ systems: SYSTEMS, check: buildCheck("omen", default
 """
     )
     out = json.loads(subprocess.run(["node", str(probe)], capture_output=True, text=True, check=True).stdout)
-    assert out["systems"][-1] == "omen"
+    assert out["systems"][-2:] == ADDED
     assert out["check"] == {"system": "omen", "sign": 4}
     card = out["card"]
     assert (card["tone"], card["systemLabel"], card["outcomeLabel"]) == ("good", "omen", "good")
@@ -146,9 +160,9 @@ async def test_a_sidecar_with_it_installed_serves_its_checks(tmp_path: Path, mon
         # The module it serves describes the rule sets it runs: a GM installs it and the dialog offers omen.
         with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/module/verdict.zip", timeout=30) as r:
             archive = zipfile.ZipFile(io.BytesIO(r.read()))
-        text = archive.read("scripts/generated/vocabulary.mjs").decode()
+        text = _served_vocabulary(archive)
         served = json.loads(text[text.index("({") + 1 : text.rindex(");")])
-        assert list(served["systems"]) == ["facets", "challenge", "flairs", "feats", "boons", "omen"]
+        assert list(served["systems"]) == [*SHIPPED, *ADDED]
     finally:
         server.stop()
 

@@ -3,15 +3,14 @@ table as a rule set reads it (a :class:`~sidecar.engine.ruleset.TableView`).
 
 Each ``room_for_*`` refuses (:class:`CheckError` with a ``too_many_*`` code naming the bound) when the item
 the action may add would be one too many; it says nothing when the item is already there (an actor the table
-tracks, a scene it holds). A rule set checks what its rules *may* add, before anything is recorded and
-whatever the dice say (a `facets` roll may triumph, so a scene at its facets' bound refuses the roll, not the
-triumph's facet): the refusal depends on the request and the table alone, never on a hidden result.
+tracks, a scene it holds). The bounds of what a rule set keeps of its own are its part's (its package's
+``table.py``). A rule set checks what its rules *may* add, before anything is recorded and
+whatever the dice say (a roll that may add an item is refused at the item's bound, whatever it then adds): the refusal depends on the request and the table alone, never on a hidden result.
 """
 
 from __future__ import annotations
 
 from protocol.v1 import limits
-from protocol.v1 import table as t
 
 from .errors import CheckError, ErrorCode
 from .ruleset import TableView
@@ -44,50 +43,6 @@ def room_for_scene(view: TableView, scene: str | None) -> None:
         raise CheckError(
             ErrorCode.TOO_MANY_SCENES,
             f"this table holds state in {limits.SCENES} scenes, the most it may; {scene!r} would be one more",
-        )
-
-
-def room_for_facet(view: TableView, actor: str | None, scene: str | None, user: str | None = None) -> None:
-    """Room for one more facet, of ``scene`` when named, else of ``actor``."""
-    held: t.ActorState | t.SceneState | None
-    if scene is not None:
-        room_for_scene(view, scene)
-        held, where = view.scenes.get(scene), f"scene {scene!r}"
-    elif actor is not None:
-        room_for_actor(view, actor, user)
-        held, where = view.actors.get(actor), f"actor {actor!r}"
-    else:
-        return
-    if held is not None and len(held.facets) >= limits.FACETS_PER_HOLDER:
-        raise CheckError(
-            ErrorCode.TOO_MANY_FACETS,
-            f"{where} has {limits.FACETS_PER_HOLDER} facets, the most one may (a roll that may create one is "
-            "refused): the GM removes one first (`facet_remove`)",
-        )
-    total = sum(len(a.facets) for a in view.actors.values()) + sum(len(s.facets) for s in view.scenes.values())
-    if total >= limits.FACETS:
-        raise CheckError(
-            ErrorCode.TOO_MANY_FACETS,
-            f"this table has {limits.FACETS} facets, the most it may (a roll that may create one is refused): "
-            "the GM removes one first (`facet_remove`)",
-        )
-
-
-def room_for_complication(view: TableView, scene: str) -> None:
-    """Room for one more open complication in ``scene`` (``""``: the unnamed one)."""
-    room_for_scene(view, scene)
-    complications = view.complications
-    if len(complications) >= limits.COMPLICATIONS:
-        raise CheckError(
-            ErrorCode.TOO_MANY_COMPLICATIONS,
-            f"this table has {limits.COMPLICATIONS} open complications, the most it may (a roll that may add one "
-            "is refused): the GM removes one first (`complication_remove`)",
-        )
-    if sum(1 for c in complications.values() if c.scene == scene) >= limits.COMPLICATIONS_PER_SCENE:
-        raise CheckError(
-            ErrorCode.TOO_MANY_COMPLICATIONS,
-            f"scene {scene!r} has {limits.COMPLICATIONS_PER_SCENE} open complications, the most one may (a roll "
-            "that may add one is refused): the GM removes one first (`complication_remove`)",
         )
 
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from protocol.v1 import table as t
 from protocol.v1.base import Action
 from protocol.v1.systems import ADDED_BY, SYSTEMS, RuleSetPackageError, installed_by, load_installed
+from protocol.v1.systems import EVENT_TYPES as RULE_SET_EVENTS
+from protocol.v1.systems import OP_TYPES as RULE_SET_OPS
 
 from .errors import CheckError, ErrorCode
 from .ruleset import RuleSet, TableView
@@ -22,6 +25,7 @@ from .rulesets.challenge import RULESET as CHALLENGE
 from .rulesets.facets import RULESET as FACETS
 from .rulesets.feats import RULESET as FEATS
 from .rulesets.flairs import RULESET as FLAIRS
+from .table_part import TablePart
 
 RULESET_ENTRY_POINTS = "verdict.rulesets"
 """The entry point group naming the :class:`RuleSet` of each rule set installed as a package of its own."""
@@ -65,12 +69,43 @@ _BY_OP: dict[type, RuleSet[Any, Any]] = {op: rs for rs in RULESETS.values() for 
 GM_FOLLOWUPS: frozenset[type[Action]] = frozenset(a for rs in RULESETS.values() for a in rs.gm_followups)
 """Follow-ups that are the GM's (the Judge's) to make, not the roller's."""
 
-TAKEN_DOWN_AT: int = CHALLENGE.rules.taken_down_at
-"""Conditions that take a hero down; a hero below this count again is up (the only rule set that counts
-conditions is `challenge`)."""
+PARTS: dict[str, TablePart] = {rs.name: rs.table_part for rs in RULESETS.values() if rs.table_part is not None}
+"""Each rule set's part of the table's state, by tag (those that keep none are not here)."""
+_BY_EVENT: dict[type, tuple[str, TablePart]] = {}
+REACTIONS: dict[type, list[tuple[str, TablePart]]] = {}
+"""The parts that fold one of the table's own events too, by the event's class, in the protocol's order."""
+for _name, _part in PARTS.items():
+    for _kind in _part.events:
+        if _kind in _BY_EVENT:
+            raise RuleSetPackageError(
+                f"the rule sets {_BY_EVENT[_kind][0]!r} and {_name!r} both fold the event {_kind.__name__}"
+            )
+        _BY_EVENT[_kind] = (_name, _part)
+    for _kind in _part.reacts_to:
+        if _kind not in t.CORE_EVENTS:
+            raise RuleSetPackageError(
+                f"the rule set {_name!r} reacts to {_kind.__name__}, which is no event of the table's"
+            )
+        REACTIONS.setdefault(_kind, []).append((_name, _part))
+for _kind in RULE_SET_EVENTS:
+    if _kind not in _BY_EVENT:
+        raise RuleSetPackageError(
+            f"{_kind.__module__}.{_kind.__qualname__} is an event no rule set's table part folds (its RuleSet's "
+            "table_part.events)"
+        )
+for _kind in RULE_SET_OPS:
+    if _kind not in _BY_OP:
+        raise RuleSetPackageError(
+            f"{_kind.__module__}.{_kind.__qualname__} is a GM operation no rule set prepares (its RuleSet's ops)"
+        )
 
 EXTENDED: tuple[str, ...] = tuple(rs.name for rs in RULESETS.values() if rs.extended)
 """The rule sets whose checks can be extended checks."""
+
+
+def part_of_event(ev: object) -> tuple[str, TablePart] | None:
+    """The rule set (its tag and its table part) whose event ``ev`` is, or ``None`` for the table's own."""
+    return _BY_EVENT.get(type(ev))
 
 
 def ruleset_for(check: object) -> RuleSet[Any, Any] | None:
@@ -121,7 +156,9 @@ def condition_consequences(actor: str, scene: str | None, view: TableView) -> It
 __all__ = [
     "RULESETS",
     "GM_FOLLOWUPS",
-    "TAKEN_DOWN_AT",
+    "PARTS",
+    "REACTIONS",
+    "part_of_event",
     "EXTENDED",
     "ruleset_for",
     "ruleset_of",

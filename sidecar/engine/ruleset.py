@@ -72,15 +72,13 @@ import importlib
 import secrets
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
-from protocol.v1 import challenge as challenge_t
-from protocol.v1 import flairs as flairs_t
 from protocol.v1 import table as t
 from protocol.v1.base import Action, Check, Result
 from protocol.v1.messages import OpenFollowup
@@ -88,6 +86,10 @@ from protocol.v1.odds import AnyOdds
 
 from .dice import Dice
 from .errors import CheckError, ErrorCode
+
+if TYPE_CHECKING:
+    from .drawing import Drawing
+    from .table_part import OpView, TablePart
 
 C = TypeVar("C", bound=Check)
 R = TypeVar("R", bound=Result)
@@ -105,14 +107,6 @@ class TableView(Protocol):
         """The actor's running state (a blank one for an actor the table has not met)."""
         ...
 
-    def complication(self, cid: str) -> challenge_t.Complication | None:
-        """The open complication with this id, or ``None``."""
-        ...
-
-    def open_lurking(self, actor: str | None, scene: str | None) -> flairs_t.Lurking | None:
-        """The oldest lurking trials waiting for this actor, else for anyone in this scene."""
-        ...
-
     @property
     def extended(self) -> Mapping[str, t.ExtendedState]:
         """The extended checks the GM started, by id, as they now stand."""
@@ -126,18 +120,7 @@ class TableView(Protocol):
 
     @property
     def scenes(self) -> Mapping[str, t.SceneState]:
-        """The scenes the table holds state in, by name (their facets; complications are in
-        :attr:`complications`)."""
-        ...
-
-    @property
-    def complications(self) -> Mapping[str, challenge_t.Complication]:
-        """The open complications, by id."""
-        ...
-
-    @property
-    def lurking(self) -> Mapping[str, flairs_t.Lurking]:
-        """The lurking trials waiting, by id."""
+        """The scenes the table holds state in, by name."""
         ...
 
     @property
@@ -147,6 +130,10 @@ class TableView(Protocol):
 
     def brought_by(self, user: str) -> int:
         """How many of the tracked actors a roll of the player ``user`` made tracked."""
+        ...
+
+    def part(self, name: str) -> Any:
+        """What the rule set ``name`` keeps of its own on the table (its :attr:`TablePart.state`), to read."""
         ...
 
 
@@ -245,6 +232,17 @@ class Card:
     ``title``: what the cost is called (``VERDICT.Spend.<name>`` where the language has it)."""
 
 
+@dataclass(frozen=True, slots=True)
+class DiceCount:
+    """A check field the CLI reads from the number of faces given when it is left out (``verdict read <name>
+    --dice 6,6,2`` without it): ``value`` of the check's other fields as given and the number of faces, or
+    ``None`` to keep the field's default; ``note`` says so in ``--help``."""
+
+    field: str
+    value: Callable[[Mapping[str, Any], int], int | None]
+    note: str
+
+
 def new_id(prefix: str) -> str:
     """A fresh id for something a consequence creates (a condition, a complication, a facet, …)."""
     return f"{prefix}{secrets.token_hex(4)}"
@@ -266,7 +264,12 @@ class RuleSet(ABC, Generic[C, R]):
     gm_followups: tuple[type[Action], ...] = ()
     """Those of :attr:`followups` that are the GM's (the Judge's) to make, not the roller's."""
     ops: tuple[type, ...] = ()
-    """GM operations of its own (``protocol/v1/table.py``), prepared by :meth:`prepare_op`."""
+    """GM operations of its own (its protocol module's ``Op`` subclasses), prepared by :meth:`prepare_op`."""
+    table_part: TablePart | None = None
+    """Its part of the table's state (:class:`~sidecar.engine.table_part.TablePart`): the events it folds,
+    what it keeps, shows and hides. ``None``: it keeps nothing at the table."""
+    dice_count: DiceCount | None = None
+    """A check field the CLI reads from the number of faces given, where there is one."""
     extended: bool = False
     """Whether its checks can be extended checks (a threshold of progress over several rolls)."""
     rules: Any
@@ -369,6 +372,21 @@ class RuleSet(ABC, Generic[C, R]):
         return card
 
     @functools.cached_property
+    def drawing(self) -> Drawing | None:
+        """How the module draws its part of the table (:mod:`sidecar.engine.drawing`): ``DRAWING`` of the
+        ``drawing`` module beside the rule set's class, else ``None`` (nothing of its own to draw)."""
+        module = sys.modules[type(self).__module__]
+        package = module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
+        try:
+            found = importlib.import_module(f"{package}.drawing")
+        except ModuleNotFoundError as e:
+            if e.name != f"{package}.drawing":
+                raise
+            return None
+        drawing: Drawing | None = getattr(found, "DRAWING", None)
+        return drawing
+
+    @functools.cached_property
     def offers(self) -> bool:
         """Whether any result of this rule set can have a follow-up open (a follow-up action, or a next roll of
         an extended check): without, :meth:`open_to` is always empty."""
@@ -418,6 +436,18 @@ class RuleSet(ABC, Generic[C, R]):
         """Refuse an extended check whose rolls could never be made (only where :attr:`extended`): the GM
         hears it when starting it, not on every roll after."""
 
-    def prepare_op(self, op: Any, view: TableView) -> list[object]:
-        """The events of one of :attr:`ops`, a GM operation of this rule set's own."""
+    def prepare_op(self, op: Any, view: OpView) -> list[object]:
+        """The events of one of :attr:`ops`, a GM operation of this rule set's own: each a bare event (everyone
+        hears it) or a :class:`~sidecar.engine.table_part.Told` one. Checks first that the table has room for
+        what it adds (:mod:`sidecar.engine.bounds`); raises :class:`CheckError` to refuse it, nothing applied."""
         raise CheckError(ErrorCode.UNKNOWN_OP, f"{self.name} has no GM operation {type(op).__name__}")
+
+    def op_reads(self, op: Any, view: OpView) -> tuple[str | None, ...]:
+        """The players whose view of the table (:meth:`OpView.seen_by`) preparing ``op`` reads: the table puts
+        their history in hand first when it does not hold their view."""
+        return ()
+
+    def private_refusal(self, check: C) -> str | None:
+        """What a `self` roll of ``check`` may not be, as it moves something at the table (a roll that
+        addresses an open item, say), for the refusal to name; ``None``: a `self` roll of it is a roll like any."""
+        return None

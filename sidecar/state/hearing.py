@@ -31,12 +31,13 @@ self      the result; nothing is      nothing (below)                           
   result, gets one refusal (``followup_refused``, one message) for every follow-up they ask on it, whatever
   the result, on their own key or relayed by the GM's connection (a GM connection acting for a user is that
   user here): which follow-ups apply is the result's to say, so none is answered by it.
-- A consequence is seen as the roll is, with two exceptions: a hidden complication is the GM's alone whatever
-  caused it (the table sees to that), and the removal of a complication is seen as the complication was (a
-  public one's removal is public, even when a hidden roll caused it: the rule set's ``Shown``).
-- *A public effect of a hidden action* (a complication the GM removes after a blind epic
-  success, say) reaches every viewer who may see it at once, as an ``event`` frame, and its ``cause`` is its
-  own seq: to them it is an action of its own, like a GM's operation.
+- A consequence is seen as the roll is, with two exceptions a rule set may make: what its table part hears
+  only as the GM's whatever caused it (``TablePart.heard_by``: an item added off-screen), and a consequence it
+  shows to other eyes (``Shown``: the removal of an item seen as the item was, public even when a hidden roll
+  caused it).
+- *A public effect of a hidden action* (an item everyone sees, removed by the GM's follow-up on a blind roll,
+  say) reaches every viewer who may see it at once, as an ``event`` frame, and its ``cause`` is its own seq:
+  to them it is an action of its own, like a GM's operation.
 - ``self``: the roller's private test (docs/architecture/who-hears-what.md). Heard by the roller's player
   sockets (every socket of their user key) and its requester only: no GM socket, not one whose hello names the
   roller, not the GM's own other sockets. The table applies no consequence of it (its events are the roll
@@ -47,11 +48,12 @@ self      the result; nothing is      nothing (below)                           
 - Gathered checks: each part is seen as its roll is; the whole check (which tells every part's faces) is
   everyone's only when every part was rolled in the open, else the GM's.
 - GM operations: each event as its visibility says: what an operation removes, changes or heals is told as
-  the thing was (a hidden complication and what touches it: the GM's; a facet's changes: whoever saw it
-  created; a condition's removal: whoever saw it added; a heal: in parts, each as its harm was). An ``undone`` names only the seqs the viewer was told of; a viewer
-  told of none of them is not told of the undo.
-- Lurking trials: players see how many, never their names (the rule sets' ``redact``). A non-GM viewer always
-  gets the redacted copy of what it may see.
+  the thing was (a condition's removal: to whoever saw it added; a rule set's operation: as its
+  ``prepare_op`` says, from who heard what it changes, :mod:`.gm_ops`). An ``undone`` names only the seqs the
+  viewer was told of; a viewer told of none of them is not told of the undo.
+- What a player may see of a rule set's own event is its table part's to say (``TablePart.redact``: how many
+  of a secret list, not which); of a check, a result or a follow-up, its rule set's (``RuleSet.redact*``). A
+  non-GM viewer always gets the redacted copy of what it may see.
 - Refusals and ``verify``: a check the asker may not see does not exist for them. ``verify`` says
   ``found: false``, and a follow-up on it is ``unknown_check`` with the very message a check that never
   existed gets; ``not_your_check`` is for a check the asker may see. The roller of a blind roll is told that
@@ -86,7 +88,8 @@ from .seqs import Seqs
 from .visibility import ROLL_VISIBILITY, Viewer, may_see, view
 
 if TYPE_CHECKING:
-    from .table import Pending, Stored, Table
+    from .stored import Pending, Stored
+    from .table import Table
 
 __all__ = [
     "ROLL_VISIBILITY",
@@ -94,7 +97,6 @@ __all__ = [
     "Viewer",
     "audiences",
     "frames",
-    "kind",
     "may_see",
     "open_followups",
     "reply",
@@ -493,7 +495,7 @@ class Action:
 
 def audiences(table: Table, action: Action, viewers: Iterable[tuple[K, Viewer]]) -> list[tuple[list[Any], list[K]]]:
     """What each of ``viewers`` (anything, keyed ``K``, with its viewer) is told of a committed action, worked
-    out once per kind of viewer (:func:`kind`): the frames, and who is told them, each list of frames once
+    out once per kind of viewer (:func:`_kinds`: viewers of one kind are told exactly the same of the action): the frames, and who is told them, each list of frames once
     (kinds told the very same, as the GM and the players are of a public roll with nothing open, are one
     group). Those told nothing are left out."""
     sort, lens = _kinds(action, table), Lens(table, action.pending)
@@ -517,14 +519,10 @@ def audiences(table: Table, action: Action, viewers: Iterable[tuple[K, Viewer]])
     return [group for group in distinct if group[0]]
 
 
-def kind(action: Action, viewer: Viewer, table: Table) -> tuple[object, ...]:
-    """Viewers of the same kind are told exactly the same of ``action`` (the hub encodes it once for them):
-    the role, the user when it is numbered apart or is the action's owner or actor, and those two facts."""
-    return _kinds(action, table)(viewer)
-
-
 def _kinds(action: Action, table: Table) -> Callable[[Viewer], tuple[object, ...]]:
-    """:func:`kind` for one action, what it asks of the action worked out once for all its viewers."""
+    """The kind of each viewer of one action: viewers of the same kind are told exactly the same of it (the hub
+    encodes it once for them): the role, the user when it is numbered apart or is the action's owner or actor,
+    and those two facts. What it asks of the action is worked out once for all its viewers."""
     own = table.numbering.own  # who is numbered apart (:meth:`Numbering.owns_secrets`)
     first = action.first
     if not isinstance(first, (t.RollEvent, t.FollowEvent)):  # a GM op: an `undone` is per user

@@ -9,16 +9,19 @@ keeping them: it holds the state, not the history.
 The checks it holds are the last :data:`~sidecar.config.CHECKS_LATEST` rolled and, older, those still open
 to follow-ups, at most :data:`~sidecar.config.CHECKS_HELD` of them: a check its rule set closes (no follow-up
 open on its result, :meth:`~sidecar.engine.ruleset.RuleSet.open_on`) leaves once it is not among the last,
-and beyond the window the oldest goes (a rule that never closes, like the GM's
-removal of a complication after an epic success, would keep it for good). What leaves is never lost: its roll
+and beyond the window the oldest goes (a rule that never closes, like a follow-up of the GM's that waits for
+good, would keep it for good). What leaves is never lost: its roll
 and follow-up events are in the ledger, and the table reads them back for whoever names the check
 (:meth:`.table.Table.check`), answering exactly as it did while it was held. Which checks are held is a
 function of the events alone, so a snapshot and its tail hold the same ones a full fold does.
 
-Running values stay within their bounds (``protocol/v1/limits.py``: strain, harm, game changers, Wyrd): the
-actions that would carry one past are refused before they are recorded (a Wyrd grant), or cannot add more
-than a few at a time (a roll's strain or harm), which the fold holds at the bound, so that no number in the
-state, or in a snapshot of it, leaves what the rules can mean (nor a signed 64-bit integer). Extended checks
+The projection folds the table's own events (rolls, follow-ups, conditions, scenes, extended and gathered
+checks, undo) and hands every other event to the rule set whose it is (its table part,
+:class:`~sidecar.engine.table_part.TablePart`), by the event's class: the part changes the flat actor and
+scene states (its fields of them) and what it keeps of its own. A part may fold some of the table's own events
+too, after the table has (its reactions). Running values stay within their bounds (``protocol/v1/limits.py``):
+a part's fold holds them there, so that no number in the state, or in a snapshot of it, leaves what the rules
+can mean (nor a signed 64-bit integer). Extended checks
 that ended and gathered checks that resolved stay in the state while they are among the last
 :data:`~protocol.v1.limits.ENDED_KEPT`: a campaign's finished ones do not grow it.
 """
@@ -30,39 +33,103 @@ from typing import Any
 
 import msgspec
 
-from protocol.v1 import challenge as challenge_t
-from protocol.v1 import facets as facets_t
-from protocol.v1 import feats as feats_t
-from protocol.v1 import flairs as flairs_t
 from protocol.v1 import limits
 from protocol.v1 import table as t
+from protocol.v1.systems import ACTOR_PARTS, SCENE_PARTS
 from sidecar import config
 from sidecar.engine import registry
-from sidecar.engine.registry import TAKEN_DOWN_AT
+from sidecar.engine.registry import PARTS, REACTIONS
 
 
 class Folded(msgspec.Struct, array_like=True, gc=False):
-    """A projection's state as a table's snapshot stores it (derived data: rebuilt from the events at will)."""
+    """A projection's state as a table's snapshot stores it (derived data: rebuilt from the events at will): the
+    table's own, and each rule set's part under its tag (:class:`PartFolded`, encoded apart)."""
 
     seq: int
     scene: str | None
-    actors: dict[str, t.ActorState]
-    scenes: dict[str, t.SceneState]
+    actors: dict[str, t.CoreActor]
+    scenes: list[str]
+    """The scenes the table holds state in."""
     extended: dict[str, t.ExtendedState]
-    complications: dict[str, challenge_t.Complication]
-    lurking: dict[str, flairs_t.Lurking]
     checks: dict[str, t.RollEvent]
     rolls: dict[str, int]
     latest: list[str]
     gathers: dict[str, t.GatherState]
     undone: list[int]
-    brought: dict[str, str] = {}
+    brought: dict[str, str]
+    parts: dict[str, msgspec.Raw]
+    """Per rule set (its tag): :class:`PartFolded`, encoded."""
+
+
+class _Part:
+    """How one rule set's part is stored: its fields of each actor and each scene, and what it keeps of its own."""
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        self.actor: type | None = dict(ACTOR_PARTS).get(tag)
+        self.scene: type | None = dict(SCENE_PARTS).get(tag)
+        self.actor_fields = tuple(f.name for f in msgspec.structs.fields(self.actor)) if self.actor else ()
+        self.scene_fields = tuple(f.name for f in msgspec.structs.fields(self.scene)) if self.scene else ()
+        part = PARTS.get(tag)
+        self.part = part
+        own: Any = part.state if part is not None and part.state is not None else None
+        self.decoder = msgspec.msgpack.Decoder(
+            tuple[dict[str, self.actor or None], dict[str, self.scene or None], own]  # type: ignore[misc]
+        )
+
+    def encode(self, p: Projection) -> msgspec.Raw:
+        actors = (
+            {name: self.actor(**{f: getattr(a, f) for f in self.actor_fields}) for name, a in p.actors.items()}
+            if self.actor is not None
+            else {}
+        )
+        scenes = (
+            {name: self.scene(**{f: getattr(s, f) for f in self.scene_fields}) for name, s in p.scenes.items()}
+            if self.scene is not None
+            else {}
+        )
+        return msgspec.Raw(_enc.encode((actors, scenes, p.parts.get(self.tag))))
+
+    def decode(self, raw: msgspec.Raw | None, p: Projection) -> None:
+        """Fill ``p``'s flat actors and scenes with this part's fields and its own state, from ``raw``."""
+        if raw is None:  # a rule set installed since: its fields as on an empty table
+            if self.part is not None:
+                p.parts[self.tag] = self.part.blank()
+            return
+        actors, scenes, own = self.decoder.decode(raw)
+        for name, fields in actors.items():
+            a = p.actors.get(name)
+            if a is not None:
+                for f in self.actor_fields:
+                    setattr(a, f, getattr(fields, f))
+        for name, fields in scenes.items():
+            s = p.scenes.get(name)
+            if s is not None:
+                for f in self.scene_fields:
+                    setattr(s, f, getattr(fields, f))
+        if self.part is not None:
+            p.parts[self.tag] = own if own is not None else self.part.blank()
+
+
+_enc = msgspec.msgpack.Encoder()
+_STORED: tuple[_Part, ...] = tuple(
+    _Part(tag) for tag in dict.fromkeys([*PARTS, *(tag for tag, _ in ACTOR_PARTS), *(tag for tag, _ in SCENE_PARTS)])
+)
+
+
+def _copy(state: Any) -> Any:
+    """A copy of a flat state whose lists are its own (the snapshot's, to fill in)."""
+    return msgspec.structs.replace(
+        state, **{f: list(v) for f in state.__struct_fields__ if isinstance(v := getattr(state, f), list)}
+    )
 
 
 class Projection:
-    """Per actor, per scene and per extended check state, plus the checks open to follow-ups.
+    """Per actor, per scene and per extended check state, plus the checks open to follow-ups, and each rule
+    set's part.
 
-    It is the :class:`~sidecar.engine.ruleset.TableView` the rule sets read their consequences from."""
+    It is the :class:`~sidecar.engine.ruleset.TableView` the rule sets read their consequences from, and the
+    :class:`~sidecar.engine.table_part.PartTable` their parts fold into."""
 
     def __init__(
         self, source: Callable[[int], Iterable[tuple[int, object]]] | None = None, holds_checks: bool = True
@@ -84,8 +151,8 @@ class Projection:
         self.actors: dict[str, t.ActorState] = {}
         self.scenes: dict[str, t.SceneState] = {}
         self.extended: dict[str, t.ExtendedState] = {}
-        self.complications: dict[str, challenge_t.Complication] = {}
-        self.lurking: dict[str, flairs_t.Lurking] = {}
+        self.parts: dict[str, Any] = {name: part.blank() for name, part in PARTS.items()}
+        """What each rule set keeps of its own (its part's ``state``), by tag."""
         self.checks: dict[str, t.RollEvent] = {}
         """The checks open to follow-ups, oldest first, as they stand (their results after follow-ups)."""
         self.rolls: dict[str, int] = {}
@@ -122,18 +189,27 @@ class Projection:
         return Folded(
             self.seq,
             self.scene,
-            self.actors,
-            self.scenes,
+            {name: t.CoreActor(conditions=a.conditions) for name, a in self.actors.items()},
+            list(self.scenes),
             self.extended,
-            self.complications,
-            self.lurking,
             self.checks,
             self.rolls,
             self.latest,
             self.gathers,
             sorted(self.undone),
             self.brought,
+            {stored.tag: stored.encode(self) for stored in _STORED},
         )
+
+    def _load(self, state: Folded) -> None:
+        """Take the state a snapshot stored (decoded for this projection alone)."""
+        self.scene = state.scene
+        self.actors = {name: t.ActorState(conditions=a.conditions) for name, a in state.actors.items()}
+        self.scenes = {name: t.SceneState() for name in state.scenes}
+        for stored in _STORED:
+            stored.decode(state.parts.get(stored.tag), self)
+        self.extended, self.checks, self.rolls = state.extended, state.checks, state.rolls
+        self.latest, self.gathers, self.brought = state.latest, state.gathers, state.brought
 
     @classmethod
     def unfolded(
@@ -141,18 +217,17 @@ class Projection:
     ) -> Projection:
         """The projection a snapshot stored (decoded afresh: nothing shared), reading its history from ``source``."""
         p = cls(source, holds_checks)
-        p.seq, p.scene, p.actors, p.scenes = state.seq, state.scene, state.actors, state.scenes
-        p.extended, p.complications, p.lurking = state.extended, state.complications, state.lurking
-        p.checks, p.rolls, p.gathers, p.undone = state.checks, state.rolls, state.gathers, set(state.undone)
-        p.latest, p.brought = state.latest, state.brought
+        p._load(state)
+        p.seq, p.undone = state.seq, set(state.undone)
         return p
 
     # --- accessors ----------------------------------------------------------------
 
     def actor(self, name: str) -> t.ActorState:
+        """The actor's state, to change: tracked from now on."""
         a = self.actors.get(name)
         if a is None:
-            a = self.actors[name] = t.ActorState(conditions=[], facets=[])
+            a = self.actors[name] = t.ActorState()
             if self._roller[1] is not None and self._folding_cause == self._roller[0]:
                 self.brought[name] = self._roller[1]
         return a
@@ -162,9 +237,10 @@ class Projection:
         return sum(1 for who in self.brought.values() if who == user)
 
     def scene_state(self, name: str) -> t.SceneState:
+        """The scene's state, to change: held from now on."""
         s = self.scenes.get(name)
         if s is None:
-            s = self.scenes[name] = t.SceneState(complications=[], facets=[], lurking=[])
+            s = self.scenes[name] = t.SceneState()
         return s
 
     def actor_state(self, actor: str) -> t.ActorState:
@@ -172,44 +248,20 @@ class Projection:
         a = self.actors.get(actor)
         return a if a is not None else t.ActorState()
 
-    def complication(self, cid: str) -> challenge_t.Complication | None:
-        return self.complications.get(cid)
-
-    def open_lurking(self, actor: str | None, scene: str | None) -> flairs_t.Lurking | None:
-        """The oldest lurking trials waiting for this actor, else for anyone in this scene."""
-        for lk in self.lurking.values():
-            if lk.actor is not None and lk.actor == actor:
-                return lk
-        for lk in self.lurking.values():
-            if lk.actor is None and lk.scene is not None and lk.scene == scene:
-                return lk
-        return None
-
-    def facet(self, fid: str) -> tuple[facets_t.Facet, list[facets_t.Facet]] | None:
-        """The open facet with this id and the list that holds it (an actor's or a scene's)."""
-        holders: tuple[t.ActorState | t.SceneState, ...] = (*self.actors.values(), *self.scenes.values())
-        for holder in holders:
-            for f in holder.facets:
-                if f.id == fid:
-                    return f, holder.facets
-        return None
+    def part(self, name: str) -> Any:
+        """What the rule set ``name`` keeps of its own; not to be changed."""
+        return self.parts.get(name)
 
     def snapshot(self) -> t.Snapshot:
+        names = set(self.scenes)
+        for name, part in PARTS.items():
+            names.update(part.scenes_shown(self.parts[name]))
         scenes: dict[str, t.SceneState] = {}
-        for name in sorted(
-            set(self.scenes)
-            | {c.scene for c in self.complications.values()}
-            | {lk.scene for lk in self.lurking.values() if lk.scene}
-        ):
-            base = self.scenes.get(name) or t.SceneState()
-            scenes[name] = t.SceneState(
-                complications=[c for c in self.complications.values() if c.scene == name],
-                facets=list(base.facets),
-                lurking=[lk for lk in self.lurking.values() if lk.scene == name],
-            )
-        actor_lurking = [lk for lk in self.lurking.values() if lk.scene is None]
-        if actor_lurking:
-            scenes.setdefault("", t.SceneState()).lurking.extend(actor_lurking)
+        for name in sorted(names):
+            base = self.scenes.get(name)
+            scenes[name] = _copy(base) if base is not None else t.SceneState()
+        for name, part in PARTS.items():
+            part.show(self.parts[name], scenes, t.SceneState)
         return t.Snapshot(
             seq=self.seq,
             scene=self.scene,
@@ -248,10 +300,7 @@ class Projection:
             self._log.append((seq, ev))
         undone, at = self.undone | set(ev.seqs), self.seq
         self._reset()
-        self.scene, self.actors, self.scenes = base.scene, base.actors, base.scenes
-        self.extended, self.complications, self.lurking = base.extended, base.complications, base.lurking
-        self.checks, self.rolls, self.latest, self.gathers = base.checks, base.rolls, base.latest, base.gathers
-        self.brought = base.brought
+        self._load(base)
         self.undone, self.seq = undone, at
         for s, e in events:
             if s <= at and not isinstance(e, t.Undone):
@@ -303,82 +352,12 @@ class Projection:
                     rec = self.checks[ev.check_id] = msgspec.structs.replace(rec, result=ev.result)
                     if not self._open(rec) and ev.check_id not in self.latest:  # closed: nothing more can follow
                         del self.checks[ev.check_id], self.rolls[ev.check_id]
-            case challenge_t.StrainChanged():
-                a = self.actor(ev.actor)
-                value = ev.set if ev.set is not None else a.strain + (ev.delta or 0)
-                a.strain = min(max(0, value), limits.STRAIN)  # strain never goes below 0, nor past its bound
-            case challenge_t.GameChangerGained():
-                a = self.actor(ev.actor)
-                a.game_changers = min(max(0, a.game_changers + ev.count), limits.GAME_CHANGERS)
             case t.ConditionAdded():
                 a = self.actor(ev.actor)
                 a.conditions.append(t.Condition(id=ev.condition, text=ev.text))
             case t.ConditionRemoved():
                 a = self.actor(ev.actor)
                 a.conditions = [c for c in a.conditions if c.id != ev.condition]
-                if len(a.conditions) < TAKEN_DOWN_AT:
-                    a.taken_down = False
-            case challenge_t.TakenDown():
-                self.actor(ev.actor).taken_down = True
-            case facets_t.HarmTaken():
-                a = self.actor(ev.actor)
-                if ev.harm == "wound":
-                    a.wounds = min(a.wounds + 1, limits.HARM)
-                else:
-                    a.scratches = min(a.scratches + 1, limits.HARM)
-            case facets_t.FacetCreated():
-                f = facets_t.Facet(facet=ev.facet, nature=ev.nature, id=ev.id or f"f{seq}")
-                if ev.scene is not None:
-                    self.scene_state(ev.scene).facets.append(f)
-                elif ev.actor is not None:
-                    self.actor(ev.actor).facets.append(f)
-            case facets_t.FacetRenamed():
-                found = self.facet(ev.facet)
-                if found is not None:
-                    found[0].facet = ev.text
-            case facets_t.FacetRemoved():
-                found = self.facet(ev.facet)
-                if found is not None:
-                    found[1].remove(found[0])
-            case facets_t.HarmHealed():
-                a = self.actor(ev.actor)
-                if ev.harm == "wound":
-                    a.wounds = max(0, a.wounds - ev.count)
-                else:
-                    a.scratches = max(0, a.scratches - ev.count)
-            case challenge_t.ComplicationAdded():
-                self.complications[ev.complication] = challenge_t.Complication(
-                    id=ev.complication, scene=ev.scene, text=ev.text, origin=ev.origin, hidden=ev.hidden
-                )
-                self.scene_state(ev.scene)
-            case challenge_t.ComplicationEdited():
-                c = self.complications.get(ev.complication)
-                if c is not None:
-                    c.text = ev.text
-            case challenge_t.ComplicationRevealed():
-                c = self.complications.get(ev.complication)
-                if c is None:  # a player learns of it only now
-                    self.complications[ev.complication] = challenge_t.Complication(
-                        id=ev.complication, scene=ev.scene, text=ev.text, origin=ev.origin, hidden=False
-                    )
-                    self.scene_state(ev.scene)
-                else:
-                    c.hidden = False
-            case challenge_t.ComplicationRemoved():
-                self.complications.pop(ev.complication, None)
-            case challenge_t.ComplicationConverted():
-                c = self.complications.get(ev.complication)
-                if c is not None:
-                    c.cl = ev.cl
-            case feats_t.WyrdChanged():
-                a = self.actor(ev.actor)
-                a.wyrd = min(max(-limits.WYRD, a.wyrd + ev.delta), limits.WYRD)
-            case flairs_t.LurkingTrialsSet():
-                self.lurking[ev.lurking] = flairs_t.Lurking(
-                    id=ev.lurking, count=ev.count, trials=list(ev.trials) or None, actor=ev.actor, scene=ev.scene
-                )
-            case flairs_t.LurkingTrialsUsed():
-                self.lurking.pop(ev.lurking, None)
             case t.ExtendedStarted():
                 self.extended[ev.extended] = t.ExtendedState(
                     id=ev.extended,
@@ -416,4 +395,11 @@ class Projection:
                 self.scene = ev.scene
                 self.scene_state(ev.scene)
             case _:
-                pass
+                owned = registry.part_of_event(ev)
+                if owned is not None:
+                    owned[1].fold(self.parts[owned[0]], seq, ev, self)
+                return
+        reactions = REACTIONS.get(type(ev))
+        if reactions is not None:
+            for name, part in reactions:
+                part.fold(self.parts[name], seq, ev, self)

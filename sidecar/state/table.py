@@ -1,10 +1,12 @@
 """A table: its ledger of events, its projection, and the actions that append to them.
 
-Every action (a roll, a follow-up, a GM operation) turns into one or more events:
-the roll or op itself first, then each consequence as its own event (so each can be
-undone). :meth:`Table.prepare` computes the events without changing anything; the
-server appends them to the ledger and only then calls :meth:`Table.commit` and tells
-anyone. A refused action raises :class:`ActionError` and leaves no trace.
+Every action (a roll, a follow-up, a GM operation) turns into one or more events: the roll or op itself first,
+then each consequence as its own event (so each can be undone). :meth:`Table.prepare_roll`,
+:meth:`Table.prepare_follow` and :meth:`Table.prepare_op` compute the events without changing anything (a
+:class:`Pending`); the hub appends them to the ledger, then calls :meth:`Table.commit` (or
+:meth:`Table.commit_read`) and only then tells anyone (:mod:`.hearing`). Within a batch the hub commits ahead of
+the ledger (``durable=False``) and marks what is stored after (:meth:`Table.stored_up_to`). A refused action
+raises :class:`ActionError` and leaves no trace.
 """
 
 from __future__ import annotations
@@ -12,153 +14,39 @@ from __future__ import annotations
 import bisect
 import contextlib
 import dataclasses
-import os
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 
 import msgspec
 
-from protocol.v1 import challenge as challenge_t
-from protocol.v1 import facets as facets_t
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
-from protocol.v1.errors import ErrorCode
-from sidecar import __version__
 from sidecar.config import OLD_CHECKS_KEPT
-from sidecar.engine import CheckError, Dice, gather, registry
-from sidecar.engine.ruleset import Prepared, RollContext, Shown
+from sidecar.engine import Dice, registry
 
 from ..config import LABELS_KEPT, RECENT_KEPT, VIEWS_KEPT
-from . import gm_ops, hearing
+from . import actions, gm_ops, hearing
 from .errors import ActionError as ActionError
 from .hearing import Numbering, seen
 from .ledger import Ledger
-from .projection import Folded, Projection
+from .projection import Projection
 from .seqs import Seqs
-from .visibility import ROLL_VISIBILITY, SECRET, Viewer, may_see, redacted
-
-BLIND_FOLLOWUP = (
-    "a blind roll's result is the GM's to see, and so are its follow-ups: the GM makes them "
-    "(a bargain or a choice the roller asks for, out loud)"
-)
-"""The one refusal of every follow-up on a blind roll asked by its roller: the same whatever the result."""
-
-
-class Stored(msgspec.Struct, array_like=True, gc=False):
-    """An event as the ledger keeps it: who may see it, whose it is, and the event."""
-
-    vis: str
-    owner: str | None
-    event: t.AnyEvent
-
-
-_enc = msgspec.msgpack.Encoder()
-_dec = msgspec.msgpack.Decoder(Stored)
-
-SNAPSHOT_FORMAT = 4
-"""Raised whenever what a snapshot holds, or how events fold into it, changes."""
-SNAPSHOT_VERSION = f"{SNAPSHOT_FORMAT}/{__version__}"
-"""A snapshot written by another version is not read: the table folds its events and writes a new one."""
-
-
-class Saved(msgspec.Struct, array_like=True, gc=False):
-    """A table's state at ``head`` as a snapshot holds it: derived data, the events are the truth."""
-
-    head: int
-    facet_seen: dict[str, tuple[str, str | None]]
-    condition_seen: dict[str, tuple[str, str | None]]
-    harm_secret: dict[str, list[tuple[str, str | None]]]
-    secret_owners: list[str]
-    gather_secret: list[str]
-    gaps: list[bytes]
-    """The numbering's gaps, of the players' base and of the GMs' (:meth:`.seqs.Seqs.to_bytes`)."""
-    own: list[tuple[bool, str, bytes]]
-    state: Folded
-    views: list[tuple[str | None, Folded]]
-    """The players' projections held when it was written (one asked for later is built from the events)."""
-
-
-_saved_enc = msgspec.msgpack.Encoder()
-_saved_dec = msgspec.msgpack.Decoder(Saved)
-
-
-def decode_stored(data: bytes) -> Stored:
-    """An event as the ledger holds it (``Stored``), from its bytes."""
-    return _dec.decode(data)
-
-
-@dataclass(frozen=True)
-class Runs:
-    """What a catch-up reads when most of the events after its start are hidden from its viewer: the ranges
-    ``(after, upto]`` of ledger seqs that hold the viewer's events (:meth:`.hearing.Numbering.runs`). With them
-    in hand (:meth:`Table.reading`), the stored events of ``(since, upto]`` are those of the ranges alone: only a
-    welcome's, which tells the viewer nothing else, reads them so."""
-
-    since: int
-    upto: int
-    ranges: list[tuple[int, int]]
-
-
-@dataclass(frozen=True)
-class Check:
-    """A check as the table answers for it: its roll's seq, who may see it (its roll event's visibility and
-    owner), and its record as it stands (the roll event with its result after every follow-up, no label)."""
-
-    seq: int
-    vis: str
-    owner: str | None
-    rec: t.RollEvent
-    label: str | None = None
-    read_back: bool = False
-    """Read back from its events (the ledger's or the recent window's): ``label`` is then its roll's, so that
-    ``verify`` reads no more for it than for an id that never was."""
-
-
-@dataclass
-class Pending:
-    """Events an action will append, in order, with their seqs."""
-
-    events: list[tuple[int, Stored]] = field(default_factory=list)
-    check_id: str | None = None
-    result: object | None = None
-
-    @property
-    def first(self) -> int:
-        return self.events[0][0]
-
-    def encoded(self) -> list[tuple[int, bytes]]:
-        return [(seq, _enc.encode(st)) for seq, st in self.events]
-
-
-class _Entropy:
-    """Random hex digits from the kernel (``os.urandom``, as ``secrets`` reads it), 512 ids' worth at a time:
-    one system call a roll cost more than the rest of its check id."""
-
-    block = ""
-    used = 0
-
-    @classmethod
-    def hex16(cls) -> str:
-        """16 random hex digits (8 bytes), never handed out twice."""
-        used = cls.used
-        if used + 16 > len(cls.block):
-            cls.block, used = os.urandom(4096).hex(), 0
-        cls.used = used + 16
-        return cls.block[used : used + 16]
-
-    @classmethod
-    def forget(cls) -> None:
-        """A forked child draws its own: what the parent held may be the parent's next ids."""
-        cls.block, cls.used = "", 0
-
-
-os.register_at_fork(after_in_child=_Entropy.forget)
+from .stored import SNAPSHOT_FORMAT as SNAPSHOT_FORMAT
+from .stored import SNAPSHOT_VERSION as SNAPSHOT_VERSION
+from .stored import Check as Check
+from .stored import Pending as Pending
+from .stored import Runs as Runs
+from .stored import Saved, fits, saved_dec, saved_enc, undoes_behind
+from .stored import Stored as Stored
+from .stored import _dec as _dec
+from .stored import _Entropy as _Entropy
+from .stored import decode_stored as decode_stored
+from .visibility import SECRET, Viewer, may_see, redacted
 
 
 class Table:
     """One table's state. All methods run on the event loop. What the table does not hold in memory it reads
-    from the ledger: the coroutines (:meth:`read`, :meth:`reading`, :meth:`snapshot_read`, :meth:`visible_read`,
+    from the ledger: the coroutines (:meth:`read`, :meth:`reading`, :meth:`snapshot_read`,
     :meth:`verify_read`, :meth:`commit_read`) read it without blocking the loop, and put it in hand for the
     plain methods they call; called alone (tools, tests), the plain methods read it blocking, and count it
     (:attr:`blocking_reads`: none while serving)."""
@@ -181,14 +69,12 @@ class Table:
         self._old: OrderedDict[str, Check | None] = OrderedDict()
         """Checks the projection no longer holds, read back from the ledger (None: no such check), the last
         ``OLD_CHECKS_KEPT`` named."""
-        self.facet_seen: dict[str, tuple[str, str | None]] = {}
-        """(visibility, owner) of the event that created each facet: who its changes go to."""
+        self.heard: dict[str, list[tuple[str, str | None]]] = {}
+        """(visibility, owner) of the events a rule set's part asked the table to remember, under its keys
+        (``TablePart.remembers``): who a later GM operation's change of the same thing is told to."""
         self.condition_seen: dict[str, tuple[str, str | None]] = {}
         """(visibility, owner) of the event that added each condition not seen by all (a hidden roll's): who
         its removal goes to. Every other condition's removal is everyone's."""
-        self.harm_secret: dict[str, set[tuple[str, str | None]]] = {}
-        """Per actor, the (visibility, owner) of each kind of harm event not seen by all it took (a hidden
-        roll's wound): only a heal of such an actor is split by who saw the harm (:meth:`harm_seen`)."""
         self._undoing: list[tuple[int, Stored]] | None = None
         """The events up to an ``undone`` being committed, read once for every projection's rebuild."""
         self.views: OrderedDict[str | None, Projection] = OrderedDict()
@@ -236,7 +122,7 @@ class Table:
                 rows = await self.ledger.read_events(self.id, seq, upto)
                 # an undo in the tail rebuilds from the snapshot and the tail; one that reaches behind the
                 # snapshot, from the whole history: read it now, not blocking later
-                before = await self.ledger.read_events(self.id, 0, seq) if _undoes_behind(rows, data) else None
+                before = await self.ledger.read_events(self.id, 0, seq) if undoes_behind(rows, data) else None
                 with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
                     return self.restore(data, rows, before)
         self._fold(await self.ledger.read_events(self.id, 0, upto))
@@ -246,12 +132,11 @@ class Table:
         if self.head != self.durable:
             raise ValueError("a snapshot holds only what the ledger holds: the table has events not yet stored")
         nums = self.numbering
-        return _saved_enc.encode(
+        return saved_enc.encode(
             Saved(
                 self.head,
-                self.facet_seen,
+                self.heard,
                 self.condition_seen,
-                {actor: sorted(seen, key=_by_owner) for actor, seen in self.harm_secret.items()},
                 sorted(self.secret_owners),
                 sorted(self.gather_secret),
                 [nums.gaps[False].to_bytes(), nums.gaps[True].to_bytes()],
@@ -267,10 +152,9 @@ class Table:
         """The table from a snapshot (:meth:`saved`) and the events after it (``rows``). An undo among ``rows``
         rebuilds from the snapshot and the events after it, or, when it undoes what the snapshot holds, from
         the history: ``before``, the events up to the snapshot (else read blocking)."""
-        saved = _saved_dec.decode(data)
+        saved = saved_dec.decode(data)
         self.head = self.durable = self.snapshot_seq = saved.head
-        self.facet_seen, self.condition_seen, self._old = saved.facet_seen, saved.condition_seen, OrderedDict()
-        self.harm_secret = {actor: set(seen) for actor, seen in saved.harm_secret.items()}
+        self.heard, self.condition_seen, self._old = saved.heard, saved.condition_seen, OrderedDict()
         self.secret_owners, self.gather_secret = set(saved.secret_owners), set(saved.gather_secret)
         self.numbering = Numbering()
         self.numbering.head = saved.head
@@ -296,8 +180,8 @@ class Table:
 
     def _fold(self, rows: list[tuple[int, bytes]]) -> None:
         self.head = self.durable = self.snapshot_seq = 0
-        self.facet_seen, self.views, self._old = {}, OrderedDict(), OrderedDict()
-        self.condition_seen, self.harm_secret = {}, {}
+        self.heard, self.views, self._old = {}, OrderedDict(), OrderedDict()
+        self.condition_seen = {}
         self.numbering = Numbering()
         self.secret_owners, self.gather_secret = set(), set()
         self.recent = []
@@ -363,13 +247,16 @@ class Table:
         if isinstance(st.event, t.RollEvent):
             if st.event.gather is not None and st.vis != "all":
                 self.gather_secret.add(st.event.gather)
-        elif isinstance(st.event, facets_t.FacetCreated):
-            self.facet_seen[st.event.id or f"f{seq}"] = (st.vis, st.owner)
-        elif st.vis != "all":
-            if isinstance(st.event, t.ConditionAdded):
+        elif isinstance(st.event, t.ConditionAdded):
+            if st.vis != "all":
                 self.condition_seen[st.event.condition] = (st.vis, st.owner)
-            elif isinstance(st.event, facets_t.HarmTaken):
-                self.harm_secret.setdefault(st.event.actor, set()).add((st.vis, st.owner))
+        else:
+            owned = registry.part_of_event(st.event)
+            if owned is not None:
+                for key in owned[1].remembers(seq, st.event, st.vis):
+                    heard = self.heard.setdefault(key, [])
+                    if (st.vis, st.owner) not in heard:
+                        heard.append((st.vis, st.owner))
         self.numbering.add(seq, st, self.restricted)
 
     def _keep(self, seq: int, st: Stored) -> None:
@@ -411,11 +298,6 @@ class Table:
     def visible(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
         """The events ``viewer`` is told of after its own event ``since``, in its numbering."""
         return hearing.events_for(self, self.stored(self.numbering.after(since, viewer)), viewer)
-
-    async def visible_read(self, since: int, viewer: Viewer) -> list[t.Sequenced]:
-        """:meth:`visible`, what memory lacks read without blocking the loop."""
-        async with self.reading(self.numbering.after(since, viewer)):
-            return self.visible(since, viewer)
 
     async def snapshot_read(self, viewer: Viewer) -> t.Snapshot:
         """:meth:`snapshot`, a player's view built (when it must be) from events read without blocking the loop."""
@@ -468,10 +350,6 @@ class Table:
         else:
             self.views.move_to_end(key)
         return p
-
-    def view_pending(self, pending: Pending, viewer: Viewer) -> list[t.Sequenced]:
-        """The events of a committed action ``viewer`` is told of, in its numbering."""
-        return hearing.events_for(self, pending.events, viewer)
 
     def verify(self, msg: m.Verify, viewer: Viewer) -> m.Verified:
         """The ledger's word on a check to ``viewer`` (:func:`.hearing.verified`)."""
@@ -582,7 +460,7 @@ class Table:
         block runs: an undo's history, the check a follow-up names; None when it reads nothing (a roll)."""
         if isinstance(msg, m.Gm) and isinstance(msg.op, t.Undo):
             return self._undo_reading(msg.op)
-        if isinstance(msg, m.Gm) and isinstance(msg.op, facets_t.HarmHeal) and self._heal_reads(msg.op):
+        if isinstance(msg, m.Gm) and self._op_reads_views(msg.op):
             return self.reading(0)
         if isinstance(msg, m.Follow):
             return self._checking(msg.check)
@@ -689,10 +567,10 @@ class Table:
         if found is None or found[1] != SNAPSHOT_VERSION or found[0] > self.durable:
             return None
         try:
-            base = _saved_dec.decode(found[2]).state
+            base = saved_dec.decode(found[2]).state
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
-        if min(undone) <= base.seq or not _fits(base, self.state.undone, found[0]):
+        if min(undone) <= base.seq or not fits(base, self.state.undone, found[0]):
             return None
         return found[0], found[2]
 
@@ -704,8 +582,8 @@ class Table:
         if self._rebase is None or not isinstance(ev, t.Undone):
             return False
         head, data = self._rebase
-        saved = _saved_dec.decode(data)  # decoded afresh: the projections own what they fold into
-        if not _fits(saved.state, self.state.undone | set(ev.seqs), head):
+        saved = saved_dec.decode(data)  # decoded afresh: the projections own what they fold into
+        if not fits(saved.state, self.state.undone | set(ev.seqs), head):
             return False
         rows = self.stored(head, seq)
         self.state.rebuild_from(saved.state, [(s, r.event) for s, r in rows], seq, ev)
@@ -716,7 +594,7 @@ class Table:
             if not isinstance(shown, t.Undone):
                 continue  # told of none of it: its view is as it was
             base = bases.get(key)
-            if base is None or not _fits(base, self.views[key].undone | set(shown.seqs), head):
+            if base is None or not fits(base, self.views[key].undone | set(shown.seqs), head):
                 del self.views[key]
                 continue
             seen_rows = [(s, e) for s, r in rows if (e := self._viewed(s, r, viewer)) is not None]
@@ -790,13 +668,14 @@ class Table:
                     shown = redacted(st.event)
                 p.apply(seq, shown)
 
-    def _pend(self) -> tuple[Pending, Callable[..., int]]:
+    def pend(self) -> tuple[Pending, Callable[..., int]]:
         """A new pending action and the function that adds its events with their seqs and causes."""
         pending = Pending()
 
         def add(ev: t.AnyEvent, vis: str = "all", owner: str | None = None) -> int:
-            if isinstance(ev, challenge_t.ComplicationAdded) and ev.hidden:
-                vis = "gm"  # off-screen complications are the GM's alone, whatever caused them
+            owned = registry.part_of_event(ev)
+            if owned is not None:
+                vis = owned[1].heard_by(ev, vis)  # what only the GM hears, whatever caused it
             seq = self.head + len(pending.events) + 1
             if hasattr(ev, "cause") and pending.events:
                 ev.cause = pending.first
@@ -807,110 +686,15 @@ class Table:
 
         return pending, add
 
-    # --- rolls --------------------------------------------------------------------
+    # --- rolls and follow-ups (:mod:`.actions`) ---------------------------------------
 
     def prepare_roll(self, msg: m.Roll, viewer: Viewer, user: str | None) -> Pending:
-        try:
-            return self._prepare_roll(msg, viewer, user)
-        except CheckError as exc:
-            raise ActionError(exc.code, exc.message) from None
+        """A roll's events (:func:`.actions.prepare_roll`), numbered after the table's head."""
+        return actions.prepare_roll(self, msg, viewer, user)
 
-    def _prepare_roll(self, msg: m.Roll, viewer: Viewer, user: str | None) -> Pending:
-        check = msg.check
-        rules = registry.ruleset_of(check)
-        pending, add = self._pend()
-        vis = ROLL_VISIBILITY[msg.mode]
-        private = msg.mode == "self"
-        if private:
-            _refuse_private_part(msg)
-        check_id = self._new_check_id()
-
-        gathering = None
-        if msg.gather is not None:
-            gathering = self.state.gathers.get(msg.gather)
-            if gathering is None:
-                raise ActionError(ErrorCode.UNKNOWN_GATHER, f"no gathered check {msg.gather!r} on this table")
-            if gathering.result is not None:
-                raise ActionError(
-                    ErrorCode.GATHER_COMPLETE, f"every part of {gathering.name or msg.gather!r} is already rolled"
-                )
-            by_name = dict(gather.parts(gathering.check))
-            if msg.part not in by_name:
-                raise ActionError(
-                    ErrorCode.UNKNOWN_PART, f"{msg.gather!r} has the parts {', '.join(by_name)}; name one as `part`"
-                )
-            if msg.part in gathering.rolled:
-                raise ActionError(
-                    ErrorCode.PART_ALREADY_ROLLED, f"{msg.part} has already rolled for {gathering.name or msg.gather!r}"
-                )
-            # the part's own check, as the GM set it; only supplied faces come from the request
-            check = msgspec.structs.replace(by_name[msg.part], dice=check.dice)
-            rules = registry.ruleset_of(check)
-        if msg.extended is not None:
-            x = self.state.extended.get(msg.extended)
-            if x is None:
-                raise ActionError(ErrorCode.UNKNOWN_EXTENDED, f"no extended check {msg.extended!r} on this table")
-            if not rules.extended:
-                raise ActionError(
-                    ErrorCode.INVALID_CHECK,
-                    f"extended checks are {' or '.join(f'`{n}`' for n in registry.EXTENDED)} checks",
-                )
-            check = rules.fill_extended(check, x)
-        scene = self._roll_scene(msg.scene, viewer)
-        ctx = RollContext(check_id=check_id, actor=msg.actor, scene=scene, by_gm=viewer.is_gm)
-        prepared = rules.prepare(check, ctx, self.state)  # its refusals hold for a private test too
-        if private and prepared.events:
-            # what the check took from the table (the Judge's lurking trials) stays there, waiting for a real roll
-            prepared = Prepared(check)
-        check = prepared.check
-        faces = check.dice if check.dice is not None else rules.roll(check, self.rng)
-        result = rules.read(check, faces)
-
-        roll_ev = t.RollEvent(
-            check_id=check_id,
-            check=check,
-            result=result,
-            by=viewer.role,
-            user=user,
-            actor=msg.actor,
-            target=msg.target,
-            scene=scene,
-            mode=msg.mode,
-            label=msg.label,
-            extended=msg.extended,
-            gather=msg.gather,
-            part=msg.part,
-        )
-        consequences = list(rules.consequences(roll_ev, self.state))  # may refuse the roll: before anything is added
-        add(roll_ev, vis, user)
-        if private:
-            # A `self` roll is its roller's private test: read as any roll is (a refusal above holds, and the
-            # roller sees the outcome), but the GM has a part in every consequence (RULINGS), and a roll the GM
-            # cannot see cannot have one. The table is as if it never happened.
-            pending.check_id = check_id
-            pending.result = result
-            return pending
-        for ev in prepared.events:
-            add(ev, vis, user)
-        self._add_consequences(add, consequences, vis, user)
-        if gathering is not None:
-            # A part's faces are seen as its roll is; the whole check tells every part's faces, so it is
-            # everyone's only when every part was rolled in the open, else the GM's.
-            add(
-                t.GatherPartRolled(
-                    gather=gathering.id, part=msg.part or "", check_id=check_id, faces=list(result.dice)
-                ),
-                vis,
-                user,
-            )
-            rolled = {**gathering.rolled, msg.part or "": list(result.dice)}
-            if len(rolled) == len(gathering.parts):
-                whole = rules.read(gathering.check, gather.whole_faces(gathering.check, rolled))
-                secret = vis != "all" or gathering.id in self.gather_secret
-                add(t.GatherResolved(gather=gathering.id, result=whole), "gm" if secret else "all")
-        pending.check_id = check_id
-        pending.result = result
-        return pending
+    def prepare_follow(self, msg: m.Follow, viewer: Viewer, user: str | None) -> Pending:
+        """A follow-up's events (:func:`.actions.prepare_follow`), numbered after the table's head."""
+        return actions.prepare_follow(self, msg, viewer, user)
 
     def _new_check_id(self) -> str:
         """A check id that tells nothing (not the seq, not how many checks came before): random, and new."""
@@ -919,134 +703,33 @@ class Table:
             if check_id not in self.roll_seq:
                 return check_id
 
-    def _roll_scene(self, named: str | None, viewer: Viewer) -> str | None:
-        """The scene a roll is in: the one the GM names, any; else the table's active scene.
-
-        What is keyed by scene (lurking trials waiting for anyone in it, the complications an epic failure
-        adds and an epic success removes, the facets a triumph creates) is the GM's to place: a player's roll
-        is in the active scene, and naming any other is refused rather than moved."""
-        active = self.state.scene
-        if not named:
-            return active
-        if viewer.is_gm or named == active:
-            return named
-        if active is None:
-            raise ActionError(
-                ErrorCode.FORBIDDEN,
-                "a player's roll is in the table's active scene, and none is active: leave out `scene`",
-            )
-        raise ActionError(
-            ErrorCode.FORBIDDEN,
-            f"a player's roll is in the table's active scene {active!r}: name it or leave out `scene`",
-        )
-
-    @staticmethod
-    def _add_consequences(add: Callable[..., int], consequences: Iterable[object], vis: str, owner: str | None) -> None:
-        """Add a rule set's consequences: seen as the roll is, or as a :class:`Shown` one says."""
-        for c in consequences:
-            if isinstance(c, Shown):
-                add(c.event, c.to)
-            else:
-                add(c, vis, owner)
-
-    # --- follow-ups ---------------------------------------------------------------
-
-    def prepare_follow(self, msg: m.Follow, viewer: Viewer, user: str | None) -> Pending:
-        found = self.check(msg.check)
-        rec = found.rec if found is not None else None
-        # A GM connection relaying a player's follow-up (``user`` another than its own) is that player here.
-        sight = viewer if user == viewer.user else Viewer("player", user)
-        # A check hidden from the requester does not exist for them: the same answer as one that never did.
-        # A `self` roll is hidden from every GM socket (the GM's own too): only its roller's player sockets see it.
-        if rec is None or not (
-            may_see(ROLL_VISIBILITY["self"], rec.user, viewer)
-            if rec.mode == "self"
-            else sight.is_gm
-            or may_see(ROLL_VISIBILITY.get(rec.mode, "all"), rec.user, sight)
-            or (rec.user is not None and rec.user == sight.user)
-        ):
-            raise ActionError(ErrorCode.UNKNOWN_CHECK, f"no check {msg.check!r} on this table (or it was undone)")
-        if rec.mode == "self":
-            raise ActionError(
-                ErrorCode.FORBIDDEN_FOLLOWUP,
-                "a `self` roll is a private test that changes nothing at the table: it has no follow-ups; "
-                "roll it `gm` to keep it between you and the GM",
-            )
-        vis = ROLL_VISIBILITY.get(rec.mode, "all")
-        owner = rec.user  # a follow-up is seen by whoever could see the roll
-        # Whoever may not see the result (a blind roll's roller, on their own key or relayed) gets one refusal
-        # for every follow-up on it, before anything that reads the result: which follow-ups apply is the
-        # result's to say. A blind roll's follow-ups are the GM's to make.
-        if not may_see(vis, owner, sight):
-            raise ActionError(ErrorCode.FOLLOWUP_REFUSED, BLIND_FOLLOWUP)
-        action_tag = type(msg.action).__struct_config__.tag
-        if type(msg.action) in registry.GM_FOLLOWUPS:
-            if not viewer.is_gm:
-                raise ActionError(ErrorCode.FORBIDDEN, f"only the GM can do `{action_tag}`")
-        elif rec.user != user and not (rec.mode == "blind" and viewer.is_gm):
-            raise ActionError(ErrorCode.NOT_YOUR_CHECK, "only the one who rolled this check can follow it up")
-        rules = registry.ruleset_of(rec.check)
-        try:
-            rules.before_follow(rec, msg.action)
-        except CheckError as exc:
-            raise ActionError(exc.code, exc.message) from None
-        if not rules.followups:
-            raise ActionError(ErrorCode.FORBIDDEN_FOLLOWUP, f"{rules.name} checks have no follow-ups")
-        try:
-            result = rules.follow(rec.check, rec.result, msg.action, self.rng)
-        except CheckError as exc:
-            raise ActionError(exc.code, exc.message) from None
-        pending, add = self._pend()
-        add(
-            t.FollowEvent(check_id=rec.check_id, action=msg.action, result=result, by=viewer.role, user=user),
-            vis,
-            owner,
-        )
-        try:
-            self._add_consequences(add, rules.follow_consequences(rec, msg.action, result, self.state), vis, owner)
-        except CheckError as exc:
-            raise ActionError(exc.code, exc.message) from None
-        pending.check_id = rec.check_id
-        pending.result = result
-        return pending
-
     # --- GM operations ------------------------------------------------------------
 
     def prepare_op(self, op: object) -> Pending:
         """A GM operation's events (:mod:`.gm_ops`), numbered after the table's head."""
-        pending, add = self._pend()
-        seen = gm_ops.Seen(self.facet_seen, self.condition_seen, self.harm_seen)
-        for ev, vis, owner in gm_ops.prepare(op, self.state, seen, self._backwards, self.state.undone):
+        pending, add = self.pend()
+        for ev, vis, owner in gm_ops.prepare(op, self.state, self._seen(), self._backwards, self.state.undone):
             add(ev, vis, owner)
         return pending
 
-    def harm_seen(self, actor: str, harm: str) -> list[tuple[str, str | None, int]]:
-        """The ``harm`` (wounds or scratches) ``actor`` has, in parts by who may see them: what every viewer
-        sees first, then what each player sees beyond it (harm of their own ``gm`` rolls), then the GM's alone
-        (harm of blind rolls). A heal takes the parts in that order, each told as its harm was. Only an actor
-        hurt by a hidden roll reads the players' projections for it (:meth:`reading_for` holds their events)."""
-        total = _harm_of(self.state, actor, harm)
-        secret = self.harm_secret.get(actor)
-        if not secret:
-            return [("all", None, total)]
-        public = min(total, _harm_of(self._view(Viewer("player", None)), actor, harm))
-        parts: list[tuple[str, str | None, int]] = [("all", None, public)]
-        rest = total - public
-        for owner in sorted({o for _, o in secret if o is not None}):
-            extra = _harm_of(self._view(Viewer("player", owner)), actor, harm) - public
-            take = max(0, min(extra, rest))
-            parts.append(("roller_gm", owner, take))
-            rest -= take
-        parts.append(("gm", None, rest))
-        return parts
+    def _seen(self) -> gm_ops.Seen:
+        return gm_ops.Seen(self.condition_seen, self._heard, self._seen_by)
 
-    def _heal_reads(self, op: facets_t.HarmHeal) -> bool:
-        """Whether splitting this heal (:meth:`harm_seen`) builds a players' projection the table does not hold."""
-        secret = self.harm_secret.get(op.actor)
-        if not secret:
+    def _heard(self, key: str) -> list[tuple[str, str | None]]:
+        return list(self.heard.get(key, ()))
+
+    def _seen_by(self, user: str | None) -> Projection:
+        """The table as the player ``user`` (``None``: any player) was told of it: their view, built when the
+        table does not hold it (what :meth:`reading_for` put in hand for the operation)."""
+        return self._view(Viewer("player", user))
+
+    def _op_reads_views(self, op: object) -> bool:
+        """Whether preparing a rule set's operation builds a players' view the table does not hold."""
+        rules = registry.owns_op(op)
+        if rules is None:
             return False
-        owners = {None, *(o for _, o in secret if o is not None)}
-        return not all(self.view_held(Viewer("player", o)) for o in owners)
+        users = rules.op_reads(op, gm_ops.OpTable(self.state, self._seen()))
+        return not all(self.view_held(Viewer("player", u)) for u in users)
 
     def _backwards(self) -> Iterable[tuple[int, Stored]]:
         """The committed events, newest first: the recent window and what is in hand, then the ledger in growing
@@ -1062,35 +745,6 @@ class Table:
             upto, chunk = since, chunk * 4
 
 
-def _harm_of(p: Projection, actor: str, harm: str) -> int:
-    a = p.actors.get(actor)
-    if a is None:
-        return 0
-    return a.wounds if harm == "wound" else a.scratches
-
-
-def _by_owner(seen: tuple[str, str | None]) -> tuple[str, str]:
-    return seen[0], seen[1] or ""
-
-
-def _refuse_private_part(msg: m.Roll) -> None:
-    """A `self` roll changes nothing at the table, so it cannot be what the GM set up to move: a part of a
-    gathered check, an attempt of an extended check, a roll addressing a complication."""
-    what = None
-    if msg.gather is not None:
-        what = "a part of a gathered check"
-    elif msg.extended is not None:
-        what = "an attempt of an extended check"
-    elif getattr(msg.check, "complication", None) is not None:  # a check that names one addresses it
-        what = "a roll that addresses a complication"
-    if what is not None:
-        raise ActionError(
-            ErrorCode.FORBIDDEN,
-            f"a `self` roll is a private test that changes nothing at the table, so it cannot be {what}; "
-            "roll it `gm` to keep it between you and the GM",
-        )
-
-
 class _Looked:
     """Events newest first, for an undo's look back, saying whether it went through all of them."""
 
@@ -1100,22 +754,3 @@ class _Looked:
     def __iter__(self) -> Iterator[tuple[int, Stored]]:
         yield from reversed(self.rows)
         self.reached = True
-
-
-def _undoes_behind(rows: list[tuple[int, bytes]], data: bytes) -> bool:
-    """Whether an undo among the events after a snapshot undoes what the snapshot holds (so that the
-    projections rebuild from the history, not from the snapshot)."""
-    undone = [s for _, raw in rows if isinstance(ev := _dec.decode(raw).event, t.Undone) for s in ev.seqs]
-    if not undone:
-        return False
-    try:
-        saved = _saved_dec.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return True
-    return not _fits(saved.state, set(undone), saved.head)
-
-
-def _fits(base: Folded, undone: set[int], head: int) -> bool:
-    """Whether a projection that has ``undone`` these seqs may be rebuilt from ``base``, a snapshot's at ``head``:
-    every seq undone since it was written is after it."""
-    return all(s > head for s in undone.difference(base.undone))

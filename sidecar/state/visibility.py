@@ -1,7 +1,7 @@
 """The two primitives of :mod:`.hearing` (where who hears what is stated, for every mode and role): whether a
 viewer may see a stored event (:func:`may_see`, from the event's visibility and owner), and the copy a non-GM
 viewer gets (:func:`redacted`: what a player may see of a check, a result or a follow-up is its rule set's to
-say, ``RuleSet.redact*``).
+say, ``RuleSet.redact*``, and of a rule set's own event its table part's, ``TablePart.redact``).
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from typing import TypeVar, cast
 
 import msgspec
 
-from protocol.v1 import flairs as flairs_t
 from protocol.v1 import table as t
-from sidecar.engine.registry import redact_action, redact_check, redact_result
+from sidecar.engine.registry import part_of_event, redact_action, redact_check, redact_result
 
 E = TypeVar("E")
 """An event, seen as it is or redacted: the same type either way."""
@@ -90,6 +89,5 @@ def _redact(ev: E) -> E:
             if action is ev.action and result is ev.result:
                 return ev
             return msgspec.structs.replace(ev, action=action, result=result)
-        case flairs_t.LurkingTrialsSet():
-            return msgspec.structs.replace(ev, trials=[]) if ev.trials else ev
-    return ev
+    owned = part_of_event(ev)
+    return ev if owned is None else owned[1].redact(ev)

@@ -25,7 +25,7 @@ from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck
 from protocol.v1.facets import FacetsCheck
 from sidecar.engine import registry
-from sidecar.state import bounds
+from sidecar.state import gm_ops
 from sidecar.state.errors import ActionError
 from sidecar.state.projection import Folded, Projection
 
@@ -237,6 +237,12 @@ def test_a_full_tables_snapshot_is_within_its_stated_bound() -> None:
     assert len(msgspec.msgpack.encode(snap)) <= limits.SNAPSHOT_BYTES
 
 
+def _prepare(op: object, p: Projection) -> list[gm_ops.Told]:
+    """The GM operation's events on the table ``p`` (its bounds checked first), as the table prepares them."""
+    seen = gm_ops.Seen({}, lambda key: [], lambda user: p)
+    return gm_ops.prepare(op, p, seen, lambda: iter(()), set())
+
+
 def _table(**held: int) -> Projection:
     p = Projection()
     p.actors = {f"A{n}": t.ActorState(conditions=[], facets=[]) for n in range(held.get("actors", 0))}
@@ -264,19 +270,21 @@ def _table(**held: int) -> Projection:
 def test_the_gms_operations_have_the_same_bounds(op: object, held: dict[str, int], code: str) -> None:
     full = _table(**held)
     with pytest.raises(ActionError) as e:
-        bounds.refuse_op(op, full)
+        _prepare(op, full)
     assert e.value.code == code
-    bounds.refuse_op(op, _table())  # room on an empty table
+    assert _prepare(op, _table())  # room on an empty table
 
 
 def test_a_wyrd_grant_past_the_bound_is_refused() -> None:
     p = _table(actors=1)
     p.actors["A0"].wyrd = limits.WYRD - 1
-    bounds.refuse_op(feats_t.WyrdGrant(actor="A0", amount=1), p)
+    assert _prepare(feats_t.WyrdGrant(actor="A0", amount=1), p)
     with pytest.raises(ActionError) as e:
-        bounds.refuse_op(feats_t.WyrdGrant(actor="A0", amount=2), p)
+        _prepare(feats_t.WyrdGrant(actor="A0", amount=2), p)
     assert e.value.code == "over_limit" and str(limits.WYRD) in e.value.message
-    bounds.refuse_op(feats_t.WyrdGrant(actor="A0", amount=-limits.WYRD), p)  # spending is the op's own check
+    with pytest.raises(ActionError) as e:  # spending more than held is the grant's own refusal, not a bound's
+        _prepare(feats_t.WyrdGrant(actor="A0", amount=-limits.WYRD), p)
+    assert e.value.code == "insufficient_wyrd"
 
 
 def test_a_campaigns_ended_extended_and_gathered_checks_do_not_grow_its_state() -> None:
@@ -293,9 +301,9 @@ def test_a_campaigns_ended_extended_and_gathered_checks_do_not_grow_its_state() 
         for n in range(limits.EXTENDED)
     }
     with pytest.raises(ActionError) as e:
-        bounds.refuse_op(t.ExtendedStart(name="One more", threshold=5), full)
+        _prepare(t.ExtendedStart(name="One more", threshold=5), full)
     assert e.value.code == "too_many_open"
-    bounds.refuse_op(t.ExtendedStart(name="One more", threshold=5), p)  # ended ones leave room
+    assert _prepare(t.ExtendedStart(name="One more", threshold=5), p)  # ended ones leave room
 
 
 def test_whose_roll_brought_an_actor_is_folded_from_the_events_alone() -> None:

@@ -17,6 +17,8 @@ from protocol.v1.systems import ACTION_TYPES, CHECK_TYPES, RESULT_TYPES, SYSTEMS
 from sidecar.engine import registry
 from sidecar.engine.ruleset import RollContext, RuleSet, Shown
 from sidecar.engine.rulesets.challenge import consequences as challenge_consequences
+from sidecar.engine.rulesets.challenge import table as challenge_table
+from sidecar.engine.rulesets.flairs import table as flairs_table
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL_MODULES = {"facets": facets, "challenge": challenge, "flairs": flairs, "feats": feats, "boons": boons}
@@ -83,6 +85,10 @@ class View:
         self.actors, self.complications, self._scene = actors or {}, complications or {}, scene
         self.scenes: dict[str, t.SceneState] = {}
         self.lurking: dict[str, flairs_t.Lurking] = {}
+        self.parts = {
+            "challenge": challenge_table.Held(complications=self.complications),
+            "flairs": flairs_table.Held(lurking=self.lurking),
+        }
         self.gathers: dict[str, t.GatherState] = {}
         self.extended: dict[str, t.ExtendedState] = {}
 
@@ -93,11 +99,8 @@ class View:
     def actor_state(self, actor: str) -> t.ActorState:
         return self.actors.get(actor, t.ActorState())
 
-    def complication(self, cid: str) -> challenge_t.Complication | None:
-        return self.complications.get(cid)
-
-    def open_lurking(self, actor: str | None, scene: str | None) -> flairs_t.Lurking | None:
-        return None
+    def part(self, name: str) -> object:
+        return self.parts.get(name)
 
     def brought_by(self, user: str) -> int:
         return 0
@@ -137,7 +140,7 @@ def test_a_fourth_condition_takes_the_hero_down() -> None:
     ]
     assert [e.origin for e in events[2:]] == ["taken_down", "epic_failure"]
     assert {e.scene for e in events[2:]} == {""}  # no scene named: kept under the unnamed one
-    assert registry.TAKEN_DOWN_AT == 4
+    assert registry.RULESETS["challenge"].rules.taken_down_at == 4
 
 
 def test_the_gm_removing_a_hidden_complication_is_shown_to_the_gm_alone() -> None:

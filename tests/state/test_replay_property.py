@@ -115,13 +115,13 @@ def _apply(table: Table, action: tuple) -> None:
             pending = table.prepare_op(fix)
         elif action[0] == "epic_remove":
             epic = [c for c in table.state.checks.values() if getattr(c.result, "complication", None) == "remove"]
-            if not epic or not table.state.complications:
+            if not epic or not table.state.part("challenge").complications:
                 return
             pending = table.prepare_follow(
                 m.Follow(
                     id="x",
                     check=epic[-1].check_id,
-                    action=ChallengeRemoveComplication(complication=next(iter(table.state.complications))),
+                    action=ChallengeRemoveComplication(complication=next(iter(table.state.part("challenge").complications))),
                 ),
                 GM,
                 GM.user,
@@ -132,7 +132,7 @@ def _apply(table: Table, action: tuple) -> None:
                 return
             pending = table.prepare_op(t.ConditionRemove(actor=action[1], condition=conditions[0].id))
         else:
-            hidden = [c for c in table.state.complications.values() if c.hidden]
+            hidden = [c for c in table.state.part("challenge").complications.values() if c.hidden]
             if not hidden:
                 return
             pending = table.prepare_op(challenge_t.ComplicationReveal(complication=hidden[0].id))
@@ -171,7 +171,7 @@ def test_replay_equals_live_and_players_see_no_secrets(tmp_path_factory, session
     replay = Table(keys.table, ledger)
     replay.load()
     assert msgspec.json.encode(replay.snapshot(GM)) == msgspec.json.encode(live.snapshot(GM))
-    hidden = [c for c in live.state.complications.values() if c.hidden]
+    hidden = [c for c in live.state.part("challenge").complications.values() if c.hidden]
     for viewer in (PLAYER, OTHER):
         snap = live.snapshot(viewer)
         history = live.visible(0, viewer)

@@ -29,6 +29,7 @@ from ... import bounds
 from ...errors import CheckError, ErrorCode
 from ...ruleset import Consequence, RollContext, Shown, TableView, new_id
 from .rules import RULES, SUCCESSES
+from .table import complication, room_for_complication
 
 EPIC_FAILURE_TEXT = "Epic failure: the GM adds a complication"
 TAKEN_DOWN_TEXT = "Taken down: the GM adds a complication"
@@ -39,7 +40,7 @@ def addressable(check: ChallengeCheck, ctx: RollContext, view: TableView) -> Non
     cid = check.complication
     if cid is None:
         return
-    c = view.complication(cid)
+    c = complication(view, cid)
     if c is None or (c.hidden and not ctx.by_gm):
         raise CheckError(ErrorCode.UNKNOWN_COMPLICATION, f"no open complication {cid!r} to address")
     if c.cl is None:
@@ -80,7 +81,7 @@ def room(roll: t.RollEvent, view: TableView) -> None:
         elif result.strain:
             bounds.room_for_actor(view, roll.actor, user)
     if not given or result.complication == "add" or (result.condition and roll.actor is not None):
-        bounds.room_for_complication(view, roll.scene or "")
+        room_for_complication(view, roll.scene or "")
 
 
 def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
@@ -100,7 +101,7 @@ def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
             complication=new_id("k"), scene=scene or "", text=EPIC_FAILURE_TEXT, origin="epic_failure", hidden=True
         )
     addressed = check.complication
-    gone = view.complication(addressed) if addressed and result.outcome in SUCCESSES else None
+    gone = complication(view, addressed) if addressed and result.outcome in SUCCESSES else None
     if gone is not None:  # seen as the complication was, whoever saw the roll: a public one's removal is public
         yield Shown(challenge_t.ComplicationRemoved(complication=gone.id), "gm" if gone.hidden else "all")
 
@@ -108,7 +109,7 @@ def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
 def of_follow(roll: t.RollEvent, action: Action, result: ChallengeResult, view: TableView) -> Iterable[Consequence]:
     """The events a `challenge` follow-up produces (``roll.result`` is the result before it)."""
     if isinstance(action, ChallengeRemoveComplication):
-        c = view.complication(action.complication)
+        c = complication(view, action.complication)
         if c is None or (roll.scene is not None and c.scene != roll.scene):
             where = f" in scene {roll.scene!r}" if roll.scene is not None else ""
             raise CheckError(

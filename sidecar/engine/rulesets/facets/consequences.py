@@ -24,6 +24,7 @@ from protocol.v1.facets import FacetsCheck, FacetsResult
 from ... import bounds
 from ...ruleset import Consequence, TableView, new_id
 from .rules import CONFLICT_KINDS
+from .table import room_for_facet
 
 
 def room(roll: t.RollEvent, view: TableView) -> None:
@@ -43,7 +44,7 @@ def room(roll: t.RollEvent, view: TableView) -> None:
             else:
                 bounds.room_for_condition(view, who, user)
     if not given or result.facet is not None:
-        bounds.room_for_facet(view, roll.actor, roll.scene, user)
+        room_for_facet(view, roll.actor, roll.scene, user)
 
 
 def of_roll(roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:

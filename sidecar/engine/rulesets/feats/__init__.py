@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from protocol.v1 import feats as feats_t
 from protocol.v1 import table as t
 from protocol.v1.feats import FeatsCheck, FeatsResult
 from protocol.v1.odds import FeatsOdds
 
 from ...ruleset import Consequence, Prepared, RollContext, RuleSet, TableView
+from ...table_part import OpView
 from . import consequences
 from . import rules as mod
+from . import table as part
 from .odds import feats_odds
 
 
@@ -19,6 +22,8 @@ class Feats(RuleSet[FeatsCheck, FeatsResult]):
     name = "feats"
     check_type = FeatsCheck
     result_type = FeatsResult
+    ops = (feats_t.WyrdGrant,)
+    table_part = part.PART
     rules = mod.RULES
     module = mod
 
@@ -36,6 +41,9 @@ class Feats(RuleSet[FeatsCheck, FeatsResult]):
 
     def consequences(self, roll: t.RollEvent, view: TableView) -> Iterable[Consequence]:
         return consequences.of_roll(roll, view)
+
+    def prepare_op(self, op: Any, view: OpView) -> list[object]:
+        return part.prepare_op(op, view)
 
 
 RULESET = Feats()

@@ -23,8 +23,10 @@ from protocol.v1.odds import FlairsOdds
 
 from ...dice import Dice
 from ...ruleset import Prepared, RollContext, RuleSet, TableView
+from ...table_part import OpView
 from . import consequences
 from . import rules as mod
+from . import table as part
 from .followups import follow
 from .followups import open_on as open_followups
 from .odds import flairs_odds
@@ -37,6 +39,7 @@ class Flairs(RuleSet[FlairsCheck, FlairsResult]):
     followups = (FlairsBargain, FlairsChoose, FlairsReveal, FlairsSetLurking, FlairsNameTrials)
     gm_followups = (FlairsReveal, FlairsSetLurking, FlairsNameTrials)
     ops = (flairs_t.LurkingSet,)
+    table_part = part.PART
     rules = mod.RULES
     module = mod
 
@@ -82,7 +85,7 @@ class Flairs(RuleSet[FlairsCheck, FlairsResult]):
         mod.validate(check)
         return [(p.name, FlairsCheck(rank=p.rank, edges=p.edges, cuts=p.cuts, simple=True)) for p in check.group]
 
-    def prepare_op(self, op: Any, view: TableView) -> list[object]:
+    def prepare_op(self, op: Any, view: OpView) -> list[object]:
         if isinstance(op, flairs_t.LurkingSet):
             return consequences.lurking_set(op, view)
         return super().prepare_op(op, view)

@@ -22,6 +22,7 @@ from ... import bounds
 from ...errors import CheckError, ErrorCode
 from ...ruleset import Prepared, RollContext, TableView, new_id
 from .rules import RULES, TRIALS
+from .table import held, open_lurking
 
 
 def take_lurking(check: FlairsCheck, ctx: RollContext, view: TableView) -> Prepared:
@@ -32,7 +33,7 @@ def take_lurking(check: FlairsCheck, ctx: RollContext, view: TableView) -> Prepa
             ErrorCode.FORBIDDEN, "only the GM sets the names of lurking trials; leave `lurking_trials` out"
         )
     if not check.lurking_trials and not check.simple and not check.group:
-        lurking = view.open_lurking(ctx.actor, ctx.scene)
+        lurking = open_lurking(view, ctx.actor, ctx.scene)
         if lurking is not None and lurking.trials:
             taken = msgspec.structs.replace(check, lurking=len(lurking.trials), lurking_trials=list(lurking.trials))
             return Prepared(taken, (flairs_t.LurkingTrialsUsed(lurking=lurking.id, check_id=ctx.check_id),))
@@ -67,7 +68,7 @@ def lurking_set(op: flairs_t.LurkingSet, view: TableView) -> list[object]:
         if view.scene is None:
             raise CheckError(ErrorCode.INVALID_OP, "lurking trials wait for an actor or a scene: name one")
         scene = view.scene
-    bounds.room_for_open("sets of lurking trials waiting", len(view.lurking), limits.LURKING)
+    bounds.room_for_open("sets of lurking trials waiting", len(held(view).lurking), limits.LURKING)
     return [
         flairs_t.LurkingTrialsSet(
             lurking=new_id("l"), trials=list(op.trials), count=len(op.trials), actor=op.actor, scene=scene
