@@ -107,6 +107,8 @@ class Control(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     edit: str = ""
     """An edit in place of this field of the entry: the control opens a text field holding it, Enter or save
     sends it (the argument bound from the input named ``edit``)."""
+    edit_label: Label | None = None
+    """The edit field's accessible name (the entry's text after it)."""
     when: str = ""
     """Shown only while this field of the row is set (true, non-zero, non-empty)."""
     unless: str = ""

@@ -200,7 +200,7 @@ export class Tracker extends HandlebarsApplicationMixin(ApplicationV2) {
           data: (part.badges ?? []).filter((b) => b.data && entry[b.field] !== undefined && entry[b.field] !== null).map((b) => ({ name: b.field, value: entry[b.field] })),
           owner: part.owner ? owner?.name ?? say(part.owner, t) : null,
           actorName: part.actor && entry[part.actor] ? actorById(entry[part.actor])?.name ?? entry[part.actor] : null,
-          editor: editing && editControl ? { key: editing.key, value: entry[editControl.edit ?? ""] ?? "", aria: `${t("VERDICT.Tracker.editText")}: ${text}` } : null,
+          editor: editing && editControl ? { key: editing.key, value: entry[editControl.edit ?? ""] ?? "", aria: `${editControl.edit_label ? say(editControl.edit_label, t) : t("VERDICT.Tracker.editText")}: ${text}` } : null,
           controls,
         });
       }

@@ -367,7 +367,11 @@ export const VOCABULARY = /** @type {const} */ ({
                     "field": "edit"
                   }
                 ],
-                "edit": "facet"
+                "edit": "facet",
+                "edit_label": {
+                  "key": "VERDICT.Tracker.renameText",
+                  "text": "New facet text"
+                }
               },
               {
                 "action": "facetRemove",
@@ -831,6 +835,10 @@ export const VOCABULARY = /** @type {const} */ ({
                   }
                 ],
                 "edit": "text",
+                "edit_label": {
+                  "key": "VERDICT.Tracker.editText",
+                  "text": "New text"
+                },
                 "labelled": true
               },
               {

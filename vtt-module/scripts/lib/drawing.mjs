@@ -13,7 +13,7 @@ import { VOCABULARY } from "../generated/vocabulary.mjs";
  * @typedef {{name: string, source: string, field?: string, value?: any, nullable?: boolean}} Arg
  * @typedef {{name: string, kind: "text"|"number"|"flag"|"choice"|"choices"|"owner", label: Label, placeholder?: Label,
  *   default?: any, prefill?: string, min?: number, max?: number, options?: Option[], keep?: boolean}} Input
- * @typedef {{action: string, op: string, label: Label, icon: string, args?: Arg[], inputs?: Input[], edit?: string,
+ * @typedef {{action: string, op: string, label: Label, icon: string, args?: Arg[], inputs?: Input[], edit?: string, edit_label?: Label,
  *   when?: string, unless?: string, again?: Label, again_when?: string, choices?: boolean, labelled?: boolean}} Control
  * @typedef {{kind: "status"|"badge", label: Label, id?: string, icon?: string, defeated?: boolean, colour?: string}} Marker
  * @typedef {{field: string, label?: Label, values?: Option[], tones?: Record<string, string>, css?: string, data?: boolean, lead?: boolean}} Badge

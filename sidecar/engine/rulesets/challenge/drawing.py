@@ -74,6 +74,7 @@ DRAWING = Drawing(
                     icon="fa-solid fa-pen",
                     args=(Arg("complication", "item"), Arg("text", "input", "edit")),
                     edit="text",
+                    edit_label=Label("VERDICT.Tracker.editText", "New text"),
                     labelled=True,
                 ),
                 Control(

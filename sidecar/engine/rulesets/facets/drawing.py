@@ -61,6 +61,7 @@ DRAWING = Drawing(
                     icon="fa-solid fa-pen",
                     args=(Arg("facet", "item"), Arg("text", "input", "edit")),
                     edit="facet",
+                    edit_label=Label("VERDICT.Tracker.renameText", "New facet text"),
                 ),
                 Control(
                     action="facetRemove",
