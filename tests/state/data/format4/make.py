@@ -6,9 +6,12 @@ its head, and what each viewer's snapshot was then (``facts.json``). Run from a 
 
 Never rewritten after: the test reads it with today's code."""
 
-import json, sys
+import json
+import sys
 from pathlib import Path
+
 import msgspec
+
 from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.challenge import ChallengeCheck
