@@ -26,10 +26,8 @@ produces.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import re
-import sys
 import types
 import typing
 from collections.abc import Mapping
@@ -364,21 +362,8 @@ def _lurking_trials() -> list[str]:
 
 
 def drawing_of(rs: RuleSet[Any, Any]) -> Drawing | None:
-    """The rule set's :class:`Drawing`: its ``drawing``, else the ``DRAWING`` of a ``drawing`` module beside the
-    rule set's own (a package that declares it there)."""
-    declared = getattr(rs, "drawing", None)
-    if declared is not None:
-        return typing.cast(Drawing, declared)
-    defined = sys.modules[type(rs).__module__]
-    package = defined.__name__ if hasattr(defined, "__path__") else defined.__name__.rpartition(".")[0]
-    try:
-        module = importlib.import_module(f"{package}.drawing")
-    except ModuleNotFoundError as err:
-        if err.name != f"{package}.drawing":
-            raise
-        return None
-    found = getattr(module, "DRAWING", None)
-    return found if isinstance(found, Drawing) else None
+    """The rule set's :class:`Drawing` (:attr:`RuleSet.drawing`), or ``None`` for one that draws no state."""
+    return rs.drawing
 
 
 def _state_fields(struct: type) -> dict[str, Any]:
