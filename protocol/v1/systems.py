@@ -5,14 +5,18 @@ package of its own names the module of its Structs under the entry point group `
 entry point's name is its tag, ``check.system``); at run time the unions below hold its Structs too: the
 module's one :class:`~protocol.v1.base.Check` and one :class:`~protocol.v1.base.Result` subclass, its
 :class:`~protocol.v1.base.Action` subclasses (its follow-ups) and its one
-:class:`~protocol.v1.odds.CheckOdds` subclass. Such a module may import ``protocol.v1.base``,
+:class:`~protocol.v1.odds.CheckOdds` subclass; and for its table state its :class:`~protocol.v1.base.Op` and
+:class:`~protocol.v1.base.Event` subclasses and at most one :class:`~protocol.v1.base.ActorPart` and one
+:class:`~protocol.v1.base.ScenePart` (collected from every rule set's module, shipped or added, into
+:data:`OP_TYPES`, :data:`EVENT_TYPES`, :data:`ACTOR_PARTS`, :data:`SCENE_PARTS`; ``protocol/v1/table.py``
+assembles the table's unions and flat states from them). Such a module may import ``protocol.v1.base``,
 ``protocol.v1.limits`` (the bounds of its fields) and ``protocol.v1.odds``, nothing above them. The protocol imports nothing of the engine; a test holds these
 unions and the engine's registry of rule sets in agreement.
 
 An installed package that cannot be used as it stands stops the sidecar at start with a
 :class:`RuleSetPackageError` naming the distribution and its entry point: one that fails to import, one
 that names a rule set shipped here (a package adds rule sets, it never replaces one), two that name the
-same rule set, and Structs whose tag another already uses. Nothing is skipped silently: a table's stored
+same rule set, Structs whose tag another already uses, and an actor's or a scene's field another rule set adds. Nothing is skipped silently: a table's stored
 checks of that rule set would no longer read.
 """
 

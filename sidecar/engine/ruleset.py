@@ -43,16 +43,22 @@ To add a rule set, as a package of its own (nothing in this repository changes; 
    ``VERDICT.Fact.<key>``); until then a card names it by its tag, its outcomes by their names and its
    facts and fields by their titles.
 
+Its part of the table's state, where it keeps one (``table.py`` in the shipped packages): its Structs'
+module adds its GM operations (``Op``), its events (``Event``) and the fields it adds to each actor and scene
+(``ActorPart``, ``ScenePart``), and its :class:`RuleSet` names them in :attr:`RuleSet.ops` and
+:attr:`RuleSet.table_part` (:mod:`sidecar.engine.table_part`: what it folds, keeps, shows and hides); see
+``docs/rule-sets.md`` and the test package ``fortune``.
+
 What stays closed to such a package: refusal codes (``ErrorCode`` in ``protocol/v1/errors.py``: a new one is
-a protocol change; a rule set refuses with the existing codes), the fields an open follow-up carries on the
+a protocol change; a rule set refuses with the existing codes), and the fields an open follow-up carries on the
 wire (``OpenFollowup`` in ``protocol/v1/messages.py``: a new follow-up offers its parameters through them, or
-takes none the card must choose), and GM operations of its own (the table's operation union in
-``protocol/v1/table.py``).
+takes none the card must choose).
 
 A rule set shipped here takes the same files in ``protocol/v1/<name>.py`` and
 ``sidecar/engine/rulesets/<name>/``, its page in ``docs/rules/<name>.md``, and its names written out by hand
-so that type checkers see it: its Structs in the unions of ``protocol/v1/systems.py`` (and its odds in
-``AnyOdds``, ``protocol/v1/odds.py``), and ``RULESET`` in ``_SHIPPED`` of ``sidecar/engine/registry.py``.
+so that type checkers see it: its Structs in the unions of ``protocol/v1/systems.py`` (and its module in its
+``MODULES``, its odds in ``AnyOdds``, ``protocol/v1/odds.py``), and ``RULESET`` in ``_SHIPPED`` of
+``sidecar/engine/registry.py``.
 
 What a rule set's consequences add to the table (an actor's state, a facet, a complication, a condition) is
 bounded (``protocol/v1/limits.py``): its ``consequences`` checks there is room with :mod:`sidecar.engine.bounds`
