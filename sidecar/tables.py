@@ -18,12 +18,9 @@ from typing import Any
 
 import msgspec
 
-from protocol.v1 import challenge as challenge_t
-from protocol.v1 import facets as facets_t
-from protocol.v1 import feats as feats_t
-from protocol.v1 import flairs as flairs_t
 from protocol.v1 import table as t
 from sidecar import config, datadir
+from sidecar.engine import registry
 from sidecar.state.keys import print_keys as print_keys  # where the server prints the first table's keys too
 from sidecar.state.ledger import Ledger
 from sidecar.state.table import Stored, Table, decode_stored
@@ -135,17 +132,13 @@ def _markdown(ledger: Ledger, table_id: str, rows: list[tuple[int, Stored]]) -> 
 
 
 def _entries(events: list[tuple[int, int, Any, str]]) -> list[str]:
-    """The recap's lines for (seq the events name each other by, number shown, event, mark) in order: facets
-    named as last written, undone ones marked, events that say nothing to a reader left out."""
+    """The recap's lines for (seq the events name each other by, number shown, event, mark) in order: undone
+    ones marked, events that say nothing to a reader left out."""
     undone = {s for _, _, ev, _ in events if isinstance(ev, t.Undone) for s in ev.seqs}
-    facets: dict[str, str] = {}  # facet id -> its name as last written, for the GM's renames and removals
+    memos: dict[str, dict[str, Any]] = {}  # each rule set's, across the recap (a facet's name as last written)
     lines = []
     for seq, shown, ev, mark in events:
-        text = _line(ev, facets)
-        if isinstance(ev, facets_t.FacetCreated):
-            facets[ev.id or f"f{seq}"] = ev.facet
-        elif isinstance(ev, facets_t.FacetRenamed):
-            facets[ev.facet] = ev.text
+        text = _line(seq, ev, memos)
         if text is not None:
             lines.append(f"- **#{shown}**{mark}{' *(undone)*' if seq in undone else ''} {text}")
     return lines
@@ -156,8 +149,12 @@ def _who(ev: Any) -> str:
     return who
 
 
-def _line(ev: Any, facets: dict[str, str] | None = None) -> str | None:
-    facets = facets or {}
+def _line(seq: int, ev: Any, memos: dict[str, dict[str, Any]]) -> str | None:
+    """The recap's line for one event: the table's own here, a rule set's its table part's (``recap``, with its
+    own memo across the recap)."""
+    owned = registry.part_of_event(ev)
+    if owned is not None:
+        return owned[1].recap(seq, ev, memos.setdefault(owned[0], {}))
     match ev:
         case t.RollEvent():
             r = ev.result
@@ -167,40 +164,10 @@ def _line(ev: Any, facets: dict[str, str] | None = None) -> str | None:
         case t.FollowEvent():
             action = msgspec.to_builtins(ev.action)
             return f"{ev.user or ev.by} followed up check {ev.check_id}: {action} → **{ev.result.outcome.replace('_', ' ')}**"
-        case challenge_t.StrainChanged():
-            return f"{ev.actor}: strain set to {ev.set}" if ev.set is not None else f"{ev.actor}: strain {ev.delta:+d}"
-        case challenge_t.GameChangerGained():
-            return f"{ev.actor}: +{ev.count} game changer"
         case t.ConditionAdded():
             return f"{ev.actor}: new condition ({ev.text})"
         case t.ConditionRemoved():
             return f"{ev.actor}: condition removed"
-        case challenge_t.TakenDown():
-            return f"{ev.actor} is **taken down**"
-        case facets_t.HarmTaken():
-            return f"{ev.actor} takes a {ev.harm}"
-        case facets_t.FacetCreated():
-            return f"{ev.nature} facet “{ev.facet}” on {ev.scene or ev.actor}"
-        case facets_t.FacetRenamed():
-            return f"facet “{facets.get(ev.facet, ev.facet)}” renamed “{ev.text}”"
-        case facets_t.FacetRemoved():
-            return f"facet “{facets.get(ev.facet, ev.facet)}” removed"
-        case facets_t.HarmHealed():
-            return f"{ev.actor}: {ev.count} {ev.harm}{'s' if ev.count != 1 else ''} healed"
-        case challenge_t.ComplicationAdded():
-            return f"complication in {ev.scene} ({ev.origin.replace('_', ' ')}): {ev.text}"
-        case challenge_t.ComplicationEdited():
-            return f"complication {ev.complication} now reads: {ev.text}"
-        case challenge_t.ComplicationRevealed():
-            return f"complication revealed: {ev.text}"
-        case challenge_t.ComplicationRemoved():
-            return f"complication {ev.complication} removed"
-        case challenge_t.ComplicationConverted():
-            return f"complication {ev.complication} addressed as a challenge at CL {ev.cl}"
-        case feats_t.WyrdChanged():
-            return f"{ev.actor}: {ev.delta:+d} Wyrd Points"
-        case flairs_t.LurkingTrialsSet():
-            return f"{ev.count} lurking trial(s) set for {ev.actor or ev.scene}: {', '.join(ev.trials)}"
         case t.ExtendedStarted():
             limit = f", at most {ev.limit} attempts" if ev.limit else ""
             return f"extended check “{ev.name}”: {ev.threshold} net successes, one roll per {ev.time_unit}{limit}"

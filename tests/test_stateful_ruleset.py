@@ -249,3 +249,25 @@ async def test_granted_spent_hidden_undone_and_kept(served: Process) -> None:
     assert rolled["type"] == "rolled" and _fortune(await gm.state(), "Ayla") == 0
     await gm.close()
     await alice.close()
+
+    # the table's recap tells its events in its own words, each reader what they saw
+    def recap(audience: str) -> list[str]:
+        out = subprocess.run(
+            [sys.executable, "-m", "sidecar.cli", "table", "--data", str(served.data), "export", keys.table]
+            + ["--for", audience],
+            env={**os.environ, "PYTHONPATH": _pythonpath()},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 0, out.stderr
+        return [line.split("** ", 1)[1] for line in out.stdout.splitlines() if "fortune points" in line]
+
+    assert recap("players") == [
+        "Ayla: +2 fortune points",
+        "Ayla: -1 fortune points",
+        "Ayla: +1 fortune points",
+        "Ayla: -1 fortune points",
+    ]
+    gm_recap = recap("gm")
+    assert len(gm_recap) == 6 and sum("(undone)" in line for line in gm_recap) == 1

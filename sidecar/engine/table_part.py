@@ -113,6 +113,12 @@ class TablePart:
         """One of its events as a player may see it (the same object when nothing is hidden)."""
         return ev
 
+    def recap(self, seq: int, ev: Any, memo: dict[str, Any]) -> str | None:
+        """One of its events as a line of the table's recap (``verdict table export``; Markdown), or ``None``
+        for one that says nothing to a reader. ``memo`` is its own for the whole recap, the events in order (a
+        name as last written, say)."""
+        return None
+
     def remembers(self, seq: int, ev: object, vis: str) -> Iterable[str]:
         """The keys under which the table remembers who heard this event (``vis`` its visibility), for a later
         GM operation of the rule set to tell its change to the same eyes (:meth:`OpView.heard`)."""

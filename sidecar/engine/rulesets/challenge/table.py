@@ -128,6 +128,28 @@ class ChallengePart(TablePart):
             return "gm"  # off-screen complications are the GM's alone, whatever caused them
         return vis
 
+    def recap(self, seq: int, ev: Any, memo: dict[str, Any]) -> str | None:
+        match ev:
+            case challenge_t.StrainChanged():
+                return (
+                    f"{ev.actor}: strain set to {ev.set}" if ev.set is not None else f"{ev.actor}: strain {ev.delta:+d}"
+                )
+            case challenge_t.GameChangerGained():
+                return f"{ev.actor}: +{ev.count} game changer"
+            case challenge_t.TakenDown():
+                return f"{ev.actor} is **taken down**"
+            case challenge_t.ComplicationAdded():
+                return f"complication in {ev.scene} ({ev.origin.replace('_', ' ')}): {ev.text}"
+            case challenge_t.ComplicationEdited():
+                return f"complication {ev.complication} now reads: {ev.text}"
+            case challenge_t.ComplicationRevealed():
+                return f"complication revealed: {ev.text}"
+            case challenge_t.ComplicationRemoved():
+                return f"complication {ev.complication} removed"
+            case challenge_t.ComplicationConverted():
+                return f"complication {ev.complication} addressed as a challenge at CL {ev.cl}"
+        return None
+
 
 def prepare_op(op: Any, view: OpView) -> list[object]:
     """The events of one of `challenge`'s GM operations."""

@@ -108,6 +108,24 @@ class FacetsPart(TablePart):
             return [_harm_key(ev.actor)]
         return []
 
+    def recap(self, seq: int, ev: Any, memo: dict[str, Any]) -> str | None:
+        """Facets named as last written (``memo``: facet id to name)."""
+        text = None
+        match ev:
+            case facets_t.HarmTaken():
+                text = f"{ev.actor} takes a {ev.harm}"
+            case facets_t.FacetCreated():
+                text = f"{ev.nature} facet “{ev.facet}” on {ev.scene or ev.actor}"
+                memo[ev.id or f"f{seq}"] = ev.facet
+            case facets_t.FacetRenamed():
+                text = f"facet “{memo.get(ev.facet, ev.facet)}” renamed “{ev.text}”"
+                memo[ev.facet] = ev.text
+            case facets_t.FacetRemoved():
+                text = f"facet “{memo.get(ev.facet, ev.facet)}” removed"
+            case facets_t.HarmHealed():
+                text = f"{ev.actor}: {ev.count} {ev.harm}{'s' if ev.count != 1 else ''} healed"
+        return text
+
 
 def prepare_op(op: Any, view: OpView) -> list[object]:
     """The events of one of `facets`' GM operations."""

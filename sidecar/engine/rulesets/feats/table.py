@@ -22,6 +22,9 @@ class FeatsPart(TablePart):
             a = table.actor(ev.actor)
             a.wyrd = min(max(-limits.WYRD, a.wyrd + ev.delta), limits.WYRD)
 
+    def recap(self, seq: int, ev: Any, memo: dict[str, Any]) -> str | None:
+        return f"{ev.actor}: {ev.delta:+d} Wyrd Points" if isinstance(ev, feats_t.WyrdChanged) else None
+
 
 def prepare_op(op: Any, view: OpView) -> list[object]:
     """The events of `feats`' GM operation, the grant of Wyrd Points (or their loss)."""

@@ -69,5 +69,10 @@ class FlairsPart(TablePart):
             return msgspec.structs.replace(ev, trials=[])  # players see how many, never which
         return ev
 
+    def recap(self, seq: int, ev: Any, memo: dict[str, Any]) -> str | None:
+        if isinstance(ev, flairs_t.LurkingTrialsSet):
+            return f"{ev.count} lurking trial(s) set for {ev.actor or ev.scene}: {', '.join(ev.trials)}"
+        return None
+
 
 PART = FlairsPart()

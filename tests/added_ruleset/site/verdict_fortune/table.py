@@ -25,6 +25,9 @@ class FortunePart(TablePart):
             a = table.actor(ev.actor)
             a.fortune = min(max(0, a.fortune + ev.delta), FORTUNE)
 
+    def recap(self, seq: int, ev: Any, memo: dict[str, Any]) -> str | None:
+        return f"{ev.actor}: {ev.delta:+d} fortune points" if isinstance(ev, FortuneChanged) else None
+
 
 def held(view: TableView, actor: str) -> int:
     """The fortune points ``actor`` holds."""
