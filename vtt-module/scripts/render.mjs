@@ -49,7 +49,7 @@ function entryText(id, list) {
  * @returns {string|null}
  */
 export function renderCardNow(entry, opts) {
-  const compiled = /** @type {any} */ (globalThis).Handlebars?.partials?.[`${TEMPLATES}/chat-card.hbs`];
+  const compiled = /** @type {{Handlebars?: {partials?: Record<string, unknown>}}} */ (globalThis).Handlebars?.partials?.[`${TEMPLATES}/chat-card.hbs`];
   if (typeof compiled !== "function") return null;
   const actor = actorById(entry.actor);
   const model = localizeCard(buildCard(entry, { ...opts, actorName: actorName(actor), entryText }), t);

@@ -29,8 +29,9 @@ export function getActorSheetHeaderButtons(app, buttons) {
  */
 export function getHeaderControlsActorSheetV2(app, entries) {
   const controls = /** @type {foundry.applications.api.ApplicationV2.HeaderControlsEntry[]} */ (/** @type {unknown} */ (entries));
-  const actions = /** @type {Record<string, any>} */ (app.options.actions);
-  actions.verdictRoll ??= () => openFor(/** @type {any} */ (app).actor ?? /** @type {any} */ (app).document);
+  const actions = /** @type {Record<string, unknown>} */ (app.options.actions);
+  const sheet = /** @type {{actor?: Actor.Implementation|null, document?: Actor.Implementation|null}} */ (/** @type {unknown} */ (app));
+  actions.verdictRoll ??= () => openFor(sheet.actor ?? sheet.document);
   if (controls.some((c) => c.action === "verdictRoll")) return;
   controls.unshift({ icon: "fa-solid fa-dice-d20", label: "VERDICT.Sheet.roll", action: "verdictRoll", ownership: "OWNER" });
 }

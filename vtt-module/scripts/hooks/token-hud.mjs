@@ -11,7 +11,9 @@ import { actorKey } from "../documents.mjs";
 export default function renderTokenHUD(hud, html) {
   const root = elementOf(html);
   const column = root?.querySelector(".col.left");
-  const actor = /** @type {any} */ (hud).actor ?? /** @type {any} */ (hud).object?.actor ?? null;
+  /** @typedef {(import("../documents.mjs").ActorLike & {isOwner?: boolean})|null|undefined} Owned */
+  const held = /** @type {{actor?: Owned, object?: {actor?: Owned}|null}} */ (/** @type {unknown} */ (hud));
+  const actor = held.actor ?? held.object?.actor ?? null;
   if (!column || !actor?.isOwner || column.querySelector("[data-action='verdictRoll']")) return;
   const label = game.i18n?.localize("VERDICT.Sheet.roll") ?? "";
   const button = make(column, "button");

@@ -11,7 +11,8 @@
  * @returns {x is HTMLElement}
  */
 export function isElement(x) {
-  return Boolean(x) && typeof x === "object" && /** @type {any} */ (x).nodeType === 1 && typeof /** @type {any} */ (x).querySelector === "function";
+  const node = /** @type {{nodeType?: unknown, querySelector?: unknown}} */ (x);
+  return Boolean(x) && typeof x === "object" && node.nodeType === 1 && typeof node.querySelector === "function";
 }
 
 /**
@@ -21,7 +22,7 @@ export function isElement(x) {
  */
 export function elementOf(html) {
   if (isElement(html)) return html;
-  const first = /** @type {any} */ (html)?.[0];
+  const first = /** @type {ArrayLike<unknown>|null|undefined} */ (html)?.[0];
   return isElement(first) ? first : null;
 }
 

@@ -20,7 +20,7 @@ export class Emitter {
   /**
    * Call every listener of `event`; one that throws is logged and does not stop the others.
    * @param {string} event
-   * @param {...any} args
+   * @param {...unknown} args
    */
   emit(event, ...args) {
     for (const fn of this.listeners.get(event) ?? []) {
