@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 
 from protocol.v1 import table
-from protocol.v1.systems import SYSTEMS
+from protocol.v1.systems import ACTOR_PARTS, SCENE_PARTS, SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = ROOT / "vtt-module"
@@ -95,3 +95,46 @@ def test_the_check_catches_each_way_of_naming_one() -> None:
         assert _names_rule_set(line), line
     for line in ("const facets = scene.facets ?? [];", '{{localize "VERDICT.Tracker.facets"}}', "a facet", "feat-"):
         assert not _names_rule_set(line), line
+
+
+STATE_WORDS = frozenset(f.name for _, part in (*ACTOR_PARTS, *SCENE_PARTS) for f in msgspec.structs.fields(part)) - set(
+    SYSTEMS
+)
+"""The fields rule sets add to the table's actors and scenes (strain, wounds, complications, …): the module draws
+them from the vocabulary's drawings, so no script, template or stylesheet names one (as a word or an
+identifier)."""
+
+KNOWN_STATE: frozenset[tuple[str, str]] = frozenset(
+    {
+        # The client keeps the texts of the complications a viewer's snapshots held, for cards that name one
+        # by its id; it and the card's renderer should read the list the follow-up's parameter names instead.
+        ("scripts/client/snapshots.mjs", "complications"),
+        ("scripts/render.mjs", "complications"),
+        ("scripts/client/asking.mjs", "complications"),
+        ("scripts/client/asking.mjs", "strain"),
+        ("scripts/client/asking.mjs", "lurking"),
+        ("scripts/chat.mjs", "complications"),
+    }
+)
+"""Known exceptions, by file and word; each says what is left to read from the vocabulary."""
+
+
+def _state_words() -> set[tuple[str, str]]:
+    word = re.compile(rf"(?<![A-Za-z0-9_])({'|'.join(sorted(STATE_WORDS))})(?![A-Za-z0-9_])")
+    found = set()
+    files = [*MODULE.joinpath("scripts").rglob("*.mjs"), *MODULE.joinpath("templates").rglob("*.hbs")]
+    for path in sorted([*files, *MODULE.joinpath("styles").rglob("*.css")]):
+        rel = path.relative_to(MODULE).as_posix()
+        if rel.startswith("scripts/generated/"):
+            continue
+        found |= {(rel, m.group(1)) for m in word.finditer(path.read_text())}
+    return found
+
+
+def test_the_module_names_no_rule_sets_state_outside_the_vocabulary() -> None:
+    assert {"strain", "wyrd", "wounds", "complications", "lurking", "taken_down"} <= STATE_WORDS
+    new = sorted(_state_words() - KNOWN_STATE)
+    assert not new, (
+        "the module names a rule set's state (draw it from the vocabulary's drawing instead):\n"
+        + "\n".join(f"{rel}: {w}" for rel, w in new)
+    )

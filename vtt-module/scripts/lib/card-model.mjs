@@ -417,8 +417,8 @@ export function removesComplication(entry) {
 }
 
 /**
- * The complications the GM may remove after an epic success: the open ones of the roll's scene, as the
- * GM's own snapshot holds them (never from the shared chat document, which players receive too).
+ * The entries the GM may remove with a follow-up that takes one from the table (after an epic success):
+ * the open ones of the roll's scene in the list the follow-up names, as the GM's own snapshot holds them (never from the shared chat document, which players receive too).
  * @param {CardEntry} entry
  * @param {Record<string, any>|null|undefined} snapshot  the GM connection's table snapshot
  * @returns {Array<{value: string, text: string, hidden: boolean}>}
