@@ -11,16 +11,17 @@
 const PATH = /@([A-Za-z_][\w-]*(?:\.[\w-]+)*)/g;
 
 /**
- * @param {any} data
+ * @param {unknown} data
  * @param {string} path
+ * @returns {unknown}
  */
 function lookup(data, path) {
-  return path.split(".").reduce((o, k) => (o !== null && typeof o === "object" ? o[k] : undefined), data);
+  return path.split(".").reduce((/** @type {unknown} */ o, k) => (o !== null && typeof o === "object" ? /** @type {Record<string, unknown>} */ (o)[k] : undefined), data);
 }
 
 /**
  * Every numeric key of an actor's roll data, as paths (`skills.athletics.value`), to pick from.
- * @param {any} data
+ * @param {unknown} data
  * @param {number} [limit]
  * @returns {Array<{path: string, value: number}>}
  */
@@ -28,7 +29,7 @@ export function numericPaths(data, limit = 400) {
   /** @type {Array<{path: string, value: number}>} */
   const out = [];
   const seen = new Set();
-  /** @param {any} node @param {string} prefix @param {number} depth */
+  /** @param {unknown} node @param {string} prefix @param {number} depth */
   const walk = (node, prefix, depth) => {
     if (out.length >= limit || depth > 6 || node === null || typeof node !== "object" || seen.has(node)) return;
     seen.add(node);
@@ -107,9 +108,9 @@ export function arithmetic(text) {
  * One field's value for an actor: the mapping's paths looked up in the roll data, then the formula evaluated
  * and checked against the field's limits. A fractional result rounds down (as a rule of thumb halves do).
  * @param {string} expr  a path (`@a.b`) or a formula
- * @param {any} data  the actor's roll data
+ * @param {Record<string, unknown>} data  the actor's roll data
  * @param {{min?: number, max?: number}} [limits]
- * @param {(formula: string, data: any) => string} [replace]  Foundry's `Roll.replaceFormulaData`
+ * @param {(formula: string, data: Record<string, unknown>) => string} [replace]  Foundry's `Roll.replaceFormulaData`
  * @returns {Resolved}
  */
 export function resolveMapping(expr, data, limits = {}, replace) {
@@ -143,8 +144,8 @@ export function resolveMapping(expr, data, limits = {}, replace) {
  * others do not (those fall back to what the dialog would have had).
  * @param {Array<{name: string, type: string, min?: number, max?: number}>} fields  the rule set's fields
  * @param {Record<string, string>|undefined} mapping  field -> path or formula
- * @param {any} data  the actor's roll data
- * @param {(formula: string, data: any) => string} [replace]
+ * @param {Record<string, unknown>} data  the actor's roll data
+ * @param {(formula: string, data: Record<string, unknown>) => string} [replace]
  * @returns {{values: Record<string, number>, problems: Record<string, Resolved>}}
  */
 export function mappedValues(fields, mapping, data, replace) {
