@@ -15,8 +15,9 @@ import { VOCABULARY } from "./generated/vocabulary.mjs";
  * @returns {{sizes: Record<string, number>, faces: Record<string, string[]>}|null}
  */
 export function typedDice(system) {
-  const dice = /** @type {any} */ (VOCABULARY.systems)[system]?.dice;
-  return dice?.sizes && dice?.faces ? dice : null;
+  /** @typedef {{sizes: Record<string, number>, faces: Record<string, string[]>}} TypedDice */
+  const dice = /** @type {Record<string, {dice?: Partial<TypedDice>}|undefined>} */ (/** @type {unknown} */ (VOCABULARY.systems))[system]?.dice;
+  return dice?.sizes && dice?.faces ? /** @type {TypedDice} */ (dice) : null;
 }
 
 /**

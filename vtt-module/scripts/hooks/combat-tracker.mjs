@@ -7,7 +7,7 @@ import { t } from "../render.mjs";
  * be popped out into another window: the button is made by the tracker's own document, and the hook then gets
  * the whole window, whose frame header (`header.window-header`) comes before the tracker's: the button goes in
  * the tracker's own header, never the frame's title bar.
- * @param {any} _app
+ * @param {unknown} _app
  * @param {HTMLElement} html
  */
 export default function renderCombatTracker(_app, html) {

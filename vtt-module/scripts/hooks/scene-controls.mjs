@@ -6,7 +6,7 @@ const request = () => game.modules?.get(MODULE_ID)?.api?.prepareRequest();
 /**
  * `getSceneControlButtons` (v13+: a record of controls, each with a record of tools): the tracker
  * (everyone) and the GM's roll request under the token controls.
- * @param {Record<string, any>} controls
+ * @param {Record<string, {tools?: Record<string, object>}|undefined>} controls
  */
 export default function getSceneControlButtons(controls) {
   const tokens = controls.tokens ?? controls.token;
