@@ -82,6 +82,7 @@ def _fortune(page, value: int) -> None:
     page.wait_for_function(f"{API}.client.snapshot?.actors?.actorAyla?.fortune === {value}", timeout=15000)
 
 
+@pytest.mark.generations(13, 14)
 def test_fortune_is_granted_spent_and_drawn_on_tracker_token_and_sheet(fortune_table):
     gm, ayla = fortune_table.open("gm1", system="fortune"), fortune_table.open("p1", system="fortune")
     connected(gm, ayla)
