@@ -229,6 +229,8 @@ export function trackMessage(message, html) {
  * outage get their content and buttons.
  */
 export function redrawEverywhere() {
+  /** @type {{el: HTMLElement, message: ChatMessage.Implementation}[]} */
+  const cards = [];
   for (const id of drawnMessages.keys()) {
     const live = drawnMessages.live(id);
     const message = /** @type {ChatMessage.Implementation|undefined} */ (game.messages?.get(id) ?? live[0]?.value);
@@ -240,11 +242,124 @@ export function redrawEverywhere() {
       }
       continue;
     }
-    for (const { el } of live) {
-      const element = /** @type {HTMLElement} */ (/** @type {unknown} */ (el));
-      if (element.parentNode) redrawIn(message, element);
-    }
+    for (const { el } of live) cards.push({ el: /** @type {HTMLElement} */ (/** @type {unknown} */ (el)), message });
   }
+  // The cards on screen first, then the newest; a long log's hundred cards are drawn a few at a time, so that
+  // the page stays responsive while they are.
+  const seen = cards.map(({ el }) => onScreen(el));
+  const turns = [...cards.filter((_, i) => seen[i]), ...cards.filter((_, i) => !seen[i]).reverse()];
+  setTimeout(() => drawInTurns(turns), 0);
+}
+
+/** How long one turn of drawing cards again may hold the main thread, in milliseconds. */
+const DRAW_TURN = 12;
+
+/**
+ * Draw cards again, in turns of at most `DRAW_TURN` ms each.
+ * @param {{el: HTMLElement, message: ChatMessage.Implementation}[]} cards
+ */
+function drawInTurns(cards) {
+  const start = performance.now();
+  while (cards.length) {
+    const next = /** @type {{el: HTMLElement, message: ChatMessage.Implementation}} */ (cards.shift());
+    if (next.el.parentNode) redrawIn(next.message, next.el);
+    if (performance.now() - start >= DRAW_TURN) break;
+  }
+  if (cards.length) setTimeout(() => drawInTurns(cards), 0);
+}
+
+// --- asking the ledger for the cards drawn ------------------------------------------------------------
+
+/**
+ * How many of the ledger's answers this page asks for at once, and how many a second after that. Foundry draws
+ * a hundred messages at a time (at load, and each time the log is scrolled back), and the sidecar refuses a
+ * socket more than its rate (by default 20 a second, 40 at once): asks beyond these wait their turn instead of
+ * being refused and asked again, and leave the viewer's own rolls room.
+ */
+const ASK_BURST = 32;
+const ASK_RATE = 16;
+
+/** @typedef {{checkId: string, seq: number, element: HTMLElement, client: any, settle: (p: Promise<Record<string, any>>) => void}} Ask */
+
+/** @type {Ask[]} asks waiting their turn, in the order the cards were drawn (the last goes first) */
+const waitingAsks = [];
+/** @type {Map<string, {seq: number, p: Promise<Record<string, any>>}>} check id -> the ask for it, once per card seq */
+const askedLedger = new Map();
+let askTokens = ASK_BURST;
+let askRefilled = 0;
+/** @type {any} */
+let askTimer = null;
+
+/**
+ * Is the element on screen: inside the window and inside the list it scrolls in (the chat log, a pop-out,
+ * the notifications pane)?
+ * @param {HTMLElement} element
+ */
+function onScreen(element) {
+  if (!element.isConnected) return false;
+  const r = element.getBoundingClientRect();
+  if (!r.height) return false;
+  const view = element.ownerDocument.defaultView;
+  if (r.bottom < 0 || (view && r.top > view.innerHeight)) return false;
+  const list = element.parentElement?.closest("ol, ul");
+  if (!list) return true;
+  const box = list.getBoundingClientRect();
+  return r.bottom >= box.top && r.top <= box.bottom;
+}
+
+/** Send the asks whose turn it is: the cards on screen first, then the newest drawn (at the log's bottom). */
+function pumpAsks() {
+  askTimer = null;
+  const now = performance.now();
+  askTokens = Math.min(ASK_BURST, askTokens + ((now - askRefilled) / 1000) * ASK_RATE);
+  askRefilled = now;
+  if (waitingAsks.length > askTokens) {
+    // More wait than may go now: the cards on screen to the end of the line (sent first), in drawing order.
+    const seen = waitingAsks.map((a) => onScreen(a.element));
+    const order = [...waitingAsks.filter((_, i) => !seen[i]), ...waitingAsks.filter((_, i) => seen[i])];
+    waitingAsks.splice(0, waitingAsks.length, ...order);
+  }
+  while (waitingAsks.length && askTokens >= 1) {
+    const next = /** @type {Ask} */ (waitingAsks.pop());
+    if (next.client.status.state !== "open") {
+      next.settle(Promise.reject(new Error("offline")));
+      continue;
+    }
+    askTokens -= 1;
+    next.settle(next.client.verify(next.checkId, next.seq));
+  }
+  if (waitingAsks.length) askTimer = setTimeout(pumpAsks, Math.ceil(((1 - askTokens) / ASK_RATE) * 1000));
+}
+
+/**
+ * The ledger's word on a check for a card drawn in `element`: asked once per check and card seq while
+ * connected (a card drawn again, in another element or after its dice, asks nothing more), paced with the
+ * others (see `ASK_BURST`).
+ * @param {any} client
+ * @param {string} checkId
+ * @param {number} seq
+ * @param {HTMLElement} element
+ * @returns {Promise<Record<string, any>>}
+ */
+function askLedger(client, checkId, seq, element) {
+  const asked = askedLedger.get(checkId);
+  if (asked && asked.seq >= seq) return asked.p;
+  /** @type {(p: Promise<Record<string, any>>) => void} */
+  let settle = () => {};
+  const p = new Promise((resolve) => { settle = resolve; });
+  const entry = { seq, p: /** @type {Promise<Record<string, any>>} */ (p) };
+  askedLedger.set(checkId, entry);
+  // A failed ask (offline, a timeout, a refusal) is forgotten: the card's next draw asks again.
+  entry.p.catch(() => { if (askedLedger.get(checkId) === entry) askedLedger.delete(checkId); });
+  waitingAsks.push({ checkId, seq, element, client, settle });
+  if (!askTimer) pumpAsks();
+  return entry.p;
+}
+
+/** Connected again: what the ledger said may be stale, and what waited was for the old connection. */
+function forgetAsks() {
+  askedLedger.clear();
+  for (const ask of waitingAsks.splice(0)) ask.settle(Promise.reject(new Error("reconnected")));
 }
 
 /**
@@ -252,15 +367,16 @@ export function redrawEverywhere() {
  * handing over, a timeout); a failure while offline waits for the next connect, which draws every card again.
  * @param {string} checkId
  * @param {number} seq
+ * @param {HTMLElement} element  where the card is drawn (the cards on screen are asked for first)
  * @param {(reply: Record<string, any>) => void} use
  * @param {number} [attempt]
  */
-function askOwnCopy(checkId, seq, use, attempt = 0) {
+function askOwnCopy(checkId, seq, element, use, attempt = 0) {
   const client = game.modules?.get(MODULE_ID)?.api?.client;
   if (!client || client.status.state !== "open") return;
-  client.verify(checkId, seq).then(use).catch(() => {
+  askLedger(client, checkId, seq, element).then(use).catch(() => {
     if (attempt >= 5) return;
-    setTimeout(() => askOwnCopy(checkId, seq, use, attempt + 1), 500 * 2 ** attempt);
+    setTimeout(() => askOwnCopy(checkId, seq, element, use, attempt + 1), 500 * 2 ** attempt);
   });
 }
 
@@ -279,7 +395,7 @@ export function decorateTrace(html, trace) {
     traceLabel(header, label);
   } else if (client && trace.user === game.user?.id) {
     // after a reload: the ledger gives the roller the label they gave (and nothing else of a blind roll)
-    askOwnCopy(trace.checkId, 0, (reply) => {
+    askOwnCopy(trace.checkId, 0, html, (reply) => {
       if (reply.found && reply.label && !header.querySelector(".verdict-trace-label")) traceLabel(header, reply.label);
     });
   }
@@ -350,7 +466,7 @@ function holdToLedger(message, html, card, client, strict) {
     const el = /** @type {HTMLElement|null} */ (html.querySelector(".verdict-card"));
     if (el) markUnverified(el);
   };
-  client.verify(card.checkId, card.seq ?? 0).then((reply) => {
+  askLedger(client, card.checkId, card.seq ?? 0, html).then((reply) => {
     if (reply.result) client.known.set(card.checkId, JSON.stringify(reply.result.dice ?? []));
     if (ledgerBacks(reply, card, strict)) return;
     setTimeout(() => {
@@ -402,7 +518,9 @@ export function watchCopies(client) {
   });
   // Connected, or connected again: every card on screen is drawn again from this viewer's own copy.
   client.on("status", (/** @type {{state?: string}} */ status) => {
-    if (status?.state === "open") redrawEverywhere();
+    if (status?.state !== "open") return;
+    forgetAsks();
+    redrawEverywhere();
   });
 }
 
@@ -458,7 +576,7 @@ export function decorateCard(message, html, card) {
     // A card this viewer may read and act on but has no fresh copy of (a reload, a later join, a follow-up
     // this viewer's connection did not hear): ask the ledger for this viewer's copy, its label (a shell holds
     // none) and what is open to it. Before the client is up, the first connect draws the card again.
-    askOwnCopy(card.checkId, card.seq ?? 0, (reply) => {
+    askOwnCopy(card.checkId, card.seq ?? 0, html, (reply) => {
       if (reply.found && reply.result) swap({ result: reply.result, label: reply.label ?? null, open: reply.open });
     });
   }
