@@ -348,17 +348,8 @@ def vocabulary() -> dict[str, Any]:
         "systems": systems,
         "extended": list(EXTENDED),
         "followups": followups(),
-        "trials": _lurking_trials(),
     }
 
-
-def _lurking_trials() -> list[str]:
-    """The trials the GM may set lurking (``lurking_set``): those a check's ``lurking_trials`` may name."""
-    for rs in RULESETS.values():
-        hints = typing.get_type_hints(rs.check_type)
-        if "lurking_trials" in hints:
-            return _literal(hints["lurking_trials"]) or []
-    return []
 
 
 def drawing_of(rs: RuleSet[Any, Any]) -> Drawing | None:

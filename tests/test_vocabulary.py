@@ -13,7 +13,6 @@ import msgspec
 import pytest
 
 from protocol.v1.facets import FacetsCheck
-from protocol.v1.flairs import FlairsTrialName
 from protocol.v1.messages import OpenFollowup
 from sidecar import vocabulary
 from sidecar.engine import gather
@@ -35,7 +34,6 @@ def test_vocabulary_is_current():
 def test_vocabulary_says_what_the_engine_says():
     data = _data()
     assert list(data["systems"]) == list(RULESETS)
-    assert data["trials"] == list(typing.get_args(FlairsTrialName))
     facets = data["systems"]["facets"]
     assert facets["rules"]["max_dice"] == RULESETS["facets"].rules.max_dice
     assert facets["dice"]["size"] == 6

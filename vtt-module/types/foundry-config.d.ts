@@ -16,7 +16,6 @@ declare global {
     Actor: {
       verdict?: {
         defaults?: Record<string, Record<string, unknown>>;
-        strain?: number;
       };
     };
     ChatMessage: {

@@ -2737,13 +2737,5 @@ export const VOCABULARY = /** @type {const} */ ({
       "params": [],
       "roll": "extended"
     }
-  },
-  "trials": [
-    "costly",
-    "slow",
-    "loud",
-    "harmful",
-    "foolish",
-    "chaotic"
-  ]
+  }
 });
