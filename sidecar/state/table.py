@@ -447,7 +447,7 @@ class Table:
             # window only while it is open, which follows from the result: read on its first naming either way.
         # (an id anyone can name is read on its first naming, held or not, as one that never was is: what the
         # table holds follows from outcomes, a blind epic success's open follow-up say)
-        rows = await self.ledger.read_check(self.id, check_id)
+        rows = await self.ledger.read_check_events(self.id, check_id)
         self._hold_old(check_id, self._rebuilt(check_id, [(seq, _dec.decode(data)) for seq, data in rows]))
 
     def _guessable(self, check_id: str) -> bool:

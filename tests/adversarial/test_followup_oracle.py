@@ -160,13 +160,13 @@ async def test_a_blind_rollers_follow_up_reads_the_same_whatever_became_of_the_c
     table_ = hub.tables[sidecar.keys.table].table
     assert open_.check in table_.state.checks and closed.check not in table_.state.checks
     reads: list[str] = []
-    real = table_.ledger.read_check
+    real = table_.ledger.read_check_events
 
     async def counted(table_id: str, check_id: str):
         reads.append(check_id)
         return await real(table_id, check_id)
 
-    monkeypatch.setattr(table_.ledger, "read_check", counted)
+    monkeypatch.setattr(table_.ledger, "read_check_events", counted)
     answers = []
     for r in (open_, closed):
         for n in range(2):  # the first naming reads; the next ones answer from memory, both alike

@@ -33,7 +33,7 @@ class Reads:
 
     def __init__(self, ledger: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         self.counted: list[str] = []
-        for name in ("read_events", "read_check", "read_rows", "find_request"):
+        for name in ("read_events", "read_check_events", "read_rows", "find_request"):
             real = getattr(ledger, name)
             monkeypatch.setattr(ledger, name, self._counting(name, real))
 
@@ -79,11 +79,11 @@ async def test_an_old_hidden_check_is_read_as_an_id_that_never_was(
         assert told[mode] == told["never 0"], mode
     assert told["never 0"] == (
         {"type": "verified", "found": False, "seq": None, "result": None, "label": None},
-        ["read_check"],
+        ["read_check_events"],
     )
     # the public one is bo's to see, read with the same one lookup (its label came with it)
     assert told["public"][0]["found"] and told["public"][0]["label"] == "public"
-    assert told["public"][1] == ["read_check"]
+    assert told["public"][1] == ["read_check_events"]
     # and to the GM, anna's old `self` roll is an id that never was too
     gm_raw = await raw.join(sidecar, sidecar.keys.gm, user="gm")
     reads.take()  # (what its join read)
@@ -173,7 +173,7 @@ async def test_an_old_ledgers_guessable_ids_are_read_alike_held_or_not(
             if kind == "follow":  # (the message names the id asked for)
                 told[f"{kind} {name}"][0]["message"] = got["message"].replace(cid, "ID")
         assert told[f"{kind} opened"] == told[f"{kind} failed"] == told[f"{kind} never"], kind
-    assert told["follow never"][1] == told["verify never"][1] == ["read_check"]
+    assert told["follow never"][1] == told["verify never"][1] == ["read_check_events"]
     # and the GM, who may see it, is told it as before, from the table's memory
     verified = await gm.request(m.Verify(id="v", check=opened))
     assert verified.found and verified.result is not None and verified.result.choice

@@ -33,7 +33,7 @@ def open_ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Opener:
     if request.param == "sqlite":
         return lambda: SqliteLedger(tmp_path / "verdict.sqlite3")
     url = request.getfixturevalue("pg_url")
-    from sidecar.state.ledger_pg import PostgresLedger
+    from sidecar.state.ledger.postgres import PostgresLedger
 
     return lambda: PostgresLedger(url)
 

@@ -26,7 +26,7 @@ from bench.routing import pick, request_uri, table_of, xxh64
 from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, table_url
-from sidecar.state import ledger_pg
+from sidecar.state.ledger import postgres as ledger_pg
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import open_ledger
 

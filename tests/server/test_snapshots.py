@@ -158,7 +158,7 @@ async def test_a_snapshot_of_another_version_is_not_read_and_a_new_one_replaces_
 
 
 async def test_a_postgresql_table_comes_back_from_its_snapshot_and_tail(pg_url: str, tmp_path: Path) -> None:
-    from sidecar.state.ledger_pg import PostgresLedger
+    from sidecar.state.ledger.postgres import PostgresLedger
 
     ledger = PostgresLedger(pg_url)
     keys = ledger.create_table("campaign")

@@ -21,7 +21,7 @@ from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client
 from sidecar.server import bus as bus_module
-from sidecar.state import ledger_pg
+from sidecar.state.ledger import pg_listener
 from sidecar.state.ledger import open_ledger
 
 from .several import Sidecars, start_sidecars
@@ -48,20 +48,20 @@ def test_a_tables_channel_is_a_safe_name_for_any_id(pg_url: str):
     try:
         with psycopg.connect(pg_url, autocommit=True) as db:
             for table_id in ids:
-                name = ledger_pg.channel(table_id)
+                name = pg_listener.channel(table_id)
                 assert re.fullmatch(r"verdict_[0-9a-f]{32}", name) and len(name.encode()) <= 63
                 db.execute(
                     "INSERT INTO tables (id, name, gm_hash, player_hash, observer_hash, created)"
                     " VALUES (%s, 'n', '', '', '', 0)",
                     (table_id,),
                 )
-                db.execute(f"LISTEN {ledger_pg._channel_sql(table_id)}")
-            assert len({ledger_pg.channel(t) for t in ids}) == len(ids)
+                db.execute(f"LISTEN {pg_listener.channel_sql(table_id)}")
+            assert len({pg_listener.channel(t) for t in ids}) == len(ids)
             for table_id in ids:
                 ledger.append_sync(table_id, [(1, b"\x81\xa1t\xa1e")], None)
             got = list(db.notifies(timeout=30, stop_after=len(ids)))
         assert sorted((n.channel, n.payload.split(":", 1)[0]) for n in got) == sorted(
-            (ledger_pg.channel(t), t.split(":", 1)[0]) for t in ids
+            (pg_listener.channel(t), t.split(":", 1)[0]) for t in ids
         )
     finally:
         ledger.close()

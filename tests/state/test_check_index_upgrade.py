@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from protocol.v1.facets import FacetsCheck
-from sidecar.state import ledger as ledger_module
+from sidecar.state.ledger import sqlite as ledger_module
 from sidecar.state.ledger import SqliteLedger
 from sidecar.state.table import Table
 

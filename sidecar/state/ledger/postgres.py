@@ -234,9 +234,6 @@ class PostgresLedger:
         rows = await self.guard.run(self._aq(_CHECK, (table_id, check_id)), "reading a check")
         return [(s, bytes(d)) for s, d in rows]
 
-    async def read_check(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
-        return await self.read_check_events(table_id, check_id)
-
     async def read_rows(self, table_id: str, since: int) -> list[Row]:
         return _rows(await self.guard.run(self._aq(_READ_SINCE, (table_id, since)), "reading events"))
 

@@ -153,10 +153,6 @@ class ServingLedger(Protocol):
         history is read."""
         ...
 
-    async def read_check(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
-        """:meth:`read_check_events` under the name its callers still use."""
-        ...
-
     async def read_rows(self, table_id: str, since: int) -> list[Row]:
         """The events others appended after ``since``, grouped by action (an embedded ledger has no others)."""
         ...

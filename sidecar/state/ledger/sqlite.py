@@ -272,9 +272,6 @@ class SqliteLedger:
     async def read_check_events(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
         return await self._off_loop("reading a check", self.check_events, table_id, check_id)
 
-    async def read_check(self, table_id: str, check_id: str) -> list[tuple[int, bytes]]:
-        return await self.read_check_events(table_id, check_id)
-
     async def find_request(self, table_id: str, request_id: str) -> StoredRequest | None:
         return await self._off_loop("reading a request", self.request, table_id, request_id)
 
