@@ -49,7 +49,7 @@ export class RelayAnswers extends UserKeys {
     const config = /** @type {{CONFIG?: {queries?: Record<string, Function>}}} */ (globalThis).CONFIG;
     if (!config) return;
     config.queries ??= {};
-    config.queries[QUERY.request] = (/** @type {{secret?: string, msg?: Record<string, any>, budget?: number}} */ data) => this._answerRequest(data);
+    config.queries[QUERY.request] = (/** @type {{secret?: string, msg?: Record<string, unknown>, budget?: number}} */ data) => this._answerRequest(data);
     config.queries[QUERY.userKey] = (/** @type {{secret?: string}} */ data) => this._answerUserKey(data);
   }
 
@@ -57,7 +57,7 @@ export class RelayAnswers extends UserKeys {
    * Relay: a user's request (the `verdict.request` query). Returns the reply for that user alone, within
    * the relay's budget (less when the asker says it has less time left): every step gets what is left of it,
    * and a step that outlasts it ends the answer with a "timeout" naming that step, while the asker still waits.
-   * @param {{secret?: string, msg?: Record<string, any>, budget?: number}} data
+   * @param {{secret?: string, msg?: Record<string, unknown>, budget?: number}} data
    */
   async _answerRequest(data) {
     const msg = data?.msg;
@@ -66,7 +66,7 @@ export class RelayAnswers extends UserKeys {
     if (!this.isRelay) return { type: "error", id, code: "not_relay", message: "this browser does not relay" };
     const user = this._asker(data.secret);
     if (!user) return { type: "error", id, code: "unknown_sender", message: "say hello on the module socket first" };
-    if (!RELAYABLE.has(msg.type)) return { type: "error", id, code: "forbidden", message: "only the GM's own browser sends this request" };
+    if (typeof msg.type !== "string" || !RELAYABLE.has(msg.type)) return { type: "error", id, code: "forbidden", message: "only the GM's own browser sends this request" };
     // What this answer waits for, step by step, while it does (for whoever asks why a request takes long).
     const key = `${user}:${id}`;
     const answer = { user, type: String(msg.type), waits: t(STEP_TEXT.connections), since: Date.now() };
@@ -110,7 +110,7 @@ export class RelayAnswers extends UserKeys {
   /**
    * Send a user's request where the sidecar treats it as that user's: reads that every player may see on
    * the player view, rolls and follow-ups on the user's own connection.
-   * @param {Record<string, any>} msg
+   * @param {Record<string, unknown>} msg
    * @param {string} user
    * @param {<T>(step: RelayStep, work: Promise<T>) => Promise<T>} [step]  each step's work goes through it
    *   (to say what the request waits for, and to bound it)
@@ -125,7 +125,7 @@ export class RelayAnswers extends UserKeys {
     const conn = await step(this.userConns.has(user) ? "userConnection" : "userKey", this._userConn(user));
     if (conn) return step("userReply", conn.request({ ...rest, id }));
     // A sidecar without user keys: the player view acts for the user (the older protocol).
-    /** @type {Record<string, any>} */
+    /** @type {Record<string, unknown>} */
     const out = { ...rest, id: `${user}:${id}` };
     if (msg.type === "roll" || msg.type === "follow") out.user = user;
     return step("playerReply", /** @type {Connection} */ (this.playerView).request(out));

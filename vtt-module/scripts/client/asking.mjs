@@ -120,17 +120,17 @@ export class AskingClient extends SnapshotCache {
    * copy of). Answers once per check, and again for a card that has changed since (a higher `seq`).
    * @param {string} checkId
    * @param {number} [seq]  the card's seq: a cached answer asked for an older one is asked again
-   * @returns {Promise<Record<string, any>>}
+   * @returns {Promise<import("../generated/protocol.mjs").Verified>}
    */
   verify(checkId, seq = 0) {
     this._verifying ??= new Map();
     const asked = this._verifying.get(checkId);
     if (!asked || asked.seq < seq) {
-      const p = this.request({ type: "verify", check: checkId });
+      const p = /** @type {Promise<import("../generated/protocol.mjs").Verified>} */ (this.request({ type: "verify", check: checkId }));
       p.catch(() => { if (this._verifying?.get(checkId)?.p === p) this._verifying.delete(checkId); });
       this._verifying.set(checkId, { p, seq });
     }
-    return /** @type {{p: Promise<Record<string, any>>}} */ (this._verifying.get(checkId)).p;
+    return /** @type {{p: Promise<import("../generated/protocol.mjs").Verified>}} */ (this._verifying.get(checkId)).p;
   }
 
   /** Can this browser change the table (GM operations)? Else why not. @returns {string|null} */

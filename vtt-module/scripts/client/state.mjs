@@ -20,7 +20,7 @@ import { timing } from "../lib/timings.mjs";
  * A request this page sent through the relay. `tries`, `askedAt` and `last` say what became of it so far
  * (shown when a request takes long: which relay was asked, when, and what it last said). `deadline`: when
  * the page stops waiting (`Date.now()` time).
- * @typedef {{msg: Record<string, any>, resolve: Function, reject: Function, timer: Timer, deadline: number,
+ * @typedef {{msg: {id: string} & Record<string, unknown>, resolve: Function, reject: Function, timer: Timer, deadline: number,
  *   sentTo: string|null, tries?: number, askedAt?: number, last?: string}} RelayedEntry
  */
 
@@ -80,7 +80,7 @@ export class ClientState extends Emitter {
     this._explained = null;
     /** @type {Timer|undefined} */ this._refreshTimer = undefined;
     /** @type {Timer|undefined} */ this._pvRefresh = undefined;
-    /** @type {Map<string, {p: Promise<Record<string, any>>, seq: number}>|null} check id -> the ledger's word, asked once per card seq */ this._verifying = null;
+    /** @type {Map<string, {p: Promise<import("../generated/protocol.mjs").Verified>, seq: number}>|null} check id -> the ledger's word, asked once per card seq */ this._verifying = null;
     /** @type {Map<string, Promise<Connection|null>>} user id -> the user's connection being opened */
     this._opening = new Map();
     this._ownKey = "";
