@@ -3,7 +3,11 @@ stylesheet that names the rule set: a boons ability die and a feats red die, on 
 
 from __future__ import annotations
 
+import json
+
 import pytest
+
+from sidecar import vocabulary
 
 from .helpers import API, connected
 
@@ -23,17 +27,20 @@ def test_typed_and_coloured_dice_are_painted_from_the_vocabulary(table):
              return [c.backgroundColor, c.color]; })""",
         [".verdict-card .die.boons-ability", ".verdict-card .die.boons-trial", ".verdict-card .die.feat-red"],
     )
+    # The vocabulary as the module holds it (the page's module may be the bundle, which imports no file).
+    text = vocabulary.source()
+    drawn = json.loads(text[text.index("({") + 1 : text.rindex(");")])["systems"]
+    painted = [drawn[s]["drawing"]["dice"][t] for s, t in (("boons", "ability"), ("boons", "trial"), ("feats", "red"))]
     expected = gm.evaluate(
-        """async () => {
-          const { VOCABULARY } = await import('/modules/verdict/scripts/generated/vocabulary.mjs');
+        """(painted) => {
           const box = document.createElement('i');
           document.body.append(box);
           const rgb = (c) => { box.style.color = c; return getComputedStyle(box).color; };
-          const d = (s, t) => VOCABULARY.systems[s].drawing.dice[t];
-          const out = [d('boons', 'ability'), d('boons', 'trial'), d('feats', 'red')].map((p) => [rgb(p.background), rgb(p.colour)]);
+          const out = painted.map((p) => [rgb(p.background), rgb(p.colour)]);
           box.remove();
           return out;
-        }"""
+        }""",
+        painted,
     )
     assert paint == expected
     assert paint[0] != paint[1], "each type its own colours"
