@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         said = (
             f"_{started:%Y-%m-%d %H:%M} UTC, `{command}`, {size}"
             + (f", median of {args.runs} runs" if args.runs > 1 else "")
-            + f"; {machine()}; event loop {loop_name()} (servers and clients); load average {load_before:.1f} "
+            + f"; {machine()}; event loop {loop_name()} (the servers); load average {load_before:.1f} "
             f"before, {os.getloadavg()[0]:.1f} after; {time.monotonic() - t:.0f} s._"
         )
         print(f"#### {FIGURES[name].title}\n\n{body}\n\n{said}\n", flush=True)

@@ -29,7 +29,7 @@ from websockets.typing import Subprotocol
 
 from sidecar.client import table_url
 
-from .common import raise_nofile, run_on_loop
+from .common import raise_nofile
 from .routing import pick, request_uri
 
 ROLL = '{"type":"roll","id":"%s","check":{"system":"facets","pool":5}}'
@@ -243,13 +243,13 @@ def main(argv: list[str] | None = None) -> None:
     raise_nofile()
     if a.kind == "rtt":
         table, key = (a.table, a.key) if a.key is not None else a.args
-        out = run_on_loop(rtt(a.url, table, key, a.count, a.warmup))
+        out = asyncio.run(rtt(a.url, table, key, a.count, a.warmup))
     else:
         plan = json.loads(a.plan.read_text())
         if a.kind == "load":
-            out = run_on_loop(load(a.url, plan, a.index, a.of, a.duration, a.route, a.pace))
+            out = asyncio.run(load(a.url, plan, a.index, a.of, a.duration, a.route, a.pace))
         else:
-            out = run_on_loop(idle(a.url, plan, a.index, a.of))
+            out = asyncio.run(idle(a.url, plan, a.index, a.of))
     print(json.dumps(out), flush=True)
 
 

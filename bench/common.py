@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
 
 LOOP_ENV = "BENCH_LOOP"
-"""Names the event loop of every server and client process of a run (``uvloop`` or ``asyncio``); unset, the
-one ``verdict serve`` runs on by default, so every figure is what a sidecar started as shipped does."""
+"""Names the event loop of every server of a run, Verdict's and the echo's (``uvloop`` or ``asyncio``); unset,
+the one ``verdict serve`` runs on by default, so every figure is what a sidecar started as shipped does. The
+client processes keep asyncio's own: the same driver against every server."""
 
 
 def loop_name() -> str:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from bench import memory, rtt
-from bench.__main__ import FIGURES, main, render, rows
-from bench.common import ROOT, Row
+from bench.__main__ import FIGURES, begin_marker, end_marker, main, render, rows, write
+from bench.common import ROOT, Row, median_rows
 from tests.pgserver import MISSING, bin_dir
 
 # Each figure starts servers and client processes of its own: one after another, in one worker of `pytest -n`.
@@ -74,3 +74,33 @@ def test_the_memory_figure_starts_its_servers_from_written_bytecode(tmp_path, mo
     sources = list((tmp_path / "sidecar").rglob("*.py"))
     assert sources
     assert [p for p in sources if not Path(importlib.util.cache_from_source(str(p))).exists()] == []
+
+
+def test_every_figure_has_its_place_in_the_benchmarks_file_and_a_run_replaces_only_that():
+    text = (ROOT / "BENCHMARKS.md").read_text()
+    for name in FIGURES:
+        assert text.count(begin_marker(name)) == 1 and text.count(end_marker(name)) == 1, name
+        assert text.index(begin_marker(name)) < text.index(end_marker(name)), name
+    written = write(text, "rtt", "| a | table |")
+    assert f"{begin_marker('rtt')}\n| a | table |\n{end_marker('rtt')}" in written
+    before, after = text.split(begin_marker("rtt")), written.split(begin_marker("rtt"))
+    assert before[0] == after[0] and before[1].split(end_marker("rtt"))[1] == after[1].split(end_marker("rtt"))[1]
+    assert write(written, "rtt", "| a | table |") == written
+    with pytest.raises(ValueError, match="no markers for figure 'nowhere'"):
+        write(text, "nowhere", "")
+
+
+def test_several_runs_keep_each_cases_median_run_and_the_worst_error_count():
+    def run(rate, echo, errors, commit):
+        return [
+            Row("load", "rolls/s", rate, "echo broadcast", echo, "/s", target=0.7),
+            Row("load", "errors", errors, "", 0, "", higher_is_better=False, limit=1),
+            Row("round trip, part", "commit", commit, "", 0, "µs", higher_is_better=False),
+        ]
+
+    kept = median_rows([run(700, 1000, 0, 30), run(900, 1000, 2, 10), run(400, 800, 0, 20)])
+    # the ratios were 0.7, 0.9 and 0.5: the median is the first run's, value and anchor from that one run
+    assert (kept[0].value, kept[0].anchor_value) == (700, 1000) and kept[0].met
+    assert kept[1].value == 2 and not kept[1].met  # one run had errors: the figure has them
+    assert kept[2].value == 20
+    assert all(r.note.endswith("median of 3 runs") for r in kept)
