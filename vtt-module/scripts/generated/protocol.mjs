@@ -16,13 +16,13 @@
  * @typedef {FacetsCheck|ChallengeCheck|FlairsCheck|FeatsCheck|BoonsCheck} AnyCheck
  */
 /**
- * @typedef {RollEvent|FollowEvent|StrainChanged|GameChangerGained|ConditionAdded|ConditionRemoved|TakenDown|HarmTaken|FacetCreated|ComplicationAdded|ComplicationEdited|ComplicationRevealed|ComplicationRemoved|ComplicationConverted|WyrdChanged|LurkingTrialsSet|LurkingTrialsUsed|ExtendedStarted|ExtendedProgressed|GatherStarted|GatherPartRolled|GatherResolved|SceneActivated|Undone|FacetRenamed|FacetRemoved|HarmHealed} AnyEvent
+ * @typedef {RollEvent|FollowEvent|ConditionAdded|ConditionRemoved|ExtendedStarted|ExtendedProgressed|GatherStarted|GatherPartRolled|GatherResolved|SceneActivated|Undone|HarmTaken|FacetCreated|FacetRenamed|FacetRemoved|HarmHealed|StrainChanged|GameChangerGained|TakenDown|ComplicationAdded|ComplicationEdited|ComplicationRevealed|ComplicationRemoved|ComplicationConverted|LurkingTrialsSet|LurkingTrialsUsed|WyrdChanged} AnyEvent
  */
 /**
  * @typedef {FacetsOdds|ChallengeOdds|FlairsOdds|FeatsOdds|BoonsOdds} AnyOdds
  */
 /**
- * @typedef {ComplicationAdd|ComplicationEdit|ComplicationReveal|ComplicationRemove|ComplicationConvert|StrainSet|ConditionAdd|ConditionRemove|WyrdGrant|LurkingSet|ExtendedStart|GatherStart|Undo|SceneActivate|FacetAdd|FacetRename|FacetRemove|HarmHeal} AnyOp
+ * @typedef {ConditionAdd|ConditionRemove|ExtendedStart|GatherStart|Undo|SceneActivate|FacetAdd|FacetRename|FacetRemove|HarmHeal|ComplicationAdd|ComplicationEdit|ComplicationReveal|ComplicationRemove|ComplicationConvert|StrainSet|LurkingSet|WyrdGrant} AnyOp
  */
 /**
  * @typedef {FacetsResult|ChallengeResult|FlairsResult|FeatsResult|BoonsResult} AnyResult
