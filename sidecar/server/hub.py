@@ -462,7 +462,6 @@ class Hub:
             await self.readable(hub)
             return
         if turn.staged:
-            turn.tell_untold()  # when the commit came back before its turn of the loop did
             hub.table.stored_up_to(turn.staged[-1].staged[0].events[-1][0])
             for job in turn.staged:
                 self._remember(hub, job, job.staged[1])
@@ -606,18 +605,6 @@ class _Turn:
         self.broke = False
         """A commit failed in memory: the table may hold part of an action (the jobs after it are ``rest``)."""
         self.rest: list[Job] = []
-        self.untold: tuple[Job, hearing.Action, Any, bytes] | None = None
-        """The last staged request, whose hearing is not worked out yet: :meth:`tell_untold`."""
-
-    def tell_untold(self) -> None:
-        """Work out what each connection hears of the last staged request. It runs before the next request
-        is staged (the state is still as that one left it), and for the last one of the turn while its
-        commit is under way, off the round trip: the loop is otherwise idle while the writer commits."""
-        if self.untold is None:
-            return
-        job, action, reply_msg, reply = self.untold
-        self.untold = None
-        self.hubs._told(self.hub, job.conn, action, self.out, _reply(job.conn, reply_msg, reply), reply_msg)
 
     async def caught_up(self, rows: list[Row]) -> None:
         if rows:
@@ -645,11 +632,6 @@ class _Turn:
                 job.error = exc
                 if self.staged:
                     self.judged.append(job)
-        if self.untold is not None:
-            # Two turns of the loop on: after the ledger's flush, which the append about to be made schedules
-            # on the next one, hands the commit over. Told before then, should the commit be quicker.
-            loop = asyncio.get_running_loop()
-            loop.call_soon(loop.call_soon, self.tell_untold)
         return [
             (job.staged[0].encoded(), (job.rid, job.conn.role, job.staged[1], job.conn.requester))
             for job in self.staged
@@ -658,7 +640,6 @@ class _Turn:
     def _stage(self, job: Job) -> bool:
         """Prepare a request and apply it in memory; False when applying it failed part-way."""
         hubs, hub = self.hubs, self.hub
-        self.tell_untold()  # the one before, on the state as it left it
         try:
             pending, reply_msg, action = hubs._prepare(hub, job.conn, job.msg)
             reply = codec.encode(reply_msg)
@@ -675,8 +656,8 @@ class _Turn:
             return False
         job.staged = (pending, reply)
         self.staged.append(job)
-        # what each hears is worked out on the state (open follow-ups, undone seqs) as this action left it
-        self.untold = (job, action, reply_msg, reply)
+        # what each hears, worked out now: the state (open follow-ups, undone seqs) as this action left it
+        hubs._told(hub, job.conn, action, self.out, _reply(job.conn, reply_msg, reply), reply_msg)
         return True
 
     async def reset(self) -> int:
@@ -686,7 +667,6 @@ class _Turn:
         for job in self.jobs:
             job.error, job.stored, job.staged = None, None, None
         self.staged, self.judged, self.out, self.broke, self.rest = [], [], {}, False, []
-        self.untold = None
         return table.head
 
 
