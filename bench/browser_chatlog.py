@@ -36,7 +36,7 @@ import msgspec
 from protocol.v1 import messages as m
 from protocol.v1.boons import BoonsCheck
 from protocol.v1.challenge import ChallengeCheck
-from protocol.v1.facets import FacetsCheck
+from protocol.v1.facets import FacetRemove, FacetsCheck
 from protocol.v1.feats import FeatsCheck
 from protocol.v1.flairs import FlairsCheck
 from protocol.v1.systems import AnyAction
@@ -124,11 +124,28 @@ async def roll_campaign(url: str, table: str, gm_key: str, count: int, concurren
             if ext is not None:
                 check = BoonsCheck(ability=3, boon=1, bane=0, trial=0)  # the extended check's own difficulty
             async with gate:
-                rolled = await gm.request(
-                    m.Roll(
-                        id=gm.new_id(), check=check, mode=mode, user=user, label=f"Campaign check {i + 1}", extended=ext
+                try:
+                    rolled = await gm.request(
+                        m.Roll(
+                            id=gm.new_id(),
+                            check=check,
+                            mode=mode,
+                            user=user,
+                            label=f"Campaign check {i + 1}",
+                            extended=ext,
+                        )
                     )
-                )
+                except RequestFailed as refused:
+                    # The table full (the rules' bounds: facets, complications): this roll is not made.
+                    if not refused.code.startswith("too_many"):
+                        raise
+                    return
+                # The scene moves on: the GM clears the facets a roll made (a table holds 256 at most).
+                for e in msgspec.to_builtins(rolled).get("events", []):
+                    if e["event"].get("kind") == "facet_created":
+                        made = e["event"].get("id") or e["event"]["facet"]
+                        with contextlib.suppress(RequestFailed):
+                            await gm.request(m.Gm(id=gm.new_id(), op=FacetRemove(facet=made)))
                 campaign.rolled += 1
                 campaign.extended += ext is not None
                 campaign.by_system[system] = campaign.by_system.get(system, 0) + 1
@@ -650,10 +667,14 @@ def seeded_world(browser: Any, standin: Any, web: str, sidecar: CampaignSidecar,
     player's (both with the chat log undrawn, closed afterwards); the sidecar then runs as shipped."""
     world = standin.world(settings(sidecar), system="rebuild")
     relay = open_page(browser, web, world, "gm1", undrawn=True)
-    player = open_page(browser, web, world, "p1", undrawn=True)
-    campaign = seed(standin, world, relay, player, sidecar.url, sidecar.keys.table, sidecar.keys.gm, size)
-    player.context.close()
-    relay.context.close()
+    try:
+        player = open_page(browser, web, world, "p1", undrawn=True)
+        try:
+            campaign = seed(standin, world, relay, player, sidecar.url, sidecar.keys.table, sidecar.keys.gm, size)
+        finally:
+            player.context.close()
+    finally:
+        relay.context.close()
     sidecar.as_shipped()
     return world, campaign
 
