@@ -111,9 +111,9 @@ def test_truncated_bytes_are_refused(cut: int) -> None:
 
 
 def test_numbering_over_blocks_of_two_matches_the_definition() -> None:
-    """Each viewer's numbers and catch-up starts (tests/state/test_hearing.py) with every list's seqs sealed in
+    """Each viewer's numbers and catch-up starts (tests/state/test_numbering.py) with every list's seqs sealed in
     blocks of two, so that nearly every number and every search step reads a sealed block."""
-    from tests.state.test_hearing import test_numbers_and_catch_up_starts_match_the_definition as definition
+    from tests.state.test_numbering import test_numbers_and_catch_up_starts_match_the_definition as definition
 
     with block_of(2):
         definition()

@@ -1,5 +1,4 @@
-"""A ledger the sidecar wrote before the request window lost its two indexes (``data/``: written on 2026-12-01
-by the release before, a table where a GM and a player each rolled ``r0`` ... ``r4`` with a window of 3) opens:
+"""A ledger written while the request window still had two indexes (``data/``: a table where a GM and a player each rolled ``r0`` ... ``r4`` with a window of 3) opens:
 the indexes are dropped, nothing they held is lost, and over a real websocket each requester's last three ids
 are answered with their first replies, an older id is a new request, the old checks are verified, and the
 housekeeping prunes to the window as before."""
@@ -20,7 +19,7 @@ from sidecar.state.ledger import RequestWindow, SqliteLedger
 
 from .test_request_window import running
 
-DATA = Path(__file__).parent / "data" / "ledger-main-2026-12-01.sqlite3"
+DATA = Path(__file__).parent / "data" / "ledger-window-indexes.sqlite3"
 WINDOW_INDEXES = {"requests_by_requester", "requests_by_age"}
 
 

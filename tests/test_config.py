@@ -8,7 +8,7 @@ from pathlib import Path
 from sidecar import config
 from sidecar.server.app import Settings
 
-from .running import verdict
+from .cli.running import verdict
 
 
 def test_the_data_directory_comes_from_the_option_then_the_environment_then_the_default(tmp_path: Path) -> None:
