@@ -21,7 +21,7 @@ help:
 	@echo "              write dist/verdict.zip and dist/module.json, the Foundry module, updating from that sidecar"
 	@echo "make release VERSION=x.y.z PUBLIC_URL=https://…/releases/download/vx.y.z"
 	@echo "              write dist/: wheel, sdist, verdict.zip, module.json (URLs on PUBLIC_URL), SHA256SUMS, RELEASE-NOTES.md"
-	@echo "make schema   regenerate protocol/schema/v1.json, the golden vectors' index, the module's rule vocabulary and the table of limits in docs/operating.md"
+	@echo "make schema   regenerate protocol/schema/v1.json, the golden vectors' index, the module's protocol types and rule vocabulary and the table of limits in docs/operating.md"
 
 # Two installs, two stamps: `make serve` needs the runtime alone (what a GM's `pipx install` gets), `make test`
 # the test and bench toolchains too. Each stamp says its own install is done, so `make test` after `make serve`
@@ -117,6 +117,7 @@ bench: $(STAMP)
 
 schema: $(STAMP)
 	$(BIN)/python -m protocol.generate
+	$(BIN)/python -m protocol.typedefs
 	$(BIN)/python -m sidecar.vocabulary
 	$(BIN)/python -m sidecar.knob_table
 

@@ -12,7 +12,7 @@ import { VOCABULARY } from "../generated/vocabulary.mjs";
  * @typedef {object} CardEntry  what a chat message's flags hold for a card
  * @property {string} checkId
  * @property {number} seq
- * @property {Record<string, any>} result
+ * @property {Record<string, any>|null} result
  * @property {Record<string, any>} [check]   the wire check, when the roller's client knows it
  * @property {string} by
  * @property {string|null} [user]

@@ -217,7 +217,7 @@ export class ChatCards {
     const entry = {
       checkId: gm.check, seq: gm.seq,
       // A shell holds no result (the card model's type does not say it may be null).
-      result: shell ? /** @type {any} */ (null) : /** @type {AnyResult} */ (/** @type {Rolled|Followed} */ (readers).result),
+      result: shell ? null : /** @type {AnyResult} */ (/** @type {Rolled|Followed} */ (readers).result),
       by: gm.by, user: roller, actor: gm.actor ?? null, target: gm.target ?? null, scene: gm.scene ?? null, mode,
       label: shell ? null : gm.label ?? null, extended: gm.extended ?? null, actions: [],
       redacted: shell || JSON.stringify(readers?.result) !== JSON.stringify(gm.result), shell,
