@@ -198,7 +198,8 @@ def new_loop(name: str) -> asyncio.AbstractEventLoop | None:
 
     On uvloop, libuv accepts: out of file descriptors it closes a spare descriptor, accepts the waiting
     connections and closes them at once, and goes on; nothing is retried and nothing is logged per
-    accept, so :class:`ServingLoop`'s care has nothing to do there."""
+    accept, so :class:`ServingLoop`'s care has nothing to do there. Those connections hear no 503: asyncio's
+    loop leaves them queued until a descriptor is free."""
     if name == UVLOOP:
         import uvloop
 
