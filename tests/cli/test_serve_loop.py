@@ -183,3 +183,11 @@ def test_on_uvloop_held_at_the_file_limit_the_sidecar_drops_the_excess_and_serve
         assert server.stop() == 0
     said = log.read_bytes()
     assert b"Traceback" not in said and len(said) < 20_000, said[-2000:].decode(errors="replace")
+
+
+async def test_the_suite_runs_on_the_loop_its_sidecars_run_on() -> None:
+    from tests.conftest import TEST_LOOP
+
+    assert TEST_LOOP == run.loop_to_run(os.environ.get(config.LOOP_ENV) or None)
+    on_uvloop = type(asyncio.get_running_loop()).__module__.startswith("uvloop")
+    assert on_uvloop == (TEST_LOOP == "uvloop")
