@@ -106,13 +106,6 @@ identifier)."""
 
 KNOWN_STATE: frozenset[tuple[str, str]] = frozenset(
     {
-        # The client keeps the texts of the complications a viewer's snapshots held, for cards that name one
-        # by its id; it and the card's renderer should read the list the follow-up's parameter names instead.
-        ("scripts/client/snapshots.mjs", "complications"),
-        ("scripts/render.mjs", "complications"),
-        ("scripts/client/asking.mjs", "complications"),
-        ("scripts/client/asking.mjs", "strain"),
-        ("scripts/client/asking.mjs", "lurking"),
         ("scripts/chat.mjs", "complications"),
     }
 )

@@ -31,14 +31,14 @@ export function t(key) {
 }
 
 /**
- * An entry of the table by its id, as this viewer's client has seen it (see `VerdictClient.complicationTexts`).
+ * An entry of the table by its id, as this viewer's client has seen it (see `VerdictClient.entryTexts`).
  * @param {string} id
  * @param {string} list
  * @returns {string|null}
  */
 function entryText(id, list) {
   const client = game.modules?.get(MODULE_ID)?.api?.client;
-  return list === "complications" ? client?.complicationTexts?.get(id) ?? null : null;
+  return client?.entryTexts?.get(list)?.get(id) ?? null;
 }
 
 /**

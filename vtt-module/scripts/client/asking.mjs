@@ -141,7 +141,7 @@ export class AskingClient extends SnapshotCache {
   }
 
   /**
-   * A GM operation on the table (complications, strain, lurking trials, extended checks, undo).
+   * A GM operation on the table (a rule set's own, an extended or gathered check, a scene, undo).
    * @param {Record<string, any>} op
    */
   gm(op) {

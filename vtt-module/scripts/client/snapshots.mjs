@@ -5,12 +5,12 @@
  */
 
 import { sendFrame } from "../relay/relay.mjs";
+import { ITEM_LISTS } from "../lib/drawing.mjs";
 import { EXTENDED } from "../lib/systems.mjs";
 import { ClientState } from "./state.mjs";
 
 /** @typedef {import("../generated/protocol.mjs").Welcome} Welcome */
 /** @typedef {import("../generated/protocol.mjs").AnyEvent} AnyEvent */
-/** @typedef {import("../generated/protocol.mjs").SceneState} SceneState */
 /** @typedef {import("../generated/protocol.mjs").AnyServerMessage} AnyServerMessage */
 
 export class SnapshotCache extends ClientState {
@@ -46,13 +46,33 @@ export class SnapshotCache extends ClientState {
       if (this.own) return;
     }
     this.snapshot = snapshot;
-    for (const scene of Object.values(snapshot?.scenes ?? {})) {
-      for (const c of /** @type {SceneState|undefined} */ (scene)?.complications ?? []) {
-        if (typeof c?.id !== "string" || typeof c.text !== "string" || (c.hidden && this.role !== "gm")) continue;
-        this.complicationTexts.set(c.id, c.text);
+    this._keepEntryTexts(snapshot);
+    this.emit("snapshot", snapshot);
+  }
+
+  /**
+   * Keep the texts of the entries of every drawn list this snapshot holds (on its scenes and its actors), by
+   * list and id, for cards that name an entry by its id after the table no longer holds it. A hidden entry's
+   * text is kept only for the GM.
+   * @param {Record<string, any>} snapshot
+   */
+  _keepEntryTexts(snapshot) {
+    const holders = [...Object.values(snapshot?.scenes ?? {}), ...Object.values(snapshot?.actors ?? {})];
+    for (const { part } of ITEM_LISTS) {
+      const idField = part.id ?? "id";
+      const textField = part.text ?? "text";
+      let texts = this.entryTexts.get(part.field);
+      for (const holder of holders) {
+        for (const entry of /** @type {any} */ (holder)?.[part.field] ?? []) {
+          const id = entry?.[idField];
+          const text = entry?.[textField];
+          if (typeof id !== "string" || typeof text !== "string") continue;
+          if (part.hidden && entry[part.hidden] && this.role !== "gm") continue;
+          if (!texts) this.entryTexts.set(part.field, (texts = new Map()));
+          texts.set(id, text);
+        }
       }
     }
-    this.emit("snapshot", snapshot);
   }
 
   /**

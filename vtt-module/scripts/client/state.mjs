@@ -54,10 +54,11 @@ export class ClientState extends Emitter {
     /** @type {Record<string, any>|null} relay only: the table as players see it */
     this.playerSnapshot = null;
     /**
-     * @type {Map<string, string>} complication id -> its text, for every complication a snapshot of this viewer's
-     * has held while the page was open (a card that addressed one the roll removed still names it)
+     * @type {Map<string, Map<string, string>>} a drawn list's field -> entry id -> its text, for every entry a
+     * snapshot of this viewer's has held while the page was open (a card that names one the roll removed still
+     * names it)
      */
-    this.complicationTexts = new Map();
+    this.entryTexts = new Map();
     /** @type {string|null} */
     this.role = null;
     /** @type {Map<string, string>} check id -> faces, as the sidecar's ledger reported them to this client */
