@@ -18,10 +18,10 @@ from aiohttp import web
 
 from sidecar import __version__, config
 from sidecar.state.keys import print_keys
-from sidecar.state.ledger import Ledger, SqliteLedger
+from sidecar.state.ledger import Ledger, LedgerUnavailable
 
 from . import module as vtt_module
-from .app import Settings, create_app
+from .app import Settings, create_app, ledger_for
 
 KEYS_FILE = config.KEYS_FILE
 
@@ -313,7 +313,12 @@ def serve(settings: Settings, ledger: Ledger | None = None) -> int:
         return 2
     data = settings.data
     data.mkdir(parents=True, exist_ok=True)
-    ledger = ledger or SqliteLedger(config.data_file(data))
+    if ledger is None:
+        try:
+            ledger = ledger_for(settings)
+        except (ValueError, ImportError, LedgerUnavailable) as exc:
+            print(f"verdict: ledger: {exc}", file=sys.stderr)
+            return 2
     try:
         ensure_default_table(ledger, data)
     except StartRefused as exc:

@@ -65,3 +65,13 @@ async def test_an_app_made_from_settings_naming_no_ledger_serves_from_the_data_f
 def test_a_ledger_url_that_names_no_ledger_is_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown ledger 'mysql'"):
         ledger_for(Settings(data=tmp_path, ledger_url="mysql://somewhere/db"))
+
+
+def test_serve_opens_the_ledger_its_settings_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``serve(settings)`` with no ledger handed in opens the one ``ledger_url`` names, as ``create_app`` does:
+    a URL naming no ledger stops it with status 2 and a line naming the ledger, and no SQLite file is made."""
+    from sidecar.server.run import serve
+
+    assert serve(Settings(data=tmp_path, ledger_url="nosuch://somewhere")) == 2
+    assert "ledger" in capsys.readouterr().err
+    assert not config.data_file(tmp_path).exists()
