@@ -57,6 +57,10 @@ def test_the_distribution_carries_the_module_and_one_licence(built: tuple[Path, 
         assert len(licences) == 1 and whl.read(licences[0]) == (ROOT / "LICENSE").read_bytes()
     # Every file Foundry installs from a checkout's zip, nothing else (no type declarations).
     assert packaged == module
+    # The PostgreSQL ledger's numbered schema files and the fair dice' vectors travel too (package data).
+    migrations = {n.rsplit("/", 1)[1] for n in names if n.startswith("sidecar/state/ledger/migrations/")}
+    assert migrations == {p.name for p in (ROOT / "sidecar" / "state" / "ledger" / "migrations").glob("*.sql")}
+    assert "protocol/vectors/fair-dice.jsonl" in names
     assert "License-Expression: MIT" in metadata
     assert "Name: verdict-vtt" in metadata
     urls = dict(
