@@ -7,13 +7,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.stamp-install
 RUNTIME_STAMP := $(VENV)/.stamp-runtime
 
-.PHONY: serve test lint test-python test-random test-browser-bundle bench schema release clean help
+.PHONY: serve test lint test-python test-asyncio test-random test-browser-bundle bench schema release clean help
 
 help:
 	@echo "make serve    set up the runtime alone and run the sidecar on 127.0.0.1:8765 (options: make serve ARGS='--port 9000')"
 	@echo "make test     set up and run the whole suite (Python, JS units, type check, browser)"
 	@echo "make lint     ruff's lint rules and formatter check, and mypy --strict, over the Python"
 	@echo "make test-random  the property tests with fresh randomness (make test runs them derandomized)"
+	@echo "make test-asyncio  the Python suite on asyncio's own loop (make test runs it on uvloop, verdict serve's default)"
 	@echo "make test-browser VERDICT_GENERATIONS=all  every browser test in Foundry 13 and 14 (make test: both where they differ)"
 	@echo "make test-browser-bundle  the browser suite against the module bundled, as the release zip ships it (make test runs it)"
 	@echo "make bench    run the benchmarks against their anchors"
@@ -60,19 +61,17 @@ test-browser-bundle: $(STAMP) $(NPM_STAMP) $(CHROMIUM)
 	VERDICT_MODULE=bundle $(BROWSER_NICE) $(BIN)/python -m pytest -q -n $(BROWSER_WORKERS) -m browser tests/browser
 
 # `make test`: the quick checks (lint, ESLint, tsc, the node units) beside the Python suite, their output
-# printed whole once they end, then the browser suite against the plain files and again against the bundle. The checks are single processes at the lowest priority
-# (nice 19): they take only the CPU the Python suite leaves while it waits (child sidecars starting, fail-overs,
-# PostgreSQL), so the suite keeps its pace (at the same priority they made it some 25 s slower on two cores).
+# printed whole once they end, then the browser suite against the plain files and again against the bundle.
+# The checks are single processes at the lowest priority (nice 19): they take only the CPU the Python suite
+# leaves while it waits (child sidecars starting, fail-overs, PostgreSQL), so the suite keeps its pace.
 # A failure in either stops the run before the browser suite. `make test PARTS=6` starts every part at once
-# instead (each part's output printed whole when it ends, the browser suite at a lower priority); on two cores
-# the parts contend more than they fill each other's waits, so it is the faster way only on more cores.
-# Measurements: docs/architecture/README.md.
+# instead (each part's output printed whole when it ends, the browser suite at a lower priority): for machines
+# with more cores than two, where the parts fill each other's waits.
 CHECKS := lint lint-js typecheck test-js
 PARTS ?= 1
 
 # The suites' processes keep their bytecode: the environment may say not to write it
-# (PYTHONDONTWRITEBYTECODE), and then every pytest worker rewrote and compiled each test module again
-# (collecting the Python suite took 8.5 CPU-seconds a process so, 3.5 with the caches written).
+# (PYTHONDONTWRITEBYTECODE); without the caches every pytest worker compiles each test module again.
 unexport PYTHONDONTWRITEBYTECODE
 
 test:
@@ -100,14 +99,14 @@ lint: $(STAMP)
 
 # The Python suite runs in WORKERS processes (pytest-xdist; tests/conftest.py keeps the builds from the checkout
 # in one process), the browser suite in BROWSER_WORKERS (mk/js.mk); each worker has its own sidecar, stand-in
-# server, Chromium and PostgreSQL. Measured from fresh clones on 2 cores, nothing else running: `make test`
-# 274-329 s after the set-up, 355-408 CPU-s (the Python phase 126-146 s, the browser suite 143-177 s), and
-# 214-215 s on a faster day; what was tried, and why it is not faster: docs/architecture/README.md ("Testing").
-# The browser suite against the bundle (test-browser-bundle) runs the same tests again after those figures.
+# server, Chromium and PostgreSQL. How long each part takes: docs/architecture/README.md ("Testing").
 WORKERS ?= 2
 
 test-python: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup -m "not browser"
+
+test-asyncio: $(STAMP)
+	VERDICT_LOOP=asyncio $(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup -m "not browser"
 
 test-random: $(STAMP)
 	HYPOTHESIS_PROFILE=random $(BIN)/python -m pytest -q -m "not browser" $$(grep -rl hypothesis tests --include='test_*.py')

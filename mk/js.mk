@@ -23,9 +23,8 @@ lint-js: $(NPM_STAMP)
 $(CHROMIUM):
 	apt-get update -qq && apt-get install -y -qq chromium
 
-# The browser suite's workers (WORKERS, as the Python suite's, unless BROWSER_WORKERS is given). On two cores
-# three workers were no faster than two (a browser test waits about half its time, but its page loads are
-# CPU-bound) and made each test's waits more sensitive to load.
+# The browser suite's workers (WORKERS, as the Python suite's, unless BROWSER_WORKERS is given). A browser
+# test's page loads are CPU-bound: more workers than cores add load to every test's waits, not speed.
 BROWSER_WORKERS ?= $(WORKERS)
 BROWSER_NICE ?=
 
