@@ -288,6 +288,13 @@ class GatherState(msgspec.Struct, gc=False):
     scene: str | None = None
 
 
+class PublicView(msgspec.Struct, gc=False):
+    """The table as every player may see it (a player who rolled none of the hidden rolls, an observer): what a
+    GM's client may write into the world, which every player's client loads (token statuses, actor flags)."""
+
+    actors: dict[str, ActorState] = {}
+
+
 class Snapshot(msgspec.Struct, gc=False):
     seq: int
     scene: str | None = None
@@ -295,3 +302,5 @@ class Snapshot(msgspec.Struct, gc=False):
     scenes: dict[str, SceneState] = {}
     extended: dict[str, ExtendedState] = {}
     gathers: dict[str, GatherState] = {}
+    public: PublicView | msgspec.UnsetType = msgspec.UNSET
+    """A GM's snapshot only: the players' view beside the GM's own (absent from every other viewer's)."""

@@ -100,7 +100,9 @@ __all__ = [
     "may_see",
     "open_followups",
     "reply",
+    "public_view",
     "seen",
+    "snapshot",
     "verified",
     "welcome",
 ]
@@ -414,7 +416,22 @@ def welcome(table: Table, viewer: Viewer, role: m.Role, since: int | None, serve
             seq=head,
             events=events_for(table, table.stored(start), viewer),
         )
-    return m.Welcome(protocol=1, server=server, role=role, table=table.id, seq=head, snapshot=table.snapshot(viewer))
+    return m.Welcome(protocol=1, server=server, role=role, table=table.id, seq=head, snapshot=snapshot(table, viewer))
+
+
+def snapshot(table: Table, viewer: Viewer) -> t.Snapshot:
+    """The table's snapshot as ``viewer`` may see it; a GM's carries the players' view beside it
+    (:func:`public_view`), the only state its client may write into the world every player loads."""
+    snap = table.snapshot(viewer)
+    if viewer.is_gm:
+        snap.public = public_view(table)
+    return snap
+
+
+def public_view(table: Table) -> t.PublicView:
+    """What every player sees of the table's actors: the projection of a viewer who owns no secret (:data:`PUBLIC`),
+    folded from the events it may see, redacted as any player's (never the GM's state filtered afresh)."""
+    return t.PublicView(actors=table.snapshot(PUBLIC).actors)
 
 
 def catches_up(count: int, since: int) -> bool:

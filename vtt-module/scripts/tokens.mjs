@@ -1,7 +1,10 @@
 /**
  * Tokens: the table's conditions, and each rule set's markers as its drawing declares them (a status effect
  * while a value is set, or a numeric badge drawn on the token). The active GM's client writes them from the
- * table snapshot (statuses, and each badge's value as an actor flag); others only draw.
+ * table snapshot's players' view (statuses, and each badge's value as an actor flag); others only draw. Tokens
+ * and actor flags are world data every player's client loads: they show what every player may see (`public`,
+ * which the sidecar adds to a GM's snapshot), never the GM's own view, which holds what GM-only and blind rolls
+ * changed.
  */
 
 import { MODULE_ID, STATUS } from "./constants.mjs";
@@ -95,13 +98,40 @@ export function defeatedStatus(own) {
 }
 
 /**
- * Bring one actor's statuses and badge flags in line with the table's state for it: a world actor by id, an
- * unlinked token's synthetic actor by the token's uuid (its markers are that token's alone).
- * @param {string} actorId
- * @param {Record<string, any>} state  the snapshot's ActorState
+ * The actors as every player sees them: the `public` part of a GM's snapshot, else the snapshot of the relay's
+ * players' view (its player-key connection), else null (then nothing may be written).
+ * @param {Record<string, any>|null|undefined} snapshot
+ * @returns {Record<string, Record<string, any>>|null}
  */
-export async function syncActor(actorId, state) {
+export function publicActors(snapshot) {
+  const actors = snapshot?.public?.actors ?? pageClient()?.playerSnapshot?.actors;
+  return actors && typeof actors === "object" ? actors : null;
+}
+
+/** @returns {any} the page's client of the sidecar, if it has one */
+function pageClient() {
+  return /** @type {any} */ (globalThis).game?.modules?.get(MODULE_ID)?.api?.client ?? null;
+}
+
+/**
+ * Bring one actor's statuses and badge flags in line with the table's state for it as every player sees it: a
+ * world actor by id, an unlinked token's synthetic actor by the token's uuid (its markers are that token's alone).
+ * What is written is read from the client's snapshot's players' view, whatever view the caller holds.
+ * @param {string} actorId
+ * @param {Record<string, any>} [_seen]  the caller's view of the actor (its own: not what may be written)
+ */
+export async function syncActor(actorId, _seen) {
   if (!isRelay()) return;
+  const actors = publicActors(pageClient()?.snapshot);
+  if (actors) await writeMarkers(actorId, actors[actorId] ?? {});
+}
+
+/**
+ * Write one actor's statuses and badge flags from its state as every player sees it (none: no marker).
+ * @param {string} actorId
+ * @param {Record<string, any>} state  the players' view's ActorState
+ */
+async function writeMarkers(actorId, state) {
   const actor = actorById(actorId);
   if (!actor) return;
   /** @type {Record<string, boolean>} */
@@ -133,14 +163,16 @@ export function badgeFlags() {
 }
 
 /**
- * Sync every actor the snapshot names.
+ * Sync every actor the snapshot's players' view names, and every actor only the GM's view names (a hidden
+ * roll's actor: it gets no marker).
  * @param {Record<string, any>|null} snapshot
  */
 export async function syncAll(snapshot) {
-  if (!snapshot || !isRelay()) return;
-  for (const [id, state] of Object.entries(snapshot.actors ?? {})) {
+  const actors = publicActors(snapshot);
+  if (!actors || !isRelay()) return;
+  for (const id of new Set([...Object.keys(actors), ...Object.keys(snapshot?.actors ?? {})])) {
     try {
-      await syncActor(id, /** @type {Record<string, any>} */ (state));
+      await writeMarkers(id, actors[id] ?? {});
     } catch (err) {
       console.warn(`${MODULE_ID} | token sync failed for ${id}`, err);
     }

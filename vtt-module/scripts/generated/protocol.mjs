@@ -871,6 +871,11 @@
  * @property {number} p
  */
 /**
+ * The table as every player may see it (a player who rolled none of the hidden rolls, an observer): what a GM's client may write into the world, which every player's client loads (token statuses, actor flags).
+ * @typedef {object} PublicView
+ * @property {Record<string, ActorState>} [actors]
+ */
+/**
  * Roll a check (or read given faces when `check.dice` is set).
  * @typedef {object} Roll
  * @property {string|null} [actor]
@@ -952,6 +957,7 @@
  * @property {Record<string, ActorState>} [actors]
  * @property {Record<string, ExtendedState>} [extended]
  * @property {Record<string, GatherState>} [gathers]
+ * @property {PublicView} [public]
  * @property {string|null} [scene]
  * @property {Record<string, SceneState>} [scenes]
  * @property {number} seq
