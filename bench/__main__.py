@@ -49,6 +49,16 @@ FIGURES: dict[str, Figure] = {
     "growth": Figure(
         "7. A long campaign's restart (first load and memory from a snapshot; against a full fold)", "growth"
     ),
+    "browser_load": Figure(
+        "8. Module load time (Chromium at 100 ms and 10 Mbit/s: page start to the module's ready, the bundle "
+        "against the plain files)",
+        "browser_load",
+    ),
+    "browser_chatlog": Figure(
+        "9. A long campaign's chat log (F5 with 2,000 Verdict messages, GM and player; against plain Foundry "
+        "messages)",
+        "browser_chatlog",
+    ),
 }
 """Every figure, in the order they run and BENCHMARKS.md lists them. A new figure is one line here (and a
 section with its markers in BENCHMARKS.md, which :func:`write` fills)."""

@@ -27,7 +27,7 @@ _SEVERAL_CASES = [
 
 @_one_worker
 @pytest.mark.slow
-@pytest.mark.parametrize("name", FIGURES)
+@pytest.mark.parametrize("name", [n for n in FIGURES if not n.startswith("browser_")])  # those: their own files
 def test_every_figure_runs_at_its_smallest_size_and_makes_its_rows(name):
     if name == "several" and bin_dir() is None:
         pytest.skip(MISSING)
