@@ -55,8 +55,7 @@ FIGURES: dict[str, Figure] = {
         "browser_load",
     ),
     "browser_chatlog": Figure(
-        "9. A long campaign's chat log (F5 with 2,000 Verdict messages, GM and player; against plain Foundry "
-        "messages)",
+        "9. A long campaign's chat log (F5 with 2,000 Verdict messages, GM and player; against plain Foundry messages)",
         "browser_chatlog",
     ),
 }
