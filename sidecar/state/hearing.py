@@ -103,6 +103,7 @@ __all__ = [
     "public_view",
     "seen",
     "snapshot",
+    "snapshot_read",
     "verified",
     "welcome",
 ]
@@ -425,6 +426,19 @@ def snapshot(table: Table, viewer: Viewer) -> t.Snapshot:
     snap = table.snapshot(viewer)
     if viewer.is_gm:
         snap.public = public_view(table)
+    return snap
+
+
+async def snapshot_read(table: Table, viewer: Viewer) -> t.Snapshot:
+    """:func:`snapshot` (a ``state`` reply's), the players' view built (when the table does not hold it) from events
+    read without blocking the loop."""
+    snap = await table.snapshot_read(viewer)
+    if viewer.is_gm:
+        if table.view_held(PUBLIC):
+            snap.public = public_view(table)
+        else:
+            async with table.reading(0):
+                snap.public = public_view(table)
     return snap
 
 
