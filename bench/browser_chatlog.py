@@ -412,6 +412,8 @@ class Load:
     long_tasks_over_50: int
     asked: list[str] = field(default_factory=list)
     """The checks the page asked the ledger about after F5 (one entry a request)."""
+    again_asked: list[str] = field(default_factory=list)
+    """The checks asked about when the log was drawn again."""
     scroll_asked: list[str] = field(default_factory=list)
     """The same while scrolling back."""
     load_scripts: dict[str, Any] = field(default_factory=dict)
@@ -429,6 +431,10 @@ def f5(page: Any, wire: Wire, timeout: float = 90.0) -> Load:
     page.reload(wait_until="commit")
     drawn = float(page.wait_for_function(DRAWN, polling="raf", timeout=timeout * 1000).json_value())
     wait_until(page, lambda: wire.answered(before), "the page's requests answered", timeout)
+    # A card the ledger's first answer did not back is asked about once more (the world's recheck wait is 0):
+    # those are sent by the time a task queued now runs.
+    page.evaluate("new Promise((r) => setTimeout(r, 0))")
+    wait_until(page, lambda: wire.answered(before), "the page's rechecks answered", timeout)
     load_profile = profiler.stop()
     log = page.evaluate(LOG)
     requests = len(wire.requests(before))
@@ -438,6 +444,7 @@ def f5(page: Any, wire: Wire, timeout: float = 90.0) -> Load:
     page.evaluate("standin.rerenderChat()")
     page.wait_for_function(DRAWN, polling="raf", timeout=timeout * 1000)
     again_requests = len(wire.requests(again))
+    again_asked = [str(f.get("check")) for f in wire.requests(again, "verify")]
     load_scripts = page.evaluate(MODULE_SCRIPTS)
     # Scrolled back to the top: the next batch of older messages.
     page.evaluate("window.__longScripts = []")
@@ -463,6 +470,7 @@ def f5(page: Any, wire: Wire, timeout: float = 90.0) -> Load:
         scroll_profile,
         int(long_tasks),
         asked,
+        again_asked,
         [str(f.get("check")) for f in wire.requests(scroll, "verify")],
         load_scripts,
         scroll_scripts,
@@ -665,7 +673,9 @@ def open_page(browser: Any, web: str, world: Any, user: str, undrawn: bool = Fal
 def seeded_world(browser: Any, standin: Any, web: str, sidecar: CampaignSidecar, size: int) -> tuple[Any, Campaign]:
     """A world holding a campaign of about ``size`` Verdict messages, written by the relay's page and the
     player's (both with the chat log undrawn, closed afterwards); the sidecar then runs as shipped."""
-    world = standin.world(settings(sidecar), system="rebuild")
+    # The module asks again about a card the ledger's first answer did not back at once instead of a moment
+    # later, so that what a card drawn again asks is told apart from that second question.
+    world = standin.world(settings(sidecar), system="rebuild", config={"verdict": {"timings": {"verifyRecheck": 0}}})
     relay = open_page(browser, web, world, "gm1", undrawn=True)
     try:
         player = open_page(browser, web, world, "p1", undrawn=True)
