@@ -1,5 +1,7 @@
 """A small websockets client for the Verdict protocol, for Python programs that talk to a running sidecar:
 the tests and some benchmarks use it (the CLI does not: it rolls and reads the ledger in its own process).
+It needs the ``client`` extra (``pip install "verdict-vtt[client]"``: websockets), which the sidecar itself
+never imports.
 
     async with Client.connect("ws://127.0.0.1:8765/ws", table, key) as c:
         rolled = await c.request(m.Roll(id=c.new_id(), check=FacetsCheck(pool=3)))
