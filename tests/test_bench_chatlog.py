@@ -18,7 +18,8 @@ def test_the_chat_log_figure_runs_at_its_smallest_size_and_makes_its_rows():
     cases = [r.case for r in rows]
     for who in ("GM", "player"):
         for case in (
-            "F5 to the cards drawn",
+            "F5 to the cards on screen drawn",
+            "F5 to the whole batch's cards drawn",
             "main thread busy after F5",
             "module's main-thread time after F5",
             "requests after F5",
