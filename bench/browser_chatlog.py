@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -49,7 +49,7 @@ STANDIN = ROOT / "tests" / "browser" / "standin"
 MODULE_URL = "/modules/verdict/"
 # Who rolls in the seeded campaign (the GM client rolls on each player's behalf, as the relay does).
 ROLLERS = ("p1", "p2", None)
-MODES = ("public", "public", "public", "gm", "blind")
+MODES: tuple[Literal["public", "gm", "blind"], ...] = ("public", "public", "public", "gm", "blind")
 
 
 def _checks() -> list[Any]:
@@ -213,7 +213,7 @@ def put_messages(standin: Any, world: Any, datas: list[dict[str, Any]], authors:
     """Write chat messages into a world directly, as its server stores them (ids, authors, order, cleaned
     content), before anyone loads it."""
     sys.path.insert(0, str(STANDIN))
-    from sanitiser import clean_html
+    from sanitiser import clean_html  # type: ignore[import-not-found]
 
     def put() -> None:
         for data, author in zip(datas, authors, strict=True):
@@ -384,15 +384,15 @@ def read_profile(profile: dict[str, Any]) -> Profile:
             module += ms
             stretch += ms
             seen = set()
-            n: int | None = nid
-            while n is not None:
-                frame = nodes[n]["callFrame"]
+            at: int | None = nid
+            while at is not None:
+                frame = nodes[at]["callFrame"]
                 if MODULE_URL in frame.get("url", ""):
                     name = f"{frame.get('functionName') or '(anonymous)'} {frame['url'].rsplit('/', 1)[-1]}"
                     if name not in seen:
                         seen.add(name)
                         inside[name] = inside.get(name, 0.0) + ms
-                n = parent.get(n)
+                at = parent.get(at)
     top = sorted(inside.items(), key=lambda kv: -kv[1])[:12]
     return Profile(busy, module, max(longest, stretch), top)
 
@@ -615,7 +615,7 @@ def run(full: bool = False, size: int | None = None) -> list[Row]:
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(STANDIN))
-    from server import StandinServer
+    from server import StandinServer  # type: ignore[import-not-found]
 
     size = size or 2000
     routes = {MODULE_URL: ROOT / "vtt-module", "/standin/": STANDIN, "/node_modules/": ROOT / "node_modules"}
@@ -653,7 +653,9 @@ class CampaignSidecar:
 
         self.web = web
         self.port = free_port()
-        self._make = lambda *extra: Process(data, self.port, extra=("--allow-origin", web, *extra))
+        self._make: Callable[..., Process] = lambda *extra: Process(
+            data, self.port, extra=("--allow-origin", web, *extra)
+        )
         self.proc = self._make("--rate", "1000")
         self.proc.start()
         self.keys = self.proc.keys()
@@ -733,7 +735,10 @@ def seed(standin: Any, world: Any, gm: Any, player: Any, url: str, table: str, g
     campaign = roll_campaign_in_thread(url, table, gm_key, round((size - selves) * 15 / 17))
     campaign.self_rolls = self_rolls(player, selves)
     want = campaign.messages
-    written = lambda: standin.call(lambda: len(world.messages))  # noqa: E731
+
+    def written() -> int:
+        return int(standin.call(lambda: len(world.messages)))
+
     wait_until(gm, lambda: written() >= want, f"{want} messages written (so far {written()})", 120)
     return campaign
 
