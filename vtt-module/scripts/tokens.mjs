@@ -98,14 +98,23 @@ export function defeatedStatus(own) {
 }
 
 /**
- * The actors as every player sees them: the `public` part of a GM's snapshot, else the snapshot of the relay's
- * players' view (its player-key connection), else null (then nothing may be written).
+ * The actors as every player sees them: the `public` part of a GM's snapshot; from a sidecar whose snapshot
+ * lacks it, what the relay's players' view (its player-key connection) is told now; else null (then nothing
+ * may be written).
  * @param {Record<string, any>|null|undefined} snapshot
- * @returns {Record<string, Record<string, any>>|null}
+ * @returns {Promise<Record<string, Record<string, any>>|null>}
  */
-export function publicActors(snapshot) {
-  const actors = snapshot?.public?.actors ?? pageClient()?.playerSnapshot?.actors;
-  return actors && typeof actors === "object" ? actors : null;
+export async function publicActors(snapshot) {
+  const shown = snapshot?.public?.actors;
+  if (shown && typeof shown === "object") return shown;
+  const players = pageClient()?.playerView;
+  if (!players) return null;
+  try {
+    const actors = (await players.request({ type: "state" }))?.snapshot?.actors;
+    return actors && typeof actors === "object" ? actors : null;
+  } catch {
+    return null;
+  }
 }
 
 /** @returns {any} the page's client of the sidecar, if it has one */
@@ -122,7 +131,7 @@ function pageClient() {
  */
 export async function syncActor(actorId, _seen) {
   if (!isRelay()) return;
-  const actors = publicActors(pageClient()?.snapshot);
+  const actors = await publicActors(pageClient()?.snapshot);
   if (actors) await writeMarkers(actorId, actors[actorId] ?? {});
 }
 
@@ -168,8 +177,9 @@ export function badgeFlags() {
  * @param {Record<string, any>|null} snapshot
  */
 export async function syncAll(snapshot) {
-  const actors = publicActors(snapshot);
-  if (!actors || !isRelay()) return;
+  if (!snapshot || !isRelay()) return;
+  const actors = await publicActors(snapshot);
+  if (!actors) return;
   for (const id of new Set([...Object.keys(actors), ...Object.keys(snapshot?.actors ?? {})])) {
     try {
       await writeMarkers(id, actors[id] ?? {});
