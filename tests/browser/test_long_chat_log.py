@@ -5,7 +5,7 @@ log; a card drawn again asks nothing; scrolling back draws the older cards whole
 The world holds 2,000 real cards (every rule set, public, GM-only and blind rolls, follow-ups, an extended check,
 self rolls), rolled against a real `verdict serve` and written by the module's own relay (bench/browser_chatlog.py
 seeds it); the pages then load it against the sidecar as it ships, with its default request rate. Timings are
-the benchmark's (`python -m bench --only chatlog`), not asserted here.
+the benchmark's (`python -m bench --only browser_chatlog`), not asserted here.
 """
 
 from __future__ import annotations
