@@ -1323,7 +1323,14 @@
     document.getElementById("user-name").textContent = `${game.user.name}${game.user.isGM ? " (GM)" : ""}`;
     renderPlayers();
 
-    await import("/modules/verdict/scripts/verdict.mjs");
+    // As Foundry's page does: each of the manifest's stylesheets linked, each of its ES modules loaded in order.
+    await Promise.all((manifest.styles ?? []).map((path) => new Promise((resolve, reject) => {
+      const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href: `/modules/verdict/${path}` });
+      link.addEventListener("load", resolve);
+      link.addEventListener("error", () => reject(new Error(`the stylesheet ${path} did not load`)));
+      document.head.append(link);
+    })));
+    for (const path of manifest.esmodules ?? []) await import(`/modules/verdict/${path}`);
     Hooks.callAll("init");
     Hooks.callAll("i18nInit");
     Hooks.callAll("setup");
