@@ -184,7 +184,8 @@ def _site(where: Path, dist: str, entry_points: str, files: dict[str, str] | Non
 
 def _refused(*sites: Path) -> str:
     """What `verdict read facets` says with ``sites`` on the path: one line on stderr, status 2, no result."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, sites))}
+    path = [*map(str, sites), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     r = subprocess.run(
         [sys.executable, "-m", "sidecar.cli", "read", "facets", "--pool", "2", "--dice", "6,3", "--json"],
         env=env,

@@ -12,8 +12,6 @@ The answers form a tagged union on ``system``, like checks and results.
 
 from __future__ import annotations
 
-from typing import Union, get_args
-
 import msgspec
 
 from .base import Probability
@@ -154,5 +152,7 @@ class BoonsOdds(CheckOdds, tag="boons", frozen=True):
     """Extended: the status after this roll (complete, failed, in_progress)."""
 
 
-AnyOdds = Union[FacetsOdds, ChallengeOdds, FlairsOdds, FeatsOdds, BoonsOdds]
-ODDS_TYPES: tuple[type, ...] = get_args(AnyOdds)
+AnyOdds = CheckOdds
+"""Any odds answer (the union over every rule set's, shipped or added, is ``systems.AnyOdds``)."""
+ODDS_TYPES: tuple[type, ...] = tuple(kind for kind in CheckOdds.__subclasses__() if kind.__module__ == __name__)
+"""The odds answers written in this module (the shipped rule sets'), in the order written."""

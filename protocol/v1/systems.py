@@ -1,8 +1,9 @@
 """The unions over the rule sets: every check, result, follow-up action and odds answer.
 
-The five rule sets shipped here are written out by hand, so type checkers see them. A rule set shipped as a
-package of its own names the module of its Structs under the entry point group ``verdict.protocol`` (the
-entry point's name is its tag, ``check.system``); at run time the unions below hold its Structs too: the
+Every rule set names the module of its Structs under the entry point group ``verdict.protocol`` (the entry
+point's name is its tag, ``check.system``): the five shipped here through Verdict's own distribution
+(``verdict-vtt``, in the order its metadata lists them, which is the protocol's), any other through the package
+that installs it. The unions below hold each one's Structs: the
 module's one :class:`~protocol.v1.base.Check` and one :class:`~protocol.v1.base.Result` subclass, its
 :class:`~protocol.v1.base.Action` subclasses (its follow-ups) and its one
 :class:`~protocol.v1.odds.CheckOdds` subclass; and for its table state its :class:`~protocol.v1.base.Op` and
@@ -23,26 +24,14 @@ checks of that rule set would no longer read.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint, PackageNotFoundError, distribution, distributions, entry_points
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Union
 
-from . import boons, challenge, facets, feats, flairs
+from . import odds as _odds
 from .base import Action, ActorPart, Check, Event, Op, Result, ScenePart
-from .boons import BoonsCheck, BoonsResult
-from .challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
-from .facets import FacetsCheck, FacetsResult
-from .feats import FeatsCheck, FeatsResult
-from .flairs import (
-    FlairsBargain,
-    FlairsCheck,
-    FlairsChoose,
-    FlairsNameTrials,
-    FlairsResult,
-    FlairsReveal,
-    FlairsSetLurking,
-)
-from .odds import ODDS_TYPES, BoonsOdds, ChallengeOdds, CheckOdds, FacetsOdds, FeatsOdds, FlairsOdds
+from .odds import CheckOdds
 
 PROTOCOL_ENTRY_POINTS = "verdict.protocol"
 """The entry point group naming the Structs' module of each rule set shipped as a package of its own."""
@@ -71,12 +60,20 @@ def _at_most_one(module: ModuleType, base: type) -> Any:
     return found[0] if found else None
 
 
-SHIPPED: tuple[str, ...] = ("facets", "challenge", "flairs", "feats", "boons")
-"""The rule sets shipped here, in the protocol's order."""
+VERDICT_DISTRIBUTION = "verdict-vtt"
+"""The distribution whose entry points are the rule sets shipped with Verdict."""
 
 
 class RuleSetPackageError(ImportError):
     """An installed rule set package that cannot be used as it stands: which one, and why."""
+
+
+def _is_verdict(ep: EntryPoint) -> bool:
+    return ep.dist is not None and _normal(ep.dist.name) == _normal(VERDICT_DISTRIBUTION)
+
+
+def _normal(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
 
 
 def installed_by(ep: EntryPoint) -> str:
@@ -87,23 +84,62 @@ def installed_by(ep: EntryPoint) -> str:
     return f"{who} ({ep.group}: {ep.name} = {ep.value})"
 
 
+def _where(ep: EntryPoint) -> str:
+    """Where an entry point's metadata lies, when its distribution says (a stale ``*.egg-info`` is found so)."""
+    path = getattr(ep.dist, "_path", None)
+    return f" (its metadata: {path})" if path is not None else ""
+
+
+def _verdict_entry_points(group: str) -> list[EntryPoint]:
+    """Verdict's own entry points of ``group``, in the order its metadata lists them: those of the first of
+    its distributions on the path that lists any (a stale ``*.egg-info`` left in a checkout's root, found
+    first, lists none; reading only one keeps a second copy of the metadata from doubling them)."""
+    for dist in distributions():
+        if _normal(dist.metadata["Name"] or "") == _normal(VERDICT_DISTRIBUTION):
+            eps = list(dist.entry_points.select(group=group))
+            if eps:
+                return eps
+    return []
+
+
+def shipped_names(group: str) -> tuple[str, ...]:
+    """The names Verdict's own distribution gives in ``group``, in the order its metadata lists them; none
+    (a checkout whose metadata predates them) raises :class:`RuleSetPackageError` saying how to install it."""
+    names = tuple(dict.fromkeys(ep.name for ep in _verdict_entry_points(group)))
+    if not names:
+        try:
+            where = f" ({Path(distribution(VERDICT_DISTRIBUTION)._path).resolve()})"  # type: ignore[attr-defined]
+        except (PackageNotFoundError, AttributeError):
+            where = " (none is installed)"
+        raise RuleSetPackageError(
+            f"the metadata of {VERDICT_DISTRIBUTION}{where} names none of Verdict's own rule sets in the entry "
+            f"point group {group}: install the checkout (`make`, or `pip install -e .` in it) so they are listed"
+        )
+    return names
+
+
 def load_installed(group: str) -> list[tuple[EntryPoint, Any]]:
-    """The entry points of ``group`` by name, each loaded: a shipped name, a name two distributions give,
-    or an entry point that fails to load raises :class:`RuleSetPackageError`."""
-    found = sorted(entry_points(group=group), key=lambda e: (e.name, installed_by(e)))
-    for ep, after in zip(found, found[1:]):
+    """The entry points of ``group``, each loaded: Verdict's own first in the order its metadata lists them,
+    then the others by name. A shipped name another distribution gives, a name two distributions give, or an
+    entry point that fails to load raises :class:`RuleSetPackageError`."""
+    shipped = shipped_names(group)
+    ours = _verdict_entry_points(group)
+    others = (ep for ep in entry_points(group=group) if not _is_verdict(ep))
+    theirs = sorted(others, key=lambda e: (e.name, installed_by(e)))
+    for ep in theirs:
+        if ep.name in shipped:
+            raise RuleSetPackageError(
+                f"{installed_by(ep)}{_where(ep)} names the rule set {ep.name!r}, which is shipped with Verdict: a "
+                "package adds a rule set under a name of its own and cannot replace one"
+            )
+    for ep, after in zip(theirs, theirs[1:]):
         if ep.name == after.name:
             raise RuleSetPackageError(
                 f"two packages install the rule set {ep.name!r}: {installed_by(ep)} and {installed_by(after)}; "
                 "uninstall one"
             )
     out = []
-    for ep in found:
-        if ep.name in SHIPPED:
-            raise RuleSetPackageError(
-                f"{installed_by(ep)} names the rule set {ep.name!r}, which is shipped with Verdict: a package adds "
-                "a rule set under a name of its own and cannot replace one"
-            )
+    for ep in (*ours, *theirs):
         try:
             out.append((ep, ep.load()))
         except Exception as exc:  # whatever its import raises, the package is the one to name
@@ -113,10 +149,12 @@ def load_installed(group: str) -> list[tuple[EntryPoint, Any]]:
     return out
 
 
-def _added() -> tuple[tuple[str, ModuleType], ...]:
-    """The rule sets installed as packages of their own: (tag, the module of their Structs), by tag."""
+def _modules() -> tuple[tuple[str, ModuleType], ...]:
+    """Every rule set's Structs' module by tag, in the protocol's order (the shipped, then the added by tag)."""
     out: list[tuple[str, ModuleType]] = []
     for ep, module in load_installed(PROTOCOL_ENTRY_POINTS):
+        if not isinstance(module, ModuleType):
+            raise RuleSetPackageError(f"{installed_by(ep)} names {module!r}, not a module")
         try:
             tag = _one(module, Check).__struct_config__.tag
         except TypeError as exc:
@@ -124,8 +162,23 @@ def _added() -> tuple[tuple[str, ModuleType], ...]:
         if tag != ep.name:
             raise RuleSetPackageError(f"{installed_by(ep)} names {module.__name__}, whose check is tagged {tag!r}")
         out.append((ep.name, module))
-        ADDED_BY[ep.name] = installed_by(ep)
+        if not _is_verdict(ep):
+            ADDED_BY[ep.name] = installed_by(ep)
     return tuple(out)
+
+
+def _odds_of(tag: str, module: ModuleType) -> Any:
+    """A rule set's odds answer: the one its module defines, or for a shipped one the one ``odds.py`` writes
+    under its tag (the shipped rule sets' odds are written there, beside the distributions they share)."""
+    if _defined(module, CheckOdds) or tag not in SHIPPED:
+        try:
+            return _one(module, CheckOdds)
+        except TypeError as exc:
+            raise RuleSetPackageError(f"{ADDED_BY.get(tag, tag)}: {exc}") from None
+    kinds = [k for k in _odds.ODDS_TYPES if k.__struct_config__.tag == tag]  # type: ignore[attr-defined]
+    if len(kinds) != 1:
+        raise TypeError(f"protocol/v1/odds.py writes {len(kinds)} odds answers tagged {tag!r}, not one")
+    return kinds[0]
 
 
 def tags_unique(kinds: Iterable[type], what: str) -> None:
@@ -144,50 +197,21 @@ def tags_unique(kinds: Iterable[type], what: str) -> None:
 
 ADDED_BY: dict[str, str] = {}
 """Who installed each added rule set's Structs (:func:`installed_by`), for the errors that name it."""
-ADDED: tuple[tuple[str, ModuleType], ...] = _added()
+MODULES: tuple[tuple[str, ModuleType], ...] = _modules()
+"""Every rule set's Structs' module by tag, in the protocol's order: where its Structs are found."""
+SHIPPED: tuple[str, ...] = tuple(tag for tag, _ in MODULES if tag not in ADDED_BY)
+"""The rule sets shipped with Verdict (its own distribution's entry points), in the protocol's order."""
+ADDED: tuple[tuple[str, ModuleType], ...] = tuple((tag, m) for tag, m in MODULES if tag in ADDED_BY)
 """The rule sets installed beside the shipped ones, with the modules of their Structs."""
 
-SYSTEMS: tuple[str, ...] = (*SHIPPED, *(tag for tag, _ in ADDED))
+SYSTEMS: tuple[str, ...] = tuple(tag for tag, _ in MODULES)
 """The rule sets' tags (``check.system``), in this order throughout the protocol: the shipped ones, then the
 installed ones by tag."""
 
-CHECK_TYPES: tuple[type, ...] = (
-    FacetsCheck,
-    ChallengeCheck,
-    FlairsCheck,
-    FeatsCheck,
-    BoonsCheck,
-    *(_one(m, Check) for _, m in ADDED),
-)
-RESULT_TYPES: tuple[type, ...] = (
-    FacetsResult,
-    ChallengeResult,
-    FlairsResult,
-    FeatsResult,
-    BoonsResult,
-    *(_one(m, Result) for _, m in ADDED),
-)
-ACTION_TYPES: tuple[type, ...] = (
-    ChallengeChoice,
-    ChallengeRemoveComplication,
-    FlairsBargain,
-    FlairsChoose,
-    FlairsReveal,
-    FlairsSetLurking,
-    FlairsNameTrials,
-    *(a for _, m in ADDED for a in _defined(m, Action)),
-)
-ALL_ODDS_TYPES: tuple[type, ...] = (*ODDS_TYPES, *(_one(m, CheckOdds) for _, m in ADDED))
-
-MODULES: tuple[tuple[str, ModuleType], ...] = (
-    ("facets", facets),
-    ("challenge", challenge),
-    ("flairs", flairs),
-    ("feats", feats),
-    ("boons", boons),
-    *ADDED,
-)
-"""Every rule set's Structs' module by tag, in the protocol's order: where its table state's Structs are found."""
+CHECK_TYPES: tuple[type, ...] = tuple(_one(m, Check) for _, m in MODULES)
+RESULT_TYPES: tuple[type, ...] = tuple(_one(m, Result) for _, m in MODULES)
+ACTION_TYPES: tuple[type, ...] = tuple(a for _, m in MODULES for a in _defined(m, Action))
+ALL_ODDS_TYPES: tuple[type, ...] = tuple(_odds_of(tag, m) for tag, m in MODULES)
 
 OP_TYPES: tuple[type, ...] = tuple(o for _, m in MODULES for o in _defined(m, Op))
 """The rule sets' GM operations (the table's own are in ``protocol/v1/table.py``)."""
@@ -244,6 +268,24 @@ _fields_unique(ACTOR_PARTS, "actor")
 _fields_unique(SCENE_PARTS, "scene")
 
 if TYPE_CHECKING:
+    # The unions are assembled at run time from the entry points. A type checker sees the shipped rule sets'
+    # Structs here because the bases declare no fields (a check's ``dice``, a result's ``outcome`` and ``dice``
+    # are each rule set's own, typed its way) and callers read them on the union; nothing is imported at run time.
+    from .boons import BoonsCheck, BoonsResult
+    from .challenge import ChallengeCheck, ChallengeChoice, ChallengeRemoveComplication, ChallengeResult
+    from .facets import FacetsCheck, FacetsResult
+    from .feats import FeatsCheck, FeatsResult
+    from .flairs import (
+        FlairsBargain,
+        FlairsCheck,
+        FlairsChoose,
+        FlairsNameTrials,
+        FlairsResult,
+        FlairsReveal,
+        FlairsSetLurking,
+    )
+    from .odds import BoonsOdds, ChallengeOdds, FacetsOdds, FeatsOdds, FlairsOdds
+
     AnyCheck = Union[FacetsCheck, ChallengeCheck, FlairsCheck, FeatsCheck, BoonsCheck]
     AnyResult = Union[FacetsResult, ChallengeResult, FlairsResult, FeatsResult, BoonsResult]
     AnyAction = Union[

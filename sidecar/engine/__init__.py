@@ -1,7 +1,7 @@
 """The rules engine: pure functions, no I/O, no asyncio.
 
 Each rule set is a package under ``rulesets/`` implementing the contract of :mod:`.ruleset` (read it
-first: it says what a rule set must provide), listed once in :mod:`.registry`. Its ``rules.py`` holds the
+first: it says what a rule set must provide), named by its entry point (``verdict.rulesets``) and gathered in :mod:`.registry`. Its ``rules.py`` holds the
 numbers as data and the pure functions:
 
 - ``roll(check, rng) -> faces`` rolls the dice a check needs (``rng`` is a :class:`Dice`);
@@ -21,14 +21,17 @@ from .dice import Dice
 from .errors import CheckError, DiceError, FollowUpError
 from .registry import RULESETS, ruleset_of
 from .ruleset import RuleSet
-from .rulesets.boons import rules as boons
-from .rulesets.challenge import rules as challenge
-from .rulesets.facets import rules as facets
-from .rulesets.feats import rules as feats
-from .rulesets.flairs import rules as flairs
 
 SYSTEMS: dict[str, ModuleType] = {name: rs.module for name, rs in RULESETS.items()}
 """Each rule set's rules module by name (derived from the registry)."""
+
+
+def __getattr__(name: str) -> ModuleType:
+    """A rule set's rules module by its tag (``from sidecar.engine import facets``), as the registry has it."""
+    rs = RULESETS.get(name)
+    if rs is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return rs.module
 
 
 def system_of(check: Any) -> ModuleType:
@@ -55,9 +58,4 @@ __all__ = [
     "resolve",
     "ruleset_of",
     "system_of",
-    "boons",
-    "challenge",
-    "facets",
-    "feats",
-    "flairs",
 ]

@@ -1,8 +1,9 @@
 """The rule sets the engine knows: the one registry everything else is built from.
 
 The CLI's subcommands, the odds, the table's consequences, what players may see and the module's vocabulary
-all come from :data:`RULESETS`: the five shipped here, then those installed as packages of their own (the
-entry point group ``verdict.rulesets``, each naming its :class:`RuleSet` instance). The protocol gathers the
+all come from :data:`RULESETS`: every rule set's :class:`RuleSet` instance named under the entry point group
+``verdict.rulesets``, the five shipped here by Verdict's own distribution, then those installed as packages
+of their own. The protocol gathers the
 same rule sets' Structs on its side (it must not import the engine), and a test holds the two in agreement.
 To add a rule set, see :mod:`sidecar.engine.ruleset`.
 """
@@ -20,11 +21,6 @@ from protocol.v1.systems import OP_TYPES as RULE_SET_OPS
 
 from .errors import CheckError, ErrorCode
 from .ruleset import RuleSet, TableView
-from .rulesets.boons import RULESET as BOONS
-from .rulesets.challenge import RULESET as CHALLENGE
-from .rulesets.facets import RULESET as FACETS
-from .rulesets.feats import RULESET as FEATS
-from .rulesets.flairs import RULESET as FLAIRS
 from .table_part import TablePart
 
 RULESET_ENTRY_POINTS = "verdict.rulesets"
@@ -32,13 +28,13 @@ RULESET_ENTRY_POINTS = "verdict.rulesets"
 
 
 def _installed() -> list[RuleSet[Any, Any]]:
-    """The installed :class:`RuleSet` instances by name (the protocol's loader refuses shipped names, two
-    packages naming one rule set and an entry point that fails to load)."""
+    """Every :class:`RuleSet` instance, in the protocol's order (the protocol's loader refuses a shipped name
+    another package gives, two packages naming one rule set and an entry point that fails to load)."""
     out: list[RuleSet[Any, Any]] = []
     for ep, rs in load_installed(RULESET_ENTRY_POINTS):
         if not isinstance(rs, RuleSet) or rs.name != ep.name:
             raise RuleSetPackageError(f"{installed_by(ep)} is not the RuleSet named {ep.name!r}")
-        if rs.name not in ADDED_BY:
+        if rs.name not in SYSTEMS:
             raise RuleSetPackageError(
                 f"{installed_by(ep)} installs the rule set {rs.name!r} but no Structs for it "
                 f"(an entry point {rs.name} = <module> of the group verdict.protocol)"
@@ -47,9 +43,7 @@ def _installed() -> list[RuleSet[Any, Any]]:
     return out
 
 
-_SHIPPED: list[RuleSet[Any, Any]] = [FACETS, CHALLENGE, FLAIRS, FEATS, BOONS]
-
-RULESETS: dict[str, RuleSet[Any, Any]] = {rs.name: rs for rs in (*_SHIPPED, *_installed())}
+RULESETS: dict[str, RuleSet[Any, Any]] = {rs.name: rs for rs in _installed()}
 """Every rule set by its tag, in the protocol's order."""
 
 for _name in SYSTEMS:
