@@ -12,6 +12,8 @@ The answers form a tagged union on ``system``, like checks and results.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Union
+
 import msgspec
 
 from .base import Probability
@@ -152,7 +154,11 @@ class BoonsOdds(CheckOdds, tag="boons", frozen=True):
     """Extended: the status after this roll (complete, failed, in_progress)."""
 
 
-AnyOdds = CheckOdds
-"""Any odds answer (the union over every rule set's, shipped or added, is ``systems.AnyOdds``)."""
+if TYPE_CHECKING:
+    # What a type checker sees of ``systems.AnyOdds`` (assembled at run time from the entry points): the
+    # answers written here, whose fields callers read.
+    AnyOdds = Union[FacetsOdds, ChallengeOdds, FlairsOdds, FeatsOdds, BoonsOdds]
+else:
+    AnyOdds = CheckOdds
 ODDS_TYPES: tuple[type, ...] = tuple(kind for kind in CheckOdds.__subclasses__() if kind.__module__ == __name__)
 """The odds answers written in this module (the shipped rule sets'), in the order written."""

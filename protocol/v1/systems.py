@@ -284,7 +284,7 @@ if TYPE_CHECKING:
         FlairsReveal,
         FlairsSetLurking,
     )
-    from .odds import BoonsOdds, ChallengeOdds, FacetsOdds, FeatsOdds, FlairsOdds
+    from .odds import AnyOdds as AnyOdds
 
     AnyCheck = Union[FacetsCheck, ChallengeCheck, FlairsCheck, FeatsCheck, BoonsCheck]
     AnyResult = Union[FacetsResult, ChallengeResult, FlairsResult, FeatsResult, BoonsResult]
@@ -297,7 +297,6 @@ if TYPE_CHECKING:
         FlairsSetLurking,
         FlairsNameTrials,
     ]
-    AnyOdds = Union[FacetsOdds, ChallengeOdds, FlairsOdds, FeatsOdds, BoonsOdds]
 else:
     AnyCheck = Union[CHECK_TYPES]
     AnyResult = Union[RESULT_TYPES]
