@@ -1,6 +1,6 @@
 """The five shipped rule sets come through the entry points an added one uses (``verdict.protocol``,
 ``verdict.rulesets``), named by Verdict's own distribution (``verdict-vtt``): what its metadata lists is
-what loads, in the order listed; a checkout whose metadata lacks them stops at start saying how to install
+what loads, in the protocol's order whatever the order listed (an installer writes them by name); a checkout whose metadata lacks them stops at start saying how to install
 it; a stale copy of the metadata neither doubles them nor, under another distribution's name, replaces them.
 
 Each case runs ``python -S`` (no site-packages of its own) on a path built for it: the case's metadata, the
@@ -27,9 +27,9 @@ ORDER = ("facets", "challenge", "flairs", "feats", "boons")
 
 
 def _verdict_lines(names: tuple[str, ...] = ORDER) -> str:
-    """Verdict's entry points as its metadata lists them (from pyproject.toml's entry-points tables)."""
-    protocol = "".join(f"{n} = protocol.v1.{n}\n" for n in names)
-    rulesets = "".join(f"{n} = sidecar.engine.rulesets.{n}:RULESET\n" for n in names)
+    """Verdict's entry points as its metadata lists them (from pyproject.toml's entry-points tables, by name)."""
+    protocol = "".join(f"{n} = protocol.v1.{n}\n" for n in sorted(names))
+    rulesets = "".join(f"{n} = sidecar.engine.rulesets.{n}:RULESET\n" for n in sorted(names))
     return f"[console_scripts]\nverdict = sidecar.cli:main\n\n[verdict.protocol]\n{protocol}\n[verdict.rulesets]\n{rulesets}"
 
 
@@ -78,16 +78,17 @@ def test_here_the_five_are_verdicts_own_entry_points_in_the_protocols_order() ->
             for d in distributions()
             if d.metadata["Name"] == "verdict-vtt" and (eps := list(d.entry_points.select(group=group)))
         )
-        assert tuple(ep.name for ep in ours) == ORDER == systems.SHIPPED == systems.SYSTEMS[:5]
+        assert sorted(ep.name for ep in ours) == sorted(ORDER)
+        assert ORDER == systems.SHIPPED == systems.SYSTEMS[:5] == tuple(loaded)[:5]
         assert all(ep.load() is loaded[ep.name] for ep in ours)
 
 
-def test_what_verdicts_metadata_lists_is_what_loads_in_its_order(tmp_path: Path, environment: Path) -> None:
+def test_what_verdicts_metadata_lists_is_what_loads_in_the_protocols_order(tmp_path: Path, environment: Path) -> None:
     listed = ("boons", "facets", "challenge", "flairs")
     ours = _metadata(tmp_path / "ours" / "verdict_vtt-0.1.0.dist-info", "verdict-vtt", _verdict_lines(listed))
     r = _run(tmp_path, ours.parent, ROOT, environment, code=_SYSTEMS)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == [list(listed)] * 3
+    assert json.loads(r.stdout) == [["facets", "challenge", "flairs", "boons"]] * 3
 
 
 def test_a_checkout_whose_metadata_lacks_them_stops_saying_how_to_install_it(tmp_path: Path, environment: Path) -> None:

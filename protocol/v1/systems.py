@@ -2,7 +2,7 @@
 
 Every rule set names the module of its Structs under the entry point group ``verdict.protocol`` (the entry
 point's name is its tag, ``check.system``): the five shipped here through Verdict's own distribution
-(``verdict-vtt``, in the order its metadata lists them, which is the protocol's), any other through the package
+(``verdict-vtt``, in the protocol's order, ``WIRE_ORDER["systems"]``), any other through the package
 that installs it. The unions below hold each one's Structs: the
 module's one :class:`~protocol.v1.base.Check` and one :class:`~protocol.v1.base.Result` subclass, its
 :class:`~protocol.v1.base.Action` subclasses (its follow-ups) and its one
@@ -34,7 +34,7 @@ from .base import Action, ActorPart, Check, Event, Op, Result, ScenePart
 from .odds import CheckOdds
 
 PROTOCOL_ENTRY_POINTS = "verdict.protocol"
-"""The entry point group naming the Structs' module of each rule set shipped as a package of its own."""
+"""The entry point group naming each rule set's Structs' module (Verdict's own, and each installed package's)."""
 
 
 def _defined(module: ModuleType, base: type) -> list[type]:
@@ -64,6 +64,18 @@ VERDICT_DISTRIBUTION = "verdict-vtt"
 """The distribution whose entry points are the rule sets shipped with Verdict."""
 
 
+WIRE_ORDER: dict[str, tuple[str, ...]] = {
+    "systems": ("facets", "challenge", "flairs", "feats", "boons"),
+    "actor": ("strain", "conditions", "taken_down", "wounds", "scratches", "facets", "wyrd", "game_changers"),
+    "scene": ("complications", "facets", "lurking"),
+}
+"""The order the protocol has had since before the rule sets came through entry points (which an installer
+lists by name): of the shipped rule sets in its unions, schema and vocabulary, and of the snapshot's actor and
+scene fields. It orders, it loads nothing: what loads is what Verdict's metadata lists, those named here in
+this order, any other after them (a shipped rule set by name, then the installed ones by tag; the table's
+fields, then each rule set's, in the protocol's order)."""
+
+
 class RuleSetPackageError(ImportError):
     """An installed rule set package that cannot be used as it stands: which one, and why."""
 
@@ -91,7 +103,7 @@ def _where(ep: EntryPoint) -> str:
 
 
 def _verdict_entry_points(group: str) -> list[EntryPoint]:
-    """Verdict's own entry points of ``group``, in the order its metadata lists them: those of the first of
+    """Verdict's own entry points of ``group``: those of the first of
     its distributions on the path that lists any (a stale ``*.egg-info`` left in a checkout's root, found
     first, lists none; reading only one keeps a second copy of the metadata from doubling them)."""
     for dist in distributions():
@@ -103,7 +115,7 @@ def _verdict_entry_points(group: str) -> list[EntryPoint]:
 
 
 def shipped_names(group: str) -> tuple[str, ...]:
-    """The names Verdict's own distribution gives in ``group``, in the order its metadata lists them; none
+    """The names Verdict's own distribution gives in ``group``; none
     (a checkout whose metadata predates them) raises :class:`RuleSetPackageError` saying how to install it."""
     names = tuple(dict.fromkeys(ep.name for ep in _verdict_entry_points(group)))
     if not names:
@@ -119,11 +131,12 @@ def shipped_names(group: str) -> tuple[str, ...]:
 
 
 def load_installed(group: str) -> list[tuple[EntryPoint, Any]]:
-    """The entry points of ``group``, each loaded: Verdict's own first in the order its metadata lists them,
-    then the others by name. A shipped name another distribution gives, a name two distributions give, or an
-    entry point that fails to load raises :class:`RuleSetPackageError`."""
+    """The entry points of ``group``, each loaded: Verdict's own first in the protocol's order
+    (``WIRE_ORDER["systems"]``), then the others by name. A shipped name another distribution gives, a name
+    two distributions give, or an entry point that fails to load raises :class:`RuleSetPackageError`."""
     shipped = shipped_names(group)
-    ours = _verdict_entry_points(group)
+    rank = {name: i for i, name in enumerate(WIRE_ORDER["systems"])}
+    ours = sorted(_verdict_entry_points(group), key=lambda e: (rank.get(e.name, len(rank)), e.name))
     others = (ep for ep in entry_points(group=group) if not _is_verdict(ep))
     theirs = sorted(others, key=lambda e: (e.name, installed_by(e)))
     for ep in theirs:
@@ -235,13 +248,6 @@ ACTOR_PARTS: tuple[tuple[str, type], ...] = _parts(ActorPart)
 """Each rule set's :class:`~protocol.v1.base.ActorPart` (the fields it adds to every actor), by tag."""
 SCENE_PARTS: tuple[tuple[str, type], ...] = _parts(ScenePart)
 """Each rule set's :class:`~protocol.v1.base.ScenePart` (the fields it adds to every scene), by tag."""
-
-WIRE_ORDER: dict[str, tuple[str, ...]] = {
-    "actor": ("strain", "conditions", "taken_down", "wounds", "scratches", "facets", "wyrd", "game_changers"),
-    "scene": ("complications", "facets", "lurking"),
-}
-"""The order the snapshot's actor and scene fields have on the wire since before the rule sets added their own:
-the shipped ones in it, any other after them (the table's, then each rule set's, in the protocol's order)."""
 
 
 def _fields_unique(parts: tuple[tuple[str, type], ...], what: str) -> None:
