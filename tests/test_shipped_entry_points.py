@@ -54,6 +54,17 @@ def environment(tmp_path: Path) -> Path:
     return view
 
 
+def _checkout(tmp_path: Path) -> Path:
+    """The checkout's sources without its own metadata: an editable install writes ``verdict_vtt.egg-info`` at
+    the checkout's root, listing the entry points, and a case must decide what metadata is on its path."""
+    view = tmp_path / "checkout"
+    if not view.exists():
+        view.mkdir()
+        for package in ("protocol", "sidecar"):
+            view.joinpath(package).symlink_to(ROOT / package)
+    return view
+
+
 def _run(cwd: Path, *path: Path, code: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path))}
     return subprocess.run([sys.executable, "-S", "-c", code], env=env, cwd=cwd, capture_output=True, text=True)
@@ -86,7 +97,7 @@ def test_here_the_five_are_verdicts_own_entry_points_in_the_protocols_order() ->
 def test_what_verdicts_metadata_lists_is_what_loads_in_the_protocols_order(tmp_path: Path, environment: Path) -> None:
     listed = ("boons", "facets", "challenge", "flairs")
     ours = _metadata(tmp_path / "ours" / "verdict_vtt-0.1.0.dist-info", "verdict-vtt", _verdict_lines(listed))
-    r = _run(tmp_path, ours.parent, ROOT, environment, code=_SYSTEMS)
+    r = _run(tmp_path, ours.parent, _checkout(tmp_path), environment, code=_SYSTEMS)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == [["facets", "challenge", "flairs", "boons"]] * 3
 
@@ -95,7 +106,7 @@ def test_a_checkout_whose_metadata_lacks_them_stops_saying_how_to_install_it(tmp
     stale = _metadata(
         tmp_path / "verdict_vtt.egg-info", "verdict-vtt", "[console_scripts]\nverdict = sidecar.cli:main\n"
     )
-    r = _run(tmp_path, tmp_path, ROOT, environment, code=_START)
+    r = _run(tmp_path, tmp_path, _checkout(tmp_path), environment, code=_START)
     assert (r.returncode, r.stdout) == (2, ""), r.stdout + r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "verdict.protocol" in r.stderr and str(stale) in r.stderr
@@ -106,7 +117,7 @@ def test_a_stale_copy_of_verdicts_metadata_does_not_double_them(tmp_path: Path, 
     # the checkout's root holds an old egg-info listing them too, found before the installed metadata
     _metadata(tmp_path / "verdict_vtt.egg-info", "verdict-vtt", _verdict_lines())
     ours = _metadata(tmp_path / "ours" / "verdict_vtt-0.1.0.dist-info", "verdict-vtt", _verdict_lines())
-    r = _run(tmp_path, tmp_path, ours.parent, ROOT, environment, code=_SYSTEMS)
+    r = _run(tmp_path, tmp_path, ours.parent, _checkout(tmp_path), environment, code=_SYSTEMS)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == [list(ORDER)] * 3
 
@@ -114,7 +125,7 @@ def test_a_stale_copy_of_verdicts_metadata_does_not_double_them(tmp_path: Path, 
 def test_a_stale_copy_without_them_does_not_hide_the_installed_ones(tmp_path: Path, environment: Path) -> None:
     _metadata(tmp_path / "verdict_vtt.egg-info", "verdict-vtt", "[console_scripts]\nverdict = sidecar.cli:main\n")
     ours = _metadata(tmp_path / "ours" / "verdict_vtt-0.1.0.dist-info", "verdict-vtt", _verdict_lines())
-    r = _run(tmp_path, tmp_path, ours.parent, ROOT, environment, code=_SYSTEMS)
+    r = _run(tmp_path, tmp_path, ours.parent, _checkout(tmp_path), environment, code=_SYSTEMS)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == [list(ORDER)] * 3
 
@@ -123,7 +134,7 @@ def test_metadata_under_another_distributions_name_cannot_take_a_shipped_one(tmp
     # Verdict's old distribution name: its stale egg-info is another distribution, refused, and named by path
     old = _metadata(tmp_path / "verdict.egg-info", "verdict", _verdict_lines())
     ours = _metadata(tmp_path / "ours" / "verdict_vtt-0.1.0.dist-info", "verdict-vtt", _verdict_lines())
-    r = _run(tmp_path, tmp_path, ours.parent, ROOT, environment, code=_START)
+    r = _run(tmp_path, tmp_path, ours.parent, _checkout(tmp_path), environment, code=_START)
     assert (r.returncode, r.stdout) == (2, ""), r.stdout + r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "verdict 0.1.0" in r.stderr and "'boons'" in r.stderr and "shipped with Verdict" in r.stderr
