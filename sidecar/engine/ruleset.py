@@ -55,10 +55,10 @@ wire (``OpenFollowup`` in ``protocol/v1/messages.py``: a new follow-up offers it
 takes none the card must choose).
 
 A rule set shipped here takes the same files in ``protocol/v1/<name>.py`` and
-``sidecar/engine/rulesets/<name>/``, its page in ``docs/rules/<name>.md``, and its names written out by hand
-so that type checkers see it: its Structs in the unions of ``protocol/v1/systems.py`` (and its module in its
-``MODULES``, its odds in ``AnyOdds``, ``protocol/v1/odds.py``), and ``RULESET`` in ``_SHIPPED`` of
-``sidecar/engine/registry.py``.
+``sidecar/engine/rulesets/<name>/`` (with ``drawing.py``, how the tracker, tokens and sheet draw its part of
+the table), its page in ``docs/rules/<name>.md``, and comes through the same two entry points, listed in
+``pyproject.toml``; its name has its place in ``WIRE_ORDER["systems"]`` of ``protocol/v1/systems.py`` (the
+protocol's order) and in the type checkers' unions written out there and in ``protocol/v1/odds.py``.
 
 What a rule set's consequences add to the table (an actor's state, a facet, a complication, a condition) is
 bounded (``protocol/v1/limits.py``): its ``consequences`` checks there is room with :mod:`sidecar.engine.bounds`
