@@ -26,9 +26,9 @@ from bench.routing import pick, request_uri, table_of, xxh64
 from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client, table_url
-from sidecar.state.ledger import postgres as ledger_pg
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import open_ledger
+from sidecar.state.ledger import postgres as ledger_pg
 
 from ..cli.running import verdict
 from ..conftest import Process, Sidecar, free_port

@@ -21,8 +21,7 @@ from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client
 from sidecar.server import bus as bus_module
-from sidecar.state.ledger import pg_listener
-from sidecar.state.ledger import open_ledger
+from sidecar.state.ledger import open_ledger, pg_listener
 
 from .several import Sidecars, start_sidecars
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from protocol.v1.facets import FacetsCheck
-from sidecar.state.ledger import sqlite as ledger_module
 from sidecar.state.ledger import SqliteLedger
+from sidecar.state.ledger import sqlite as ledger_module
 from sidecar.state.table import Table
 
 from .test_old_checks import GM, _roll
