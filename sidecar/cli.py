@@ -413,7 +413,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def _table_action(args: argparse.Namespace, ledger: Any, ledger_url: str | None, data: Path, where: str) -> int:
-    from .tables import delete_table, export_table, print_keys
+    from .export import delete_table, export_table, print_keys
 
     def known(table_id: str) -> Any:
         info = ledger.table(table_id)

@@ -187,7 +187,7 @@ def test_the_package_list_is_the_source_tree() -> None:
 
 def test_the_server_and_state_layers_import_nothing_of_the_cli() -> None:
     """Dependencies point one way: protocol <- engine <- state <- server <- cli."""
-    cli_only = ("sidecar.cli", "sidecar.tables", "sidecar.backup", "sidecar.datadir")
+    cli_only = ("sidecar.cli", "sidecar.export", "sidecar.backup", "sidecar.datadir")
     for layer in ("engine", "state", "server"):
         for path in (ROOT / "sidecar" / layer).rglob("*.py"):
             package = path.relative_to(ROOT).parent.parts

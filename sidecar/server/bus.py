@@ -46,7 +46,7 @@ from sidecar.state import hearing
 from sidecar.state.ledger import LedgerUnavailable, Listening, Row, ServingLedger
 from sidecar.state.table import Pending, decode_stored
 
-from .hub import Hub, TableHub, client_request_id
+from .hub import HeldTable, Hub, client_request_id
 
 log = structlog.get_logger("verdict.bus")
 
@@ -101,12 +101,12 @@ class Bus:
 
     # --- catching up --------------------------------------------------------------
 
-    async def follow(self, hub: TableHub) -> None:
+    async def follow(self, held: HeldTable) -> None:
         """Listen to the table's notifications before a join reads what it missed, so that whatever is
         committed after that read is notified here (and whatever before, read); a table listened to already
-        costs nothing. The caller holds ``hub.lock``, which keeps the table from being let go meanwhile."""
+        costs nothing. The caller holds ``held.lock``, which keeps the table from being let go meanwhile."""
         if self.listener is not None:
-            await self.listener.listen(hub.table.id)
+            await self.listener.listen(held.table.id)
 
     def let_go(self) -> None:
         """Stop listening to the tables this sidecar has no connection at any more (none held, or held
@@ -118,10 +118,10 @@ class Bus:
                 self.listener.unlisten(table_id)
                 self.unlistened += 1
 
-    async def catch_up(self, hub: TableHub, rows: list[Row] | None = None) -> int:
-        """Apply and tell what the ledger holds beyond ``hub``'s head (or these rows of it, read under
-        the table's lock); the caller holds ``hub.lock``."""
-        table = hub.table
+    async def catch_up(self, held: HeldTable, rows: list[Row] | None = None) -> int:
+        """Apply and tell what the ledger holds beyond ``held``'s head (or these rows of it, read under
+        the table's lock); the caller holds ``held.lock``."""
+        table = held.table
         if rows is None:
             self.reads += 1
             rows = await self.ledger.read_rows(table.id, table.head)
@@ -134,25 +134,25 @@ class Bus:
             rid = rows[i].request_id
             await table.commit_read(pending)
             if rid is not None:
-                hub.known.add(rid)
-            await self.hub.tell(hub, hearing.Action(pending, client_request_id(rid) if rid else ""))
+                held.known.add(rid)
+            await self.hub.tell(held, hearing.Action(pending, client_request_id(rid) if rid else ""))
             i = j
         return len(rows)
 
     async def _catch_up_locked(self, table_id: str) -> None:
-        hub = self.hub.tables[table_id]
-        async with hub.lock:
+        held = self.hub.tables[table_id]
+        async with held.lock:
             del self._dirty[table_id]  # a notification from now on schedules another catch-up
             want = self._want.pop(table_id, None)
             # The notification of this sidecar's own append often comes before the append's answer:
             # once the lock is ours that append is applied, and there is nothing to read.
             carried = self._carried.pop(table_id, [])
-            if want is not None and hub.table.head >= want:
+            if want is not None and held.table.head >= want:
                 return
-            rows: list[Row] | None = [r for r in carried if r.seq > hub.table.head]
+            rows: list[Row] | None = [r for r in carried if r.seq > held.table.head]
             if (
                 not rows
-                or rows[0].seq != hub.table.head + 1
+                or rows[0].seq != held.table.head + 1
                 or rows[-1].seq - rows[0].seq + 1 != len(rows)
                 or (want is not None and rows[-1].seq < want)
             ):
@@ -160,7 +160,7 @@ class Bus:
             else:
                 self.carried += 1
             try:
-                await self.catch_up(hub, rows)
+                await self.catch_up(held, rows)
             except LedgerUnavailable as exc:  # the next notification or check tries again
                 log.warning("catch_up_failed", table=table_id, error=str(exc))
             except Exception:
@@ -171,8 +171,8 @@ class Bus:
 
         A table whose lock is held counts: a join holds it from its catch-up read to the moment its
         connection is in, and what is committed meanwhile must reach the joiner."""
-        hub = self.hub.tables.get(table_id)
-        return hub is not None and (bool(hub.connections) or hub.lock.locked())
+        held = self.hub.tables.get(table_id)
+        return held is not None and (bool(held.connections) or held.lock.locked())
 
     def _wanted(self, table_id: str) -> bool:
         """Whether a notification of ``table_id`` is worth decoding (counted when it is not)."""
@@ -185,8 +185,8 @@ class Bus:
         """Catch ``table_id`` up soon, if this sidecar has a connection at it and is behind ``head`` (None:
         look anyway); ``rows`` are events a notification carried (applied without a read when they follow
         the head)."""
-        hub = self.hub.tables.get(table_id)
-        if hub is None or not self.heard(table_id) or (head is not None and hub.table.head >= head):
+        held = self.hub.tables.get(table_id)
+        if held is None or not self.heard(table_id) or (head is not None and held.table.head >= head):
             return
         if rows:
             self._carried.setdefault(table_id, []).extend(rows)

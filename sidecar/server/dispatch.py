@@ -104,22 +104,22 @@ async def _frame(app: web.Application, sock: Socket, data: bytes, text: bool) ->
 
 
 async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
-    hub_all, conn, hub = app[HUB], sock.conn, sock.hub
+    hub, conn, held = app[HUB], sock.conn, sock.hub
     assert conn is not None
     if isinstance(msg, (m.Roll, m.Follow, m.Gm)):
-        await hub_all.request(hub, conn, msg)
+        await hub.request(held, conn, msg)
     elif isinstance(msg, m.Odds):
         await sock.send(codec.encode(await odds_off_loop(app, msg), sock.msgpack))
     elif isinstance(msg, (m.State, m.Verify)):
         # Between two batches (the table then holds only what is stored; see Hub._batch), and never a
         # table an append left unread.
-        async with hub.lock:
-            if not await hub_all.readable(hub):
+        async with held.lock:
+            if not await hub.readable(held):
                 raise ActionError(ErrorCode.LEDGER_UNAVAILABLE, UNREADABLE)
             if isinstance(msg, m.State):
-                reply: Any = m.StateReply(id=msg.id, snapshot=await hub.table.snapshot_read(conn.viewer))
+                reply: Any = m.StateReply(id=msg.id, snapshot=await held.table.snapshot_read(conn.viewer))
             else:
-                reply = await hub.table.verify_read(msg, conn.viewer)
+                reply = await held.table.verify_read(msg, conn.viewer)
         await sock.send(codec.encode(reply, sock.msgpack))
     elif isinstance(msg, m.Ping):
         await sock.send(codec.encode(m.Pong(id=msg.id), sock.msgpack))
@@ -128,9 +128,9 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
             raise ActionError(ErrorCode.FORBIDDEN, "only the GM can get a user's key")
         if not msg.user or len(msg.user) > MAX_USER:
             raise ActionError(ErrorCode.INVALID_MESSAGE, f"`user` is a Foundry user id of 1 to {MAX_USER} characters")
-        secret = await hub_all.ledger.find_user_secret(hub.table.id)
+        secret = await hub.ledger.find_user_secret(held.table.id)
         if secret is None:
-            raise RuntimeError(f"table {hub.table.id!r} has no user secret")
+            raise RuntimeError(f"table {held.table.id!r} has no user secret")
         key = derive_user_key(secret, msg.user)
         await sock.send(codec.encode(m.UserKeyReply(id=msg.id, user=msg.user, key=key), sock.msgpack))
     elif isinstance(msg, m.Hello):

@@ -26,7 +26,7 @@ log = structlog.get_logger("verdict.server")
 async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
     """Seat the socket at its table and send the welcome; ``False`` when the hello is refused (the socket is
     then closed, or being closed)."""
-    hub_all = app[HUB]
+    hub = app[HUB]
     app[WAITING].pop(sock, None)  # it said hello: no longer a seat to evict
     if hello.protocol != 1:
         await error(
@@ -48,7 +48,7 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         return True
     try:
         # The key first: a peer without one never makes the sidecar read a table.
-        who = await authenticate(hub_all.ledger, hello.table, hello.key, hello.user)
+        who = await authenticate(hub.ledger, hello.table, hello.key, hello.user)
         refused = take_seat(app, sock, hello.table, who.role, who.user)
         if refused is not None:
             message, reason = refused
@@ -56,8 +56,8 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
             await error(app, sock, None, ErrorCode.TOO_MANY_CONNECTIONS, message)
             refuse(app, sock, WSCloseCode.TRY_AGAIN_LATER, reason)
             return False
-        hub = await hub_all.open_table(hello.table)
-        if hub is None:
+        held = await hub.open_table(hello.table)
+        if held is None:
             raise Refused(ErrorCode.UNAUTHORIZED, "unknown table or wrong key for it")
     except Refused as exc:
         await error(app, sock, None, exc.code, exc.message)
@@ -77,22 +77,22 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
         keys=who.keys,
         close=sock.close,
     )
-    async with hub.lock:  # no action lands between the welcome's seq and the first broadcast
-        await hub_all.refresh(hub)
-        if not await hub_all.readable(hub):  # an append failed and the table could not be read back
+    async with held.lock:  # no action lands between the welcome's seq and the first broadcast
+        await hub.refresh(held)
+        if not await hub.readable(held):  # an append failed and the table could not be read back
             await error(app, sock, None, ErrorCode.LEDGER_UNAVAILABLE, UNREADABLE)
             refuse(app, sock, WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
             return False
         try:
-            welcome = await hub_all.welcome(hub, conn, hello.since, f"verdict/{__version__}")
+            welcome = await hub.welcome(held, conn, hello.since, f"verdict/{__version__}")
         except LedgerUnavailable as exc:  # the history it needs cannot be read now
             await error(app, sock, None, exc.code, exc.message)
             refuse(app, sock, WSCloseCode.TRY_AGAIN_LATER, b"the ledger cannot be read")
             return False
         # Written, not awaited: a joiner that does not read holds up nobody (its backlog then drops it).
         sock.write(ws_frame(codec.encode(welcome, sock.msgpack), sock.msgpack))
-        sock.conn, sock.hub = conn, hub
-        hub.connections.add(conn)
+        sock.conn, sock.hub = conn, held
+        held.connections.add(conn)
     log.info("joined", table=hello.table, role=role, client=hello.client)
     return True
 

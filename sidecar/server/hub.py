@@ -43,7 +43,7 @@ from sidecar.state.visibility import Viewer
 
 from .metrics import Metrics
 
-__all__ = ["Connection", "Hub", "TableHub", "client_request_id", "verified", "ws_frame"]
+__all__ = ["Connection", "HeldTable", "Hub", "client_request_id", "verified", "ws_frame"]
 
 log = structlog.get_logger("verdict.hub")
 
@@ -113,7 +113,7 @@ def client_request_id(key: str) -> str:
             return key
         if isinstance(role_user_id, list) and len(role_user_id) == 3 and isinstance(role_user_id[2], str):
             return role_user_id[2]
-    return key  # stored before ids were kept per requester
+    return key  # a key of the id alone (a ledger of the first releases): the id itself
 
 
 KEYS_ROTATED = 4403
@@ -150,16 +150,18 @@ class Job:
             self._waiters = asyncio.get_running_loop().create_future()
         return self._waiters
 
-    def settle(self, hub: TableHub) -> None:
-        if hub.inflight.get(self.rid) is self:
-            del hub.inflight[self.rid]
+    def settle(self, held: HeldTable) -> None:
+        if held.inflight.get(self.rid) is self:
+            del held.inflight[self.rid]
         for fut in (self.done, self._waiters):
             if fut is not None and not fut.done():
                 fut.set_result(None)
 
 
 @dataclass(eq=False)
-class TableHub:
+class HeldTable:
+    """One table this sidecar holds: its state, its connections, and the requests under way on it."""
+
     table: Table
     connections: set[Connection] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -190,8 +192,8 @@ class Hub:
     def __init__(self, ledger: Ledger, metrics: Metrics | None = None) -> None:
         self.ledger = ledger
         self.metrics = metrics or Metrics()
-        self.tables: dict[str, TableHub] = {}
-        self._reading: dict[str, asyncio.Future[TableHub | None]] = {}
+        self.tables: dict[str, HeldTable] = {}
+        self._reading: dict[str, asyncio.Future[HeldTable | None]] = {}
         self.housekeeping_every = config.HOUSEKEEPING_EVERY
         self.snapshot_every = config.SNAPSHOT_EVERY
         self.snapshots = 0
@@ -199,30 +201,30 @@ class Hub:
         self.idle_after = config.IDLE_UNLOAD_AFTER
         self.unloaded = 0
         """Tables let go of for being idle (counted for tests and metrics)."""
-        self._gone: weakref.WeakValueDictionary[str, TableHub] = weakref.WeakValueDictionary()
+        self._gone: weakref.WeakValueDictionary[str, HeldTable] = weakref.WeakValueDictionary()
         """Tables let go of that something still holds (a join under way): taken back, never read twice."""
         self._housekeeper: asyncio.Task[None] | None = None
         self.bus: Any = None
         """The bus (:mod:`.bus`): it applies and tells what others appended to a table in the ledger."""
 
-    async def refresh(self, hub: TableHub) -> None:
-        """Apply and tell what others appended to this table; the caller holds ``hub.lock``. The bus listens
+    async def refresh(self, held: HeldTable) -> None:
+        """Apply and tell what others appended to this table; the caller holds ``held.lock``. The bus listens
         to the table first (a join's refresh), so nothing committed after this read goes unheard."""
         if self.bus is not None:
-            await self.bus.follow(hub)
-            await self.bus.catch_up(hub)
+            await self.bus.follow(held)
+            await self.bus.catch_up(held)
 
-    async def open_table(self, table_id: str) -> TableHub | None:
-        """The table's hub for a join, read from the ledger if this sidecar does not hold it yet: the loop
+    async def open_table(self, table_id: str) -> HeldTable | None:
+        """The table held for a join, read from the ledger if this sidecar does not hold it yet: the loop
         serves everyone else meanwhile, and joins that come together read the table once. Raises
         :class:`LedgerUnavailable`."""
-        hub = self.tables.get(table_id)
-        if hub is not None:
-            return hub
-        hub = self._gone.get(table_id)
-        if hub is not None:  # let go of, and still held by a join under way: the same one, taken back
-            hub.gone = False
-            return self.tables.setdefault(table_id, hub)
+        held = self.tables.get(table_id)
+        if held is not None:
+            return held
+        held = self._gone.get(table_id)
+        if held is not None:  # let go of, and still held by a join under way: the same one, taken back
+            held.gone = False
+            return self.tables.setdefault(table_id, held)
         if self._housekeeper is None:
             self._housekeeper = asyncio.get_running_loop().create_task(self._housekeep())
         reading = self._reading.get(table_id)
@@ -232,13 +234,13 @@ class Hub:
         read = await asyncio.shield(reading)
         return None if read is None else self.tables.setdefault(table_id, read)
 
-    async def _read(self, table_id: str) -> TableHub | None:
+    async def _read(self, table_id: str) -> HeldTable | None:
         if await self.ledger.find_table(table_id) is None:
             return None
         keys = (await self.ledger.find_keys([table_id])).get(table_id)  # before the joiner's welcome adopts them
         table = Table(table_id, self.ledger)
         await table.read()
-        return TableHub(table, known=Answered(self.ledger.window, await self.ledger.find_window(table_id)), keys=keys)
+        return HeldTable(table, known=Answered(self.ledger.window, await self.ledger.find_window(table_id)), keys=keys)
 
     # --- housekeeping (off the request path) ----------------------------------------
 
@@ -255,17 +257,17 @@ class Hub:
         the tables idle for :attr:`idle_after` let go of, and the request ids that left the window forgotten,
         in memory and in the ledger."""
         now = time.monotonic()
-        for hub in list(self.tables.values()):
-            hub.known.prune()
-            self.snapshot_soon(hub)
-            if hub.snapshotting is not None:
-                await asyncio.shield(hub.snapshotting)
-            if hub.connections:
-                hub.idle_since = None
-            elif hub.idle_since is None:
-                hub.idle_since = now
-            elif now - hub.idle_since >= self.idle_after:
-                await self.unload(hub)
+        for held in list(self.tables.values()):
+            held.known.prune()
+            self.snapshot_soon(held)
+            if held.snapshotting is not None:
+                await asyncio.shield(held.snapshotting)
+            if held.connections:
+                held.idle_since = None
+            elif held.idle_since is None:
+                held.idle_since = now
+            elif now - held.idle_since >= self.idle_after:
+                await self.unload(held)
         try:
             for _ in range(100):  # bounded batches, each its own statement: reads go on between them
                 if not await self.ledger.prune_requests():
@@ -273,35 +275,35 @@ class Hub:
         except LedgerUnavailable as exc:  # a store that does not answer: the next round tries again
             log.warning("prune_failed", error=exc.message)
 
-    async def unload(self, hub: TableHub) -> bool:
+    async def unload(self, held: HeldTable) -> bool:
         """Let go of a table nobody is connected to, its state snapshotted first (the next join loads it from
         there); False if it is in use after all."""
-        table = hub.table
-        if table.durable > table.snapshot_seq and not hub.broken:
-            await self._snapshot(hub, due=False)
-        async with hub.lock:
-            if hub.connections or hub.queue or hub.drainer is not None or hub.inflight or hub.broken:
-                hub.idle_since = None
+        table = held.table
+        if table.durable > table.snapshot_seq and not held.broken:
+            await self._snapshot(held, due=False)
+        async with held.lock:
+            if held.connections or held.queue or held.drainer is not None or held.inflight or held.broken:
+                held.idle_since = None
                 return False
-            if self.tables.get(table.id) is hub:
+            if self.tables.get(table.id) is held:
                 del self.tables[table.id]
-            hub.gone = True
-            self._gone[table.id] = hub
+            held.gone = True
+            self._gone[table.id] = held
         self.unloaded += 1
         log.info("table_unloaded", table=table.id, head=table.head)
         return True
 
-    def snapshot_soon(self, hub: TableHub) -> None:
+    def snapshot_soon(self, held: HeldTable) -> None:
         """Write a snapshot of the table in a task of its own if it is due (off the request path)."""
-        table = hub.table
-        if hub.snapshotting is None and table.durable - table.snapshot_seq >= self.snapshot_every:
-            hub.snapshotting = asyncio.get_running_loop().create_task(self._snapshot(hub))
+        table = held.table
+        if held.snapshotting is None and table.durable - table.snapshot_seq >= self.snapshot_every:
+            held.snapshotting = asyncio.get_running_loop().create_task(self._snapshot(held))
 
-    async def _snapshot(self, hub: TableHub, due: bool = True) -> None:
-        table = hub.table
+    async def _snapshot(self, held: HeldTable, due: bool = True) -> None:
+        table = held.table
         try:
-            async with hub.lock:  # the state at a head the ledger holds, nothing of a batch under way
-                if hub.broken or table.head != table.durable or table.head <= table.snapshot_seq:
+            async with held.lock:  # the state at a head the ledger holds, nothing of a batch under way
+                if held.broken or table.head != table.durable or table.head <= table.snapshot_seq:
                     return
                 seq, data = table.head, table.saved()
             await self.ledger.store_snapshot(table.id, seq, SNAPSHOT_VERSION, data)
@@ -312,24 +314,24 @@ class Hub:
             log.warning("snapshot_failed", table=table.id, error=str(exc) or repr(exc))
         finally:
             if due:
-                hub.snapshotting = None
+                held.snapshotting = None
 
     def close(self) -> None:
         """Stop the housekeeping (the server is stopping)."""
         if self._housekeeper is not None:
             self._housekeeper.cancel()
-        for hub in self.tables.values():
-            if hub.snapshotting is not None:
-                hub.snapshotting.cancel()
+        for held in self.tables.values():
+            if held.snapshotting is not None:
+                held.snapshotting.cancel()
 
     # --- joining ------------------------------------------------------------------
 
-    async def welcome(self, hub: TableHub, conn: Connection, since: int | None, server: str) -> m.Welcome:
+    async def welcome(self, held: HeldTable, conn: Connection, since: int | None, server: str) -> m.Welcome:
         """The connection's ``welcome`` (:func:`.hearing.welcome`), what the table does not hold in memory
         read from the ledger without blocking the loop."""
-        table = hub.table
+        table = held.table
         if conn.keys is None:
-            conn.keys = hub.keys
+            conn.keys = held.keys
         async with table.reading(table.welcome_reads(conn.viewer, since)):
             return hearing.welcome(table, conn.viewer, conn.role, since, server)
 
@@ -340,16 +342,16 @@ class Hub:
         marks = await self.ledger.find_keys(table_ids)
         ended = 0
         for table_id in table_ids:
-            hub, mark = self.tables.get(table_id), marks.get(table_id)
-            if hub is None or mark is None:
+            held, mark = self.tables.get(table_id), marks.get(table_id)
+            if held is None or mark is None:
                 continue
-            hub.keys = mark
-            old = [conn for conn in hub.connections if conn.keys is not None and conn.keys != mark]
-            for conn in hub.connections:
+            held.keys = mark
+            old = [conn for conn in held.connections if conn.keys is not None and conn.keys != mark]
+            for conn in held.connections:
                 if conn.keys is None:
                     conn.keys = mark
             for conn in old:
-                hub.connections.discard(conn)
+                held.connections.discard(conn)
                 conn.end(KEYS_ROTATED, KEYS_ROTATED_REASON)
             if old:
                 ended += len(old)
@@ -358,7 +360,7 @@ class Hub:
 
     # --- requests -----------------------------------------------------------------
 
-    async def request(self, hub: TableHub, conn: Connection, msg: Any) -> None:
+    async def request(self, held: HeldTable, conn: Connection, msg: Any) -> None:
         """Handle a state-changing request (roll, follow, gm) idempotently, per requester.
 
         The request joins its table's queue; the table's drainer handles what waits there in turns (see
@@ -369,27 +371,27 @@ class Hub:
                 f"`id` has {len(msg.id)} characters; a request id that is stored has at most {MAX_REQUEST_ID}",
             )
         rid = conn.request_key(msg.id)
-        while (same := hub.inflight.get(rid)) is not None:  # the same id is being handled: wait, then answer from it
+        while (same := held.inflight.get(rid)) is not None:  # the same id is being handled: wait, then answer from it
             await asyncio.shield(same.waited())
-        held = rid in hub.known  # inside the request window: answered from its first reply
-        stored = hub.replies.get(rid) if held else None
-        if stored is None and held:
-            row = await self.ledger.find_request(hub.table.id, rid)
+        answered = rid in held.known  # inside the request window: answered from its first reply
+        stored = held.replies.get(rid) if answered else None
+        if stored is None and answered:
+            row = await self.ledger.find_request(held.table.id, rid)
             stored = (row.role, row.reply) if row else None
         if stored is not None:
             return await self._answer(conn, rid, *stored)
         loop = asyncio.get_running_loop()
         job = Job(conn, msg, rid, loop.create_future())
-        hub.inflight[rid] = job
-        hub.queue.append(job)
-        if hub.drainer is None:
+        held.inflight[rid] = job
+        held.queue.append(job)
+        if held.drainer is None:
             # An idle table: the requester takes the first turn itself (no task to start: a lone client's
             # round trip), and hands the turns after it to a drainer of their own.
-            hub.drainer = INLINE
+            held.drainer = INLINE
             try:
-                await self._turn(hub)
+                await self._turn(held)
             finally:
-                hub.drainer = loop.create_task(self._drain(hub)) if hub.queue else None
+                held.drainer = loop.create_task(self._drain(held)) if held.queue else None
         # Should the requester's task be cancelled, the job stays queued: it is handled and stored all the same.
         await job.done
         if job.error is not None:
@@ -397,42 +399,42 @@ class Hub:
         if job.stored is not None:
             await self._answer(conn, rid, *job.stored)
 
-    async def _drain(self, hub: TableHub) -> None:
+    async def _drain(self, held: HeldTable) -> None:
         """Handle a table's queued requests, a turn at a time, until none waits.
 
         A turn takes every request waiting when it starts, as one batch (:meth:`_batch`): one hand-over of
         the table, one durable append, one write per peer."""
         try:
-            while hub.queue:
-                await self._turn(hub)
+            while held.queue:
+                await self._turn(held)
         finally:
-            hub.drainer = None
-            for job in hub.queue:  # only when the drainer itself was stopped (the server shutting down)
+            held.drainer = None
+            for job in held.queue:  # only when the drainer itself was stopped (the server shutting down)
                 job.error = ActionError(ErrorCode.LEDGER_UNAVAILABLE, "the sidecar is stopping; retry this request")
-                job.settle(hub)
-            hub.queue = []
+                job.settle(held)
+            held.queue = []
 
-    async def _turn(self, hub: TableHub) -> None:
+    async def _turn(self, held: HeldTable) -> None:
         """Handle every request waiting at the table now (see :meth:`_drain`)."""
-        async with hub.lock:
-            jobs, hub.queue = hub.queue, []
+        async with held.lock:
+            jobs, held.queue = held.queue, []
             try:
-                if not await self.readable(hub):
+                if not await self.readable(held):
                     for job in jobs:
                         job.error = _unavailable()
                 else:
-                    await self._batch(hub, jobs)
+                    await self._batch(held, jobs)
             except Exception as exc:  # a fault: whoever has no answer yet hears it, logged by the server
-                hub.broken = True  # the table may hold part of an action: read it back before the next
+                held.broken = True  # the table may hold part of an action: read it back before the next
                 for job in jobs:
-                    if job.error is None and job.stored is None and job.rid not in hub.known:
+                    if job.error is None and job.stored is None and job.rid not in held.known:
                         job.error = exc
             finally:
                 for job in jobs:  # the requester hears its outcome once everything of the turn is sent
-                    job.settle(hub)
-        self.snapshot_soon(hub)
+                    job.settle(held)
+        self.snapshot_soon(held)
 
-    async def _batch(self, hub: TableHub, jobs: list[Job]) -> None:
+    async def _batch(self, held: HeldTable, jobs: list[Job]) -> None:
         """Handle a turn's requests at a table as one batch, through the ledger's :meth:`~Ledger.write`.
 
         Each request is prepared against the state the one before it left, and applied to the table in
@@ -444,13 +446,13 @@ class Hub:
         told, so nothing told is lost. Nobody reads the table in between: joins, ``state`` and ``verify`` wait
         for the table's lock, which the batch holds until it is told. What a ledger others share adds (their
         events first, a turn prepared again) is the ledger's to ask of the :class:`_Turn`."""
-        turn = _Turn(self, hub, jobs)
+        turn = _Turn(self, held, jobs)
         try:
-            await self.ledger.write(hub.table.id, hub.table.head, turn)
+            await self.ledger.write(held.table.id, held.table.head, turn)
         except (LedgerUnavailable, asyncio.CancelledError) as exc:
             # One append: none of it is stored. The table drops what it applied in memory.
-            hub.broken = True
-            log.warning("append_failed", table=hub.table.id, actions=len(turn.staged), error=str(exc) or repr(exc))
+            held.broken = True
+            log.warning("append_failed", table=held.table.id, actions=len(turn.staged), error=str(exc) or repr(exc))
             refusal = exc if isinstance(exc, LedgerUnavailable) else _unavailable()
             for job in (*turn.staged, *turn.judged):
                 job.error = refusal
@@ -459,56 +461,56 @@ class Hub:
                     job.error = refusal
             if isinstance(exc, asyncio.CancelledError):
                 raise
-            await self.readable(hub)
+            await self.readable(held)
             return
         if turn.staged:
-            hub.table.stored_up_to(turn.staged[-1].staged[0].events[-1][0])
+            held.table.stored_up_to(turn.staged[-1].staged[0].events[-1][0])
             for job in turn.staged:
-                self._remember(hub, job, job.staged[1])
+                self._remember(held, job, job.staged[1])
             await self._send(turn.out)
         if turn.broke:  # a commit failed in memory: read the table back, then handle the rest
-            hub.broken = True
-            if await self.readable(hub):
-                await self._batch(hub, turn.rest)
+            held.broken = True
+            if await self.readable(held):
+                await self._batch(held, turn.rest)
             else:
                 for rest in turn.rest:
                     rest.error = _unavailable()
 
-    async def readable(self, hub: TableHub) -> bool:
+    async def readable(self, held: HeldTable) -> bool:
         """Read a table back from the ledger if an action may have been applied in part; False if that fails.
-        Whoever reads the table (a join, ``state``, ``verify``) asks first, holding ``hub.lock``. A table let
+        Whoever reads the table (a join, ``state``, ``verify``) asks first, holding ``held.lock``. A table let
         go of while a join waited for it is taken back, and told what others appended meanwhile."""
-        if hub.gone:
-            hub.gone = False
-            self.tables.setdefault(hub.table.id, hub)
+        if held.gone:
+            held.gone = False
+            self.tables.setdefault(held.table.id, held)
             try:
-                await self.refresh(hub)
+                await self.refresh(held)
             except LedgerUnavailable:
-                hub.broken = True
-        if hub.broken:
+                held.broken = True
+        if held.broken:
             try:
                 # What was stored before the failure, then what others (or an append that timed out and landed
                 # after all) added since, told as any other sidecar's events are; anything else left, read.
-                table = hub.table
+                table = held.table
                 await table.read(upto=table.durable)
-                await self.refresh(hub)
+                await self.refresh(held)
                 if await self.ledger.read_events(table.id, table.head):
                     await table.read()
                 # an append that landed after all: its ids are answered from their first reply
-                hub.known = Answered(self.ledger.window, await self.ledger.find_window(table.id))
-                hub.broken = False
+                held.known = Answered(self.ledger.window, await self.ledger.find_window(table.id))
+                held.broken = False
             except LedgerUnavailable as exc:
-                log.warning("table_reload_failed", table=hub.table.id, error=str(exc))
+                log.warning("table_reload_failed", table=held.table.id, error=str(exc))
             except Exception:
-                log.exception("table_reload_failed", table=hub.table.id)
-        return not hub.broken
+                log.exception("table_reload_failed", table=held.table.id)
+        return not held.broken
 
-    def _remember(self, hub: TableHub, job: Job, reply: bytes) -> None:
-        hub.replies[job.rid] = (job.conn.role, reply)
-        hub.reply_bytes += len(reply)
-        hub.known.add(job.rid, who=job.conn.requester)
-        while len(hub.replies) > REPLY_CACHE or hub.reply_bytes > REPLY_CACHE_BYTES:
-            hub.reply_bytes -= len(hub.replies.popitem(last=False)[1][1])
+    def _remember(self, held: HeldTable, job: Job, reply: bytes) -> None:
+        held.replies[job.rid] = (job.conn.role, reply)
+        held.reply_bytes += len(reply)
+        held.known.add(job.rid, who=job.conn.requester)
+        while len(held.replies) > REPLY_CACHE or held.reply_bytes > REPLY_CACHE_BYTES:
+            held.reply_bytes -= len(held.replies.popitem(last=False)[1][1])
 
     async def _answer(self, conn: Connection, rid: str, role: str, reply: bytes) -> None:
         """Answer a request id already answered on this table with its first reply."""
@@ -518,9 +520,9 @@ class Hub:
             )
         await conn.send(reply if not conn.msgpack else _to_msgpack(reply))
 
-    def _prepare(self, hub: TableHub, conn: Connection, msg: Any) -> tuple[Pending, Any, hearing.Action]:
+    def _prepare(self, held: HeldTable, conn: Connection, msg: Any) -> tuple[Pending, Any, hearing.Action]:
         """The request's action, prepared against the table (not yet applied), its reply, and how it is told."""
-        table = hub.table
+        table = held.table
         if isinstance(msg, (m.Roll, m.Follow)):
             _may_act(conn, msg)
         if isinstance(msg, m.Roll):
@@ -538,15 +540,15 @@ class Hub:
         action = hearing.Action(pending, msg.id)
         return pending, hearing.reply(table, action, conn.viewer), action
 
-    async def tell(self, hub: TableHub, action: hearing.Action) -> None:
+    async def tell(self, held: HeldTable, action: hearing.Action) -> None:
         """Tell everyone on the table what they may see of an action another sidecar committed."""
         out: dict[Connection, list[Told]] = {}
-        self._told(hub, None, action, out)
+        self._told(held, None, action, out)
         await self._send(out)
 
     def _told(
         self,
-        hub: TableHub,
+        held: HeldTable,
         origin: Connection | None,
         action: hearing.Action,
         out: dict[Connection, list[Told]],
@@ -558,8 +560,8 @@ class Hub:
         all who are told the same in the same encoding: the reply's own bytes when that is ``reply_msg``."""
         if origin is not None and reply is not None:
             out.setdefault(origin, []).append(reply)
-        others = [(conn, conn.viewer) for conn in hub.connections if conn is not origin]
-        for messages, conns in hearing.audiences(hub.table, action, others):
+        others = [(conn, conn.viewer) for conn in held.connections if conn is not origin]
+        for messages, conns in hearing.audiences(held.table, action, others):
             framed: dict[bool, Told] = {}
             if reply is not None and origin is not None and len(messages) == 1 and messages[0] == reply_msg:
                 # told what the requester is told (a public roll, most often): the reply's bytes, encoded once
@@ -595,8 +597,8 @@ class Hub:
 class _Turn:
     """A turn's requests at a table, as the ledger's writer (:class:`~sidecar.state.ledger.Writer`)."""
 
-    def __init__(self, hubs: Hub, hub: TableHub, jobs: list[Job]) -> None:
-        self.hubs, self.hub, self.jobs = hubs, hub, jobs
+    def __init__(self, hub: Hub, held: HeldTable, jobs: list[Job]) -> None:
+        self.hub, self.held, self.jobs = hub, held, jobs
         self.request_ids = [job.rid for job in jobs]
         self.staged: list[Job] = []
         self.judged: list[Job] = []
@@ -608,14 +610,14 @@ class _Turn:
 
     async def caught_up(self, rows: list[Row]) -> None:
         if rows:
-            await self.hubs.bus.catch_up(self.hub, rows)
+            await self.hub.bus.catch_up(self.held, rows)
 
     async def prepare(self, answered: Mapping[str, StoredRequest]) -> list[Action]:
-        table = self.hub.table
+        table = self.held.table
         for at, job in enumerate(self.jobs):
             found = answered.get(job.rid)
             if found is not None:  # another sidecar answered this id first: its reply is the answer
-                self.hub.known.add(job.rid, who=job.conn.requester)
+                self.held.known.add(job.rid, who=job.conn.requester)
                 job.stored = (found.role, found.reply)
                 continue
             history = table.reading_for(job.msg)  # an undo's history, an old check a follow-up names
@@ -639,9 +641,9 @@ class _Turn:
 
     def _stage(self, job: Job) -> bool:
         """Prepare a request and apply it in memory; False when applying it failed part-way."""
-        hubs, hub = self.hubs, self.hub
+        hub, held = self.hub, self.held
         try:
-            pending, reply_msg, action = hubs._prepare(hub, job.conn, job.msg)
+            pending, reply_msg, action = hub._prepare(held, job.conn, job.msg)
             reply = codec.encode(reply_msg)
         except Exception as exc:  # refused (or a fault): nothing of it was applied
             job.error = exc
@@ -649,20 +651,20 @@ class _Turn:
                 self.judged.append(job)
             return True
         try:
-            hub.table.commit(pending, durable=False)
+            held.table.commit(pending, durable=False)
         except Exception as exc:  # the table may hold part of it: keep what is staged, read the rest back
-            log.exception("commit_failed", table=hub.table.id)
+            log.exception("commit_failed", table=held.table.id)
             job.error = exc
             return False
         job.staged = (pending, reply)
         self.staged.append(job)
         # what each hears, worked out now: the state (open follow-ups, undone seqs) as this action left it
-        hubs._told(hub, job.conn, action, self.out, _reply(job.conn, reply_msg, reply), reply_msg)
+        hub._told(held, job.conn, action, self.out, _reply(job.conn, reply_msg, reply), reply_msg)
         return True
 
     async def reset(self) -> int:
         """The ledger refused the turn (others moved the table on): back to what the table held stored."""
-        table = self.hub.table
+        table = self.held.table
         await table.read(upto=table.durable)
         for job in self.jobs:
             job.error, job.stored, job.staged = None, None, None

@@ -107,7 +107,7 @@ async def test_export(sidecar, capsys):
     from protocol.v1 import challenge as challenge_t
     from protocol.v1 import messages as mm
     from protocol.v1.challenge import ChallengeCheck
-    from sidecar.tables import export_table
+    from sidecar.export import export_table
 
     gm = await sidecar.client()
     await gm.request(mm.Roll(id="e1", check=ChallengeCheck(cl=2, dice=[3]), actor="Ayla", label="Jump"))

@@ -1,4 +1,4 @@
-"""A table whose append failed and whose read-back failed too (``TableHub.broken``): it still holds the
+"""A table whose append failed and whose read-back failed too (``HeldTable.broken``): it still holds the
 refused action in memory, and nothing of that may reach anyone, through ``state``, ``verify`` or a join.
 
 Real websocket clients against the real app, over the real SQLite ledger, wrapped so that its appends

@@ -210,7 +210,7 @@ def test_the_gm_heals_wounds_and_scratches_and_removes_conditions(table):
 
 def test_the_gms_facet_and_harm_operations_are_exported(table):
     from protocol.v1.facets import FacetsCheck
-    from sidecar.tables import export_table
+    from sidecar.export import export_table
 
     roll(table, FacetsCheck(pool=2, kind="opposition", dice=[3, 2]), actor="Ayla")
     fid = op(table, facets_t.FacetAdd(facet="Bitter Cold", nature="detrimental", scene="Pass")).events[0][1].event.id
