@@ -5,8 +5,8 @@ Two kinds of number live here:
 - **knobs**, an operator's choices: each is declared once, as a field of :class:`Knobs` (its name, default,
   unit, one line of help, its ``verdict serve`` option and environment variable, the bounds the command line
   holds it to). ``verdict serve``'s options and their ``--help`` (:mod:`sidecar.cli`), the server's
-  :class:`~sidecar.server.settings.Settings` (a :class:`Knobs` with methods) and the table of limits in the
-  README's Security section (``make schema``) are made from these declarations;
+  :class:`~sidecar.server.settings.Settings` (a :class:`Knobs` with methods) and the table of limits in
+  docs/operating.md's Security section (``make schema``) are made from these declarations;
 - **constants** that are not an operator's choice (what the protocol allows, bounds of the ledger, caches):
   plain names with a docstring, imported from here by the modules that use them.
 """
@@ -66,7 +66,7 @@ GROUPS = {
     TIMEOUTS: "how long it waits",
     GROWTH: "what a table keeps as the campaign goes on",
 }
-"""The knobs' groups, in the order ``verdict serve --help`` and the README list them."""
+"""The knobs' groups, in the order ``verdict serve --help`` and docs/operating.md list them."""
 
 KIB, MIB = 1024, 1024 * 1024
 
@@ -104,7 +104,7 @@ class Knob:
         return self.flag or "--" + self.name.replace("_", "-")
 
     def said(self, value: Any) -> str:
-        """A value as ``--help`` and the README say it: with its unit, bytes in KiB or MiB when whole."""
+        """A value as ``--help`` and docs/operating.md say it: with its unit, bytes in KiB or MiB when whole."""
         if value is None:
             return self.unset or "none"
         if isinstance(value, tuple):
@@ -471,9 +471,6 @@ cards again in every browser): at most this many, of at most ``MAX_TEXT`` charac
 
 RESYNC_LIMIT = 1000
 """A client further behind than this many of its events gets a snapshot instead of the events."""
-RESYNC_READ = 16 * RESYNC_LIMIT
-"""No longer a bound on a catch-up (its shape is the viewer's own count's alone): the bound an earlier
-sidecar used, kept so the tests can make that many hidden events and show it counts nothing."""
 CHECKS_HELD = 1000
 """Checks still open to follow-ups a table holds in memory at most (the newest). A check its rule set closes
 leaves at once; one a rule leaves open (the GM's removal of a complication after an epic success waits for a
@@ -498,7 +495,7 @@ PG_TURNS = 4
 """Turns (a table's row locked while its actions are prepared) in flight at once, per sidecar."""
 PG_ADMIN_TIMEOUT_MS = 5000
 """Longest a statement may run, and a connection may take to open, for the administration calls (the
-serving calls are bounded by :data:`~sidecar.state.ledger.BOUND` on this side, which also holds when the
+serving calls are bounded by :data:`LEDGER_BOUND` on this side, which also holds when the
 database is frozen and its own timers with it)."""
 PG_CONTENDED_FOR = 5.0
 """Seconds a table whose append was refused, or whose turn found others' events, is written in turns (its row

@@ -29,7 +29,7 @@ from .serving import free_port as free_port
 
 # Property tests are deterministic by default (`make test`): the same examples on every run and machine.
 # `make test-random` (HYPOTHESIS_PROFILE=random) draws fresh ones; a failure it finds becomes an @example.
-# No deadline: an example's time on a loaded machine says nothing of the code (a 200 ms deadline failed there).
+# No deadline: an example's time on a loaded machine says nothing of the code.
 hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
 hypothesis_settings.register_profile("random", derandomize=False, print_blob=True, deadline=None)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

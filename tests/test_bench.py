@@ -1,6 +1,5 @@
 """The benchmarks run against the code as it is: `make bench` is not part of the suite, so a change would
-otherwise break a figure unseen (it did: a request without its requester made the round trip's parts fail with a
-SQL error; the load driver read the event loop's CPU of a group of sidecars that had none, and figure 6 crashed).
+otherwise break a figure unseen.
 Every figure of `python -m bench` runs here once at its smallest size; what it measures is not asserted."""
 
 import importlib.util

@@ -4,16 +4,16 @@ Every refusal the sidecar answers carries a stable ``code`` (an :class:`ErrorCod
 contract: the schema lists them) and a ``message`` that says what to fix. Every error the sidecar raises
 for a refusal is a :class:`VerdictError`, always built as ``SomeError(code, message)``::
 
-    VerdictError(code, message)                 protocol/v1/errors.py
-    ├── ProtocolError(code, message, id)        protocol/v1/codec.py     a frame or message that does not decode
-    ├── CheckError(code, message)               sidecar/engine/errors.py a check the rules cannot make as asked
-    │   ├── DiceError                                                    supplied faces that do not fit the check
-    │   └── FollowUpError                                                a follow-up the rules forbid
-    ├── Refused(code, message)                  sidecar/state/keys.py    a ``hello`` whose key is refused
-    ├── ActionError(code, message)              sidecar/state/table.py   an action the table refuses
-    ├── LedgerUnavailable(message)              sidecar/state/ledger.py  the ledger cannot be read or written now
-    ├── CliError(code, message)                 sidecar/cli.py           a usage error (exit status 2)
-    └── RequestFailed(error)                    sidecar/client.py        the sidecar's ``error`` reply, client side
+    VerdictError(code, message)           protocol/v1/errors.py
+    ├── ProtocolError(code, message, id)  protocol/v1/codec.py               a frame or message that does not decode
+    ├── CheckError(code, message)         sidecar/engine/errors.py           a check the rules cannot make as asked
+    │   ├── DiceError                                                        supplied faces that do not fit the check
+    │   └── FollowUpError                                                    a follow-up the rules forbid
+    ├── Refused(code, message)            sidecar/state/keys.py              a ``hello`` whose key is refused
+    ├── ActionError(code, message)        sidecar/state/errors.py            an action the table refuses
+    ├── LedgerUnavailable(message)        sidecar/state/ledger/protocols.py  the ledger cannot be read or written now
+    ├── CliError(code, message)           sidecar/cli_checks.py              a usage error (exit status 2)
+    └── RequestFailed(error)              sidecar/client.py                  the sidecar's ``error`` reply, client side
 
 The server answers every one of them the same way: ``{"type": "error", "id", "code", "message"}``.
 """

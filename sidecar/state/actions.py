@@ -1,6 +1,8 @@
 """A roll's and a follow-up's events: from the request and the table's state to what the action will append
-(a :class:`~.stored.Pending`), each event with who hears it. Nothing here changes the table: the hub appends
-the events, then :meth:`.table.Table.commit` applies them. A refusal raises :class:`ActionError`, nothing
+(a :class:`~.stored.Pending`), each event with who hears it. Nothing here changes the table: the hub commits
+each action to the table in memory (:meth:`.table.Table.commit`, ``durable=False``), appends the turn's actions
+to the ledger in one write and marks what is stored (:meth:`.table.Table.stored_up_to`) before anyone is told;
+should the append fail, the table is read back from the ledger. A refusal raises :class:`ActionError`, nothing
 applied.
 
 The check's rule set decides what it is (``RuleSet.prepare``, ``read``, ``consequences``, ``follow``,

@@ -3,10 +3,11 @@
 Every action (a roll, a follow-up, a GM operation) turns into one or more events: the roll or op itself first,
 then each consequence as its own event (so each can be undone). :meth:`Table.prepare_roll`,
 :meth:`Table.prepare_follow` and :meth:`Table.prepare_op` compute the events without changing anything (a
-:class:`Pending`); the hub appends them to the ledger, then calls :meth:`Table.commit` (or
-:meth:`Table.commit_read`) and only then tells anyone (:mod:`.hearing`). Within a batch the hub commits ahead of
-the ledger (``durable=False``) and marks what is stored after (:meth:`Table.stored_up_to`). A refused action
-raises :class:`ActionError` and leaves no trace.
+:class:`Pending`). The hub commits each action to the table in memory (:meth:`Table.commit`,
+``durable=False``), appends the turn's actions to the ledger in one write, marks what is stored
+(:meth:`Table.stored_up_to`) and only then tells anyone (:mod:`.hearing`); should the append fail, the table is
+read back from the ledger. Events others appended, already stored, go in through :meth:`Table.commit_read`. A
+refused action raises :class:`ActionError` and leaves no trace.
 """
 
 from __future__ import annotations

@@ -11,12 +11,14 @@ import re
 from protocol.v1 import challenge as challenge_t
 from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
-from sidecar.config import RESYNC_READ
 from sidecar.server.app import HUB
 from sidecar.state import hearing, table
 from sidecar.state.visibility import Viewer
 
 from .conftest import Raw
+
+MANY_HIDDEN = 16_001
+"""More hidden events than a viewer's catch-up could ever read straight through."""
 
 SEQ = re.compile(rb'"(seq|cause)":(\d+)')
 
@@ -43,8 +45,8 @@ async def test_a_catch_up_is_the_same_however_many_hidden_events_came_between(si
     who = {"observer": (sidecar.keys.observer, None), "player": (sidecar.user_key("bob"), "bob")}
     who["roller"] = (sidecar.user_key("alice"), "alice")
     welcomes: dict[str, list[bytes]] = {name: [] for name in who}
-    # few hidden events between the two missed, more than the straight read's, more than the old bound's
-    for n, hidden in enumerate((10, 300, RESYNC_READ + 1, 12)):
+    # few hidden events between the two missed, more than the straight read's, and very many
+    for n, hidden in enumerate((10, 300, MANY_HIDDEN, 12)):
         since = {}
         for name, (key, user) in who.items():
             sock = await Raw.join(sidecar, key, user, msgpack=name == "player")

@@ -1,5 +1,5 @@
 """A player grows the table without bound: fresh long actors and targets on every roll, a facet from every
-triumph, all of it in the state every welcome carries (2,000 rolls gave every joiner a 4.7 MB welcome).
+triumph, all of it in the state every welcome carries (so every joiner's welcome would grow with it).
 
 Over a real socket, as such a player sends them: names beyond their bound are refused (``text_too_long``); past
 the table's bound of actors, a roll naming one more is refused (``too_many_actors``), nothing recorded; a scene

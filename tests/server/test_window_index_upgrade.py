@@ -1,7 +1,7 @@
-"""A ledger written while the request window still had two indexes (``data/``: a table where a GM and a player each rolled ``r0`` ... ``r4`` with a window of 3) opens:
-the indexes are dropped, nothing they held is lost, and over a real websocket each requester's last three ids
-are answered with their first replies, an older id is a new request, the old checks are verified, and the
-housekeeping prunes to the window as before."""
+"""A ledger written by the release whose schema had the two request-window indexes (``data/``: a table where
+a GM and a player each rolled ``r0`` ... ``r4`` with a window of 3) opens: the indexes are dropped, nothing they
+held is lost, and over a real websocket each requester's last three ids are answered with their first replies,
+an older id is a new request, the old checks are verified, and the housekeeping prunes to the window."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ async def test_a_ledger_with_the_window_indexes_opens_without_them_and_answers_a
     path = tmp_path / "verdict.sqlite3"
     shutil.copy(DATA, path)
     made = json.loads(Path(f"{DATA}.json").read_text())
-    assert WINDOW_INDEXES <= _indexes(path)  # as the release before left it
+    assert WINDOW_INDEXES <= _indexes(path)  # as that release left it
 
     ledger = SqliteLedger(path)
     ledger.window = RequestWindow(count=3, age=100 * 365 * 24 * 3600.0)  # the app's settings say the same

@@ -25,7 +25,7 @@ class RequestWindow:
 
 def requester_of(key: str) -> str:
     """Who a stored request key (``[role, user, id]`` in JSON) belongs to: ``[role, user]`` in JSON ('' for a
-    key stored before ids were kept per requester)."""
+    key that is the id alone, as the first releases stored it)."""
     if key.startswith("["):
         with contextlib.suppress(ValueError):
             parts = json.loads(key)
