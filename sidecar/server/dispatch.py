@@ -14,6 +14,7 @@ from protocol.v1 import messages as m
 from protocol.v1.codec import ProtocolError
 from protocol.v1.errors import ErrorCode, VerdictError
 from sidecar.config import MAX_USER
+from sidecar.state import hearing
 from sidecar.state.keys import derive_user_key
 from sidecar.state.table import ActionError
 
@@ -117,7 +118,7 @@ async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
             if not await hub.readable(held):
                 raise ActionError(ErrorCode.LEDGER_UNAVAILABLE, UNREADABLE)
             if isinstance(msg, m.State):
-                reply: Any = m.StateReply(id=msg.id, snapshot=await held.table.snapshot_read(conn.viewer))
+                reply: Any = m.StateReply(id=msg.id, snapshot=await hearing.snapshot_read(held.table, conn.viewer))
             else:
                 reply = await held.table.verify_read(msg, conn.viewer)
         await sock.send(codec.encode(reply, sock.msgpack))

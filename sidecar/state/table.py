@@ -324,6 +324,8 @@ class Table:
             if self.head - start <= hearing.RUN_GAP * (count - since + 1):
                 return start
             return Runs(start, self.head, self.numbering.runs(start, viewer))
+        if viewer.role == "gm" and not self.view_held(hearing.PUBLIC):  # a GM's snapshot carries the players' view
+            return 0
         return self.head if self.view_held(viewer) else 0
 
     def snapshot(self, viewer: Viewer) -> t.Snapshot:

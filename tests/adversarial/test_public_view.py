@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import msgspec
-import pytest
 
 from protocol.v1 import messages as m
 from protocol.v1.facets import FacetsCheck
@@ -78,11 +77,6 @@ async def _state(sock: Raw, rid: str) -> dict:
     return (await sock.wait(lambda f: f.get("id") == rid))["snapshot"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the server answers `state` from Table.snapshot_read: a GM's carries the players' view once it answers "
-    "from hearing.snapshot_read (sidecar/server/dispatch.py); then this marker goes",
-)
 async def test_a_gm_state_reply_keeps_the_players_view_current(sidecar):
     k = sidecar.keys
     gm = await sidecar.client("gm", user="gm-user")

@@ -23,6 +23,7 @@ from protocol.v1 import messages as m
 from protocol.v1 import table as t
 from protocol.v1.facets import FacetsCheck
 from sidecar.server.app import HUB
+from sidecar.state import hearing
 from sidecar.state.ledger import Action, SqliteLedger
 from sidecar.state.table import RECENT_KEPT, Table
 from sidecar.state.visibility import Viewer
@@ -374,7 +375,7 @@ async def test_secrets_in_one_batch_reach_only_their_viewers(held: Sidecar) -> N
     fresh = Table(held.keys.table, held.ledger)
     fresh.load()
     for c, viewer in ((p1, Viewer("player", "p1")), (p2, Viewer("player", "p2")), (gm, Viewer("gm", "gm-1"))):
-        assert await state(c) == fresh.snapshot(viewer)
+        assert await state(c) == hearing.snapshot(fresh, viewer)
     assert "Hall" not in (await state(p2)).scenes or not (await state(p2)).scenes["Hall"].complications
     for c in [p1, p2, watcher, gm, gm2, first]:
         await c.close()
