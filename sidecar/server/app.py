@@ -328,6 +328,6 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         if sock.seated:
             unseat(app, sock)
         free_seat(app, sock)
-        if sock.conn is not None and sock.hub is not None:
-            sock.hub.connections.discard(sock.conn)
+        if sock.conn is not None and sock.held is not None:
+            sock.held.connections.discard(sock.conn)
     return ws

@@ -105,7 +105,7 @@ async def _frame(app: web.Application, sock: Socket, data: bytes, text: bool) ->
 
 
 async def _dispatch(app: web.Application, sock: Socket, msg: Any) -> None:
-    hub, conn, held = app[HUB], sock.conn, sock.hub
+    hub, conn, held = app[HUB], sock.conn, sock.held
     assert conn is not None
     if isinstance(msg, (m.Roll, m.Follow, m.Gm)):
         await hub.request(held, conn, msg)

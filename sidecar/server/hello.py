@@ -91,7 +91,7 @@ async def join(app: web.Application, sock: Socket, hello: m.Hello) -> bool:
             return False
         # Written, not awaited: a joiner that does not read holds up nobody (its backlog then drops it).
         sock.write(ws_frame(codec.encode(welcome, sock.msgpack), sock.msgpack))
-        sock.conn, sock.hub = conn, held
+        sock.conn, sock.held = conn, held
         held.connections.add(conn)
     log.info("joined", table=hello.table, role=role, client=hello.client)
     return True

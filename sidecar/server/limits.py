@@ -154,7 +154,7 @@ def take_token(app: web.Application, sock: Socket, settings: Settings, cost: int
     if (
         conn is not None
         and conn.user is not None
-        and not limits["key"].take((sock.hub.table.id, conn.role, conn.user), cost, now)
+        and not limits["key"].take((sock.held.table.id, conn.role, conn.user), cost, now)
     ):
         return False
     sock.tokens -= cost  # may go below 0: a large frame is paid off before the next is taken
@@ -177,7 +177,7 @@ def charge_frame(app: web.Application, sock: Socket) -> bool:
     if conn is None or conn.role != "gm":
         limits["address"].charge(sock.remote, 1, now)
     if conn is not None and conn.user is not None:
-        limits["key"].charge((sock.hub.table.id, conn.role, conn.user), 1, now)
+        limits["key"].charge((sock.held.table.id, conn.role, conn.user), 1, now)
     return sock.tokens >= -burst
 
 

@@ -225,7 +225,8 @@ class Socket:
     msgpack: bool
     transport: Any = None
     conn: Connection | None = None
-    hub: Any = None
+    held: Any = None
+    """The table it joined (a :class:`~.hub.HeldTable`), once its hello is answered."""
     tokens: float = 0.0
     refreshed: float = field(default_factory=time.monotonic)
     remote: str = ""
@@ -282,8 +283,8 @@ class Socket:
         ``at_once``: close as soon as the close frame is written, not waiting for the peer's (a socket
         evicted to make room frees its file descriptor now)."""
         self.closing = True
-        if self.hub is not None and self.conn is not None:
-            self.hub.connections.discard(self.conn)
+        if self.held is not None and self.conn is not None:
+            self.held.connections.discard(self.conn)
         loop = asyncio.get_running_loop()
         loop.create_task(self.ws.close(code=code, message=reason))
         transport = self.transport

@@ -18,6 +18,7 @@ from protocol.v1.facets import FacetsCheck
 from sidecar.client import Client
 from sidecar.server.app import HUB, Settings, create_app
 from sidecar.server.hub import Hub
+from sidecar.state import hearing
 from sidecar.state.keys import derive_user_key
 from sidecar.state.ledger import Ledger, SqliteLedger, TableKeys
 from sidecar.state.table import SNAPSHOT_VERSION, Table
@@ -144,7 +145,7 @@ async def test_a_snapshot_of_another_version_is_not_read_and_a_new_one_replaces_
     player_key = derive_user_key(ledger.user_secret(keys.table), "ann")  # type: ignore[arg-type]
     table = Table(keys.table, ledger)
     table.load()
-    expected = (table.snapshot(Viewer("gm", "gm")), table.snapshot(PLAYER))
+    expected = (hearing.snapshot(table, Viewer("gm", "gm")), table.snapshot(PLAYER))
     ledger.store_snapshot_sync(keys.table, 30, "0/older", b"not what this version reads")
     async with running(ledger, tmp_path, every=10) as (hub, url):
         seen = await states(url, keys, player_key)
