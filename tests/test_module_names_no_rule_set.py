@@ -106,7 +106,6 @@ identifier)."""
 
 KNOWN_STATE: frozenset[tuple[str, str]] = frozenset(
     {
-        ("scripts/chat.mjs", "complications"),
     }
 )
 """Known exceptions, by file and word; each says what is left to read from the vocabulary."""
