@@ -239,9 +239,9 @@ def _cached_us(check: Any, batches: int = 15, size: int = 2000) -> float:
 
 
 def _dice(check: Any) -> int:
-    from sidecar.engine import system_of
+    from sidecar.engine import rules_of
 
-    mod = system_of(check)
+    mod = rules_of(check)
     return len(mod.sizes(check, mod.RULES))
 
 

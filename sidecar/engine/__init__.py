@@ -22,9 +22,6 @@ from .errors import CheckError, DiceError, FollowUpError
 from .registry import RULESETS, ruleset_of
 from .ruleset import RuleSet
 
-SYSTEMS: dict[str, ModuleType] = {name: rs.module for name, rs in RULESETS.items()}
-"""Each rule set's rules module by name (derived from the registry)."""
-
 
 def __getattr__(name: str) -> ModuleType:
     """A rule set's rules module by its tag (``from sidecar.engine import facets``), as the registry has it."""
@@ -34,7 +31,7 @@ def __getattr__(name: str) -> ModuleType:
     return rs.module
 
 
-def system_of(check: Any) -> ModuleType:
+def rules_of(check: Any) -> ModuleType:
     """The rules module of a check's rule set (its numbers as data and its pure functions)."""
     return ruleset_of(check).module
 
@@ -49,7 +46,6 @@ def resolve(check: Any, rng: Dice | None = None) -> Any:
 
 __all__ = [
     "RULESETS",
-    "SYSTEMS",
     "RuleSet",
     "Dice",
     "CheckError",
@@ -57,5 +53,5 @@ __all__ = [
     "FollowUpError",
     "resolve",
     "ruleset_of",
-    "system_of",
+    "rules_of",
 ]
