@@ -351,7 +351,6 @@ def vocabulary() -> dict[str, Any]:
     }
 
 
-
 def drawing_of(rs: RuleSet[Any, Any]) -> Drawing | None:
     """The rule set's :class:`Drawing` (:attr:`RuleSet.drawing`), or ``None`` for one that draws no state."""
     return rs.drawing

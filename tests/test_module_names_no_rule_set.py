@@ -104,10 +104,7 @@ STATE_WORDS = frozenset(f.name for _, part in (*ACTOR_PARTS, *SCENE_PARTS) for f
 them from the vocabulary's drawings, so no script, template or stylesheet names one (as a word or an
 identifier)."""
 
-KNOWN_STATE: frozenset[tuple[str, str]] = frozenset(
-    {
-    }
-)
+KNOWN_STATE: frozenset[tuple[str, str]] = frozenset({})
 """Known exceptions, by file and word; each says what is left to read from the vocabulary."""
 
 

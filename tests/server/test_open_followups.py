@@ -121,7 +121,9 @@ def _try(table: Table, viewer: Viewer, msg: m.Roll | m.Follow) -> Pending | Acti
 
 
 def _complications(table: Table, rec: t.RollEvent) -> list[str]:
-    return [c.id for c in table.state.part("challenge").complications.values() if rec.scene is None or c.scene == rec.scene]
+    return [
+        c.id for c in table.state.part("challenge").complications.values() if rec.scene is None or c.scene == rec.scene
+    ]
 
 
 def _requests(table: Table, rec: t.RollEvent, o: m.OpenFollowup) -> Iterator[m.Roll | m.Follow]:

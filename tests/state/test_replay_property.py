@@ -121,7 +121,9 @@ def _apply(table: Table, action: tuple) -> None:
                 m.Follow(
                     id="x",
                     check=epic[-1].check_id,
-                    action=ChallengeRemoveComplication(complication=next(iter(table.state.part("challenge").complications))),
+                    action=ChallengeRemoveComplication(
+                        complication=next(iter(table.state.part("challenge").complications))
+                    ),
                 ),
                 GM,
                 GM.user,

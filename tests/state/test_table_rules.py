@@ -102,7 +102,9 @@ def test_a_converted_complication_is_addressed_at_the_gms_cl(table):
     assert refused(roll, table, ChallengeCheck(cl=1, complication=cid, dice=[20])) == "difficulty_mismatch"
     assert table.head == head and cid in table.state.part("challenge").complications
     r = roll(table, ChallengeCheck(cl=4, complication=cid, dice=[20]), actor="Ayla")
-    assert r.result.outcome == "success_at_cost" and cid not in table.state.part("challenge").complications  # 20 is level 4
+    assert (
+        r.result.outcome == "success_at_cost" and cid not in table.state.part("challenge").complications
+    )  # 20 is level 4
 
 
 def test_only_a_converted_complication_the_roller_may_see_can_be_addressed(table):
@@ -259,7 +261,9 @@ def test_the_gm_removes_a_chosen_complication_after_an_epic_success(table):
     assert refused(table.prepare_follow, wrong, GM, GM.user) == "unknown_complication"
     done = follow(table, epic.check_id, ChallengeRemoveComplication(complication=secret), viewer=GM)
     assert done.result.complication == "removed"
-    assert secret not in table.state.part("challenge").complications and {gate, elsewhere} <= set(table.state.part("challenge").complications)
+    assert secret not in table.state.part("challenge").complications and {gate, elsewhere} <= set(
+        table.state.part("challenge").complications
+    )
     assert [st.vis for _, st in done.events] == ["all", "gm"]  # the off-screen one's removal is the GM's
     player_text = str(table.visible(0, P1))
     assert secret not in player_text
@@ -273,4 +277,7 @@ def test_the_gm_removes_a_chosen_complication_after_an_epic_success(table):
         == "complication_already_removed"
     )
     op(table, t.Undo())
-    assert secret in table.state.part("challenge").complications and table.state.checks[epic.check_id].result.complication == "remove"
+    assert (
+        secret in table.state.part("challenge").complications
+        and table.state.checks[epic.check_id].result.complication == "remove"
+    )
