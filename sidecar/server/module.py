@@ -201,6 +201,9 @@ def bundle(root: Traversable | None = None, files: list[tuple[str, Traversable]]
                 str(entry_script.relative_to(stage)),
                 *common,
                 "--format=esm",
+                # Foundry names an application's hooks after its class (renderTracker, closeTracker): the
+                # minified classes keep their names, or every hook on them would go silent.
+                "--keep-names",
                 "--sourcemap",
                 f"--outfile={BUNDLE_SCRIPT}",
             ],
