@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import zipfile
@@ -158,3 +159,17 @@ def test_a_distributions_own_bundle_serves_while_its_vocabulary_is_the_sidecars(
 
 def test_the_zip_is_the_same_bytes_each_time() -> None:
     assert files_zip() == files_zip()
+
+
+def test_the_bundle_keeps_the_name_of_every_application_class() -> None:
+    """Foundry calls an application's hooks by its class's name (``renderTracker``): a minified class that
+    lost its name would render with every such hook silent."""
+    source = bundle(CHECKOUT_DIR)[BUNDLE_SCRIPT].decode()
+    classes = {
+        match.group(1)
+        for path in (CHECKOUT_DIR / "scripts").rglob("*.mjs")
+        for match in re.finditer(r"class (\w+) extends (?:HandlebarsApplicationMixin|RollDialog)", path.read_text())
+    }
+    assert {"Tracker", "RollDialog", "RequestDialog", "GmKeyForm", "MappingForm"} <= classes
+    for name in sorted(classes):
+        assert re.search(rf'\(\w+,"{name}"\)', source), f"the bundle lost the class name {name}"
